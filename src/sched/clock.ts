@@ -1,0 +1,64 @@
+/**
+ * Time is injected everywhere: nothing below `main` reads `Date.now()` or calls `setTimeout`
+ * directly. `systemClock` is the one real implementation; `FakeClock` (in `fake-clock.ts`) runs
+ * whole scenarios in virtual time.
+ */
+export interface TimerHandle {
+  /** Opaque; only meaningful to the clock that created it. */
+  readonly __timer: unique symbol;
+}
+
+export interface Clock {
+  /** Milliseconds since the Unix epoch, on this clock. */
+  nowMs(): number;
+  /** Runs `fn` once after `delayMs` (clamped to >= 0). */
+  setTimeout(fn: () => void, delayMs: number): TimerHandle;
+  clearTimeout(handle: TimerHandle): void;
+}
+
+/** Resolves after `delayMs` on `clock`; rejects with the signal's reason when aborted. */
+export function sleep(clock: Clock, delayMs: number, signal?: AbortSignal): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(signal.reason instanceof Error ? signal.reason : new Error('aborted'));
+      return;
+    }
+    const onAbort = (): void => {
+      clock.clearTimeout(handle);
+      reject(signal?.reason instanceof Error ? signal.reason : new Error('aborted'));
+    };
+    const handle = clock.setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, delayMs);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/**
+ * The real clock. Timers are unref'd: a pending timer alone never keeps the process alive (servers
+ * and sockets do).
+ */
+export function systemClock(): Clock {
+  return {
+    nowMs: () => Date.now(),
+    setTimeout: (fn, delayMs) => {
+      const t = globalThis.setTimeout(fn, Math.max(0, delayMs));
+      t.unref?.();
+      return t as unknown as TimerHandle;
+    },
+    clearTimeout: (handle) => globalThis.clearTimeout(handle as unknown as NodeJS.Timeout),
+  };
+}
+
+/**
+ * A clock shifted by a fixed offset from another: the simulator uses it to model a venue whose
+ * clock disagrees with ours.
+ */
+export function offsetClock(base: Clock, offsetMs: () => number): Clock {
+  return {
+    nowMs: () => base.nowMs() + offsetMs(),
+    setTimeout: (fn, delayMs) => base.setTimeout(fn, delayMs),
+    clearTimeout: (h) => base.clearTimeout(h),
+  };
+}

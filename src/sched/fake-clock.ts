@@ -1,0 +1,77 @@
+import type { Clock, TimerHandle } from './clock.js';
+
+interface FakeTimer {
+  id: number;
+  dueMs: number;
+  fn: () => void;
+}
+
+/** Lets queued promise continuations and setImmediate callbacks run. */
+export async function flushMicrotasks(rounds = 5): Promise<void> {
+  for (let i = 0; i < rounds; i++) {
+    await new Promise<void>((resolve) => setImmediate(resolve));
+  }
+}
+
+/**
+ * Virtual time for tests: `advance(ms)` moves the clock forward and runs every timer that falls
+ * due, in due order (ties in creation order), flushing promise continuations after each one so
+ * async code scheduled by a timer gets to run before the next timer fires.
+ */
+export class FakeClock implements Clock {
+  private current: number;
+  private seq = 0;
+  private timers = new Map<number, FakeTimer>();
+
+  constructor(startMs = Date.UTC(2026, 0, 1, 12, 0, 0)) {
+    this.current = startMs;
+  }
+
+  nowMs(): number {
+    return this.current;
+  }
+
+  setTimeout(fn: () => void, delayMs: number): TimerHandle {
+    const id = ++this.seq;
+    this.timers.set(id, { id, dueMs: this.current + Math.max(0, delayMs), fn });
+    return id as unknown as TimerHandle;
+  }
+
+  clearTimeout(handle: TimerHandle): void {
+    this.timers.delete(handle as unknown as number);
+  }
+
+  /** Number of timers not yet run. */
+  pendingTimers(): number {
+    return this.timers.size;
+  }
+
+  /** Moves time forward by `ms`, running due timers in order. */
+  async advance(ms: number): Promise<void> {
+    const target = this.current + ms;
+    await flushMicrotasks();
+    for (;;) {
+      const next = this.nextDue();
+      if (!next || next.dueMs > target) break;
+      this.timers.delete(next.id);
+      this.current = Math.max(this.current, next.dueMs);
+      next.fn();
+      await flushMicrotasks();
+    }
+    this.current = target;
+    await flushMicrotasks();
+  }
+
+  /** Jumps the clock without running timers (a wall-clock step, as NTP might make). */
+  jump(ms: number): void {
+    this.current += ms;
+  }
+
+  private nextDue(): FakeTimer | undefined {
+    let best: FakeTimer | undefined;
+    for (const t of this.timers.values()) {
+      if (!best || t.dueMs < best.dueMs || (t.dueMs === best.dueMs && t.id < best.id)) best = t;
+    }
+    return best;
+  }
+}

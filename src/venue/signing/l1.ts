@@ -1,0 +1,73 @@
+import { encode } from '@msgpack/msgpack';
+import { concat, keccak256, numberToBytes, hexToBytes, type Hex } from 'viem';
+import { VENUE_FACTS } from '../facts.js';
+import type { Network } from '../types.js';
+
+const ZERO_ADDRESS = '0x0000000000000000000000000000000000000000' as const;
+const UINT32_LIMIT = 2 ** 32;
+
+/**
+ * JS numbers >= 2^32 must reach msgpack as BigInt so they encode as uint64 (0xcf): @msgpack/msgpack
+ * with `useBigInt64` encodes a large `number` as float64, which silently changes the hash.
+ * Key order is preserved (msgpack encodes objects in insertion order, as the venue hashes them).
+ */
+export function normalizeForMsgpack(value: unknown): unknown {
+  if (typeof value === 'number' && Number.isInteger(value) && (value >= UINT32_LIMIT || value < -(2 ** 31))) {
+    return BigInt(value);
+  }
+  if (Array.isArray(value)) return value.map(normalizeForMsgpack);
+  if (value !== null && typeof value === 'object' && !(value instanceof Uint8Array)) {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) {
+      if (v !== undefined) out[k] = normalizeForMsgpack(v);
+    }
+    return out;
+  }
+  return value;
+}
+
+export function msgpackAction(action: unknown): Uint8Array {
+  return encode(normalizeForMsgpack(action), { useBigInt64: true });
+}
+
+/**
+ * The L1 action hash (the phantom agent's `connectionId`):
+ * keccak256(msgpack(action) ‖ nonce u64be ‖ (0x00 | 0x01 ‖ vault) ‖ [0x00 ‖ expiresAfter u64be]).
+ */
+export function l1ActionHash(
+  action: unknown,
+  nonce: number,
+  vaultAddress?: string,
+  expiresAfter?: number,
+): Hex {
+  const parts: Uint8Array[] = [msgpackAction(action), numberToBytes(BigInt(nonce), { size: 8 })];
+  if (vaultAddress === undefined) {
+    parts.push(new Uint8Array([0]));
+  } else {
+    parts.push(new Uint8Array([1]), hexToBytes(vaultAddress as Hex, { size: 20 }));
+  }
+  if (expiresAfter !== undefined) {
+    parts.push(new Uint8Array([0]), numberToBytes(BigInt(expiresAfter), { size: 8 }));
+  }
+  return keccak256(concat(parts));
+}
+
+/** The EIP-712 payload an agent (or the master) signs for an L1 action. */
+export function l1TypedData(connectionId: Hex, network: Network) {
+  return {
+    domain: {
+      name: 'Exchange',
+      version: '1',
+      chainId: VENUE_FACTS.l1ChainId,
+      verifyingContract: ZERO_ADDRESS,
+    },
+    types: {
+      Agent: [
+        { name: 'source', type: 'string' },
+        { name: 'connectionId', type: 'bytes32' },
+      ],
+    },
+    primaryType: 'Agent' as const,
+    message: { source: network === 'mainnet' ? 'a' : 'b', connectionId },
+  };
+}

@@ -1,0 +1,100 @@
+import { parseSignature, recoverTypedDataAddress, type Hex } from 'viem';
+import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
+import type { Network, Signature } from '../types.js';
+import { l1ActionHash, l1TypedData } from './l1.js';
+import { userSignedTypedData, type UserSignedKind } from './user-signed.js';
+
+/**
+ * A signing key behind a narrow interface: callers get an address and signatures, never the key.
+ * The key lives only in the viem account's closure; `toJSON`/inspection print the address alone.
+ */
+export interface Signer {
+  readonly address: `0x${string}`;
+  signL1(args: { action: unknown; nonce: number; network: Network; vaultAddress?: string; expiresAfter?: number }): Promise<Signature>;
+  signUserAction(kind: UserSignedKind, action: Record<string, unknown>, opts?: { chainField?: string }): Promise<Signature>;
+}
+
+const KEY_RE = /^0x[0-9a-fA-F]{64}$/;
+
+export class InvalidKeyError extends Error {
+  readonly code = 'INVALID_KEY' as const;
+  constructor(what: string) {
+    super(`${what} is not a private key (want 0x followed by 64 hex digits)`);
+    this.name = 'InvalidKeyError';
+  }
+}
+
+export function isPrivateKeyText(text: string): boolean {
+  return KEY_RE.test(text);
+}
+
+export function signerFromPrivateKey(privateKey: string, what = 'key'): Signer {
+  if (!KEY_RE.test(privateKey)) throw new InvalidKeyError(what);
+  let account: PrivateKeyAccount;
+  try {
+    account = privateKeyToAccount(privateKey as Hex);
+  } catch {
+    // viem refuses keys outside the curve order; never echo the key in the message.
+    throw new InvalidKeyError(what);
+  }
+  const address = account.address.toLowerCase() as `0x${string}`;
+  const signer: Signer = {
+    address,
+    async signL1({ action, nonce, network, vaultAddress, expiresAfter }) {
+      const connectionId = l1ActionHash(action, nonce, vaultAddress, expiresAfter);
+      const sig = await account.signTypedData(l1TypedData(connectionId, network));
+      return splitSignature(sig);
+    },
+    async signUserAction(kind, action, opts) {
+      const typed = userSignedTypedData(kind, action, opts);
+      // viem's types are inferred from literal type tables; ours is data-driven, hence the cast.
+      const sig = await account.signTypedData(typed as Parameters<typeof account.signTypedData>[0]);
+      return splitSignature(sig);
+    },
+  };
+  Object.defineProperty(signer, 'toJSON', { value: () => ({ address }), enumerable: false });
+  Object.defineProperty(signer, Symbol.for('nodejs.util.inspect.custom'), {
+    value: () => `Signer(${address})`,
+    enumerable: false,
+  });
+  return signer;
+}
+
+export function splitSignature(sig: Hex): Signature {
+  const p = parseSignature(sig);
+  const v = p.v !== undefined ? Number(p.v) : 27 + (p.yParity ?? 0);
+  return { r: p.r, s: p.s, v };
+}
+
+function joinSignature(sig: Signature): Hex {
+  const r = BigInt(sig.r).toString(16).padStart(64, '0');
+  const s = BigInt(sig.s).toString(16).padStart(64, '0');
+  const v = sig.v.toString(16).padStart(2, '0');
+  return `0x${r}${s}${v}`;
+}
+
+/** Who signed an L1 action (the simulator verifies signatures with this, as the venue does). */
+export async function recoverL1Signer(args: {
+  action: unknown;
+  nonce: number;
+  network: Network;
+  signature: Signature;
+  vaultAddress?: string;
+  expiresAfter?: number;
+}): Promise<`0x${string}`> {
+  const connectionId = l1ActionHash(args.action, args.nonce, args.vaultAddress, args.expiresAfter);
+  const addr = await recoverTypedDataAddress({ ...l1TypedData(connectionId, args.network), signature: joinSignature(args.signature) });
+  return addr.toLowerCase() as `0x${string}`;
+}
+
+export async function recoverUserSigner(
+  kind: UserSignedKind,
+  action: Record<string, unknown>,
+  signature: Signature,
+  opts?: { chainField?: string },
+): Promise<`0x${string}`> {
+  const typed = userSignedTypedData(kind, action, opts);
+  const params = { ...typed, signature: joinSignature(signature) } as unknown as Parameters<typeof recoverTypedDataAddress>[0];
+  const addr = await recoverTypedDataAddress(params);
+  return addr.toLowerCase() as `0x${string}`;
+}

@@ -1,0 +1,12 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
+    exclude: ['node_modules/**', 'dist/**'],
+    testTimeout: 20_000,
+    hookTimeout: 20_000,
+    // two cores: keep child-process and loopback tests from starving each other
+    maxWorkers: 2,
+  },
+});
