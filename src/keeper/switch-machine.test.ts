@@ -1,0 +1,296 @@
+import { describe, expect, it } from 'vitest';
+import {
+  initialState,
+  retryDelayMs,
+  RETRY,
+  step,
+  type Effect,
+  type SwitchEvent,
+  type SwitchSettings,
+  type SwitchState,
+} from './switch-machine.js';
+
+const base: SwitchSettings = {
+  deadlineMs: 60_000,
+  rearmEveryMs: 15_000,
+  minHorizonMs: 20_000,
+  armWhen: 'always',
+  onShutdown: 'keep',
+  path: 'rest',
+};
+
+/** Feeds events at venue times and collects every effect, as the runner would. */
+function timeline(settings: SwitchSettings, events: Array<[number, SwitchEvent]>, from: SwitchState = initialState()) {
+  let state = from;
+  const log: Array<{ atMs: number; effects: Effect[] }> = [];
+  for (const [atMs, ev] of events) {
+    const r = step(settings, state, ev, atMs);
+    state = r.state;
+    log.push({ atMs, effects: r.effects });
+  }
+  return { state, log, last: log[log.length - 1]?.effects ?? [] };
+}
+
+const T0 = 1_700_000_000_000;
+
+describe('arming on the cadence', () => {
+  it('arms at start, then re-arms every period on the original slots', () => {
+    const { log, state } = timeline(base, [
+      [T0, { type: 'start' }],
+      [T0, { type: 'arm_sent', path: 'rest' }],
+      [T0 + 120, { type: 'arm_ok', deadlineMs: T0 + 60_000, path: 'rest' }],
+      [T0 + 15_000, { type: 'tick' }],
+    ]);
+    expect(log[0]!.effects).toEqual([{ type: 'send_arm', path: 'rest', plannedSlotMs: T0 }]);
+    // after the success the next wake is the next slot, not success + period
+    expect(log[2]!.effects).toEqual([{ type: 'wake_at', atMs: T0 + 15_000 }]);
+    expect(log[3]!.effects).toEqual([{ type: 'send_arm', path: 'rest', plannedSlotMs: T0 + 15_000 }]);
+    expect(state.phase).toBe('armed');
+  });
+
+  it('never sends a second arm while one is in flight', () => {
+    const { last } = timeline(base, [
+      [T0, { type: 'start' }],
+      [T0, { type: 'arm_sent', path: 'rest' }],
+      [T0 + 30_000, { type: 'tick' }],
+    ]);
+    expect(last.filter((e) => e.type === 'send_arm')).toEqual([]);
+  });
+});
+
+describe('retries are planned against the deadline', () => {
+  it('retries sooner as the horizon shrinks', () => {
+    // long horizon: backoff dominates; short horizon: a third of what is left above the 5 s lead
+    expect(retryDelayMs(1, 50_000)).toBe(1_000);
+    expect(retryDelayMs(4, 50_000)).toBe(8_000);
+    expect(retryDelayMs(6, 50_000)).toBe(15_000);
+    expect(retryDelayMs(6, 20_000)).toBe(5_000);
+    expect(retryDelayMs(6, 8_000)).toBe(1_000);
+    expect(retryDelayMs(6, 5_100)).toBe(RETRY.floorMs);
+    expect(retryDelayMs(6, -1_000)).toBe(RETRY.floorMs);
+  });
+
+  it('after a transient error it retries within the horizon, repeatedly', () => {
+    const armed = timeline(base, [
+      [T0, { type: 'start' }],
+      [T0, { type: 'arm_sent', path: 'rest' }],
+      [T0, { type: 'arm_ok', deadlineMs: T0 + 60_000, path: 'rest' }],
+    ]).state;
+    let state = armed;
+    let now = T0 + 15_000;
+    const sendTimes: number[] = [];
+    // the venue fails every attempt: the keeper keeps trying, ever faster, until the deadline
+    for (let i = 0; i < 40 && now < T0 + 60_000; i++) {
+      let r = step(base, state, { type: 'tick' }, now);
+      state = r.state;
+      const send = r.effects.find((e) => e.type === 'send_arm');
+      if (send) {
+        sendTimes.push(now);
+        state = step(base, state, { type: 'arm_sent', path: 'rest' }, now).state;
+        r = step(base, state, { type: 'arm_failed', path: 'rest', failure: { kind: 'error', reason: 'timeout', message: 't' } }, now + 100);
+        state = r.state;
+      }
+      const wake = r.effects.find((e) => e.type === 'wake_at');
+      now = wake && wake.type === 'wake_at' ? wake.atMs : now + 1;
+    }
+    expect(sendTimes.length).toBeGreaterThanOrEqual(8);
+    const gaps = sendTimes.slice(1).map((t, i) => t - sendTimes[i]!);
+    // gaps grow with backoff, then shrink as the deadline nears
+    expect(Math.max(...gaps)).toBeLessThanOrEqual(16_000);
+    expect(gaps[gaps.length - 1]!).toBeLessThan(2_000);
+    // every retry happens before the deadline's 5 s minimum lead runs out, save the floor
+    expect(sendTimes.filter((t) => t < T0 + 55_000).length).toBeGreaterThanOrEqual(6);
+  });
+
+  it('obeys retry_after after a 429: no arm before it', () => {
+    const { state, last } = timeline(base, [
+      [T0, { type: 'start' }],
+      [T0, { type: 'arm_sent', path: 'rest' }],
+      [T0 + 50, { type: 'arm_failed', path: 'rest', failure: { kind: 'rate_limited', retryAfterMs: 7_000 } }],
+    ]);
+    expect(last).toEqual([{ type: 'wake_at', atMs: T0 + 7_050 }]);
+    expect(step(base, state, { type: 'tick' }, T0 + 7_049).effects.some((e) => e.type === 'send_arm')).toBe(false);
+    expect(step(base, state, { type: 'tick' }, T0 + 7_050).effects.some((e) => e.type === 'send_arm')).toBe(true);
+  });
+
+  it('a 429 window also holds back the next cadence slot', () => {
+    const { state } = timeline(base, [
+      [T0, { type: 'start' }],
+      [T0, { type: 'arm_sent', path: 'rest' }],
+      [T0 + 10, { type: 'arm_failed', path: 'rest', failure: { kind: 'rate_limited', retryAfterMs: 30_000 } }],
+      [T0 + 15_000, { type: 'orders_observed', count: 3 }],
+    ]);
+    expect(state.nextArmAtMs).toBe(T0 + 30_010);
+  });
+});
+
+describe('path fallback (rest_then_exchange)', () => {
+  const s: SwitchSettings = { ...base, path: 'rest_then_exchange' };
+  it('switches to the exchange endpoint at once when REST fails, and sticks to it', () => {
+    const { log } = timeline(s, [
+      [T0, { type: 'start' }],
+      [T0, { type: 'arm_sent', path: 'rest' }],
+      [T0 + 100, { type: 'arm_failed', path: 'rest', failure: { kind: 'error', reason: 'unavailable', message: '503' } }],
+      [T0 + 100, { type: 'arm_sent', path: 'exchange' }],
+      [T0 + 200, { type: 'arm_ok', deadlineMs: T0 + 60_200, path: 'exchange' }],
+      [T0 + 15_000, { type: 'tick' }],
+      [T0 + 15_000, { type: 'arm_sent', path: 'exchange' }],
+      [T0 + 15_100, { type: 'arm_ok', deadlineMs: T0 + 75_100, path: 'exchange' }],
+      [T0 + 75_000, { type: 'tick' }],
+    ]);
+    expect(log[0]!.effects[0]).toMatchObject({ type: 'send_arm', path: 'rest' });
+    expect(log[2]!.effects[0]).toMatchObject({ type: 'send_arm', path: 'exchange' });
+    expect(log[5]!.effects[0]).toMatchObject({ type: 'send_arm', path: 'exchange' });
+    // after the sticky minute, REST is tried again
+    expect(log[8]!.effects[0]).toMatchObject({ type: 'send_arm', path: 'rest' });
+  });
+});
+
+describe('rejections', () => {
+  const failWith = (reason: Parameters<typeof step>[2] extends never ? never : string) =>
+    timeline(base, [
+      [T0, { type: 'start' }],
+      [T0, { type: 'arm_sent', path: 'rest' }],
+      [T0 + 10, { type: 'arm_failed', path: 'rest', failure: { kind: 'rejected', reason: reason as never, message: 'x' } }],
+    ]);
+
+  it('volume gate: ineligible, slow retry', () => {
+    const { state, last } = failWith('ineligible');
+    expect(state.phase).toBe('ineligible');
+    expect(last).toEqual([{ type: 'wake_at', atMs: T0 + 10 + RETRY.ineligibleMs }]);
+  });
+
+  it('unknown signer: re-provision once, then slow retries, never a tight loop', () => {
+    const first = failWith('unknown_signer');
+    expect(first.state.phase).toBe('blocked');
+    expect(first.last).toEqual([{ type: 'reprovision' }]);
+    const afterReprov = step(base, first.state, { type: 'reprovisioned', ok: true }, T0 + 500);
+    expect(afterReprov.effects[0]).toMatchObject({ type: 'send_arm' });
+    let st = step(base, afterReprov.state, { type: 'arm_sent', path: 'rest' }, T0 + 500).state;
+    const again = step(base, st, { type: 'arm_failed', path: 'rest', failure: { kind: 'rejected', reason: 'unknown_signer', message: 'x' } }, T0 + 600);
+    expect(again.effects).toEqual([{ type: 'wake_at', atMs: T0 + 600 + RETRY.blockedMs }]);
+    st = again.state;
+    expect(st.phase).toBe('blocked');
+  });
+
+  it('invalid nonce: one immediate retry, then backoff', () => {
+    const first = failWith('invalid_nonce');
+    expect(first.last[0]).toMatchObject({ type: 'send_arm' });
+    const st = step(base, first.state, { type: 'arm_sent', path: 'rest' }, T0 + 20).state;
+    const second = step(base, st, { type: 'arm_failed', path: 'rest', failure: { kind: 'rejected', reason: 'invalid_nonce', message: 'x' } }, T0 + 30);
+    expect(second.effects[0]).toEqual({ type: 'wake_at', atMs: T0 + 30 + retryDelayMs(2, null) });
+  });
+
+  it('pending agent removal waits about 5 s; address budget 10 s', () => {
+    expect(failWith('pending_agent_removal').last).toEqual([{ type: 'wake_at', atMs: T0 + 10 + RETRY.pendingAgentRemovalMs }]);
+    expect(failWith('address_budget').last).toEqual([{ type: 'wake_at', atMs: T0 + 10 + 10_000 }]);
+  });
+});
+
+describe('arm_when: orders_open', () => {
+  const s: SwitchSettings = { ...base, armWhen: 'orders_open' };
+  it('arms while orders are unknown (fail safe), idles at zero orders, re-arms when they return', () => {
+    const r = timeline(s, [
+      [T0, { type: 'start' }],
+      [T0, { type: 'arm_sent', path: 'rest' }],
+      [T0 + 10, { type: 'arm_ok', deadlineMs: T0 + 60_000, path: 'rest' }],
+      [T0 + 1_000, { type: 'orders_observed', count: 0 }],
+      [T0 + 15_000, { type: 'tick' }],
+      [T0 + 61_000, { type: 'tick' }],
+      [T0 + 70_000, { type: 'orders_observed', count: 2 }],
+    ]);
+    expect(r.log[0]!.effects[0]).toMatchObject({ type: 'send_arm' });
+    expect(r.log[3]!.effects).toEqual([{ type: 'wake_at', atMs: T0 + 60_000 }]);
+    expect(r.log[4]!.effects).toEqual([{ type: 'wake_at', atMs: T0 + 60_000 }]);
+    // the schedule lapses on its own: no clear is ever sent for lack of orders
+    expect(r.log.flatMap((l) => l.effects).some((e) => e.type === 'send_clear')).toBe(false);
+    expect(r.log[5]!.effects).toEqual([{ type: 'lapsed', deadlineMs: T0 + 60_000 }]);
+    expect(r.log[6]!.effects[0]).toMatchObject({ type: 'send_arm' });
+  });
+});
+
+describe('stop', () => {
+  const armed = (settings: SwitchSettings) =>
+    timeline(settings, [
+      [T0, { type: 'start' }],
+      [T0, { type: 'arm_sent', path: 'rest' }],
+      [T0, { type: 'arm_ok', deadlineMs: T0 + 60_000, path: 'rest' }],
+    ]).state;
+
+  it('keep: no request at all, stopped at once', () => {
+    const r = step(base, armed(base), { type: 'stop' }, T0 + 1_000);
+    expect(r.effects).toEqual([{ type: 'stopped' }]);
+  });
+
+  it('clear: one clear, then stopped, and no arm ever after', () => {
+    const s: SwitchSettings = { ...base, onShutdown: 'clear' };
+    const r = timeline(s, [
+      [T0 + 1_000, { type: 'stop' }],
+      [T0 + 1_000, { type: 'clear_sent', path: 'rest' }],
+      [T0 + 1_100, { type: 'clear_ok', path: 'rest' }],
+      [T0 + 15_000, { type: 'tick' }],
+      [T0 + 16_000, { type: 'orders_observed', count: 4 }],
+    ], armed(s));
+    const all = r.log.flatMap((l) => l.effects);
+    expect(r.log[0]!.effects).toEqual([{ type: 'send_clear', path: 'rest' }]);
+    expect(r.log[2]!.effects).toEqual([{ type: 'stopped' }]);
+    expect(all.filter((e) => e.type === 'send_arm')).toEqual([]);
+    expect(r.state.deadlineMs).toBeNull();
+  });
+
+  it('clear waits for an in-flight arm to settle, so the clear is the last request', () => {
+    const s: SwitchSettings = { ...base, onShutdown: 'clear' };
+    const r = timeline(s, [
+      [T0 + 15_000, { type: 'tick' }],
+      [T0 + 15_000, { type: 'arm_sent', path: 'rest' }],
+      [T0 + 15_010, { type: 'stop' }],
+      [T0 + 15_200, { type: 'arm_ok', deadlineMs: T0 + 75_000, path: 'rest' }],
+    ], armed(s));
+    expect(r.log[2]!.effects).toEqual([]);
+    expect(r.log[3]!.effects).toEqual([{ type: 'send_clear', path: 'rest' }]);
+  });
+
+  it('a refused clear is not retried; a transient failure is retried a bounded number of times', () => {
+    const s: SwitchSettings = { ...base, onShutdown: 'clear' };
+    const refused = timeline(s, [
+      [T0 + 1, { type: 'stop' }],
+      [T0 + 1, { type: 'clear_sent', path: 'rest' }],
+      [T0 + 2, { type: 'clear_failed', path: 'rest', failure: { kind: 'rejected', reason: 'ineligible', message: 'x' } }],
+    ], armed(s));
+    expect(refused.last).toEqual([{ type: 'stopped' }]);
+    let st = step(s, armed(s), { type: 'stop' }, T0 + 1).state;
+    let sends = 1;
+    for (let i = 0; i < 10; i++) {
+      st = step(s, st, { type: 'clear_sent', path: 'rest' }, T0 + 2).state;
+      const r = step(s, st, { type: 'clear_failed', path: 'rest', failure: { kind: 'error', reason: 'timeout', message: 't' } }, T0 + 3);
+      st = r.state;
+      if (r.effects.some((e) => e.type === 'send_clear')) sends++;
+      if (r.effects.some((e) => e.type === 'stopped')) break;
+    }
+    expect(sends).toBe(RETRY.maxClearAttempts);
+    expect(st.phase).toBe('stopped');
+  });
+
+  it('stop is idempotent', () => {
+    const s: SwitchSettings = { ...base, onShutdown: 'clear' };
+    const once = step(s, armed(s), { type: 'stop' }, T0 + 1);
+    const twice = step(s, once.state, { type: 'stop', mode: 'keep' }, T0 + 2);
+    expect(twice.state.stopMode).toBe('clear');
+  });
+});
+
+describe('lapse detection', () => {
+  it('reports a deadline that passed and arms again at once', () => {
+    const { last, state } = timeline(base, [
+      [T0, { type: 'start' }],
+      [T0, { type: 'arm_sent', path: 'rest' }],
+      [T0, { type: 'arm_ok', deadlineMs: T0 + 60_000, path: 'rest' }],
+      [T0 + 10, { type: 'arm_failed' as const, path: 'rest', failure: { kind: 'rate_limited', retryAfterMs: 70_000 } }],
+      [T0 + 60_000, { type: 'tick' }],
+    ]);
+    expect(last[0]).toEqual({ type: 'lapsed', deadlineMs: T0 + 60_000 });
+    expect(state.phase).toBe('unarmed');
+    // ...but still not before retry_after
+    expect(last.some((e) => e.type === 'send_arm')).toBe(false);
+  });
+});

@@ -1,0 +1,419 @@
+/**
+ * The per-account dead man's switch as a pure state machine: `step(settings, state, event, nowMs)`
+ * returns the next state and the effects for the runner to carry out. `nowMs` is always VENUE time
+ * (our estimate of it); the runner converts wake-up times to local timers.
+ *
+ * Invariants this file is responsible for (DESIGN.md section 3):
+ * 1. Retries are planned against the deadline: the shorter the horizon, the sooner the retry.
+ * 2. A clear happens only on a stop with `on_shutdown: clear`, and it is the last request: no arm
+ *    is ever emitted once a stop was requested, and a clear waits for an in-flight arm to settle
+ *    (nonces are accepted out of order, so a late arm could otherwise overwrite the clear).
+ * 3. After a 429 no arm is planned before `retry_after` has passed.
+ */
+import type { ActionReason } from '../venue/errors.js';
+import { VENUE_FACTS } from '../venue/facts.js';
+
+export type ArmPath = 'rest' | 'exchange';
+export type PathPolicy = 'rest' | 'exchange' | 'rest_then_exchange';
+
+export interface SwitchSettings {
+  deadlineMs: number;
+  rearmEveryMs: number;
+  minHorizonMs: number;
+  armWhen: 'always' | 'orders_open';
+  onShutdown: 'keep' | 'clear';
+  path: PathPolicy;
+}
+
+export type Phase =
+  | 'starting' // nothing sent yet
+  | 'armed' // a deadline we set is in the future
+  | 'unarmed' // should be armed, but the last attempts failed (or the deadline lapsed)
+  | 'idle' // arm_when: orders_open and no open orders: deliberately not re-arming
+  | 'ineligible' // the venue's volume gate refuses this account
+  | 'blocked' // the signer is not accepted (agent pruned, unfunded): waiting for re-provisioning
+  | 'stopping'
+  | 'stopped';
+
+export type ArmResultKind = 'ok' | 'rate_limited' | 'rejected' | 'error';
+
+export interface LastResult {
+  op: 'arm' | 'clear';
+  result: ArmResultKind;
+  reason?: string;
+  message?: string;
+  path: ArmPath;
+  atMs: number;
+}
+
+export interface SwitchState {
+  phase: Phase;
+  /** Venue-time ms of the schedule we last set; null when none (never armed, cleared, fired). */
+  deadlineMs: number | null;
+  inFlight: null | { op: 'arm' | 'clear'; path: ArmPath; sentAtMs: number };
+  /** Venue time when the next arm is planned; null when nothing is planned. */
+  nextArmAtMs: number | null;
+  /** When the current plan was made for (the cadence slot), to measure lag and keep the cadence. */
+  plannedSlotMs: number | null;
+  /** No arm of this account before this venue time (a 429's retry_after). */
+  notBeforeMs: number;
+  consecutiveFailures: number;
+  lastResult: LastResult | null;
+  lastSuccessMs: number | null;
+  /** Open orders as last observed; null until the first read. */
+  openOrders: number | null;
+  stopMode: null | 'keep' | 'clear';
+  /** Re-provisioning attempts since the last success: one, then we stop asking. */
+  reprovisions: number;
+  /** rest_then_exchange: use the exchange path until this venue time. */
+  exchangeUntilMs: number;
+  /** One immediate retry after `Invalid nonce`, then ordinary backoff. */
+  nonceRetried: boolean;
+  clearAttempts: number;
+}
+
+export type SwitchEvent =
+  | { type: 'start' }
+  | { type: 'tick' }
+  | { type: 'arm_sent'; path: ArmPath }
+  | { type: 'arm_ok'; deadlineMs: number; path: ArmPath }
+  | { type: 'arm_failed'; path: ArmPath; failure: Failure }
+  | { type: 'clear_sent'; path: ArmPath }
+  | { type: 'clear_ok'; path: ArmPath }
+  | { type: 'clear_failed'; path: ArmPath; failure: Failure }
+  | { type: 'orders_observed'; count: number }
+  | { type: 'reprovisioned'; ok: boolean }
+  | { type: 'stop'; mode?: 'keep' | 'clear' };
+
+export type Failure =
+  | { kind: 'rate_limited'; retryAfterMs: number }
+  | { kind: 'rejected'; reason: ActionReason; message: string }
+  | { kind: 'error'; reason: string; message: string };
+
+export type Effect =
+  | { type: 'send_arm'; path: ArmPath; plannedSlotMs: number | null }
+  | { type: 'send_clear'; path: ArmPath }
+  | { type: 'wake_at'; atMs: number }
+  | { type: 'reprovision' }
+  | { type: 'lapsed'; deadlineMs: number }
+  | { type: 'stopped' };
+
+export interface StepResult {
+  state: SwitchState;
+  effects: Effect[];
+}
+
+/** Tunables of the retry plan; exported so tests and docs name the same numbers. */
+export const RETRY = {
+  /** Never retry sooner than this (a hot loop helps nobody). */
+  floorMs: 200,
+  /** First retry after a transient failure, doubling per consecutive failure. */
+  baseMs: 1_000,
+  capMs: 30_000,
+  /** Retries keep at least this many attempts inside the remaining horizon. */
+  attemptsInHorizon: 3,
+  ineligibleMs: 5 * 60_000,
+  blockedMs: 60_000,
+  addressBudgetMs: VENUE_FACTS.addressBudgetExhaustedIntervalMs,
+  pendingAgentRemovalMs: VENUE_FACTS.pendingAgentRemovalMs + 500,
+  /** After the REST path fails, stay on the exchange path this long before trying REST again. */
+  exchangeStickyMs: 60_000,
+  maxClearAttempts: 3,
+} as const;
+
+export function initialState(): SwitchState {
+  return {
+    phase: 'starting',
+    deadlineMs: null,
+    inFlight: null,
+    nextArmAtMs: null,
+    plannedSlotMs: null,
+    notBeforeMs: 0,
+    consecutiveFailures: 0,
+    lastResult: null,
+    lastSuccessMs: null,
+    openOrders: null,
+    stopMode: null,
+    reprovisions: 0,
+    exchangeUntilMs: 0,
+    nonceRetried: false,
+    clearAttempts: 0,
+  };
+}
+
+/** Whether this account should carry a schedule now. Unknown orders count as open: fail safe. */
+export function wantsArmed(settings: SwitchSettings, state: SwitchState): boolean {
+  if (state.stopMode !== null) return false;
+  if (settings.armWhen === 'always') return true;
+  return state.openOrders === null || state.openOrders > 0;
+}
+
+export function horizonMs(state: SwitchState, nowMs: number): number | null {
+  return state.deadlineMs === null ? null : state.deadlineMs - nowMs;
+}
+
+function choosePath(settings: SwitchSettings, state: SwitchState, nowMs: number): ArmPath {
+  if (settings.path === 'rest') return 'rest';
+  if (settings.path === 'exchange') return 'exchange';
+  return nowMs < state.exchangeUntilMs ? 'exchange' : 'rest';
+}
+
+/**
+ * How long to wait before retrying an arm that failed transiently: exponential backoff, but never
+ * so long that fewer than `attemptsInHorizon` attempts fit before the deadline's 5 s minimum lead.
+ */
+export function retryDelayMs(consecutiveFailures: number, horizon: number | null): number {
+  const backoff = Math.min(RETRY.capMs, RETRY.baseMs * 2 ** Math.max(0, consecutiveFailures - 1));
+  if (horizon === null) return Math.max(RETRY.floorMs, Math.min(backoff, 2_000));
+  const usable = horizon - VENUE_FACTS.scheduleCancelMinLeadMs;
+  const byHorizon = usable / RETRY.attemptsInHorizon;
+  return Math.max(RETRY.floorMs, Math.min(backoff, byHorizon));
+}
+
+/** The main loop body. Pure: same inputs, same outputs. */
+export function step(settings: SwitchSettings, state: SwitchState, event: SwitchEvent, nowMs: number): StepResult {
+  const s: SwitchState = { ...state };
+  const effects: Effect[] = [];
+
+  switch (event.type) {
+    case 'start':
+      if (s.phase === 'starting' && s.nextArmAtMs === null) {
+        s.nextArmAtMs = nowMs;
+        s.plannedSlotMs = nowMs;
+      }
+      break;
+
+    case 'tick':
+      break;
+
+    case 'arm_sent':
+      s.inFlight = { op: 'arm', path: event.path, sentAtMs: nowMs };
+      s.nextArmAtMs = null;
+      break;
+
+    case 'clear_sent':
+      s.inFlight = { op: 'clear', path: event.path, sentAtMs: nowMs };
+      break;
+
+    case 'arm_ok': {
+      s.inFlight = null;
+      s.deadlineMs = event.deadlineMs;
+      s.lastSuccessMs = nowMs;
+      s.consecutiveFailures = 0;
+      s.reprovisions = 0;
+      s.nonceRetried = false;
+      s.lastResult = { op: 'arm', result: 'ok', path: event.path, atMs: nowMs };
+      if (s.stopMode === null) {
+        s.phase = 'armed';
+        // Keep the cadence slot (drift-corrected), so accounts stay spread over the period.
+        const slot = (s.plannedSlotMs ?? nowMs) + settings.rearmEveryMs;
+        s.plannedSlotMs = Math.max(slot, nowMs);
+        s.nextArmAtMs = s.plannedSlotMs;
+      }
+      break;
+    }
+
+    case 'arm_failed': {
+      s.inFlight = null;
+      s.consecutiveFailures += 1;
+      const f = event.failure;
+      s.lastResult = {
+        op: 'arm',
+        result: f.kind,
+        reason: f.kind === 'rate_limited' ? 'rate_limited' : f.reason,
+        message: f.kind === 'rate_limited' ? undefined : f.message,
+        path: event.path,
+        atMs: nowMs,
+      };
+      if (s.stopMode !== null) break;
+      if (s.phase !== 'armed' || (s.deadlineMs !== null && s.deadlineMs <= nowMs)) s.phase = 'unarmed';
+      planRetry(settings, s, event.path, f, nowMs, effects);
+      break;
+    }
+
+    case 'clear_ok':
+      s.inFlight = null;
+      s.deadlineMs = null;
+      s.lastResult = { op: 'clear', result: 'ok', path: event.path, atMs: nowMs };
+      break;
+
+    case 'clear_failed': {
+      s.inFlight = null;
+      const f = event.failure;
+      s.lastResult = {
+        op: 'clear',
+        result: f.kind,
+        reason: f.kind === 'rate_limited' ? 'rate_limited' : f.reason,
+        message: f.kind === 'rate_limited' ? undefined : f.message,
+        path: event.path,
+        atMs: nowMs,
+      };
+      // A refused clear (ineligible, unknown signer) will not succeed on retry; a transient one may.
+      if (f.kind === 'rejected') s.clearAttempts = RETRY.maxClearAttempts;
+      break;
+    }
+
+    case 'orders_observed':
+      s.openOrders = Math.max(0, Math.floor(event.count));
+      break;
+
+    case 'reprovisioned':
+      if (s.stopMode === null) {
+        if (event.ok) {
+          s.phase = s.deadlineMs !== null && s.deadlineMs > nowMs ? 'armed' : 'unarmed';
+          s.nextArmAtMs = Math.max(nowMs, s.notBeforeMs);
+        } else {
+          s.nextArmAtMs = nowMs + RETRY.blockedMs;
+        }
+      }
+      break;
+
+    case 'stop':
+      if (s.stopMode === null) {
+        s.stopMode = event.mode ?? settings.onShutdown;
+        s.phase = 'stopping';
+        s.nextArmAtMs = null;
+      }
+      break;
+  }
+
+  return finish(settings, s, nowMs, effects);
+}
+
+function planRetry(settings: SwitchSettings, s: SwitchState, path: ArmPath, f: Failure, nowMs: number, effects: Effect[]): void {
+  const horizon = horizonMs(s, nowMs);
+  const fallback = settings.path === 'rest_then_exchange' && path === 'rest';
+
+  if (f.kind === 'rate_limited') {
+    s.notBeforeMs = Math.max(s.notBeforeMs, nowMs + f.retryAfterMs);
+    if (fallback) {
+      // The exchange endpoint is a different quota: switch now rather than wait out REST's window.
+      s.exchangeUntilMs = nowMs + Math.max(RETRY.exchangeStickyMs, f.retryAfterMs);
+      s.nextArmAtMs = nowMs;
+      return;
+    }
+    s.nextArmAtMs = Math.max(s.notBeforeMs, nowMs + retryDelayMs(s.consecutiveFailures, horizon));
+    return;
+  }
+
+  if (f.kind === 'error') {
+    if (fallback) {
+      s.exchangeUntilMs = nowMs + RETRY.exchangeStickyMs;
+      s.nextArmAtMs = nowMs;
+      return;
+    }
+    s.nextArmAtMs = nowMs + retryDelayMs(s.consecutiveFailures, horizon);
+    return;
+  }
+
+  switch (f.reason) {
+    case 'ineligible':
+      s.phase = 'ineligible';
+      s.nextArmAtMs = nowMs + RETRY.ineligibleMs;
+      return;
+    case 'unknown_signer':
+      s.phase = 'blocked';
+      if (s.reprovisions === 0) {
+        s.reprovisions += 1;
+        s.nextArmAtMs = null; // resumes on `reprovisioned`
+        effects.push({ type: 'reprovision' });
+      } else {
+        s.nextArmAtMs = nowMs + RETRY.blockedMs;
+      }
+      return;
+    case 'unfunded':
+      s.phase = 'blocked';
+      s.nextArmAtMs = nowMs + RETRY.blockedMs;
+      return;
+    case 'invalid_nonce':
+    case 'expired':
+      // The runner draws a fresh nonce for every request; one immediate retry, then backoff.
+      if (!s.nonceRetried) {
+        s.nonceRetried = true;
+        s.nextArmAtMs = nowMs;
+      } else {
+        s.nextArmAtMs = nowMs + retryDelayMs(s.consecutiveFailures, horizon);
+      }
+      return;
+    case 'address_budget':
+      s.nextArmAtMs = nowMs + RETRY.addressBudgetMs;
+      return;
+    case 'pending_agent_removal':
+      s.nextArmAtMs = nowMs + RETRY.pendingAgentRemovalMs;
+      return;
+    case 'other':
+      s.nextArmAtMs = nowMs + Math.max(retryDelayMs(s.consecutiveFailures, horizon), 1_000);
+      return;
+  }
+}
+
+/** Decides what to send now and when to wake up next, from the state after an event. */
+function finish(settings: SwitchSettings, s: SwitchState, nowMs: number, effects: Effect[]): StepResult {
+  // A deadline that passed while we believed it armed: the venue fired (or is about to).
+  if (s.deadlineMs !== null && s.deadlineMs <= nowMs && s.inFlight === null) {
+    effects.push({ type: 'lapsed', deadlineMs: s.deadlineMs });
+    s.deadlineMs = null;
+    if (s.phase === 'armed') s.phase = 'unarmed';
+    if (s.stopMode === null && wantsArmed(settings, s) && s.nextArmAtMs === null) s.nextArmAtMs = nowMs;
+  }
+
+  if (s.stopMode !== null) {
+    return finishStopping(settings, s, nowMs, effects);
+  }
+
+  const want = wantsArmed(settings, s);
+  if (!want) {
+    // orders_open with no orders: stop re-arming and let the schedule lapse on its own (a clear
+    // is reserved for stops and disarm), and look again when orders appear.
+    if (s.phase === 'armed' || s.phase === 'unarmed' || s.phase === 'starting') s.phase = 'idle';
+    s.nextArmAtMs = null;
+  } else {
+    if (s.phase === 'idle' || (s.phase === 'starting' && s.nextArmAtMs === null)) {
+      s.phase = s.deadlineMs !== null ? 'armed' : 'unarmed';
+      s.nextArmAtMs = nowMs;
+      s.plannedSlotMs = nowMs;
+    }
+    // A fresh plan never undercuts a 429 window.
+    if (s.nextArmAtMs !== null) s.nextArmAtMs = Math.max(s.nextArmAtMs, s.notBeforeMs);
+    if (s.inFlight === null && s.nextArmAtMs !== null && s.nextArmAtMs <= nowMs) {
+      effects.push({ type: 'send_arm', path: choosePath(settings, s, nowMs), plannedSlotMs: s.plannedSlotMs });
+      return { state: s, effects };
+    }
+  }
+
+  const wake = nextWake(s, nowMs);
+  if (wake !== null) effects.push({ type: 'wake_at', atMs: wake });
+  return { state: s, effects };
+}
+
+function finishStopping(settings: SwitchSettings, s: SwitchState, nowMs: number, effects: Effect[]): StepResult {
+  s.nextArmAtMs = null;
+  if (s.phase === 'stopped') return { state: s, effects };
+  if (s.inFlight !== null) {
+    // Wait: the clear (if any) must be the last request.
+    return { state: s, effects };
+  }
+  const needsClear =
+    s.stopMode === 'clear' &&
+    s.clearAttempts < RETRY.maxClearAttempts &&
+    !(s.lastResult?.op === 'clear' && s.lastResult.result === 'ok');
+  if (needsClear) {
+    if (nowMs < s.notBeforeMs) {
+      effects.push({ type: 'wake_at', atMs: s.notBeforeMs });
+      return { state: s, effects };
+    }
+    s.clearAttempts += 1;
+    effects.push({ type: 'send_clear', path: choosePath(settings, s, nowMs) });
+    return { state: s, effects };
+  }
+  s.phase = 'stopped';
+  effects.push({ type: 'stopped' });
+  return { state: s, effects };
+}
+
+function nextWake(s: SwitchState, nowMs: number): number | null {
+  let wake: number | null = s.inFlight === null ? s.nextArmAtMs : null;
+  // Wake at the deadline too, to notice a lapse even when no arm is planned before it.
+  if (s.deadlineMs !== null && s.deadlineMs > nowMs) wake = wake === null ? s.deadlineMs : Math.min(wake, s.deadlineMs);
+  return wake;
+}

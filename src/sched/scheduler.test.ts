@@ -1,0 +1,103 @@
+import { describe, expect, it } from 'vitest';
+import { FakeClock } from './fake-clock.js';
+import { RequestScheduler, ShedError } from './scheduler.js';
+
+function recorder(clock: FakeClock) {
+  const sent: Array<{ atMs: number; tag: string }> = [];
+  const job = (tag: string) => async () => {
+    sent.push({ atMs: clock.nowMs(), tag });
+    return tag;
+  };
+  return { sent, job };
+}
+
+describe('RequestScheduler', () => {
+  it('spreads a queue evenly at the budgeted rate: no burst', async () => {
+    const clock = new FakeClock(0);
+    const s = new RequestScheduler(clock, { global: { limit: 60, windowMs: 60_000 }, schedule_cancel: { limit: 30, windowMs: 60_000 } });
+    const { sent, job } = recorder(clock);
+    for (let i = 0; i < 10; i++) void s.run({ kind: 'arm', scopes: ['global', 'schedule_cancel'] }, job(`a${i}`));
+    await clock.advance(60_000);
+    expect(sent.map((x) => x.atMs)).toEqual([0, 2000, 4000, 6000, 8000, 10000, 12000, 14000, 16000, 18000]);
+  });
+
+  it('never exceeds the window, whatever the arrival pattern', async () => {
+    const clock = new FakeClock(0);
+    const s = new RequestScheduler(clock, { global: { limit: 5, windowMs: 1_000 } });
+    const { sent, job } = recorder(clock);
+    for (let i = 0; i < 50; i++) void s.run({ kind: 'read', scopes: ['global'], maxWaitMs: 60_000 }, job(`r${i}`));
+    await clock.advance(20_000);
+    expect(sent.length).toBe(50);
+    for (const a of sent) {
+      const inWindow = sent.filter((b) => b.atMs > a.atMs - 1_000 && b.atMs <= a.atMs).length;
+      expect(inWindow).toBeLessThanOrEqual(5);
+    }
+  });
+
+  it('arms go before reads, most urgent arm first', async () => {
+    const clock = new FakeClock(0);
+    const s = new RequestScheduler(clock, { global: { limit: 1, windowMs: 1_000 } });
+    const { sent, job } = recorder(clock);
+    void s.run({ kind: 'read', scopes: ['global'] }, job('read-first'));
+    void s.run({ kind: 'read', scopes: ['global'], maxWaitMs: 60_000 }, job('read'));
+    void s.run({ kind: 'arm', scopes: ['global'], urgency: 500 }, job('arm-late-deadline'));
+    void s.run({ kind: 'arm', scopes: ['global'], urgency: 100 }, job('arm-urgent'));
+    await clock.advance(10_000);
+    expect(sent.map((x) => x.tag)).toEqual(['read-first', 'arm-urgent', 'arm-late-deadline', 'read']);
+  });
+
+  it('obeys a 429 block on a scope to the millisecond, and only on that scope', async () => {
+    const clock = new FakeClock(0);
+    const s = new RequestScheduler(clock, {
+      global: { limit: 1000, windowMs: 1_000 },
+      schedule_cancel: { limit: 1000, windowMs: 1_000 },
+      exchange: { limit: 1000, windowMs: 1_000 },
+    });
+    const { sent, job } = recorder(clock);
+    s.blockScope('schedule_cancel', 7_000);
+    void s.run({ kind: 'arm', scopes: ['global', 'schedule_cancel'] }, job('rest-arm'));
+    void s.run({ kind: 'arm', scopes: ['exchange'] }, job('exchange-arm'));
+    void s.run({ kind: 'read', scopes: ['global'] }, job('read'));
+    await clock.advance(6_999);
+    expect(sent.map((x) => x.tag)).toEqual(['exchange-arm', 'read']);
+    await clock.advance(1);
+    expect(sent.map((x) => x.tag)).toEqual(['exchange-arm', 'read', 'rest-arm']);
+    expect(sent[2]!.atMs).toBe(7_000);
+  });
+
+  it('adopts a tighter announced limit', async () => {
+    const clock = new FakeClock(0);
+    const s = new RequestScheduler(clock, { global: { limit: 100, windowMs: 1_000 } });
+    s.adoptLimit('global', { limit: 2, windowMs: 1_000 });
+    const { sent, job } = recorder(clock);
+    for (let i = 0; i < 4; i++) void s.run({ kind: 'arm', scopes: ['global'] }, job(`a${i}`));
+    await clock.advance(5_000);
+    expect(sent.map((x) => x.atMs)).toEqual([0, 500, 1000, 1500]);
+    s.adoptLimit('global', { limit: 500, windowMs: 1_000 }); // looser: ignored
+    expect(s.stats().scopes.global!.limit).toBe(2);
+  });
+
+  it('sheds reads that waited too long', async () => {
+    const clock = new FakeClock(0);
+    const s = new RequestScheduler(clock, { global: { limit: 1, windowMs: 10_000 } });
+    const { job } = recorder(clock);
+    const first = s.run({ kind: 'read', scopes: ['global'] }, job('ok'));
+    const second = s.run({ kind: 'read', scopes: ['global'], maxWaitMs: 3_000 }, job('late'));
+    const secondResult = second.then(() => 'sent', (e: unknown) => e);
+    await clock.advance(5_000);
+    await expect(first).resolves.toBe('ok');
+    expect(await secondResult).toBeInstanceOf(ShedError);
+    expect(s.stats().shed).toBe(1);
+  });
+
+  it('stop rejects what is queued', async () => {
+    const clock = new FakeClock(0);
+    const s = new RequestScheduler(clock, { global: { limit: 1, windowMs: 10_000 } });
+    const { job } = recorder(clock);
+    void s.run({ kind: 'arm', scopes: ['global'] }, job('a'));
+    const queued = s.run({ kind: 'arm', scopes: ['global'] }, job('b')).catch((e: unknown) => e);
+    s.stop();
+    expect(await queued).toBeInstanceOf(ShedError);
+    expect(clock.pendingTimers()).toBe(0);
+  });
+});

@@ -1,0 +1,253 @@
+import type { Clock, TimerHandle } from './clock.js';
+import { earliestAdmitMs, newScope, recordAdmit, spacingMs, usedInWindow, type ScopeState, type WindowSpec } from './admission.js';
+
+/**
+ * The one shared request budget. Every venue request goes through `run`, declaring its class
+ * (`arm` or `read`) and the rate scopes it spends. Arms go first, most urgent first (shortest
+ * horizon); reads only use what arms leave, keep a reserve free for arms, and are shed (rejected
+ * with `ShedError`) when they have waited too long. After a 429, `blockScope` holds back every
+ * request of that scope until `retry_after` has passed, and `adoptLimit` takes the venue's
+ * announced numbers when they are tighter than ours.
+ *
+ * Why not bottleneck: its reservoir and timers read the wall clock itself, so its admission cannot
+ * run in virtual time, and a 429 window must be obeyed to the millisecond on our clock. The
+ * admission rule is small and pure (`admission.ts`); this class only queues and wakes.
+ */
+export type RequestClass = 'arm' | 'read';
+
+export interface RequestOptions {
+  kind: RequestClass;
+  /** Scope keys this request spends, e.g. ['global', 'schedule_cancel']. */
+  scopes: readonly string[];
+  /** Lower goes first among arms: the venue time of the account's current deadline (0 = none). */
+  urgency?: number;
+  /** Reads: reject with ShedError after waiting this long. Default 10 s. */
+  maxWaitMs?: number;
+  signal?: AbortSignal;
+}
+
+export class ShedError extends Error {
+  readonly code = 'REQUEST_SHED' as const;
+  readonly reason = 'shed' as const;
+  constructor(message: string) {
+    super(message);
+    this.name = 'ShedError';
+  }
+}
+
+interface Pending {
+  opts: RequestOptions;
+  enqueuedMs: number;
+  seq: number;
+  start: () => void;
+  fail: (e: Error) => void;
+}
+
+export interface SchedulerStats {
+  queuedArms: number;
+  queuedReads: number;
+  admitted: { arm: number; read: number };
+  shed: number;
+  scopes: Record<string, { limit: number; windowMs: number; used: number; blockedForMs: number }>;
+}
+
+export class RequestScheduler {
+  private readonly scopes = new Map<string, ScopeState>();
+  private arms: Pending[] = [];
+  private reads: Pending[] = [];
+  private seq = 0;
+  private timer: TimerHandle | null = null;
+  private timerAtMs = Number.POSITIVE_INFINITY;
+  private stopped = false;
+  private readonly admitted = { arm: 0, read: 0 };
+  private shed = 0;
+
+  constructor(
+    private readonly clock: Clock,
+    specs: Record<string, WindowSpec>,
+    private readonly opts: {
+      /** Share of the global scope reads may not touch (kept for arms). Default 0.2. */
+      armReserve?: number;
+      /** Spec given to scopes that appear only in 429 answers (per-endpoint scopes). */
+      defaultSpec?: WindowSpec;
+    } = {},
+  ) {
+    for (const [k, spec] of Object.entries(specs)) this.scopes.set(k, newScope(spec));
+  }
+
+  run<T>(opts: RequestOptions, fn: () => Promise<T>): Promise<T> {
+    if (this.stopped) return Promise.reject(new ShedError('scheduler stopped'));
+    return new Promise<T>((resolve, reject) => {
+      const p: Pending = {
+        opts,
+        enqueuedMs: this.clock.nowMs(),
+        seq: ++this.seq,
+        start: () => {
+          fn().then(resolve, reject);
+        },
+        fail: reject,
+      };
+      if (opts.signal) {
+        if (opts.signal.aborted) {
+          reject(opts.signal.reason instanceof Error ? opts.signal.reason : new Error('aborted'));
+          return;
+        }
+        opts.signal.addEventListener(
+          'abort',
+          () => {
+            if (this.remove(p)) reject(opts.signal?.reason instanceof Error ? opts.signal.reason : new Error('aborted'));
+          },
+          { once: true },
+        );
+      }
+      if (opts.kind === 'arm') this.insertArm(p);
+      else this.reads.push(p);
+      this.pump();
+    });
+  }
+
+  /** A 429 said: nothing on this scope before `untilMs` (local clock). */
+  blockScope(scope: string, untilMs: number): void {
+    const s = this.scope(scope);
+    s.blockedUntilMs = Math.max(s.blockedUntilMs, untilMs);
+    this.pump();
+  }
+
+  /** The venue announced its own numbers for a scope; take them when tighter than ours. */
+  adoptLimit(scope: string, spec: WindowSpec): void {
+    if (!(spec.limit > 0) || !(spec.windowMs > 0)) return;
+    const s = this.scope(scope);
+    if (spacingMs(spec) > spacingMs(s.spec) || spec.limit < s.spec.limit) s.spec = spec;
+  }
+
+  blockedUntil(scope: string): number {
+    return this.scopes.get(scope)?.blockedUntilMs ?? 0;
+  }
+
+  stats(): SchedulerStats {
+    const now = this.clock.nowMs();
+    const scopes: SchedulerStats['scopes'] = {};
+    for (const [k, s] of this.scopes) {
+      scopes[k] = { limit: s.spec.limit, windowMs: s.spec.windowMs, used: usedInWindow(s, now), blockedForMs: Math.max(0, s.blockedUntilMs - now) };
+    }
+    return { queuedArms: this.arms.length, queuedReads: this.reads.length, admitted: { ...this.admitted }, shed: this.shed, scopes };
+  }
+
+  /** Rejects everything still queued; in-flight requests finish on their own. */
+  stop(): void {
+    this.stopped = true;
+    if (this.timer) this.clock.clearTimeout(this.timer);
+    this.timer = null;
+    const all = [...this.arms, ...this.reads];
+    this.arms = [];
+    this.reads = [];
+    for (const p of all) p.fail(new ShedError('scheduler stopped'));
+  }
+
+  private scope(key: string): ScopeState {
+    let s = this.scopes.get(key);
+    if (!s) {
+      s = newScope(this.opts.defaultSpec ?? { limit: 1_000_000, windowMs: 60_000 });
+      this.scopes.set(key, s);
+    }
+    return s;
+  }
+
+  private insertArm(p: Pending): void {
+    const u = p.opts.urgency ?? 0;
+    let i = this.arms.length;
+    while (i > 0 && (this.arms[i - 1]!.opts.urgency ?? 0) > u) i--;
+    this.arms.splice(i, 0, p);
+  }
+
+  private remove(p: Pending): boolean {
+    for (const q of [this.arms, this.reads]) {
+      const i = q.indexOf(p);
+      if (i >= 0) {
+        q.splice(i, 1);
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private earliest(p: Pending, nowMs: number): number {
+    let t = nowMs;
+    for (const key of p.opts.scopes) t = Math.max(t, this.scopeEarliest(p, key, nowMs));
+    return t;
+  }
+
+  private scopeEarliest(p: Pending, key: string, nowMs: number): number {
+    // Reads pace themselves more slowly on the shared global scope, leaving a reserve for arms.
+    const factor = p.opts.kind === 'read' && key === 'global' ? 1 / (1 - (this.opts.armReserve ?? 0.2)) : 1;
+    return earliestAdmitMs(this.scope(key), nowMs, factor);
+  }
+
+  private admit(p: Pending, nowMs: number): void {
+    for (const key of p.opts.scopes) recordAdmit(this.scope(key), nowMs);
+    this.admitted[p.opts.kind] += 1;
+    p.start();
+  }
+
+  private pump(): void {
+    if (this.stopped) return;
+    const now = this.clock.nowMs();
+    let wake = Number.POSITIVE_INFINITY;
+
+    // Shed reads that waited too long for budget: under pressure they go first.
+    const kept: Pending[] = [];
+    for (const r of this.reads) {
+      if (now - r.enqueuedMs > (r.opts.maxWaitMs ?? 10_000)) {
+        this.shed += 1;
+        r.fail(new ShedError(`read shed after waiting ${now - r.enqueuedMs} ms for budget`));
+      } else {
+        kept.push(r);
+        wake = Math.min(wake, r.enqueuedMs + (r.opts.maxWaitMs ?? 10_000) + 1);
+      }
+    }
+    this.reads = kept;
+
+    // Arms in urgency order, then reads; a request that must wait holds back later ones only on
+    // the scopes it shares with them, so one throttled endpoint never stalls another.
+    const held = new Set<string>();
+    wake = Math.min(wake, this.drain(this.arms, now, held));
+    wake = Math.min(wake, this.drain(this.reads, now, held));
+    this.schedule(wake);
+  }
+
+  /** Admits what may go now from `queue` (in order); returns the earliest retry time. */
+  private drain(queue: Pending[], now: number, held: Set<string>): number {
+    let wake = Number.POSITIVE_INFINITY;
+    let i = 0;
+    while (i < queue.length) {
+      const p = queue[i]!;
+      if (p.opts.scopes.some((k) => held.has(k))) {
+        i++;
+        continue;
+      }
+      const t = this.earliest(p, now);
+      if (t > now) {
+        wake = Math.min(wake, t);
+        // Hold back later requests only on the scopes that make this one wait.
+        for (const k of p.opts.scopes) if (this.scopeEarliest(p, k, now) > now) held.add(k);
+        i++;
+        continue;
+      }
+      queue.splice(i, 1);
+      this.admit(p, now);
+    }
+    return wake;
+  }
+
+  private schedule(atMs: number): void {
+    if (atMs === Number.POSITIVE_INFINITY) return;
+    if (this.timer && atMs >= this.timerAtMs) return;
+    if (this.timer) this.clock.clearTimeout(this.timer);
+    this.timerAtMs = atMs;
+    this.timer = this.clock.setTimeout(() => {
+      this.timer = null;
+      this.timerAtMs = Number.POSITIVE_INFINITY;
+      this.pump();
+    }, atMs - this.clock.nowMs());
+  }
+}
