@@ -87,7 +87,8 @@ export type SwitchEvent =
 
 export type Failure =
   | { kind: 'rate_limited'; retryAfterMs: number }
-  | { kind: 'rejected'; reason: ActionReason; message: string }
+  /** The venue refused the request itself: an action error, or a 400/404 about our request. */
+  | { kind: 'rejected'; reason: ActionReason | 'invalid_request'; message: string }
   | { kind: 'error'; reason: string; message: string };
 
 export type Effect =
@@ -342,6 +343,7 @@ function planRetry(settings: SwitchSettings, s: SwitchState, path: ArmPath, f: F
       s.nextArmAtMs = nowMs + RETRY.pendingAgentRemovalMs;
       return;
     case 'other':
+    case 'invalid_request':
       s.nextArmAtMs = nowMs + Math.max(retryDelayMs(s.consecutiveFailures, horizon), 1_000);
       return;
   }

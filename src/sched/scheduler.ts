@@ -78,27 +78,29 @@ export class RequestScheduler {
   run<T>(opts: RequestOptions, fn: () => Promise<T>): Promise<T> {
     if (this.stopped) return Promise.reject(new ShedError('scheduler stopped'));
     return new Promise<T>((resolve, reject) => {
+      const signal = opts.signal;
+      const onAbort = (): void => {
+        if (this.remove(p)) reject(signal?.reason instanceof Error ? signal.reason : new Error('aborted'));
+      };
       const p: Pending = {
         opts,
         enqueuedMs: this.clock.nowMs(),
         seq: ++this.seq,
         start: () => {
+          signal?.removeEventListener('abort', onAbort);
           fn().then(resolve, reject);
         },
-        fail: reject,
+        fail: (e) => {
+          signal?.removeEventListener('abort', onAbort);
+          reject(e);
+        },
       };
-      if (opts.signal) {
-        if (opts.signal.aborted) {
-          reject(opts.signal.reason instanceof Error ? opts.signal.reason : new Error('aborted'));
+      if (signal) {
+        if (signal.aborted) {
+          reject(signal.reason instanceof Error ? signal.reason : new Error('aborted'));
           return;
         }
-        opts.signal.addEventListener(
-          'abort',
-          () => {
-            if (this.remove(p)) reject(opts.signal?.reason instanceof Error ? opts.signal.reason : new Error('aborted'));
-          },
-          { once: true },
-        );
+        signal.addEventListener('abort', onAbort, { once: true });
       }
       if (opts.kind === 'arm') this.insertArm(p);
       else this.reads.push(p);

@@ -1,0 +1,172 @@
+import { describe, expect, it } from 'vitest';
+import { FakeClock } from '../sched/fake-clock.js';
+import { RequestScheduler } from '../sched/scheduler.js';
+import { VenueClock } from '../sched/venue-clock.js';
+import { ActionError, RestError } from '../venue/errors.js';
+import { AccountRunner, type RunnerReport, type ScheduleCancelSender } from './account-runner.js';
+import type { ArmPath, SwitchSettings } from './switch-machine.js';
+
+const settings: SwitchSettings = {
+  deadlineMs: 60_000,
+  rearmEveryMs: 15_000,
+  minHorizonMs: 20_000,
+  armWhen: 'always',
+  onShutdown: 'keep',
+  path: 'rest',
+};
+
+type Fault = (nowMs: number, path: ArmPath) => Error | undefined;
+
+/** A fake venue that records what it accepted and can fail on a timeline. */
+function fakeVenue(clock: FakeClock, fault: Fault = () => undefined) {
+  const accepted: Array<{ atMs: number; timeMs?: number; path: ArmPath }> = [];
+  const attempts: Array<{ atMs: number; path: ArmPath }> = [];
+  const sender: ScheduleCancelSender = {
+    async send({ path, timeMs }) {
+      const now = clock.nowMs();
+      attempts.push({ atMs: now, path });
+      const e = fault(now, path);
+      if (e) throw e;
+      accepted.push({ atMs: now, timeMs, path });
+    },
+  };
+  /** The venue's view: the schedule in force at time t. */
+  const deadlineAt = (t: number): number | undefined => {
+    let d: number | undefined;
+    for (const a of accepted) if (a.atMs <= t) d = a.timeMs;
+    return d;
+  };
+  return { sender, accepted, attempts, deadlineAt };
+}
+
+function rateLimited(retryAfterSeconds: number): RestError {
+  return new RestError('POST /v1/trading/orders/schedule-cancel', 429, {
+    code: 429,
+    status: 'RESOURCE_EXHAUSTED',
+    message: 'quota',
+    details: [{ type: 'rate_limit', limit: 600, reason: 'endpoint_quota', retry_after_seconds: retryAfterSeconds, scope: 'endpoint', window_seconds: 60 }],
+  });
+}
+
+function setup(fault?: Fault, s: SwitchSettings = settings) {
+  const local = new FakeClock(Date.UTC(2026, 5, 1, 12));
+  const clock = new VenueClock(local);
+  const scheduler = new RequestScheduler(local, {
+    global: { limit: 1200, windowMs: 60_000 },
+    schedule_cancel: { limit: 600, windowMs: 60_000 },
+    exchange: { limit: 1200, windowMs: 60_000 },
+  });
+  const venue = fakeVenue(local, fault);
+  const reports: RunnerReport[] = [];
+  const runner = new AccountRunner('acct', s, {
+    clock,
+    scheduler,
+    sender: venue.sender,
+    reprovision: async () => true,
+    report: (r) => reports.push(r),
+  });
+  return { local, runner, venue, reports, t0: local.nowMs() };
+}
+
+/** Samples the venue-side horizon every second over [from, to). */
+function minHorizon(venue: ReturnType<typeof fakeVenue>, from: number, to: number): number {
+  let min = Number.POSITIVE_INFINITY;
+  for (let t = from; t < to; t += 1_000) {
+    const d = venue.deadlineAt(t);
+    min = Math.min(min, d === undefined ? Number.NEGATIVE_INFINITY : d - t);
+  }
+  return min;
+}
+
+describe('AccountRunner timelines (virtual time)', () => {
+  it('arms at start and keeps the horizon >= deadline - period over 10 minutes', async () => {
+    const { local, runner, venue, t0 } = setup();
+    runner.start();
+    await local.advance(10 * 60_000);
+    expect(venue.accepted[0]!.atMs).toBe(t0);
+    expect(venue.accepted.length).toBe(41); // t0 and every 15 s for 600 s
+    expect(minHorizon(venue, t0 + 1, t0 + 600_000)).toBeGreaterThanOrEqual(45_000);
+    expect(runner.snapshot().phase).toBe('armed');
+  });
+
+  it('at t=14 s the venue returns 429 for 10 s (across a re-arm slot): every horizon stays >= 20 s and nothing is sent inside retry_after', async () => {
+    const faultFrom = Date.UTC(2026, 5, 1, 12) + 14_000;
+    const { local, runner, venue, t0, reports } = setup((now) =>
+      now >= faultFrom && now < faultFrom + 10_000 ? rateLimited(4) : undefined,
+    );
+    runner.start();
+    await local.advance(10 * 60_000);
+    expect(minHorizon(venue, t0 + 1, t0 + 600_000)).toBeGreaterThanOrEqual(20_000);
+    // every attempt after a 429 came at least retry_after (4 s) later
+    const limited = venue.attempts.filter((a) => a.atMs >= faultFrom && a.atMs < faultFrom + 10_000);
+    expect(limited.length).toBeGreaterThan(0);
+    for (let i = 0; i < venue.attempts.length - 1; i++) {
+      const a = venue.attempts[i]!;
+      if (a.atMs >= faultFrom && a.atMs < faultFrom + 10_000) expect(venue.attempts[i + 1]!.atMs - a.atMs).toBeGreaterThanOrEqual(4_000);
+    }
+    expect(reports.filter((r) => r.type === 'arm' && r.result === 'rate_limited').length).toBe(limited.length);
+  });
+
+  it('503s for 30 s (shorter than the margin): horizon stays above min_horizon, retries get denser near the deadline', async () => {
+    const from = Date.UTC(2026, 5, 1, 12) + 20_000;
+    const unavailable = new RestError('POST /v1/trading/orders/schedule-cancel', 503, {
+      code: 503,
+      status: 'UNAVAILABLE',
+      message: 'dependency down',
+      details: [{ type: 'dependency', reason: 'upstream_unavailable' }],
+    });
+    const { local, runner, venue, t0 } = setup((now) => (now >= from && now < from + 30_000 ? unavailable : undefined));
+    runner.start();
+    await local.advance(5 * 60_000);
+    expect(minHorizon(venue, t0 + 1, t0 + 300_000)).toBeGreaterThanOrEqual(20_000);
+  });
+
+  it('rest_then_exchange: REST down for 2 minutes, the exchange path carries the switch', async () => {
+    const from = Date.UTC(2026, 5, 1, 12) + 10_000;
+    const { local, runner, venue, t0 } = setup(
+      (now, path) => (path === 'rest' && now >= from && now < from + 120_000 ? new Error('ECONNRESET') : undefined),
+      { ...settings, path: 'rest_then_exchange' },
+    );
+    runner.start();
+    await local.advance(5 * 60_000);
+    expect(minHorizon(venue, t0 + 1, t0 + 300_000)).toBeGreaterThanOrEqual(44_000);
+    expect(venue.accepted.some((a) => a.path === 'exchange')).toBe(true);
+    expect(venue.accepted[venue.accepted.length - 1]!.path).toBe('rest');
+  });
+
+  it('ineligible: reported, then retried slowly (no more than once per 5 minutes)', async () => {
+    const { local, runner, venue } = setup(
+      () => new ActionError('POST /v1/trading/orders/schedule-cancel', 'ineligible', 'Cannot set scheduled cancel time until enough volume traded.'),
+    );
+    runner.start();
+    await local.advance(16 * 60_000);
+    expect(venue.attempts.length).toBe(4); // t0, +5, +10, +15 min
+    expect(runner.snapshot().phase).toBe('ineligible');
+    expect(runner.shouldBeArmed()).toBe(false);
+  });
+
+  it('stop with clear: the clear is the last request the venue sees', async () => {
+    const { local, runner, venue } = setup(undefined, { ...settings, onShutdown: 'clear' });
+    runner.start();
+    await local.advance(40_000);
+    const stopped = runner.stop();
+    await local.advance(1_000);
+    await stopped;
+    await local.advance(120_000);
+    const last = venue.accepted[venue.accepted.length - 1]!;
+    expect(last.timeMs).toBeUndefined();
+    expect(venue.deadlineAt(local.nowMs())).toBeUndefined();
+    expect(local.pendingTimers()).toBe(0);
+  });
+
+  it('stop with keep: no request after the stop, the deadline stays in force', async () => {
+    const { local, runner, venue } = setup();
+    runner.start();
+    await local.advance(40_000);
+    const n = venue.attempts.length;
+    await runner.stop();
+    await local.advance(120_000);
+    expect(venue.attempts.length).toBe(n);
+    expect(venue.accepted[venue.accepted.length - 1]!.timeMs).toBeGreaterThan(0);
+  });
+});

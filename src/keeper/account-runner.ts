@@ -1,0 +1,270 @@
+import type { TimerHandle } from '../sched/clock.js';
+import type { RequestScheduler } from '../sched/scheduler.js';
+import type { VenueClock } from '../sched/venue-clock.js';
+import { ActionError, isVenueError, RestError } from '../venue/errors.js';
+import {
+  horizonMs,
+  initialState,
+  step,
+  wantsArmed,
+  type ArmPath,
+  type Effect,
+  type Failure,
+  type SwitchEvent,
+  type SwitchSettings,
+  type SwitchState,
+} from './switch-machine.js';
+
+/**
+ * Signs and posts one scheduleCancel for one account (time set: arm; time absent: clear). Built by
+ * the keeper around the account's agent signer, nonce source and vault address; the runner never
+ * sees a key.
+ */
+export interface ScheduleCancelSender {
+  send(args: { path: ArmPath; timeMs?: number; signal?: AbortSignal }): Promise<void>;
+}
+
+/** What the runner tells the outside world (logs, metrics, watchers). */
+export type RunnerReport =
+  | { type: 'arm'; result: 'ok' | 'rate_limited' | 'rejected' | 'error'; path: ArmPath; deadlineMs?: number; latencyMs: number; lagMs?: number; reason?: string; message?: string; retryAfterMs?: number; scope?: string }
+  | { type: 'clear'; result: 'ok' | 'rate_limited' | 'rejected' | 'error'; path: ArmPath; latencyMs: number; reason?: string; message?: string }
+  | { type: 'lapsed'; deadlineMs: number }
+  | { type: 'phase'; from: SwitchState['phase']; to: SwitchState['phase'] }
+  | { type: 'reprovision_requested' }
+  | { type: 'stopped' };
+
+export interface AccountRunnerDeps {
+  /** Venue time for decisions; local timers underneath. */
+  clock: VenueClock;
+  scheduler: RequestScheduler;
+  sender: ScheduleCancelSender;
+  /** Re-approve the agent (after `User or API Wallet … does not exist`). Resolves to success. */
+  reprovision: () => Promise<boolean>;
+  report: (r: RunnerReport) => void;
+}
+
+/** Scope keys a scheduleCancel spends, per path. */
+export function armScopes(path: ArmPath): readonly string[] {
+  return path === 'rest' ? ['global', 'schedule_cancel'] : ['exchange'];
+}
+
+/** Maps a failed request to the machine's vocabulary (and the metric's `result` label). */
+export function toFailure(e: unknown): Failure {
+  if (e instanceof RestError) {
+    if (e.httpStatus === 429) {
+      const rl = e.rateLimit;
+      return { kind: 'rate_limited', retryAfterMs: Math.max(1, rl?.retry_after_seconds ?? 1) * 1000 };
+    }
+    if (e.httpStatus === 400 || e.httpStatus === 404 || e.httpStatus === 405) {
+      return { kind: 'rejected', reason: 'invalid_request', message: e.message };
+    }
+    return { kind: 'error', reason: e.reason, message: e.message };
+  }
+  if (e instanceof ActionError) return { kind: 'rejected', reason: e.reason, message: e.message };
+  if (isVenueError(e)) return { kind: 'error', reason: e.reason, message: e.message };
+  const err = e as { reason?: unknown; message?: unknown };
+  return { kind: 'error', reason: typeof err?.reason === 'string' ? err.reason : 'internal', message: String(err?.message ?? e) };
+}
+
+/**
+ * Runs one account's switch: feeds events to the pure machine and carries out its effects. One
+ * request at a time per account (the machine never emits a send while one is in flight), so the
+ * account's nonces reach the venue in order.
+ */
+export class AccountRunner {
+  private state: SwitchState = initialState();
+  private timer: TimerHandle | null = null;
+  private stopWaiters: Array<() => void> = [];
+  private readonly abort = new AbortController();
+
+  constructor(
+    readonly name: string,
+    private settings: SwitchSettings,
+    private readonly deps: AccountRunnerDeps,
+  ) {}
+
+  snapshot(): Readonly<SwitchState> {
+    return this.state;
+  }
+
+  currentSettings(): Readonly<SwitchSettings> {
+    return this.settings;
+  }
+
+  /** Venue-time horizon of the armed cancel; null when none. */
+  horizonMs(): number | null {
+    return horizonMs(this.state, this.deps.clock.nowMs());
+  }
+
+  shouldBeArmed(): boolean {
+    return wantsArmed(this.settings, this.state) && this.state.phase !== 'ineligible';
+  }
+
+  start(): void {
+    this.dispatch({ type: 'start' });
+  }
+
+  /** Settings changed on reload: takes effect from the next decision, timers untouched. */
+  updateSettings(settings: SwitchSettings): void {
+    this.settings = settings;
+    this.dispatch({ type: 'tick' });
+  }
+
+  observeOrders(count: number): void {
+    this.dispatch({ type: 'orders_observed', count });
+  }
+
+  /** Resolves once the account is stopped (after its clear, with `clear`). */
+  stop(mode?: 'keep' | 'clear'): Promise<void> {
+    if (this.state.phase === 'stopped') return Promise.resolve();
+    const done = new Promise<void>((resolve) => this.stopWaiters.push(resolve));
+    this.dispatch(mode === undefined ? { type: 'stop' } : { type: 'stop', mode });
+    return done;
+  }
+
+  /** Gives up at once: aborts what is in flight (used when a bounded stop runs out of time). */
+  abortNow(): void {
+    this.abort.abort(new Error('keeper stopping'));
+    this.clearTimer();
+    this.finishStop();
+  }
+
+  private dispatch(event: SwitchEvent): void {
+    const now = this.deps.clock.nowMs();
+    const before = this.state.phase;
+    const r = step(this.settings, this.state, event, now);
+    this.state = r.state;
+    if (r.state.phase !== before) this.deps.report({ type: 'phase', from: before, to: r.state.phase });
+    this.apply(r.effects);
+  }
+
+  private apply(effects: Effect[]): void {
+    let wake: number | null = null;
+    for (const e of effects) {
+      switch (e.type) {
+        case 'send_arm':
+          this.sendArm(e.path, e.plannedSlotMs);
+          break;
+        case 'send_clear':
+          this.sendClear(e.path);
+          break;
+        case 'wake_at':
+          wake = e.atMs;
+          break;
+        case 'reprovision':
+          this.deps.report({ type: 'reprovision_requested' });
+          this.deps.reprovision().then(
+            (ok) => this.dispatch({ type: 'reprovisioned', ok }),
+            () => this.dispatch({ type: 'reprovisioned', ok: false }),
+          );
+          break;
+        case 'lapsed':
+          this.deps.report({ type: 'lapsed', deadlineMs: e.deadlineMs });
+          break;
+        case 'stopped':
+          this.clearTimer();
+          this.deps.report({ type: 'stopped' });
+          this.finishStop();
+          break;
+      }
+    }
+    if (wake !== null) this.setTimer(wake);
+  }
+
+  private sendArm(path: ArmPath, plannedSlotMs: number | null): void {
+    this.dispatch({ type: 'arm_sent', path });
+    const queuedAt = this.deps.clock.nowMs();
+    let sentAt = queuedAt;
+    let deadlineMs = 0;
+    this.deps.scheduler
+      .run({ kind: 'arm', scopes: armScopes(path), urgency: this.state.deadlineMs ?? 0, signal: this.abort.signal }, async () => {
+        sentAt = this.deps.clock.nowMs();
+        // The deadline is fixed when the request leaves, not when it was queued.
+        deadlineMs = sentAt + this.settings.deadlineMs;
+        await this.deps.sender.send({ path, timeMs: deadlineMs, signal: this.abort.signal });
+      })
+      .then(
+        () => {
+          const latencyMs = this.deps.clock.nowMs() - sentAt;
+          const lagMs = plannedSlotMs === null ? undefined : sentAt - plannedSlotMs;
+          this.deps.report({ type: 'arm', result: 'ok', path, deadlineMs, latencyMs, lagMs });
+          this.dispatch({ type: 'arm_ok', deadlineMs, path });
+        },
+        (e: unknown) => {
+          const failure = toFailure(e);
+          this.noteRateLimit(e, path);
+          this.deps.report({
+            type: 'arm',
+            result: failure.kind,
+            path,
+            latencyMs: this.deps.clock.nowMs() - sentAt,
+            reason: failure.kind === 'rate_limited' ? 'rate_limited' : failure.reason,
+            message: failure.kind === 'rate_limited' ? undefined : failure.message,
+            retryAfterMs: failure.kind === 'rate_limited' ? failure.retryAfterMs : undefined,
+            scope: e instanceof RestError ? e.rateLimit?.scope : undefined,
+          });
+          this.dispatch({ type: 'arm_failed', path, failure });
+        },
+      );
+  }
+
+  private sendClear(path: ArmPath): void {
+    this.dispatch({ type: 'clear_sent', path });
+    let sentAt = this.deps.clock.nowMs();
+    this.deps.scheduler
+      .run({ kind: 'arm', scopes: armScopes(path), urgency: 0 }, async () => {
+        sentAt = this.deps.clock.nowMs();
+        await this.deps.sender.send({ path });
+      })
+      .then(
+        () => {
+          this.deps.report({ type: 'clear', result: 'ok', path, latencyMs: this.deps.clock.nowMs() - sentAt });
+          this.dispatch({ type: 'clear_ok', path });
+        },
+        (e: unknown) => {
+          const failure = toFailure(e);
+          this.noteRateLimit(e, path);
+          this.deps.report({
+            type: 'clear',
+            result: failure.kind,
+            path,
+            latencyMs: this.deps.clock.nowMs() - sentAt,
+            reason: failure.kind === 'rate_limited' ? 'rate_limited' : failure.reason,
+            message: failure.kind === 'rate_limited' ? undefined : failure.message,
+          });
+          this.dispatch({ type: 'clear_failed', path, failure });
+        },
+      );
+  }
+
+  /** A 429 holds back the whole scope for every account, not just this one. */
+  private noteRateLimit(e: unknown, path: ArmPath): void {
+    if (!(e instanceof RestError) || e.httpStatus !== 429) return;
+    const rl = e.rateLimit;
+    const scope = path === 'exchange' ? 'exchange' : rl?.scope === 'global' ? 'global' : 'schedule_cancel';
+    const retryAfterMs = Math.max(1, rl?.retry_after_seconds ?? 1) * 1000;
+    // The scheduler runs on local time; retry_after is a duration, so no venue offset applies.
+    this.deps.scheduler.blockScope(scope, this.deps.clock.localAt(this.deps.clock.nowMs()) + retryAfterMs);
+    if (rl) this.deps.scheduler.adoptLimit(scope, { limit: rl.limit, windowMs: rl.window_seconds * 1000 });
+  }
+
+  private setTimer(atVenueMs: number): void {
+    this.clearTimer();
+    const delay = Math.max(0, atVenueMs - this.deps.clock.nowMs());
+    this.timer = this.deps.clock.setTimeout(() => {
+      this.timer = null;
+      this.dispatch({ type: 'tick' });
+    }, delay);
+  }
+
+  private clearTimer(): void {
+    if (this.timer) this.deps.clock.clearTimeout(this.timer);
+    this.timer = null;
+  }
+
+  private finishStop(): void {
+    const waiters = this.stopWaiters;
+    this.stopWaiters = [];
+    for (const w of waiters) w();
+  }
+}
