@@ -1,0 +1,86 @@
+import { chmod, mkdtemp, readFile, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { AgentStore } from './agent-store.js';
+import { StateWriteError, writeFileAtomic } from './atomic-file.js';
+import { TriggerCounter, utcDay } from './triggers.js';
+
+const tmp = () => mkdtemp(join(tmpdir(), 'dmsk-state-'));
+
+describe('writeFileAtomic', () => {
+  it('writes with the given mode and replaces whole', async () => {
+    const d = await tmp();
+    const p = join(d, 'sub', 'f.json');
+    await writeFileAtomic(p, 'one');
+    await writeFileAtomic(p, 'two');
+    expect(await readFile(p, 'utf8')).toBe('two');
+    expect((await stat(p)).mode & 0o777).toBe(0o600);
+  });
+
+  it('a read-only directory is a typed error, not a crash', async () => {
+    if (process.getuid?.() === 0) return; // root ignores directory modes; the CLI test covers EROFS
+    const d = await tmp();
+    await chmod(d, 0o500);
+    await expect(writeFileAtomic(join(d, 'x'), 'y')).rejects.toBeInstanceOf(StateWriteError);
+  });
+
+  it('classifies errno into a small set of reasons', () => {
+    expect(new StateWriteError('p', Object.assign(new Error('x'), { code: 'EROFS' })).reason).toBe('read_only');
+    expect(new StateWriteError('p', Object.assign(new Error('x'), { code: 'ENOSPC' })).reason).toBe('no_space');
+    expect(new StateWriteError('p', Object.assign(new Error('x'), { code: 'EACCES' })).reason).toBe('permission');
+    expect(new StateWriteError('p', new Error('x')).reason).toBe('io');
+  });
+});
+
+describe('TriggerCounter', () => {
+  const day1 = Date.UTC(2026, 10, 22, 23, 59, 0);
+  it('persists across restarts within the UTC day and resets at 00:00 UTC', async () => {
+    const d = await tmp();
+    const file = TriggerCounter.fileIn(d);
+    const a = new TriggerCounter(file, day1);
+    await a.load();
+    expect(await a.record('mm', day1)).toBe(1);
+    expect(await a.record('mm', day1 + 1_000)).toBe(2);
+    const b = new TriggerCounter(file, day1 + 30_000);
+    await b.load();
+    expect(b.get('mm')).toBe(2);
+    expect(b.rollIfNewDay(day1 + 60_000)).toBe(true);
+    expect(b.get('mm')).toBe(0);
+    expect(b.currentDay()).toBe('2026-11-23');
+    // a file from yesterday does not count today
+    const c = new TriggerCounter(file, day1 + 2 * 86_400_000);
+    await c.load();
+    expect(c.get('mm')).toBe(0);
+  });
+
+  it('a corrupt file is reported and ignored', async () => {
+    const d = await tmp();
+    const file = TriggerCounter.fileIn(d);
+    await writeFile(file, '{"day":');
+    const t = new TriggerCounter(file, day1);
+    const r = await t.load();
+    expect(r.ok).toBe(false);
+    expect(r.problem).toContain('triggers.json');
+    expect(utcDay(day1)).toBe('2026-11-22');
+  });
+});
+
+describe('AgentStore', () => {
+  it('round-trips a generated agent with mode 0600', async () => {
+    const d = await tmp();
+    const s = new AgentStore(d);
+    const agent = {
+      account: 'mm-main',
+      agentName: 'dms-keeper',
+      masterAddress: '0x' + '1'.repeat(40),
+      agentAddress: '0x' + '2'.repeat(40),
+      privateKey: '0x' + 'ab'.repeat(32),
+      approvedAtMs: 1,
+      validUntilMs: 2,
+    };
+    await s.save(agent);
+    expect(await s.load('mm-main', 'dms-keeper')).toEqual(agent);
+    expect(await s.load('mm-main', 'other')).toBeUndefined();
+  });
+});
