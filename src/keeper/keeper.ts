@@ -1,0 +1,623 @@
+import type { Logger } from 'pino';
+import type { Clock, TimerHandle } from '../sched/clock.js';
+import type { RequestScheduler } from '../sched/scheduler.js';
+import type { VenueClock } from '../sched/venue-clock.js';
+import type { AgentStore } from '../state/agent-store.js';
+import { StateWriteError } from '../state/atomic-file.js';
+import type { TriggerCounter } from '../state/triggers.js';
+import { initAccountSeries, removeAccountSeries, type KeeperMetrics } from '../obs/metrics.js';
+import { decToNumber } from '../venue/decimal.js';
+import { VENUE_FACTS } from '../venue/facts.js';
+import { NonceSource } from '../venue/signing/nonce.js';
+import type { NotificationClientEvent, SubscribeResult } from '../venue/ws.js';
+import type { Network } from '../venue/types.js';
+import { AccountRunner, type RunnerReport, type ScheduleCancelSender } from './account-runner.js';
+import { provisionAccount, renewAtMs, type ProvisionSpec, type ProvisionVenue, type Provisioned } from './provision.js';
+import { makeSender, SignerQueues, type SenderVenue } from './sender.js';
+import type { SwitchSettings } from './switch-machine.js';
+import { AccountWatcher, type PositionsSummary, type WatchReport, type WatchSource } from './watcher.js';
+
+export interface KeeperAccountSpec extends ProvisionSpec {
+  switch: SwitchSettings;
+  /** Compared on reload: anything that changes who signs (address, agent name, key sources). */
+  identity: string;
+}
+
+export interface KeeperOptions {
+  network: Network;
+  accounts: KeeperAccountSpec[];
+  watch: { ordersEveryMs: number; positionsEveryMs: number; notifications: boolean };
+  /** A skew (local minus venue) beyond this is logged as an error. */
+  maxClockSkewMs: number;
+  /** Warn when this many of the day's triggers are spent. */
+  triggerWarnAt: number;
+}
+
+/** The WebSocket client as the keeper uses it. */
+export interface NotificationFeed {
+  start(): void;
+  stop(): Promise<void>;
+  subscribe(user: string): SubscribeResult;
+  unsubscribe(user: string): void;
+  connected(): boolean;
+}
+
+export interface KeeperDeps {
+  /** Local clock (timers). */
+  clock: Clock;
+  /** Venue time estimate. */
+  venueClock: VenueClock;
+  scheduler: RequestScheduler;
+  venue: ProvisionVenue & SenderVenue & WatchSource & { health(): Promise<{ as_of?: string }> };
+  /** Built lazily with the event sink; undefined when notifications are off. */
+  notifications?: (onEvent: (e: NotificationClientEvent) => void) => NotificationFeed;
+  metrics: KeeperMetrics;
+  logger: Logger;
+  agentStore: AgentStore;
+  triggers: TriggerCounter;
+  /** Calendar job at 00:00 UTC (node-cron in production). */
+  scheduleDaily?: (fn: () => void) => { stop(): void };
+  generateKey?: () => `0x${string}`;
+  /** Called from the loop while the keeper is healthy (systemd watchdog). */
+  onHealthyTick?: () => void;
+}
+
+interface Managed {
+  spec: KeeperAccountSpec;
+  log: Logger;
+  runner?: AccountRunner;
+  /** The live sender (replaced when the agent is re-provisioned; the runner keeps its timers). */
+  sender?: ScheduleCancelSender;
+  watcher?: AccountWatcher;
+  provisioned?: Provisioned;
+  provisionError?: string;
+  provisionTimer?: TimerHandle;
+  renewTimer?: TimerHandle;
+  provisionAttempts: number;
+  orders?: { count: number; atMs: number };
+  positions?: PositionsSummary & { atMs: number };
+  subscribed: boolean;
+  removed: boolean;
+}
+
+export interface AccountStatus {
+  name: string;
+  address: string;
+  account_type?: 'main' | 'subaccount';
+  phase: string;
+  should_be_armed: boolean;
+  armed: boolean;
+  deadline: string | null;
+  horizon_seconds: number | null;
+  min_horizon_seconds: number;
+  last_arm: null | { op: string; result: string; reason?: string; message?: string; path: string; at: string };
+  last_success_at: string | null;
+  open_orders: number | null;
+  positions: null | { count: number; value_usdc: string; unrealized_pnl_usdc: string };
+  triggers_today: number;
+  agent: null | { address: string; source: string; valid_until: string | null };
+  provision_error: string | null;
+  path: string;
+  arm_when: string;
+  on_shutdown: string;
+  notifications: boolean;
+}
+
+export interface KeeperStatus {
+  venue_time: string;
+  clock_skew_seconds: number;
+  ws_connected: boolean;
+  ready: boolean;
+  accounts: AccountStatus[];
+}
+
+const LOOP_EVERY_MS = 1_000;
+const HEALTH_EVERY_MS = 60_000;
+const PROVISION_RETRY_MS = [5_000, 15_000, 30_000, 60_000, 120_000, 300_000];
+
+export class Keeper {
+  private readonly accounts = new Map<string, Managed>();
+  private options: KeeperOptions;
+  private readonly nonces: NonceSource;
+  private readonly signerQueues = new SignerQueues();
+  private feed?: NotificationFeed;
+  private loopTimer: TimerHandle | null = null;
+  private healthTimer: TimerHandle | null = null;
+  private daily?: { stop(): void };
+  private lastLoopMs = 0;
+  private state: 'new' | 'starting' | 'running' | 'stopping' | 'stopped' = 'new';
+  private startPromise?: Promise<void>;
+  private stopPromise?: Promise<void>;
+  private skewLogged = false;
+
+  constructor(
+    options: KeeperOptions,
+    private readonly deps: KeeperDeps,
+  ) {
+    this.options = options;
+    this.nonces = new NonceSource(deps.clock, () => deps.venueClock.nowMs());
+  }
+
+  /** Idempotent. Resolves once every account had its first provisioning attempt. */
+  start(): Promise<void> {
+    this.startPromise ??= this.doStart();
+    return this.startPromise;
+  }
+
+  /** Idempotent and bounded: after `timeoutMs` whatever is left is abandoned (fail safe: keep). */
+  stop(timeoutMs = 10_000): Promise<void> {
+    this.stopPromise ??= this.doStop(timeoutMs);
+    return this.stopPromise;
+  }
+
+  private async doStart(): Promise<void> {
+    this.state = 'starting';
+    const { deps } = this;
+    const loaded = await deps.triggers.load();
+    if (!loaded.ok) deps.logger.warn({ event: 'state_load_failed', problem: loaded.problem }, 'trigger counts not loaded');
+    this.lastLoopMs = deps.clock.nowMs();
+    this.loop();
+    await this.checkVenueClock();
+    this.scheduleHealthCheck();
+    this.daily = deps.scheduleDaily?.(() => this.rollDay());
+    if (this.options.watch.notifications && deps.notifications) {
+      this.feed = deps.notifications((e) => this.onNotificationEvent(e));
+      this.feed.start();
+    }
+    await Promise.all(this.options.accounts.map((spec) => this.addAccount(spec)));
+    this.state = 'running';
+  }
+
+  private async doStop(timeoutMs: number): Promise<void> {
+    await this.startPromise?.catch(() => undefined);
+    this.state = 'stopping';
+    const { deps } = this;
+    this.daily?.stop();
+    if (this.healthTimer) deps.clock.clearTimeout(this.healthTimer);
+    const all = [...this.accounts.values()];
+    for (const m of all) this.stopWatching(m);
+    const stops = all.map((m) => this.stopAccount(m));
+    let timer: TimerHandle | undefined;
+    const timedOut = await Promise.race([
+      Promise.all(stops).then(() => false),
+      new Promise<boolean>((resolve) => {
+        timer = deps.clock.setTimeout(() => resolve(true), timeoutMs);
+      }),
+    ]);
+    if (timer) deps.clock.clearTimeout(timer);
+    if (timedOut) {
+      deps.logger.error({ event: 'stop_timeout', timeout_ms: timeoutMs }, 'stop timed out; abandoning in-flight requests (schedules stay armed)');
+      for (const m of all) m.runner?.abortNow();
+    }
+    await this.feed?.stop().catch(() => undefined);
+    deps.scheduler.stop();
+    if (this.loopTimer) deps.clock.clearTimeout(this.loopTimer);
+    this.loopTimer = null;
+    deps.metrics.up.set(0);
+    this.state = 'stopped';
+  }
+
+  /**
+   * Applies a new config: unchanged accounts keep their timers; changed settings apply from the
+   * next decision; added accounts are provisioned and armed; removed ones follow `on_shutdown`.
+   */
+  async reload(next: KeeperOptions): Promise<{ added: string[]; removed: string[]; updated: string[]; unchanged: string[] }> {
+    const result = { added: [] as string[], removed: [] as string[], updated: [] as string[], unchanged: [] as string[] };
+    const nextByName = new Map(next.accounts.map((a) => [a.name, a]));
+    const watchChanged = JSON.stringify(next.watch) !== JSON.stringify(this.options.watch);
+    this.options = next;
+    const work: Array<Promise<void>> = [];
+    for (const [name, m] of this.accounts) {
+      const spec = nextByName.get(name);
+      if (!spec || spec.identity !== m.spec.identity) {
+        result.removed.push(name);
+        work.push(this.removeAccount(m));
+      }
+    }
+    for (const spec of next.accounts) {
+      const m = this.accounts.get(spec.name);
+      if (!m || m.removed) {
+        if (!result.removed.includes(spec.name)) result.added.push(spec.name);
+        else result.updated.push(spec.name);
+        continue;
+      }
+      if (JSON.stringify(spec.switch) !== JSON.stringify(m.spec.switch) || JSON.stringify(spec.builderFee) !== JSON.stringify(m.spec.builderFee) || spec.validDays !== m.spec.validDays) {
+        m.spec = spec;
+        m.runner?.updateSettings(spec.switch);
+        result.updated.push(spec.name);
+      } else {
+        m.spec = spec;
+        result.unchanged.push(spec.name);
+      }
+      if (watchChanged) m.watcher?.setIntervals(next.watch);
+    }
+    await Promise.all(work);
+    await Promise.all(next.accounts.filter((s) => !this.accounts.has(s.name)).map((s) => this.addAccount(s)));
+    return result;
+  }
+
+  // ---- accounts ----
+
+  private async addAccount(spec: KeeperAccountSpec): Promise<void> {
+    const m: Managed = { spec, log: this.deps.logger.child({ account: spec.name }), provisionAttempts: 0, subscribed: false, removed: false };
+    this.accounts.set(spec.name, m);
+    initAccountSeries(this.deps.metrics, spec.name);
+    this.deps.metrics.triggersToday.set({ account: spec.name }, this.deps.triggers.get(spec.name));
+    await this.provision(m, false);
+  }
+
+  private async removeAccount(m: Managed): Promise<void> {
+    m.removed = true;
+    this.accounts.delete(m.spec.name);
+    this.stopWatching(m);
+    await this.stopAccount(m);
+    removeAccountSeries(this.deps.metrics, m.spec.name);
+  }
+
+  private async stopAccount(m: Managed): Promise<void> {
+    if (m.provisionTimer) this.deps.clock.clearTimeout(m.provisionTimer);
+    if (m.renewTimer) this.deps.clock.clearTimeout(m.renewTimer);
+    await m.runner?.stop();
+  }
+
+  private stopWatching(m: Managed): void {
+    m.watcher?.stop();
+    if (m.subscribed) this.feed?.unsubscribe(m.spec.address);
+    m.subscribed = false;
+  }
+
+  private async provision(m: Managed, force: boolean): Promise<boolean> {
+    const { deps } = this;
+    m.provisionAttempts += 1;
+    try {
+      const p = await provisionAccount(m.spec, {
+        venue: deps.venue,
+        network: this.options.network,
+        clock: deps.venueClock,
+        nonces: this.nonces,
+        store: deps.agentStore,
+        generateKey: deps.generateKey,
+      }, { force });
+      if (m.removed) return false;
+      m.provisioned = p;
+      m.provisionError = undefined;
+      m.provisionAttempts = 0;
+      deps.metrics.agentApproved.set({ account: m.spec.name }, 1);
+      m.log.info(
+        { event: 'provision', result: 'ok', source: p.source, account_type: p.accountType, agent: p.agent.address, valid_until: p.agentValidUntilMs ? new Date(p.agentValidUntilMs).toISOString() : null, builder_fee: p.builderFeeApproved },
+        `agent ${p.source === 'approved' ? 'approved' : p.source === 'stored' ? 'reused' : 'configured'}`,
+      );
+      for (const w of p.warnings) m.log.warn({ event: 'provision_warning' }, w);
+      this.scheduleRenewal(m);
+      this.ensureRunning(m);
+      return true;
+    } catch (e) {
+      if (m.removed) return false;
+      const message = (e as Error).message;
+      m.provisionError = message;
+      deps.metrics.agentApproved.set({ account: m.spec.name }, 0);
+      const delay = PROVISION_RETRY_MS[Math.min(m.provisionAttempts - 1, PROVISION_RETRY_MS.length - 1)]!;
+      m.log.error({ event: 'provision', result: 'error', reason: (e as { reason?: string }).reason ?? 'internal', retry_in_ms: delay, err: message }, 'provisioning failed; this account is not protected');
+      if (this.state !== 'stopping' && this.state !== 'stopped') {
+        m.provisionTimer = deps.clock.setTimeout(() => void this.provision(m, force), delay);
+      }
+      return false;
+    }
+  }
+
+  private scheduleRenewal(m: Managed): void {
+    const p = m.provisioned;
+    if (m.renewTimer) this.deps.clock.clearTimeout(m.renewTimer);
+    if (!p || p.source === 'configured' || p.agentValidUntilMs === undefined || !m.spec.masterKey) return;
+    const approvedAt = p.agentValidUntilMs - m.spec.validDays * 86_400_000;
+    const atVenue = renewAtMs(approvedAt, p.agentValidUntilMs);
+    const delay = Math.max(1_000, atVenue - this.deps.venueClock.nowMs());
+    // setTimeout cannot wait longer than ~24.8 days; re-check then.
+    m.renewTimer = this.deps.clock.setTimeout(() => {
+      if (this.deps.venueClock.nowMs() >= atVenue) void this.provision(m, true);
+      else this.scheduleRenewal(m);
+    }, Math.min(delay, 2 ** 31 - 1));
+  }
+
+  private ensureRunning(m: Managed): void {
+    const { deps } = this;
+    const p = m.provisioned!;
+    const sender: ScheduleCancelSender = makeSender({
+      agent: p.agent,
+      vaultAddress: p.vaultAddress,
+      network: this.options.network,
+      nonces: this.nonces,
+      venue: deps.venue,
+      queues: this.signerQueues,
+    });
+    m.sender = sender;
+    if (m.runner) return; // re-provisioned: only the signer changes
+    const runner = new AccountRunner(m.spec.name, m.spec.switch, {
+      clock: deps.venueClock,
+      scheduler: deps.scheduler,
+      sender: { send: (args) => (m.sender ?? sender).send(args) },
+      reprovision: () => this.provision(m, true),
+      report: (r) => this.onRunnerReport(m, r),
+    });
+    m.runner = runner;
+    runner.start();
+
+    m.watcher = new AccountWatcher(m.spec.address, this.options.watch, {
+      clock: deps.clock,
+      scheduler: deps.scheduler,
+      source: deps.venue,
+      report: (r) => this.onWatchReport(m, r),
+    });
+    m.watcher.start();
+    if (this.feed) {
+      const r = this.feed.subscribe(m.spec.address);
+      m.subscribed = r.subscribed;
+      if (!r.subscribed) m.log.info({ event: 'notifications_unavailable', reason: r.reason }, 'no WebSocket slot for this account; relying on polling');
+    }
+  }
+
+  // ---- reports ----
+
+  private onRunnerReport(m: Managed, r: RunnerReport): void {
+    const { metrics } = this.deps;
+    const account = m.spec.name;
+    switch (r.type) {
+      case 'arm': {
+        metrics.armRequests.inc({ account, result: r.result });
+        metrics.armLatency.observe({ path: r.path }, r.latencyMs / 1000);
+        if (r.result === 'ok') {
+          metrics.lastArmSuccess.set({ account }, this.deps.clock.nowMs() / 1000);
+          if (r.lagMs !== undefined) metrics.armLag.observe(Math.max(0, r.lagMs) / 1000);
+          m.log.info({ event: 'arm', result: 'ok', path: r.path, deadline: new Date(r.deadlineMs!).toISOString(), latency_ms: r.latencyMs, venue: { status: 'ok' } }, 'armed');
+        } else {
+          if (r.result === 'rate_limited') metrics.rateLimited.inc({ scope: r.scope === 'global' ? 'global' : 'endpoint' });
+          m.log.warn({ event: 'arm', result: r.result, path: r.path, reason: r.reason, retry_after_ms: r.retryAfterMs, venue: r.message }, 'arm failed');
+        }
+        break;
+      }
+      case 'clear':
+        m.log[r.result === 'ok' ? 'info' : 'warn']({ event: 'clear', result: r.result, path: r.path, reason: r.reason, venue: r.message ?? { status: 'ok' } }, r.result === 'ok' ? 'schedule cleared' : 'clear failed');
+        break;
+      case 'lapsed':
+        void this.onLapsed(m, r.deadlineMs);
+        break;
+      case 'phase':
+        m.log.info({ event: 'phase', from: r.from, to: r.to }, `switch ${r.to}`);
+        metrics.ineligible.set({ account }, r.to === 'ineligible' ? 1 : 0);
+        break;
+      case 'reprovision_requested':
+        m.log.warn({ event: 'reprovision' }, 'the venue does not know our signer; approving a new agent');
+        metrics.agentApproved.set({ account }, 0);
+        break;
+      case 'stopped':
+        m.log.info({ event: 'stopped' }, 'switch stopped');
+        break;
+    }
+  }
+
+  /** A deadline passed: the venue cancelled the account's orders. Count it and say what is left. */
+  private async onLapsed(m: Managed, deadlineMs: number): Promise<void> {
+    const { metrics, triggers } = this.deps;
+    const account = m.spec.name;
+    const ordersBefore = m.orders?.count ?? null;
+    metrics.lapses.inc({ account });
+    metrics.cancelsFired.inc({ account });
+    let count = triggers.get(account) + 1;
+    try {
+      count = await triggers.record(account, this.deps.venueClock.nowMs());
+    } catch (e) {
+      if (e instanceof StateWriteError) metrics.stateWriteErrors.inc({ reason: e.reason });
+      m.log.error({ event: 'state_write_failed', err: (e as Error).message }, 'could not persist the trigger count');
+    }
+    metrics.triggersToday.set({ account }, count);
+    const seen = await m.watcher?.reconcile().catch(() => undefined);
+    const positions = seen?.positions ?? m.positions;
+    m.log.error(
+      {
+        event: 'cancel_fired',
+        deadline: new Date(deadlineMs).toISOString(),
+        orders_before: ordersBefore,
+        orders_after: seen?.orders?.length ?? null,
+        positions_open: positions?.count ?? null,
+        position_value_usdc: positions?.valueUsdc ?? null,
+        unrealized_pnl_usdc: positions?.unrealizedPnlUsdc ?? null,
+        triggers_today: count,
+        triggers_cap: VENUE_FACTS.maxTriggersPerUtcDay,
+      },
+      positions && positions.count > 0
+        ? `scheduled cancel fired: orders cancelled, ${positions.count} open position(s) remain (not flattened)`
+        : 'scheduled cancel fired: orders cancelled',
+    );
+    if (count >= this.options.triggerWarnAt) {
+      m.log.warn({ event: 'trigger_budget', triggers_today: count, cap: VENUE_FACTS.maxTriggersPerUtcDay }, 'daily scheduled-cancel trigger budget nearly spent');
+    }
+  }
+
+  private onWatchReport(m: Managed, r: WatchReport): void {
+    const { metrics } = this.deps;
+    const account = m.spec.name;
+    switch (r.type) {
+      case 'orders':
+        m.orders = { count: r.count, atMs: r.atMs };
+        metrics.openOrders.set({ account }, r.count);
+        m.runner?.observeOrders(r.count);
+        break;
+      case 'positions':
+        m.positions = { ...r };
+        metrics.positions.set({ account }, r.count);
+        metrics.positionValue.set({ account }, decToNumber(r.valueUsdc));
+        metrics.unrealizedPnl.set({ account }, decToNumber(r.unrealizedPnlUsdc));
+        break;
+      case 'read_failed':
+        if (r.reason === 'shed') metrics.readsShed.inc();
+        m.log.warn({ event: 'read_failed', what: r.what, reason: r.reason, err: r.message }, `could not read ${r.what}`);
+        break;
+    }
+  }
+
+  private onNotificationEvent(e: NotificationClientEvent): void {
+    const byAddress = (addr: string) => [...this.accounts.values()].find((m) => m.spec.address === addr);
+    switch (e.type) {
+      case 'notification': {
+        const targets = (e.user ? [e.user] : e.users).map(byAddress).filter((m): m is Managed => m !== undefined);
+        for (const m of targets) {
+          this.deps.metrics.notifications.inc({ account: m.spec.name });
+          m.log.info({ event: 'notification', text: e.text.slice(0, 500), attributed: e.user !== undefined }, 'venue notification');
+          void m.watcher?.reconcile();
+        }
+        break;
+      }
+      case 'reconnected':
+        for (const u of e.users) void byAddress(u)?.watcher?.reconcile();
+        this.deps.logger.info({ event: 'ws_reconnected', users: e.users.length }, 'notification WebSocket reconnected');
+        break;
+      case 'disconnected':
+        this.deps.logger.warn({ event: 'ws_disconnected', reason: e.reason, retry_in_ms: e.retryInMs }, 'notification WebSocket lost');
+        break;
+      case 'server_error':
+        this.deps.logger.warn({ event: 'ws_error', message: e.message.slice(0, 500) }, 'WebSocket error channel');
+        break;
+      default:
+        break;
+    }
+  }
+
+  // ---- loop, time, health ----
+
+  private loop(): void {
+    const { deps } = this;
+    const now = deps.clock.nowMs();
+    this.lastLoopMs = now;
+    const venueNow = deps.venueClock.nowMs();
+    const m = deps.metrics;
+    m.up.set(1);
+    m.clockSkew.set(deps.venueClock.skewSeconds());
+    m.wsConnected.set(this.feed?.connected() ? 1 : 0);
+    for (const acct of this.accounts.values()) {
+      const name = acct.spec.name;
+      const s = acct.runner?.snapshot();
+      const deadline = s?.deadlineMs ?? null;
+      const armed = deadline !== null && deadline > venueNow;
+      m.armed.set({ account: name }, armed ? 1 : 0);
+      m.horizon.set({ account: name }, armed ? (deadline - venueNow) / 1000 : 0);
+      if (deadline !== null) m.deadline.set({ account: name }, deadline / 1000);
+      m.shouldBeArmed.set({ account: name }, this.shouldBeArmed(acct) ? 1 : 0);
+    }
+    if (this.readiness().ready) deps.onHealthyTick?.();
+    if (this.state !== 'stopped') {
+      this.loopTimer = deps.clock.setTimeout(() => this.loop(), LOOP_EVERY_MS);
+    }
+  }
+
+  private scheduleHealthCheck(): void {
+    this.healthTimer = this.deps.clock.setTimeout(async () => {
+      await this.checkVenueClock();
+      if (this.state === 'running' || this.state === 'starting') this.scheduleHealthCheck();
+    }, HEALTH_EVERY_MS);
+  }
+
+  /** `/v1/health` `as_of` is the precise venue clock sample (Date headers refine it continuously). */
+  private async checkVenueClock(): Promise<void> {
+    const { deps } = this;
+    const t0 = deps.clock.nowMs();
+    try {
+      const h = await deps.scheduler.run({ kind: 'read', scopes: ['global', 'endpoint:GET /v1/health'], maxWaitMs: 30_000 }, () => deps.venue.health());
+      if (h.as_of) deps.venueClock.observeTimestamp(h.as_of, t0, deps.clock.nowMs());
+    } catch (e) {
+      deps.logger.warn({ event: 'venue_health_failed', err: (e as Error).message }, 'cannot read the venue clock from /v1/health');
+    }
+    const skewMs = Math.abs(deps.venueClock.skewSeconds() * 1000);
+    if (skewMs > this.options.maxClockSkewMs) {
+      deps.logger.error({ event: 'clock_skew', skew_seconds: deps.venueClock.skewSeconds(), threshold_seconds: this.options.maxClockSkewMs / 1000 }, 'local clock disagrees with the venue; deadlines use venue time, but fix NTP');
+      this.skewLogged = true;
+    } else if (this.skewLogged) {
+      deps.logger.info({ event: 'clock_skew_resolved', skew_seconds: deps.venueClock.skewSeconds() }, 'clock skew back within threshold');
+      this.skewLogged = false;
+    }
+  }
+
+  private rollDay(): void {
+    const { deps } = this;
+    if (deps.triggers.rollIfNewDay(deps.venueClock.nowMs())) {
+      for (const name of this.accounts.keys()) deps.metrics.triggersToday.set({ account: name }, 0);
+      deps.triggers.save().catch((e: unknown) => {
+        if (e instanceof StateWriteError) deps.metrics.stateWriteErrors.inc({ reason: e.reason });
+      });
+      deps.logger.info({ event: 'trigger_day_reset', day: deps.triggers.currentDay() }, 'daily trigger counts reset (00:00 UTC)');
+    }
+  }
+
+  private shouldBeArmed(m: Managed): boolean {
+    if (!m.runner) return true; // not provisioned yet: it should be, and is not
+    return m.runner.shouldBeArmed();
+  }
+
+  // ---- views ----
+
+  liveness(): { alive: boolean; lastLoopAgeMs: number } {
+    const age = this.deps.clock.nowMs() - this.lastLoopMs;
+    return { alive: this.state !== 'stopped' && this.state !== 'new' && age < 10 * LOOP_EVERY_MS, lastLoopAgeMs: age };
+  }
+
+  readiness(): { ready: boolean; faults: Array<{ account: string; problem: string; horizon_seconds: number | null }> } {
+    const venueNow = this.deps.venueClock.nowMs();
+    const faults: Array<{ account: string; problem: string; horizon_seconds: number | null }> = [];
+    if (this.state !== 'running') faults.push({ account: '*', problem: `keeper ${this.state}`, horizon_seconds: null });
+    for (const m of this.accounts.values()) {
+      if (!this.shouldBeArmed(m)) continue;
+      const d = m.runner?.snapshot().deadlineMs ?? null;
+      const horizon = d === null ? null : (d - venueNow) / 1000;
+      if (!m.runner) faults.push({ account: m.spec.name, problem: `not provisioned: ${m.provisionError ?? 'pending'}`, horizon_seconds: null });
+      else if (horizon === null || horizon * 1000 < m.spec.switch.minHorizonMs) {
+        faults.push({ account: m.spec.name, problem: horizon === null ? 'not armed' : `horizon ${horizon.toFixed(1)} s below ${m.spec.switch.minHorizonMs / 1000} s`, horizon_seconds: horizon });
+      }
+    }
+    return { ready: faults.length === 0, faults };
+  }
+
+  status(): KeeperStatus {
+    const venueNow = this.deps.venueClock.nowMs();
+    const accounts: AccountStatus[] = [];
+    for (const m of this.accounts.values()) {
+      const s = m.runner?.snapshot();
+      const d = s?.deadlineMs ?? null;
+      const p = m.provisioned;
+      accounts.push({
+        name: m.spec.name,
+        address: m.spec.address,
+        account_type: p?.accountType,
+        phase: s?.phase ?? (m.provisionError ? 'provisioning_failed' : 'provisioning'),
+        should_be_armed: this.shouldBeArmed(m),
+        armed: d !== null && d > venueNow,
+        deadline: d === null ? null : new Date(d).toISOString(),
+        horizon_seconds: d === null ? null : Math.round((d - venueNow) / 100) / 10,
+        min_horizon_seconds: m.spec.switch.minHorizonMs / 1000,
+        last_arm: s?.lastResult
+          ? { op: s.lastResult.op, result: s.lastResult.result, reason: s.lastResult.reason, message: s.lastResult.message, path: s.lastResult.path, at: new Date(s.lastResult.atMs).toISOString() }
+          : null,
+        last_success_at: s?.lastSuccessMs ? new Date(s.lastSuccessMs).toISOString() : null,
+        open_orders: m.orders?.count ?? null,
+        positions: m.positions ? { count: m.positions.count, value_usdc: m.positions.valueUsdc, unrealized_pnl_usdc: m.positions.unrealizedPnlUsdc } : null,
+        triggers_today: this.deps.triggers.get(m.spec.name),
+        agent: p ? { address: p.agent.address, source: p.source, valid_until: p.agentValidUntilMs ? new Date(p.agentValidUntilMs).toISOString() : null } : null,
+        provision_error: m.provisionError ?? null,
+        path: m.spec.switch.path,
+        arm_when: m.spec.switch.armWhen,
+        on_shutdown: m.spec.switch.onShutdown,
+        notifications: m.subscribed,
+      });
+    }
+    return {
+      venue_time: new Date(venueNow).toISOString(),
+      clock_skew_seconds: this.deps.venueClock.skewSeconds(),
+      ws_connected: this.feed?.connected() ?? false,
+      ready: this.readiness().ready,
+      accounts,
+    };
+  }
+
+  /** For tests and the benchmark: the runner of an account. */
+  runnerOf(name: string): AccountRunner | undefined {
+    return this.accounts.get(name)?.runner;
+  }
+}

@@ -1,0 +1,237 @@
+import { generatePrivateKey, privateKeyToAddress } from 'viem/accounts';
+import type { Clock } from '../sched/clock.js';
+import { sleep } from '../sched/clock.js';
+import type { AgentStore, StoredAgent } from '../state/agent-store.js';
+import { buildApproveAgent, buildApproveBuilderFee } from '../venue/actions.js';
+import { ActionError } from '../venue/errors.js';
+import { VENUE_FACTS } from '../venue/facts.js';
+import type { NonceSource } from '../venue/signing/nonce.js';
+import { signerFromPrivateKey, type Signer } from '../venue/signing/signer.js';
+import type { Account, Network, SignedRequest } from '../venue/types.js';
+
+/**
+ * Provisioning at start: resolve the account, get an agent that may sign for it, approve the
+ * builder fee if asked, and never hold the master key longer than one approval.
+ *
+ * Key handling: the master key is read from its source (file or env) only inside `withMaster`,
+ * used to sign, and the reference dropped; re-provisioning before expiry reads it again.
+ */
+export type KeyLoader = () => Promise<string>;
+
+export interface ProvisionSpec {
+  name: string;
+  address: string;
+  agentName: string;
+  validDays: number;
+  masterKey?: KeyLoader;
+  agentKey?: KeyLoader;
+  builderFee?: { builder: string; maxFeeRate: string };
+}
+
+export interface ProvisionVenue {
+  getAccount(address: string): Promise<Account>;
+  postExchange(body: SignedRequest<unknown>): Promise<unknown>;
+}
+
+export interface Provisioned {
+  accountType: 'main' | 'subaccount';
+  /** The main account whose master approves agents (the address itself for a main account). */
+  masterAddress: string;
+  /** Set for a subaccount: L1 actions carry it as `vaultAddress`. */
+  vaultAddress?: string;
+  agent: Signer;
+  /** Venue time when the approval lapses; undefined for a configured (externally managed) agent. */
+  agentValidUntilMs?: number;
+  /** What happened: reused a stored agent, approved a new one, or took the configured key. */
+  source: 'configured' | 'stored' | 'approved';
+  builderFeeApproved: boolean;
+  /** Problems that did not stop provisioning (e.g. the agent could not be saved). */
+  warnings: string[];
+}
+
+export class ProvisionError extends Error {
+  readonly code = 'PROVISION_FAILED' as const;
+  constructor(
+    readonly account: string,
+    readonly reason: 'resolve' | 'no_master_key' | 'bad_key' | 'approve_agent' | 'approve_builder_fee' | 'state',
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`${account}: ${message}`, options);
+    this.name = 'ProvisionError';
+  }
+}
+
+export interface ProvisionDeps {
+  venue: ProvisionVenue;
+  network: Network;
+  /** Venue time. */
+  clock: Clock;
+  nonces: NonceSource;
+  store: AgentStore;
+  generateKey?: () => `0x${string}`;
+  /** Re-approve when less than this share of the validity is left (default 0.2). */
+  renewFraction?: number;
+}
+
+const DAY_MS = 86_400_000;
+
+/** The `agentName` field: the name, plus the expiry suffix the venue understands. */
+export function agentNameWithExpiry(name: string, validUntilMs: number): string {
+  return `${name} valid_until ${validUntilMs}`;
+}
+
+/** When a stored or fresh approval should be renewed (venue time). */
+export function renewAtMs(approvedAtMs: number, validUntilMs: number, renewFraction = 0.2): number {
+  return validUntilMs - Math.max(60_000, (validUntilMs - approvedAtMs) * renewFraction);
+}
+
+export async function resolveAccount(venue: ProvisionVenue, name: string, address: string): Promise<Pick<Provisioned, 'accountType' | 'masterAddress' | 'vaultAddress'>> {
+  let acct: Account;
+  try {
+    acct = await venue.getAccount(address);
+  } catch (e) {
+    throw new ProvisionError(name, 'resolve', `cannot resolve ${address}: ${(e as Error).message}`, { cause: e });
+  }
+  if (acct.account_type === 'subaccount') {
+    const parent = acct.parent?.address?.toLowerCase();
+    if (!parent) throw new ProvisionError(name, 'resolve', `${address} is a subaccount but the venue names no parent`);
+    return { accountType: 'subaccount', masterAddress: parent, vaultAddress: address.toLowerCase() };
+  }
+  return { accountType: 'main', masterAddress: address.toLowerCase() };
+}
+
+async function loadSigner(name: string, what: string, loader: KeyLoader): Promise<Signer> {
+  let text: string;
+  try {
+    text = (await loader()).trim();
+  } catch (e) {
+    throw new ProvisionError(name, 'bad_key', `cannot read the ${what}: ${(e as Error).message}`);
+  }
+  try {
+    return signerFromPrivateKey(text, what);
+  } catch {
+    throw new ProvisionError(name, 'bad_key', `the ${what} is not a private key`);
+  }
+}
+
+/**
+ * Provisions one account. `force` approves a new agent even when a stored one looks valid (the
+ * venue said the signer does not exist: the agent was pruned or replaced elsewhere).
+ */
+export async function provisionAccount(spec: ProvisionSpec, deps: ProvisionDeps, opts: { force?: boolean } = {}): Promise<Provisioned> {
+  const where = await resolveAccount(deps.venue, spec.name, spec.address);
+  const now = deps.clock.nowMs();
+
+  let agent: Signer;
+  let validUntil: number | undefined;
+  let source: Provisioned['source'];
+  const warnings: string[] = [];
+
+  if (spec.agentKey) {
+    agent = await loadSigner(spec.name, 'agent key', spec.agentKey);
+    source = 'configured';
+  } else {
+    const stored = opts.force ? undefined : await deps.store.load(spec.name, spec.agentName).catch(() => undefined);
+    if (stored && stored.masterAddress === where.masterAddress && now < renewAtMs(stored.approvedAtMs, stored.validUntilMs, deps.renewFraction)) {
+      agent = signerFromPrivateKey(stored.privateKey, 'stored agent key');
+      validUntil = stored.validUntilMs;
+      source = 'stored';
+    } else {
+      if (!spec.masterKey) {
+        throw new ProvisionError(spec.name, 'no_master_key', 'no agent key is configured and no master key is available to approve one');
+      }
+      const approved = await approveNewAgent(spec, where.masterAddress, deps);
+      if (approved.saveProblem) warnings.push(approved.saveProblem);
+      agent = approved.agent;
+      validUntil = approved.validUntilMs;
+      source = 'approved';
+    }
+  }
+
+  let builderFeeApproved = false;
+  if (spec.builderFee && spec.masterKey && source !== 'stored') {
+    await withMaster(spec, where.masterAddress, async (master) => {
+      const nonce = deps.nonces.next(master.address);
+      const body = await buildApproveBuilderFee({ signer: master, network: deps.network, nonce, builder: spec.builderFee!.builder, maxFeeRate: spec.builderFee!.maxFeeRate });
+      try {
+        await deps.venue.postExchange(body);
+      } catch (e) {
+        throw new ProvisionError(spec.name, 'approve_builder_fee', `approveBuilderFee refused: ${(e as Error).message}`, { cause: e });
+      }
+    });
+    builderFeeApproved = true;
+  }
+
+  return { ...where, agent, agentValidUntilMs: validUntil, source, builderFeeApproved, warnings };
+}
+
+async function withMaster<T>(spec: ProvisionSpec, masterAddress: string, fn: (master: Signer) => Promise<T>): Promise<T> {
+  let master: Signer | undefined = await loadSigner(spec.name, 'master key', spec.masterKey!);
+  try {
+    if (master.address !== masterAddress) {
+      throw new ProvisionError(spec.name, 'bad_key', `the master key belongs to ${master.address}, but ${spec.address} is controlled by ${masterAddress}`);
+    }
+    return await fn(master);
+  } finally {
+    // Drop our only reference; the key's closure becomes garbage once the signature is sent.
+    master = undefined;
+  }
+}
+
+async function approveNewAgent(
+  spec: ProvisionSpec,
+  masterAddress: string,
+  deps: ProvisionDeps,
+): Promise<{ agent: Signer; validUntilMs: number; saveProblem?: string }> {
+  const key = (deps.generateKey ?? generatePrivateKey)();
+  const agent = signerFromPrivateKey(key, 'generated agent key');
+  const approvedAtMs = deps.clock.nowMs();
+  const validUntilMs = approvedAtMs + Math.min(spec.validDays, VENUE_FACTS.agentValidMaxDays) * DAY_MS;
+
+  await withMaster(spec, masterAddress, async (master) => {
+    // A replacement leaves the venue answering "pending agent removal" for ~5 s: wait it out.
+    for (let attempt = 1; ; attempt++) {
+      const nonce = deps.nonces.next(master.address);
+      const body = await buildApproveAgent({
+        signer: master,
+        network: deps.network,
+        nonce,
+        agentAddress: agent.address,
+        agentName: agentNameWithExpiry(spec.agentName, validUntilMs),
+      });
+      try {
+        await deps.venue.postExchange(body);
+        return;
+      } catch (e) {
+        if (e instanceof ActionError && e.reason === 'pending_agent_removal' && attempt < 4) {
+          await sleep(deps.clock, VENUE_FACTS.pendingAgentRemovalMs + 500);
+          continue;
+        }
+        throw new ProvisionError(spec.name, 'approve_agent', `approveAgent refused: ${(e as Error).message}`, { cause: e });
+      }
+    }
+  });
+
+  const stored: StoredAgent = {
+    account: spec.name,
+    agentName: spec.agentName,
+    masterAddress,
+    agentAddress: agent.address,
+    privateKey: key,
+    approvedAtMs,
+    validUntilMs,
+  };
+  try {
+    await deps.store.save(stored);
+  } catch (e) {
+    // The agent works; only a restart will have to approve another (same name: a rotation, so
+    // no slot is lost).
+    return { agent, validUntilMs, saveProblem: `agent approved but not saved, a restart will approve another: ${(e as Error).message}` };
+  }
+  return { agent, validUntilMs };
+}
+
+export function addressOfKey(key: `0x${string}`): string {
+  return privateKeyToAddress(key).toLowerCase();
+}

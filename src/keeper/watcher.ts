@@ -1,0 +1,155 @@
+import type { Clock, TimerHandle } from '../sched/clock.js';
+import type { RequestScheduler } from '../sched/scheduler.js';
+import { addDecimals } from '../venue/decimal.js';
+import type { OpenOrder, OrdersPage, Position, PositionsPage } from '../venue/types.js';
+
+/**
+ * Watches one account's open orders and positions by polling, every page through the shared
+ * budget as a read (so reads are shed before arms under pressure). A notification or a lapsed
+ * deadline asks for a prompt `reconcile()`.
+ */
+export interface WatchSource {
+  ordersPages(address: string, query: object, opts?: { signal?: AbortSignal }): AsyncGenerator<OrdersPage>;
+  positionsPages(address: string, query: object, opts?: { signal?: AbortSignal }): AsyncGenerator<PositionsPage>;
+}
+
+export interface PositionsSummary {
+  count: number;
+  valueUsdc: string;
+  unrealizedPnlUsdc: string;
+  positions: Position[];
+}
+
+export type WatchReport =
+  | { type: 'orders'; count: number; orders: OpenOrder[]; atMs: number }
+  | ({ type: 'positions'; atMs: number } & PositionsSummary)
+  | { type: 'read_failed'; what: 'orders' | 'positions'; reason: string; message: string };
+
+export interface WatcherDeps {
+  clock: Clock;
+  scheduler: RequestScheduler;
+  source: WatchSource;
+  report: (r: WatchReport) => void;
+}
+
+const ORDERS_SCOPES = ['global', 'endpoint:GET /v1/accounts/{address}/orders'] as const;
+const POSITIONS_SCOPES = ['global', 'endpoint:GET /v1/accounts/{address}/positions'] as const;
+
+export function summarizePositions(positions: Position[]): PositionsSummary {
+  return {
+    count: positions.length,
+    valueUsdc: addDecimals(positions.map((p) => p.value_usdc ?? '0')),
+    unrealizedPnlUsdc: addDecimals(positions.map((p) => p.unrealized_pnl_usdc ?? '0')),
+    positions,
+  };
+}
+
+export class AccountWatcher {
+  private ordersTimer: TimerHandle | null = null;
+  private positionsTimer: TimerHandle | null = null;
+  private running = false;
+  private readonly abort = new AbortController();
+  private ordersInFlight: Promise<OpenOrder[] | undefined> | null = null;
+  private positionsInFlight: Promise<PositionsSummary | undefined> | null = null;
+
+  constructor(
+    readonly address: string,
+    private intervals: { ordersEveryMs: number; positionsEveryMs: number },
+    private readonly deps: WatcherDeps,
+  ) {}
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    void this.pollOrders();
+    void this.pollPositions();
+  }
+
+  stop(): void {
+    this.running = false;
+    this.abort.abort(new Error('watcher stopped'));
+    if (this.ordersTimer) this.deps.clock.clearTimeout(this.ordersTimer);
+    if (this.positionsTimer) this.deps.clock.clearTimeout(this.positionsTimer);
+    this.ordersTimer = this.positionsTimer = null;
+  }
+
+  setIntervals(intervals: { ordersEveryMs: number; positionsEveryMs: number }): void {
+    this.intervals = intervals;
+  }
+
+  /** Reads orders and positions now (a notification arrived, or a deadline passed). */
+  async reconcile(): Promise<{ orders?: OpenOrder[]; positions?: PositionsSummary }> {
+    const [orders, positions] = await Promise.all([this.pollOrders(), this.pollPositions()]);
+    return { orders, positions };
+  }
+
+  private pollOrders(): Promise<OpenOrder[] | undefined> {
+    if (!this.running) return Promise.resolve(undefined);
+    // Coalesce: a reconcile during a poll waits for that poll instead of doubling the reads.
+    if (this.ordersInFlight) return this.ordersInFlight;
+    if (this.ordersTimer) this.deps.clock.clearTimeout(this.ordersTimer);
+    this.ordersTimer = null;
+    this.ordersInFlight = this.readAll(ORDERS_SCOPES, (signal) => this.deps.source.ordersPages(this.address, {}, { signal }))
+      .then(
+        (orders) => {
+          this.deps.report({ type: 'orders', count: orders.length, orders, atMs: this.deps.clock.nowMs() });
+          return orders;
+        },
+        (e: unknown) => {
+          this.reportFailure('orders', e);
+          return undefined;
+        },
+      )
+      .finally(() => {
+        this.ordersInFlight = null;
+        if (this.running) this.ordersTimer = this.deps.clock.setTimeout(() => void this.pollOrders(), this.intervals.ordersEveryMs);
+      });
+    return this.ordersInFlight;
+  }
+
+  private pollPositions(): Promise<PositionsSummary | undefined> {
+    if (!this.running) return Promise.resolve(undefined);
+    if (this.positionsInFlight) return this.positionsInFlight;
+    if (this.positionsTimer) this.deps.clock.clearTimeout(this.positionsTimer);
+    this.positionsTimer = null;
+    this.positionsInFlight = this.readAll(POSITIONS_SCOPES, (signal) => this.deps.source.positionsPages(this.address, {}, { signal }))
+      .then(
+        (positions) => {
+          const summary = summarizePositions(positions);
+          this.deps.report({ type: 'positions', atMs: this.deps.clock.nowMs(), ...summary });
+          return summary;
+        },
+        (e: unknown) => {
+          this.reportFailure('positions', e);
+          return undefined;
+        },
+      )
+      .finally(() => {
+        this.positionsInFlight = null;
+        if (this.running) this.positionsTimer = this.deps.clock.setTimeout(() => void this.pollPositions(), this.intervals.positionsEveryMs);
+      });
+    return this.positionsInFlight;
+  }
+
+  /** Every cursor page, each admitted by the budget as a read. */
+  private async readAll<T>(scopes: readonly string[], pages: (signal: AbortSignal) => AsyncGenerator<{ data?: T[] }>): Promise<T[]> {
+    const it = pages(this.abort.signal);
+    const out: T[] = [];
+    try {
+      for (;;) {
+        const r = await this.deps.scheduler.run({ kind: 'read', scopes, signal: this.abort.signal }, () => it.next());
+        if (r.done) break;
+        out.push(...(r.value.data ?? []));
+      }
+    } finally {
+      await it.return?.(undefined).catch(() => undefined);
+    }
+    return out;
+  }
+
+  private reportFailure(what: 'orders' | 'positions', e: unknown): void {
+    if (!this.running) return;
+    const err = e as { reason?: unknown; message?: unknown };
+    this.deps.report({ type: 'read_failed', what, reason: typeof err?.reason === 'string' ? err.reason : 'internal', message: String(err?.message ?? e) });
+  }
+}

@@ -1,0 +1,126 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import type { Registry } from 'prom-client';
+
+/**
+ * The operator endpoints. Small and defensive: GET/HEAD only, no request bodies read, bounded
+ * header size and URL length, short timeouts, every answer small. Nothing here can stall the
+ * keeper: handlers only read in-memory state.
+ */
+export interface OpsViews {
+  liveness(): { alive: boolean; lastLoopAgeMs: number };
+  readiness(): { ready: boolean; faults: unknown[] };
+  status(): unknown;
+  statusPage(): string;
+  registry: Registry;
+}
+
+const MAX_URL_CHARS = 2048;
+
+export interface OpsServer {
+  readonly address: { host: string; port: number };
+  close(): Promise<void>;
+}
+
+export function parseListen(listen: string): { host: string; port: number } {
+  const m = /^\[([0-9a-fA-F:.]+)\]:(\d{1,5})$/.exec(listen) ?? /^([^:[\]]+):(\d{1,5})$/.exec(listen);
+  if (!m || Number(m[2]) > 65535) throw new Error(`listen must be host:port (IPv6 in brackets), got '${listen}'`);
+  return { host: m[1]!, port: Number(m[2]) };
+}
+
+function send(res: ServerResponse, status: number, body: string, contentType: string, extra: Record<string, string> = {}): void {
+  const buf = Buffer.from(body, 'utf8');
+  res.writeHead(status, {
+    'content-type': contentType,
+    'content-length': String(buf.length),
+    'cache-control': 'no-store',
+    'x-content-type-options': 'nosniff',
+    ...extra,
+  });
+  res.end(res.req.method === 'HEAD' ? undefined : buf);
+}
+
+function json(res: ServerResponse, status: number, value: unknown): void {
+  send(res, status, `${JSON.stringify(value)}\n`, 'application/json; charset=utf-8');
+}
+
+export async function handleOps(views: OpsViews, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const url = req.url ?? '/';
+  if (url.length > MAX_URL_CHARS) return json(res, 414, { error: 'uri too long' });
+  const path = url.split('?')[0] ?? '/';
+  const known = path === '/' || path === '/metrics' || path === '/healthz' || path === '/readyz' || path === '/status';
+  if (!known) return json(res, 404, { error: 'not found', paths: ['/', '/metrics', '/healthz', '/readyz', '/status'] });
+  if (req.method !== 'GET' && req.method !== 'HEAD') {
+    return send(res, 405, `${JSON.stringify({ error: 'method not allowed' })}\n`, 'application/json; charset=utf-8', { allow: 'GET, HEAD' });
+  }
+  switch (path) {
+    case '/healthz': {
+      const l = views.liveness();
+      return json(res, l.alive ? 200 : 503, { status: l.alive ? 'ok' : 'stalled', last_loop_age_ms: l.lastLoopAgeMs });
+    }
+    case '/readyz': {
+      const r = views.readiness();
+      return json(res, r.ready ? 200 : 503, r.ready ? { status: 'ready' } : { status: 'not ready', accounts: r.faults });
+    }
+    case '/status':
+      return json(res, 200, views.status());
+    case '/metrics': {
+      const text = await views.registry.metrics();
+      return send(res, 200, text, views.registry.contentType);
+    }
+    default:
+      return send(res, 200, views.statusPage(), 'text/html; charset=utf-8', {
+        'content-security-policy': "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; img-src data:",
+      });
+  }
+}
+
+export async function startOpsServer(listen: string, views: OpsViews, onError: (e: Error) => void = () => undefined): Promise<OpsServer> {
+  const { host, port } = parseListen(listen);
+  const sockets = new Set<Socket>();
+  const server: Server = createServer({ maxHeaderSize: 16 * 1024, requestTimeout: 10_000, headersTimeout: 5_000, keepAliveTimeout: 5_000 }, (req, res) => {
+    // The body of a GET is never read: discard it so a slow uploader cannot hold the socket.
+    req.resume();
+    handleOps(views, req, res).catch((e: unknown) => {
+      onError(e as Error);
+      if (!res.headersSent) json(res, 500, { error: 'internal error' });
+      else res.destroy();
+    });
+  });
+  server.on('connection', (s) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
+  server.on('clientError', (err, socket) => {
+    if (socket.writable) {
+      const code = (err as NodeJS.ErrnoException).code === 'HPE_HEADER_OVERFLOW' ? '431 Request Header Fields Too Large' : '400 Bad Request';
+      socket.end(`HTTP/1.1 ${code}\r\nconnection: close\r\ncontent-length: 0\r\n\r\n`);
+    } else socket.destroy();
+  });
+  server.maxConnections = 256;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const addr = server.address();
+  const bound = typeof addr === 'object' && addr ? { host, port: addr.port } : { host, port };
+  let closing: Promise<void> | undefined;
+  return {
+    address: bound,
+    close: () => {
+      closing ??= new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+        // Bounded: connections still open after a moment are cut.
+        const t = setTimeout(() => {
+          for (const s of sockets) s.destroy();
+        }, 1_000);
+        t.unref();
+      });
+      return closing;
+    },
+  };
+}

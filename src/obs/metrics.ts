@@ -1,0 +1,116 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+/**
+ * Every metric of DESIGN.md section 2 (names and labels are the contract), declared once here.
+ * The registry is ours (never prom-client's global one); label values are pre-created so that
+ * rates and absent() alerts work from the first scrape.
+ */
+export const ARM_RESULTS = ['ok', 'rate_limited', 'rejected', 'error'] as const;
+export const RATE_LIMIT_SCOPES = ['endpoint', 'global', 'client'] as const;
+export const ARM_PATHS = ['rest', 'exchange'] as const;
+
+export interface KeeperMetrics {
+  registry: Registry;
+  armed: Gauge<'account'>;
+  deadline: Gauge<'account'>;
+  horizon: Gauge<'account'>;
+  lastArmSuccess: Gauge<'account'>;
+  armRequests: Counter<'account' | 'result'>;
+  armLatency: Histogram<'path'>;
+  openOrders: Gauge<'account'>;
+  positions: Gauge<'account'>;
+  positionValue: Gauge<'account'>;
+  unrealizedPnl: Gauge<'account'>;
+  cancelsFired: Counter<'account'>;
+  notifications: Counter<'account'>;
+  wsConnected: Gauge;
+  venueRequests: Counter<'endpoint' | 'code'>;
+  rateLimited: Counter<'scope'>;
+  clockSkew: Gauge;
+  agentApproved: Gauge<'account'>;
+  configReloads: Counter<'result'>;
+  buildInfo: Gauge<'version'>;
+  // additions beyond the contract
+  triggersToday: Gauge<'account'>;
+  shouldBeArmed: Gauge<'account'>;
+  ineligible: Gauge<'account'>;
+  armLag: Histogram;
+  lapses: Counter<'account'>;
+  stateWriteErrors: Counter<'reason'>;
+  readsShed: Counter;
+  up: Gauge;
+}
+
+export function createMetrics(opts: { version: string; defaultMetrics?: boolean; registry?: Registry }): KeeperMetrics {
+  const registry = opts.registry ?? new Registry();
+  if (opts.defaultMetrics !== false) collectDefaultMetrics({ register: registry });
+  const r = [registry];
+  const m: KeeperMetrics = {
+    registry,
+    armed: new Gauge({ name: 'dms_keeper_armed', help: '1 while the account has a scheduled cancel set by this keeper in the future', labelNames: ['account'], registers: r }),
+    deadline: new Gauge({ name: 'dms_keeper_deadline_timestamp_seconds', help: 'Venue time of the armed scheduled cancel (Unix seconds)', labelNames: ['account'], registers: r }),
+    horizon: new Gauge({ name: 'dms_keeper_horizon_seconds', help: 'Armed deadline minus venue now, in seconds (0 when not armed)', labelNames: ['account'], registers: r }),
+    lastArmSuccess: new Gauge({ name: 'dms_keeper_last_arm_success_timestamp_seconds', help: 'Local time of the last accepted arm (Unix seconds)', labelNames: ['account'], registers: r }),
+    armRequests: new Counter({ name: 'dms_keeper_arm_requests_total', help: 'scheduleCancel arm requests by result', labelNames: ['account', 'result'], registers: r }),
+    armLatency: new Histogram({
+      name: 'dms_keeper_arm_latency_seconds',
+      help: 'Latency of scheduleCancel requests by path',
+      labelNames: ['path'],
+      buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers: r,
+    }),
+    openOrders: new Gauge({ name: 'dms_keeper_open_orders', help: 'Open orders of the account at the last read', labelNames: ['account'], registers: r }),
+    positions: new Gauge({ name: 'dms_keeper_positions', help: 'Open positions of the account at the last read', labelNames: ['account'], registers: r }),
+    positionValue: new Gauge({ name: 'dms_keeper_position_value_usdc', help: 'Sum of position value_usdc at the last read', labelNames: ['account'], registers: r }),
+    unrealizedPnl: new Gauge({ name: 'dms_keeper_unrealized_pnl_usdc', help: 'Sum of unrealized_pnl_usdc at the last read', labelNames: ['account'], registers: r }),
+    cancelsFired: new Counter({ name: 'dms_keeper_cancels_fired_total', help: 'Scheduled cancels that fired (orders cancelled by the venue)', labelNames: ['account'], registers: r }),
+    notifications: new Counter({ name: 'dms_keeper_notifications_total', help: 'WebSocket notifications received', labelNames: ['account'], registers: r }),
+    wsConnected: new Gauge({ name: 'dms_keeper_ws_connected', help: '1 while the notification WebSocket is connected', registers: r }),
+    venueRequests: new Counter({ name: 'dms_keeper_venue_requests_total', help: 'Requests to the venue by endpoint and HTTP status (or error)', labelNames: ['endpoint', 'code'], registers: r }),
+    rateLimited: new Counter({ name: 'dms_keeper_rate_limited_total', help: 'Requests refused or held back for rate limits, by scope', labelNames: ['scope'], registers: r }),
+    clockSkew: new Gauge({ name: 'dms_keeper_clock_skew_seconds', help: 'Local clock minus venue clock, in seconds', registers: r }),
+    agentApproved: new Gauge({ name: 'dms_keeper_agent_approved', help: '1 while the account has an approved agent signing for it', labelNames: ['account'], registers: r }),
+    configReloads: new Counter({ name: 'dms_keeper_config_reloads_total', help: 'Config reloads (SIGHUP) by result', labelNames: ['result'], registers: r }),
+    buildInfo: new Gauge({ name: 'dms_keeper_build_info', help: 'Build information; always 1', labelNames: ['version'], registers: r }),
+    triggersToday: new Gauge({ name: 'dms_keeper_triggers_today', help: 'Scheduled cancels that fired this UTC day (the venue allows 10)', labelNames: ['account'], registers: r }),
+    shouldBeArmed: new Gauge({ name: 'dms_keeper_should_be_armed', help: '1 when the account should carry a schedule now (arm_when, eligibility)', labelNames: ['account'], registers: r }),
+    ineligible: new Gauge({ name: 'dms_keeper_account_ineligible', help: '1 while the venue refuses scheduleCancel for the account (volume gate)', labelNames: ['account'], registers: r }),
+    armLag: new Histogram({
+      name: 'dms_keeper_arm_lag_seconds',
+      help: 'Re-arm send time minus planned slot',
+      buckets: [0.001, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      registers: r,
+    }),
+    lapses: new Counter({ name: 'dms_keeper_lapses_total', help: 'Deadlines that passed while the account should have been armed', labelNames: ['account'], registers: r }),
+    stateWriteErrors: new Counter({ name: 'dms_keeper_state_write_errors_total', help: 'Failures to persist state, by reason', labelNames: ['reason'], registers: r }),
+    readsShed: new Counter({ name: 'dms_keeper_reads_shed_total', help: 'Read requests dropped to keep budget for arms', registers: r }),
+    up: new Gauge({ name: 'dms_keeper_up', help: '1 while the keeper loop runs', registers: r }),
+  };
+  m.buildInfo.set({ version: opts.version }, 1);
+  for (const scope of RATE_LIMIT_SCOPES) m.rateLimited.inc({ scope }, 0);
+  for (const path of ARM_PATHS) m.armLatency.zero({ path });
+  for (const result of ['ok', 'error']) m.configReloads.inc({ result }, 0);
+  for (const reason of ['read_only', 'no_space', 'permission', 'io']) m.stateWriteErrors.inc({ reason }, 0);
+  m.wsConnected.set(0);
+  m.clockSkew.set(0);
+  return m;
+}
+
+/** Pre-creates every per-account series so dashboards and rate() work before the first event. */
+export function initAccountSeries(m: KeeperMetrics, account: string): void {
+  for (const g of [m.armed, m.horizon, m.openOrders, m.positions, m.positionValue, m.unrealizedPnl, m.agentApproved, m.triggersToday, m.shouldBeArmed, m.ineligible]) {
+    g.set({ account }, 0);
+  }
+  for (const result of ARM_RESULTS) m.armRequests.inc({ account, result }, 0);
+  m.cancelsFired.inc({ account }, 0);
+  m.notifications.inc({ account }, 0);
+  m.lapses.inc({ account }, 0);
+}
+
+/** Removes an account's series (after a reload dropped it). */
+export function removeAccountSeries(m: KeeperMetrics, account: string): void {
+  for (const g of [m.armed, m.deadline, m.horizon, m.lastArmSuccess, m.openOrders, m.positions, m.positionValue, m.unrealizedPnl, m.agentApproved, m.triggersToday, m.shouldBeArmed, m.ineligible, m.cancelsFired, m.notifications, m.lapses]) {
+    g.remove({ account });
+  }
+  for (const result of ARM_RESULTS) m.armRequests.remove({ account, result });
+}
