@@ -34,7 +34,7 @@ function format(units: bigint, scale: number): string {
   if (scale > 0) {
     digits = digits.padStart(scale + 1, '0');
     let int = digits.slice(0, digits.length - scale);
-    let frac = digits.slice(digits.length - scale).replace(/0+$/, '');
+    const frac = digits.slice(digits.length - scale).replace(/0+$/, '');
     if (int === '') int = '0';
     digits = frac ? `${int}.${frac}` : int;
   }

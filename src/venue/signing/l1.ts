@@ -15,6 +15,11 @@ export function normalizeForMsgpack(value: unknown): unknown {
   if (typeof value === 'number' && Number.isInteger(value) && (value >= UINT32_LIMIT || value < -(2 ** 31))) {
     return BigInt(value);
   }
+  // The venue hashes integers in msgpack's smallest form; @msgpack/msgpack writes every bigint as
+  // 8 bytes, so a small bigint must go back to a number (uint32 or less).
+  if (typeof value === 'bigint' && value < BigInt(UINT32_LIMIT) && value >= -(2n ** 31n)) {
+    return Number(value);
+  }
   if (Array.isArray(value)) return value.map(normalizeForMsgpack);
   if (value !== null && typeof value === 'object' && !(value instanceof Uint8Array)) {
     const out: Record<string, unknown> = {};

@@ -41,6 +41,10 @@ describe('L1 action hash', () => {
     expect(Array.from(encode({ time: 1735689600000 }, { useBigInt64: true }))).toContain(0xcb);
   });
 
+  it('hashes a small bigint like the same number (smallest msgpack form)', () => {
+    expect(l1ActionHash({ type: 'scheduleCancel', time: 123456789n }, 0)).toBe(l1ActionHash({ type: 'scheduleCancel', time: 123456789 }, 0));
+  });
+
   it('keeps key order (type first)', () => {
     expect(l1ActionHash({ type: 'scheduleCancel', time: 5n }, 0)).not.toBe(
       l1ActionHash({ time: 5n, type: 'scheduleCancel' }, 0),
