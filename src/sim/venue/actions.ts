@@ -1,0 +1,176 @@
+/**
+ * Shape validation of a POSTed action body, before any signature work.
+ *
+ * A malformed body is the caller's bug, not a venue refusal, so it answers 400 with the spec's
+ * RESTError envelope and a `field_violation` naming the offending field (dotted path). Only bodies
+ * that could have been signed get as far as signature recovery.
+ */
+import type { Network, Signature, VenueChain } from '../../venue/types.js';
+import { badRequest, normalizeAddress, type SimResponse } from '../http-util.js';
+import { chainName } from '../../venue/signing/user-signed.js';
+
+interface Common {
+  /** The action exactly as it arrived: its key order and values are what was hashed. */
+  action: Record<string, unknown>;
+  nonce: number;
+  signature: Signature;
+}
+
+export interface ScheduleCancelBody extends Common {
+  kind: 'scheduleCancel';
+  /** Absent: clear the schedule. */
+  time?: number;
+  vaultAddress?: string;
+  expiresAfter?: number;
+}
+
+export interface ApproveAgentBody extends Common {
+  kind: 'approveAgent';
+  /** The name the network field travelled under (`venueChain`, or the venue SDKs' `hyperliquidChain`). */
+  chainField: string;
+  agentAddress: string;
+  /** As signed: "" when absent (the unnamed agent), possibly with a ` valid_until <ms>` suffix. */
+  agentName: string;
+}
+
+export interface ApproveBuilderFeeBody extends Common {
+  kind: 'approveBuilderFee';
+  chainField: string;
+  maxFeeRate: string;
+  builder: string;
+}
+
+export type ParsedBody = ScheduleCancelBody | ApproveAgentBody | ApproveBuilderFeeBody;
+
+export type ParseResult = { ok: ParsedBody } | { error: SimResponse; type?: string };
+
+const HEX_WORD_RE = /^0x[0-9a-fA-F]{1,64}$/;
+const HEX_RE = /^0x[0-9a-fA-F]+$/;
+/** A percent string such as "0.001%" (VENUE.md). */
+const FEE_RATE_RE = /^\d+(?:\.\d+)?%$/;
+const SIGNATURE_V = new Set([0, 1, 27, 28]);
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function isUint(v: unknown): v is number {
+  return typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
+}
+
+function fail(field: string, reason: string, message: string, type?: string): ParseResult {
+  const r: ParseResult = { error: badRequest(field, reason, message) };
+  if (type !== undefined) r.type = type;
+  return r;
+}
+
+export function parseActionBody(body: unknown, via: 'rest' | 'exchange', network: Network): ParseResult {
+  if (!isPlainObject(body)) return fail('body', 'not_an_object', 'request body must be a JSON object');
+  const action = body.action;
+  if (action === undefined) return fail('action', 'required', 'action is required');
+  if (!isPlainObject(action)) return fail('action', 'not_an_object', 'action must be an object');
+  const type = action.type;
+  if (type === undefined) return fail('action.type', 'required', 'action.type is required');
+  if (typeof type !== 'string') return fail('action.type', 'not_a_string', 'action.type must be a string');
+
+  if (body.nonce === undefined) return fail('nonce', 'required', 'nonce is required', type);
+  if (!isUint(body.nonce)) return fail('nonce', 'not_an_integer', 'nonce must be a non-negative integer', type);
+  const nonce = body.nonce;
+
+  const sig = body.signature;
+  if (sig === undefined) return fail('signature', 'required', 'signature is required', type);
+  if (!isPlainObject(sig)) return fail('signature', 'not_an_object', 'signature must be an object {r, s, v}', type);
+  for (const k of ['r', 's'] as const) {
+    if (sig[k] === undefined) return fail(`signature.${k}`, 'required', `signature.${k} is required`, type);
+    if (typeof sig[k] !== 'string' || !HEX_WORD_RE.test(sig[k])) {
+      return fail(`signature.${k}`, 'not_hex', `signature.${k} must be 0x followed by at most 64 hex digits`, type);
+    }
+  }
+  if (sig.v === undefined) return fail('signature.v', 'required', 'signature.v is required', type);
+  if (typeof sig.v !== 'number' || !SIGNATURE_V.has(sig.v)) return fail('signature.v', 'invalid', 'signature.v must be 27 or 28', type);
+  const signature: Signature = { r: sig.r as `0x${string}`, s: sig.s as `0x${string}`, v: sig.v };
+
+  // The official Python SDK posts `"vaultAddress": null` and `"expiresAfter": null` when unused:
+  // null means absent for these two (it hashes as "no vault" / "no expiry").
+  let vaultAddress: string | undefined;
+  if (body.vaultAddress !== undefined && body.vaultAddress !== null) {
+    vaultAddress = typeof body.vaultAddress === 'string' ? normalizeAddress(body.vaultAddress) : undefined;
+    if (vaultAddress === undefined) return fail('vaultAddress', 'not_an_address', 'vaultAddress must be 0x followed by 40 hex digits', type);
+  }
+  let expiresAfter: number | undefined;
+  if (body.expiresAfter !== undefined && body.expiresAfter !== null) {
+    if (!isUint(body.expiresAfter)) return fail('expiresAfter', 'not_an_integer', 'expiresAfter must be a non-negative integer', type);
+    expiresAfter = body.expiresAfter;
+  }
+
+  const common: Common = { action, nonce, signature };
+
+  if (via === 'rest' && (type === 'approveAgent' || type === 'approveBuilderFee')) {
+    return fail('action.type', 'unsupported_action_type', 'this endpoint takes action.type "scheduleCancel" only', type);
+  }
+
+  switch (type) {
+    case 'scheduleCancel': {
+      const out: ScheduleCancelBody = { kind: 'scheduleCancel', ...common };
+      if ('time' in action) {
+        // Never null (VENUE.md: omit the key to clear), never a string or a fraction: the venue
+        // hashes and stores a uint64.
+        if (!isUint(action.time)) {
+          return fail('action.time', 'not_an_integer', 'action.time must be an integer of unix milliseconds (omit the key to clear)', type);
+        }
+        out.time = action.time;
+      }
+      if (vaultAddress !== undefined) out.vaultAddress = vaultAddress;
+      if (expiresAfter !== undefined) out.expiresAfter = expiresAfter;
+      return { ok: out };
+    }
+    case 'approveAgent':
+    case 'approveBuilderFee': {
+      if (body.vaultAddress !== undefined && body.vaultAddress !== null) {
+        return fail('vaultAddress', 'not_allowed', `${type} is signed by the master and takes no vaultAddress`, type);
+      }
+      if (expiresAfter !== undefined) return fail('expiresAfter', 'not_allowed', `${type} takes no expiresAfter`, type);
+      const chain = checkChain(action, network, type);
+      if ('error' in chain) return chain;
+      if (typeof action.signatureChainId !== 'string' || !HEX_RE.test(action.signatureChainId)) {
+        return fail('action.signatureChainId', 'not_hex', 'action.signatureChainId must be a hexadecimal string such as "0x66eee"', type);
+      }
+      if (action.nonce === undefined) return fail('action.nonce', 'required', 'action.nonce is required', type);
+      if (action.nonce !== nonce) return fail('action.nonce', 'must_equal_nonce', 'action.nonce must equal the body nonce', type);
+      if (type === 'approveAgent') {
+        const agentAddress = typeof action.agentAddress === 'string' ? normalizeAddress(action.agentAddress) : undefined;
+        if (agentAddress === undefined) return fail('action.agentAddress', 'not_an_address', 'action.agentAddress must be 0x followed by 40 hex digits', type);
+        const rawName = action.agentName;
+        if (rawName !== undefined && rawName !== null && typeof rawName !== 'string') {
+          return fail('action.agentName', 'not_a_string', 'action.agentName must be a string', type);
+        }
+        // An absent (or null) agentName is signed as "" and means the unnamed agent.
+        const agentName = typeof rawName === 'string' ? rawName : '';
+        return { ok: { kind: 'approveAgent', ...common, chainField: chain.chainField, agentAddress, agentName } };
+      }
+      if (typeof action.maxFeeRate !== 'string' || !FEE_RATE_RE.test(action.maxFeeRate)) {
+        return fail('action.maxFeeRate', 'invalid_fee_rate', 'action.maxFeeRate must be a percent string such as "0.001%"', type);
+      }
+      const builder = typeof action.builder === 'string' ? normalizeAddress(action.builder) : undefined;
+      if (builder === undefined) return fail('action.builder', 'not_an_address', 'action.builder must be 0x followed by 40 hex digits', type);
+      return { ok: { kind: 'approveBuilderFee', ...common, chainField: chain.chainField, maxFeeRate: action.maxFeeRate, builder } };
+    }
+    default:
+      return fail('action.type', 'unknown_action_type', `unknown action type ${JSON.stringify(type).slice(0, 64)}`, type);
+  }
+}
+
+/**
+ * The network field: the spec names it `venueChain`; the venue's own SDKs send `hyperliquidChain`.
+ * Either is accepted (the signature covers whichever name was sent); it must match this venue.
+ */
+function checkChain(action: Record<string, unknown>, network: Network, type: string): { chainField: string } | { error: SimResponse; type?: string } {
+  const chainField = 'venueChain' in action || !('hyperliquidChain' in action) ? 'venueChain' : 'hyperliquidChain';
+  const field = `action.${chainField}`;
+  const value = action[chainField];
+  if (value === undefined) return fail(field, 'required', `${field} is required`, type) as { error: SimResponse };
+  if (value !== 'Testnet' && value !== 'Mainnet') return fail(field, 'invalid_enum', `${field} must be "Testnet" or "Mainnet"`, type) as { error: SimResponse };
+  const expected: VenueChain = chainName(network);
+  if (value !== expected) return fail(field, 'wrong_network', `${field} is ${value} but this venue is ${expected}`, type) as { error: SimResponse };
+  return { chainField };
+}

@@ -1,0 +1,377 @@
+import type { Clock } from '../../sched/clock.js';
+import { VENUE_FACTS } from '../../venue/facts.js';
+import { recoverL1Signer, recoverUserSigner } from '../../venue/signing/signer.js';
+import type { Account, Network, OpenOrder, Position } from '../../venue/types.js';
+import { badRequest } from '../http-util.js';
+import type {
+  ActionOutcome,
+  AgentInfo,
+  Catalog,
+  NotificationSink,
+  RestingOrder,
+  ScheduleInfo,
+  SeedOrder,
+  SimAccountSeed,
+  VenueStateApi,
+} from '../types.js';
+import { AccountBook, type ClosedOrder } from './accounts.js';
+import { parseActionBody, type ApproveAgentBody, type ApproveBuilderFeeBody, type ScheduleCancelBody } from './actions.js';
+import { AgentBook, parseAgentName } from './agents.js';
+import { NonceBook } from './nonces.js';
+import { ScheduleBook } from './schedule.js';
+import { scheduledCancelNotification, VENUE_TEXTS } from './texts.js';
+
+/**
+ * The venue's per-address action budget (VENUE.md): `initial` actions to start plus
+ * `perUsdTraded` per USDC traded; once spent, one action per 10 s.
+ */
+export interface AddressBudget {
+  initial: number;
+  perUsdTraded: number;
+}
+
+export interface VenueStateOptions {
+  /** The venue's clock (possibly offset from ours): deadlines, nonce windows and UTC days use it. */
+  clock: Clock;
+  network: Network;
+  catalog: Catalog;
+  /**
+   * Default true. False accepts any well-shaped signature: a body naming a known account in
+   * `vaultAddress` acts on it with no signature work (cheap, for benchmarks that build bodies
+   * themselves); any other body still has its signer recovered, since nothing else says who it is.
+   */
+  verifySignatures?: boolean;
+  /** Receives scheduled-cancel notifications, keyed by the account (never the agent). */
+  onNotification?: NotificationSink;
+  /** Default `{initial: 10000, perUsdTraded: 1}`; `false` disables the budget. */
+  addressBudget?: AddressBudget | false;
+  /** Entries kept in `actionLog()` (oldest dropped first). Default 10 000. */
+  actionLogLimit?: number;
+}
+
+export interface ActionLogEntry {
+  atMs: number;
+  via: 'rest' | 'exchange';
+  type: string;
+  account?: string;
+  signer?: string;
+  /** "ok", the err text, or "http <status> <field>: <reason>". */
+  result: string;
+}
+
+const OK_ANSWER: ActionOutcome = { kind: 'answer', body: { status: 'ok', response: { type: 'default' } } };
+
+/** Context gathered for one action as it goes through the rules (for the log). */
+interface Trace {
+  via: 'rest' | 'exchange';
+  type: string;
+  account?: string;
+  signer?: string;
+}
+
+/**
+ * The simulated venue's account-side state and rules, with no HTTP: accounts, open orders and
+ * positions; agents; nonces; scheduled cancels and their timers on the injected venue clock.
+ *
+ * Every check that depends on the signer happens after the one `await` (signature recovery), and
+ * everything after it is synchronous, so concurrent actions for one signer cannot interleave
+ * between the nonce check and the nonce commit.
+ */
+export class VenueState implements VenueStateApi {
+  private readonly clock: Clock;
+  private readonly network: Network;
+  private readonly verify: boolean;
+  private readonly notify: NotificationSink;
+  private readonly budget: AddressBudget | false;
+  private readonly logLimit: number;
+
+  private readonly accounts: AccountBook;
+  private readonly agentBook = new AgentBook();
+  private readonly nonceBook = new NonceBook();
+  private readonly schedules: ScheduleBook;
+  /** master -> builder -> maxFeeRate. */
+  private readonly builderFeeApprovals = new Map<string, Map<string, string>>();
+  private readonly actionsUsed = new Map<string, number>();
+  private readonly lastOverBudgetMs = new Map<string, number>();
+  private readonly log: ActionLogEntry[] = [];
+
+  constructor(opts: VenueStateOptions) {
+    this.clock = opts.clock;
+    this.network = opts.network;
+    this.verify = opts.verifySignatures ?? true;
+    this.notify = opts.onNotification ?? (() => undefined);
+    this.budget = opts.addressBudget ?? { initial: 10_000, perUsdTraded: 1 };
+    this.logLimit = opts.actionLogLimit ?? 10_000;
+    this.accounts = new AccountBook(opts.clock, opts.catalog);
+    this.schedules = new ScheduleBook(opts.clock, (address) => this.fire(address));
+  }
+
+  // ---- accounts ----
+
+  addAccount(seed: SimAccountSeed): void {
+    this.accounts.add(seed);
+  }
+
+  hasAccount(address: string): boolean {
+    return this.accounts.has(address);
+  }
+
+  getAccount(address: string): Account | undefined {
+    return this.accounts.account(address);
+  }
+
+  openOrders(address: string): OpenOrder[] {
+    return this.accounts.openOrders(address);
+  }
+
+  positions(address: string): Position[] {
+    return this.accounts.positions(address);
+  }
+
+  restingOrders(outcomeId: string): RestingOrder[] {
+    return this.accounts.restingOrders(outcomeId);
+  }
+
+  placeOrder(address: string, order: SeedOrder): OpenOrder {
+    return this.accounts.placeOrder(address, order);
+  }
+
+  setTradedVolume(address: string, usd: number): void {
+    this.accounts.setTradedVolume(address, usd);
+  }
+
+  /** Orders that left the listing, with the venue status that closed them (`scheduledCancel`). */
+  closedOrders(address: string): readonly ClosedOrder[] {
+    return this.accounts.closedOrders(address);
+  }
+
+  // ---- inspection ----
+
+  schedule(address: string): ScheduleInfo {
+    return this.schedules.info(address.toLowerCase(), this.clock.nowMs());
+  }
+
+  agents(address: string): AgentInfo[] {
+    return this.agentBook.list(address.toLowerCase(), this.clock.nowMs());
+  }
+
+  builderFees(address: string): Array<{ builder: string; maxFeeRate: string }> {
+    return [...(this.builderFeeApprovals.get(address.toLowerCase())?.entries() ?? [])].map(([builder, maxFeeRate]) => ({ builder, maxFeeRate }));
+  }
+
+  /** Nonces kept for a signer, ascending. */
+  keptNonces(signer: string): readonly number[] {
+    return this.nonceBook.keptFor(signer);
+  }
+
+  actionLog(): ReadonlyArray<ActionLogEntry> {
+    return this.log;
+  }
+
+  stop(): void {
+    this.schedules.stop();
+  }
+
+  // ---- actions ----
+
+  async handleAction(body: unknown, via: 'rest' | 'exchange'): Promise<ActionOutcome> {
+    const parsed = parseActionBody(body, via, this.network);
+    if ('error' in parsed) {
+      const trace: Trace = { via, type: parsed.type ?? '?' };
+      return this.http(trace, parsed.error.status, parsed.error.body);
+    }
+    const p = parsed.ok;
+    const trace: Trace = { via, type: p.kind };
+    switch (p.kind) {
+      case 'scheduleCancel':
+        return this.scheduleCancel(p, trace);
+      case 'approveAgent':
+      case 'approveBuilderFee':
+        return this.userSigned(p, trace);
+    }
+  }
+
+  private async scheduleCancel(p: ScheduleCancelBody, trace: Trace): Promise<ActionOutcome> {
+    if (p.expiresAfter !== undefined && this.clock.nowMs() > p.expiresAfter) return this.err(trace, VENUE_TEXTS.actionExpired);
+
+    // Who acts, on which account. Unverified mode with a known vault skips recovery altogether.
+    let signer: string;
+    if (!this.verify && p.vaultAddress !== undefined && this.accounts.has(p.vaultAddress)) {
+      signer = this.accounts.parentOf(p.vaultAddress) ?? p.vaultAddress;
+    } else {
+      const recovered = await this.recover(() =>
+        recoverL1Signer({
+          action: p.action,
+          nonce: p.nonce,
+          network: this.network,
+          signature: p.signature,
+          vaultAddress: p.vaultAddress,
+          expiresAfter: p.expiresAfter,
+        }),
+      );
+      if (recovered === undefined) return this.unrecoverable(trace);
+      signer = recovered;
+    }
+    trace.signer = signer;
+    const now = this.clock.nowMs();
+
+    let account: string;
+    if (p.vaultAddress !== undefined) {
+      const vault = p.vaultAddress;
+      const master = this.accounts.parentOf(vault);
+      const unverifiedAny = !this.verify && this.accounts.has(vault);
+      if (master === undefined && !unverifiedAny) return this.err(trace, VENUE_TEXTS.vaultNotRegistered(vault));
+      if (!unverifiedAny && signer !== master && this.agentBook.masterOf(signer, now) !== master) {
+        return this.err(trace, VENUE_TEXTS.unknownSigner(signer));
+      }
+      account = vault;
+    } else if (this.accounts.isMain(signer)) {
+      account = signer;
+    } else {
+      const master = this.agentBook.masterOf(signer, now);
+      if (master === undefined) return this.err(trace, VENUE_TEXTS.unknownSigner(signer));
+      account = master;
+    }
+    trace.account = account;
+
+    const refused = this.admit(signer, account, p.nonce, now);
+    if (refused !== undefined) return this.err(trace, refused);
+
+    // From here the action has been taken in (nonce used, budget spent) whatever the outcome.
+    const traded = this.accounts.tradedVolume(account);
+    if (traded < VENUE_FACTS.scheduleCancelVolumeGateUsd) return this.err(trace, VENUE_TEXTS.volumeGate(traded));
+    if (p.time === undefined) {
+      this.schedules.clear(account);
+      return this.ok(trace);
+    }
+    if (p.time < now + VENUE_FACTS.scheduleCancelMinLeadMs) return this.err(trace, VENUE_TEXTS.tooEarly);
+    // (assumed) the daily cap refuses arming only; clearing stays possible (see above).
+    if (this.schedules.triggersToday(account, now) >= VENUE_FACTS.maxTriggersPerUtcDay) {
+      return this.err(trace, VENUE_TEXTS.tooManyTriggers);
+    }
+    this.schedules.arm(account, p.time);
+    return this.ok(trace);
+  }
+
+  private async userSigned(p: ApproveAgentBody | ApproveBuilderFeeBody, trace: Trace): Promise<ActionOutcome> {
+    const signer = await this.recover(() => recoverUserSigner(p.kind, p.action, p.signature, { chainField: p.chainField }));
+    if (signer === undefined) return this.unrecoverable(trace);
+    trace.signer = signer;
+    const now = this.clock.nowMs();
+    // Only the master key signs these. An agent is a wallet with no account of its own.
+    if (!this.accounts.isMain(signer)) {
+      if (this.agentBook.masterOf(signer, now) !== undefined) return this.err(trace, VENUE_TEXTS.mustDeposit(signer));
+      return this.err(trace, VENUE_TEXTS.unknownSigner(signer));
+    }
+    const master = signer;
+    trace.account = master;
+    const refused = this.admit(signer, master, p.nonce, now);
+    if (refused !== undefined) return this.err(trace, refused);
+
+    if (p.kind === 'approveBuilderFee') {
+      let approvals = this.builderFeeApprovals.get(master);
+      if (!approvals) {
+        approvals = new Map();
+        this.builderFeeApprovals.set(master, approvals);
+      }
+      if (!approvals.has(p.builder) && approvals.size >= VENUE_FACTS.maxBuilderFeeApprovals) {
+        return this.err(trace, VENUE_TEXTS.builderFeeLimit);
+      }
+      approvals.set(p.builder, p.maxFeeRate);
+      return this.ok(trace);
+    }
+
+    if (this.agentBook.pendingRemoval(master, now)) return this.err(trace, VENUE_TEXTS.pendingAgentRemoval);
+    const name = parseAgentName(p.agentName, now);
+    if ('error' in name) return this.err(trace, name.error);
+    if (this.accounts.has(p.agentAddress)) return this.err(trace, VENUE_TEXTS.agentAddressIsUser);
+    const namedCap = VENUE_FACTS.namedAgentsPerMaster + VENUE_FACTS.extraNamedAgentsPerSubaccount * this.accounts.subaccountCount(master);
+    const refusal = this.agentBook.approve({
+      master,
+      agent: p.agentAddress,
+      name: name.name,
+      validUntilMs: name.validUntilMs,
+      namedCap,
+      nowMs: now,
+    });
+    if (refusal !== undefined) return this.err(trace, refusal);
+    return this.ok(trace);
+  }
+
+  /**
+   * Nonce and address budget, then commit both. A refusal here leaves the nonce unused (the
+   * action never got in); every later refusal has used it, as on the venue.
+   */
+  private admit(signer: string, account: string, nonce: number, now: number): string | undefined {
+    const nonceRefusal = this.nonceBook.check(signer, nonce, now);
+    if (nonceRefusal !== undefined) return nonceRefusal;
+    let overBudget = false;
+    if (this.budget) {
+      const used = this.actionsUsed.get(account) ?? 0;
+      const traded = this.accounts.tradedVolume(account);
+      const cap = this.budget.initial + Math.floor(traded * this.budget.perUsdTraded);
+      if (used >= cap) {
+        const last = this.lastOverBudgetMs.get(account);
+        if (last !== undefined && now - last < VENUE_FACTS.addressBudgetExhaustedIntervalMs) {
+          return VENUE_TEXTS.addressBudget(used + 1, cap, traded);
+        }
+        overBudget = true;
+      }
+    }
+    this.nonceBook.commit(signer, nonce);
+    this.actionsUsed.set(account, (this.actionsUsed.get(account) ?? 0) + 1);
+    if (overBudget) this.lastOverBudgetMs.set(account, now);
+    return undefined;
+  }
+
+  /** The deadline came: cancel every open order of exactly this account, count, notify. */
+  private fire(address: string): void {
+    const now = this.clock.nowMs();
+    const cancelled = this.accounts.cancelAll(address, 'scheduledCancel', now);
+    this.schedules.recordTrigger(address, now);
+    try {
+      this.notify(address, scheduledCancelNotification(cancelled));
+    } catch {
+      // A failing sink (a closed socket) must not stop the venue's own bookkeeping.
+    }
+  }
+
+  private async recover(fn: () => Promise<`0x${string}`>): Promise<string | undefined> {
+    try {
+      return await fn();
+    } catch {
+      return undefined;
+    }
+  }
+
+  // ---- answers (each one logged) ----
+
+  private ok(trace: Trace): ActionOutcome {
+    this.record(trace, 'ok');
+    return OK_ANSWER;
+  }
+
+  private err(trace: Trace, text: string): ActionOutcome {
+    this.record(trace, text);
+    return { kind: 'answer', body: { status: 'err', response: text } };
+  }
+
+  private http(trace: Trace, status: number, body: unknown): ActionOutcome {
+    const detail = (body as { error?: { details?: Array<{ field?: string; reason?: string }> } }).error?.details?.[0];
+    this.record(trace, `http ${status} ${detail?.field ?? ''}: ${detail?.reason ?? ''}`);
+    return { kind: 'http', status, body };
+  }
+
+  private unrecoverable(trace: Trace): ActionOutcome {
+    const r = badRequest('signature', 'unrecoverable', 'no signer can be recovered from this signature');
+    return this.http(trace, r.status, r.body);
+  }
+
+  private record(trace: Trace, result: string): void {
+    const entry: ActionLogEntry = { atMs: this.clock.nowMs(), via: trace.via, type: trace.type, result };
+    if (trace.account !== undefined) entry.account = trace.account;
+    if (trace.signer !== undefined) entry.signer = trace.signer;
+    this.log.push(entry);
+    if (this.log.length > this.logLimit) this.log.splice(0, this.log.length - this.logLimit);
+  }
+}
