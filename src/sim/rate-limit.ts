@@ -1,0 +1,171 @@
+/**
+ * The simulator's rolling-window rate limits (spec part 8, VENUE.md "Rate limits"): two scopes,
+ * a quota per endpoint (where one is configured; schedule-cancel has one by default) and one global
+ * quota over every REST and exchange request, both counted per client IP.
+ *
+ * The windows are exact sliding logs (one timestamp per admitted request) rather than counters:
+ * the keeper's invariant 3 says "after a 429 no request of that scope is sent before
+ * retry_after_seconds", so the simulator has to make the converse hold exactly too: a client that
+ * waits `retry_after_seconds` and sends again is admitted, one that sends a millisecond earlier is
+ * not (when the slot frees on a whole second). An approximate counter could not promise that.
+ *
+ * Time comes from the injected clock, so whole scenarios run in virtual time.
+ */
+import type { Clock } from '../sched/clock.js';
+import type { RateLimitDetail } from '../venue/errors.js';
+
+export interface WindowSpec {
+  /** Maximum admitted requests in any rolling window. */
+  limit: number;
+  windowSeconds: number;
+}
+
+export interface RateLimitConfig {
+  /** Every REST and exchange request of one IP. Default 1200 per 60 s (the venue's IP budget). */
+  global?: WindowSpec;
+  /** Per endpoint name (the route's `endpoint`), overriding the defaults below. */
+  endpoints?: Record<string, WindowSpec>;
+  /** Shorthand for `endpoints[SCHEDULE_CANCEL_ENDPOINT]`. Default 600 per 60 s. */
+  scheduleCancel?: WindowSpec;
+  /**
+   * Every other endpoint. Default: none, so those endpoints are limited by the global quota only (an
+   * endpoint quota equal to the global one could never bind first, and would muddle the scope named
+   * in a 429).
+   */
+  defaultEndpoint?: WindowSpec;
+}
+
+/** Endpoint name of the REST schedule-cancel route (see account-routes.ts). */
+export const SCHEDULE_CANCEL_ENDPOINT = 'POST /v1/trading/orders/schedule-cancel';
+
+export const DEFAULT_GLOBAL_LIMIT: WindowSpec = { limit: 1200, windowSeconds: 60 };
+export const DEFAULT_SCHEDULE_CANCEL_LIMIT: WindowSpec = { limit: 600, windowSeconds: 60 };
+
+export type RateDecision = { ok: true } | { ok: false; detail: RateLimitDetail };
+
+interface ScopeCheck {
+  scope: 'endpoint' | 'global';
+  key: string;
+  spec: WindowSpec;
+}
+
+function validSpec(spec: WindowSpec, what: string): WindowSpec {
+  if (!Number.isSafeInteger(spec.limit) || spec.limit < 1) throw new RangeError(`${what}.limit must be a positive integer`);
+  if (!Number.isSafeInteger(spec.windowSeconds) || spec.windowSeconds < 1) {
+    throw new RangeError(`${what}.windowSeconds must be a positive integer`);
+  }
+  return { limit: spec.limit, windowSeconds: spec.windowSeconds };
+}
+
+/** Sweep the whole table of logs every this many checks, so idle IPs do not accumulate. */
+const SWEEP_EVERY_CHECKS = 1000;
+
+export class RateLimiter {
+  private global: WindowSpec = DEFAULT_GLOBAL_LIMIT;
+  private endpoints = new Map<string, WindowSpec>();
+  private defaultEndpoint: WindowSpec | undefined;
+  /** Admission timestamps (ms, ascending) per `scope:endpoint:ip` key. */
+  private readonly logs = new Map<string, number[]>();
+  private checksSinceSweep = 0;
+
+  constructor(
+    private readonly clock: Clock,
+    config: RateLimitConfig = {},
+  ) {
+    this.configure(config);
+  }
+
+  /**
+   * Replaces the quotas. Logs are kept, so a lowered limit takes effect at once against the traffic
+   * already admitted (as a venue changing its numbers would).
+   */
+  configure(config: RateLimitConfig): void {
+    this.global = validSpec(config.global ?? DEFAULT_GLOBAL_LIMIT, 'global');
+    const endpoints = new Map<string, WindowSpec>();
+    endpoints.set(SCHEDULE_CANCEL_ENDPOINT, validSpec(config.scheduleCancel ?? DEFAULT_SCHEDULE_CANCEL_LIMIT, 'scheduleCancel'));
+    for (const [name, spec] of Object.entries(config.endpoints ?? {})) endpoints.set(name, validSpec(spec, `endpoints.${name}`));
+    this.endpoints = endpoints;
+    this.defaultEndpoint = config.defaultEndpoint ? validSpec(config.defaultEndpoint, 'defaultEndpoint') : undefined;
+  }
+
+  /** The endpoint quota of `endpoint`; undefined when only the global quota applies. */
+  endpointSpec(endpoint: string): WindowSpec | undefined {
+    return this.endpoints.get(endpoint) ?? this.defaultEndpoint;
+  }
+
+  globalSpec(): WindowSpec {
+    return this.global;
+  }
+
+  /**
+   * Admits (and records) one request of `ip` to `endpoint`, or refuses it without recording it: a
+   * refused request does not extend the client's penalty, so waiting `retry_after_seconds` is enough.
+   */
+  check(ip: string, endpoint: string): RateDecision {
+    const now = this.clock.nowMs();
+    if (++this.checksSinceSweep >= SWEEP_EVERY_CHECKS) this.sweep(now);
+    const scopes: ScopeCheck[] = [];
+    const endpointSpec = this.endpointSpec(endpoint);
+    if (endpointSpec) scopes.push({ scope: 'endpoint', key: `e\u0000${endpoint}\u0000${ip}`, spec: endpointSpec });
+    scopes.push({ scope: 'global', key: `g\u0000${ip}`, spec: this.global });
+    // When both scopes are exhausted, report the one that frees last: waiting its retry_after is
+    // then enough for both, which is what makes the answer "correct" for the client.
+    let worst: { check: ScopeCheck; retryMs: number } | undefined;
+    const logs: number[][] = [];
+    for (const c of scopes) {
+      const log = this.pruned(c.key, now, c.spec.windowSeconds * 1000);
+      logs.push(log);
+      if (log.length >= c.spec.limit) {
+        // The request fits once the log holds limit-1 entries: when entry [len - limit] expires.
+        const freesAt = (log[log.length - c.spec.limit] as number) + c.spec.windowSeconds * 1000;
+        const retryMs = freesAt - now;
+        if (!worst || retryMs > worst.retryMs) worst = { check: c, retryMs };
+      }
+    }
+    if (worst) {
+      const { scope, spec } = worst.check;
+      return {
+        ok: false,
+        detail: {
+          type: 'rate_limit',
+          limit: spec.limit,
+          reason: scope === 'endpoint' ? 'endpoint_quota' : 'global_quota',
+          retry_after_seconds: Math.max(1, Math.ceil(worst.retryMs / 1000)),
+          scope,
+          window_seconds: spec.windowSeconds,
+        },
+      };
+    }
+    scopes.forEach((c, i) => {
+      const log = logs[i] as number[];
+      log.push(now);
+      this.logs.set(c.key, log);
+    });
+    return { ok: true };
+  }
+
+  /** Forgets all admitted traffic (tests, the admin route). */
+  reset(): void {
+    this.logs.clear();
+  }
+
+  /** Entries of `key` still inside the window ending at `now`. An entry at t counts while now < t + window. */
+  private pruned(key: string, now: number, windowMs: number): number[] {
+    const log = this.logs.get(key);
+    if (!log) return [];
+    let drop = 0;
+    while (drop < log.length && (log[drop] as number) + windowMs <= now) drop++;
+    if (drop > 0) log.splice(0, drop);
+    if (log.length === 0) this.logs.delete(key);
+    return log;
+  }
+
+  private sweep(now: number): void {
+    this.checksSinceSweep = 0;
+    // The longest window in force bounds how long any entry can matter.
+    let maxWindowMs = this.global.windowSeconds * 1000;
+    for (const s of this.endpoints.values()) maxWindowMs = Math.max(maxWindowMs, s.windowSeconds * 1000);
+    if (this.defaultEndpoint) maxWindowMs = Math.max(maxWindowMs, this.defaultEndpoint.windowSeconds * 1000);
+    for (const key of [...this.logs.keys()]) this.pruned(key, now, maxWindowMs);
+  }
+}

@@ -1,0 +1,158 @@
+/**
+ * `startSimulator`: the venue simulator (DESIGN.md section 6) composed and listening on loopback.
+ *
+ * Composition: the fixture catalog and the venue state (accounts, orders, agents, nonces, scheduled
+ * cancels) behind one HTTP server that also carries the WebSocket hub and the admin API. Venue time
+ * is the injected clock plus an offset the faults can change at run time, so tests can model a venue
+ * whose clock is ahead or behind (±3 s, ±60 s); every `Date` header, `as_of`, nonce window and
+ * schedule deadline follows it. Each call builds its own instances: no module-level state, so any
+ * number of simulators can run side by side in one process.
+ */
+import { offsetClock, systemClock, type Clock } from '../sched/clock.js';
+import type { AccountRef } from '../venue/types.js';
+import { accountRoutes } from './account-routes.js';
+import { adminHandler, isLoopbackAddress } from './admin.js';
+import { buildCatalog, catalogRoutes, type SimCatalog } from './catalog/index.js';
+import { FaultControl } from './faults.js';
+import { RateLimiter, type RateLimitConfig } from './rate-limit.js';
+import { listenSimServer } from './server.js';
+import type { SimAccountSeed, VenueStateApi } from './types.js';
+import { demoAccountSeeds } from './venue/demo.js';
+import { VenueState } from './venue/index.js';
+import { WsHub, type SimLogger } from './ws-server.js';
+
+export interface SimulatorOptions {
+  /** Loopback only (127.0.0.0/8, ::1, localhost); anything else is refused. Default 127.0.0.1. */
+  host?: string;
+  /** 0 (default) = an ephemeral port. */
+  port?: number;
+  /** The base clock; the real one by default. A FakeClock runs the simulator in virtual time. */
+  clock?: Clock;
+  /** Venue clock minus base clock at start; changeable later with `faults.setClockOffset`. */
+  clockOffsetMs?: number;
+  network?: 'testnet' | 'mainnet';
+  /** Recover signers and enforce the venue's signer rules (default true). */
+  verifySignatures?: boolean;
+  /** Accounts seeded at start; default `demoAccountSeeds(catalog)`. Parents before subaccounts. */
+  accounts?: SimAccountSeed[];
+  rateLimits?: RateLimitConfig;
+  /** Serve the loopback admin API under `/_sim/` (default true). */
+  admin?: boolean;
+  /** Structured log lines; silent by default. */
+  logger?: SimLogger;
+  /** Request body cap (default 64 KiB). */
+  maxBodyBytes?: number;
+}
+
+export interface Simulator {
+  /** `{base_url}`: REST under `/v1`. */
+  readonly baseUrl: string;
+  /** `{exchange_url}`: `POST {exchangeUrl}/exchange`. */
+  readonly exchangeUrl: string;
+  /** `{ws_url}`, without `/ws`. */
+  readonly wsUrl: string;
+  readonly host: string;
+  readonly port: number;
+  readonly state: VenueStateApi;
+  readonly catalog: SimCatalog;
+  readonly faults: FaultControl;
+  readonly rateLimiter: RateLimiter;
+  readonly ws: WsHub;
+  /** The venue clock: the injected clock plus the current offset. */
+  readonly clock: Clock;
+  /** Closes the server, every socket and WebSocket client, and the venue state's timers. Idempotent. */
+  stop(): Promise<void>;
+}
+
+function loopbackHost(host: string): string {
+  if (host === 'localhost') return '127.0.0.1';
+  if (!isLoopbackAddress(host)) throw new Error(`simulator host must be a loopback address, got ${JSON.stringify(host)}`);
+  return host;
+}
+
+export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simulator> {
+  const host = loopbackHost(opts.host ?? '127.0.0.1');
+  const baseClock = opts.clock ?? systemClock();
+  const faults = new FaultControl(baseClock, opts.clockOffsetMs ?? 0);
+  const clock = offsetClock(baseClock, () => faults.clockOffsetMs());
+  // Windows are measured on the base clock: an offset step must not open or close a window.
+  const rateLimiter = new RateLimiter(baseClock, opts.rateLimits ?? {});
+  const ws = new WsHub({ clock: baseClock, faults, logger: opts.logger });
+  const catalog = buildCatalog({ nowMs: clock.nowMs() });
+  const state: VenueStateApi = new VenueState({
+    clock,
+    network: opts.network ?? 'testnet',
+    catalog,
+    verifySignatures: opts.verifySignatures ?? true,
+    onNotification: (user: string, text: string) => {
+      ws.notify(user, text);
+    },
+  });
+
+  try {
+    for (const seed of opts.accounts ?? demoAccountSeeds(catalog)) state.addAccount(seed);
+
+    const accountRef = (address: string): AccountRef | undefined => {
+      const a = state.getAccount(address);
+      if (!a) return undefined;
+      return {
+        address: a.address,
+        account_type: a.account_type,
+        ...(a.username !== undefined ? { username: a.username } : {}),
+        ...(a.image_url !== undefined ? { image_url: a.image_url } : {}),
+        ...(a.venue_name !== undefined ? { venue_name: a.venue_name } : {}),
+      };
+    };
+    const routes = [
+      ...accountRoutes({ state, catalog }),
+      ...catalogRoutes(catalog, {
+        nowMs: () => clock.nowMs(),
+        restingOrders: (outcomeId) => state.restingOrders(outcomeId),
+        accountRef,
+      }),
+    ];
+    const server = await listenSimServer({
+      host,
+      port: opts.port ?? 0,
+      clock,
+      routes,
+      faults,
+      rateLimiter,
+      ws,
+      admin: opts.admin === false ? undefined : adminHandler({ state, faults, rateLimiter, clock }),
+      logger: opts.logger,
+      ...(opts.maxBodyBytes !== undefined ? { maxBodyBytes: opts.maxBodyBytes } : {}),
+    });
+
+    const hostPart = host.includes(':') ? `[${host}]` : host;
+    const httpBase = `http://${hostPart}:${server.port}`;
+    let stopping: Promise<void> | undefined;
+    return {
+      baseUrl: httpBase,
+      exchangeUrl: httpBase,
+      wsUrl: `ws://${hostPart}:${server.port}`,
+      host,
+      port: server.port,
+      state,
+      catalog,
+      faults,
+      rateLimiter,
+      ws,
+      clock,
+      stop: () => {
+        stopping ??= (async () => {
+          try {
+            await server.close();
+          } finally {
+            state.stop();
+          }
+        })();
+        return stopping;
+      },
+    };
+  } catch (err) {
+    await ws.close().catch(() => undefined);
+    state.stop();
+    throw err;
+  }
+}
