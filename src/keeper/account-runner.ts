@@ -179,8 +179,9 @@ export class AccountRunner {
     this.deps.scheduler
       .run({ kind: 'arm', scopes: armScopes(path), urgency: this.state.deadlineMs ?? 0, signal: this.abort.signal }, async () => {
         sentAt = this.deps.clock.nowMs();
-        // The deadline is fixed when the request leaves, not when it was queued.
-        deadlineMs = sentAt + this.settings.deadlineMs;
+        // The deadline is fixed when the request leaves, not when it was queued; whole ms, rounded
+        // up (clocks and budget spacing may be fractional; the venue takes an integer).
+        deadlineMs = Math.ceil(sentAt + this.settings.deadlineMs);
         await this.deps.sender.send({ path, timeMs: deadlineMs, signal: this.abort.signal });
       })
       .then(

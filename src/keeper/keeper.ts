@@ -12,7 +12,7 @@ import { NonceSource } from '../venue/signing/nonce.js';
 import type { NotificationClientEvent, SubscribeResult } from '../venue/ws.js';
 import type { Network } from '../venue/types.js';
 import { AccountRunner, type RunnerReport, type ScheduleCancelSender } from './account-runner.js';
-import { provisionAccount, renewAtMs, type ProvisionSpec, type ProvisionVenue, type Provisioned } from './provision.js';
+import { ProvisionError, provisionAccount, renewAtMs, type ProvisionSpec, type ProvisionVenue, type Provisioned } from './provision.js';
 import { makeSender, SignerQueues, type SenderVenue } from './sender.js';
 import type { SwitchSettings } from './switch-machine.js';
 import { AccountWatcher, type PositionsSummary, type WatchReport, type WatchSource } from './watcher.js';
@@ -120,6 +120,8 @@ export class Keeper {
   private options: KeeperOptions;
   private readonly nonces: NonceSource;
   private readonly signerQueues = new SignerQueues();
+  /** `master|agentName` -> the account that uses that agent slot. */
+  private readonly agentNames = new Map<string, string>();
   private feed?: NotificationFeed;
   private loopTimer: TimerHandle | null = null;
   private healthTimer: TimerHandle | null = null;
@@ -266,6 +268,20 @@ export class Keeper {
     m.subscribed = false;
   }
 
+  /**
+   * Two accounts under one master must not share an agent name: approving a name replaces the
+   * agent that had it, so they would prune each other's agent forever.
+   */
+  private claimAgentName(m: Managed, masterAddress: string): string | undefined {
+    if (m.spec.agentKey) return undefined; // a configured agent is managed elsewhere
+    const key = `${masterAddress}|${m.spec.agentName}`;
+    const holder = this.agentNames.get(key);
+    if (holder !== undefined && holder !== m.spec.name && this.accounts.has(holder)) return holder;
+    // Claimed synchronously: accounts provision concurrently.
+    this.agentNames.set(key, m.spec.name);
+    return undefined;
+  }
+
   private async provision(m: Managed, force: boolean): Promise<boolean> {
     const { deps } = this;
     m.provisionAttempts += 1;
@@ -277,7 +293,15 @@ export class Keeper {
         nonces: this.nonces,
         store: deps.agentStore,
         generateKey: deps.generateKey,
-      }, { force });
+      }, {
+        force,
+        beforeApprove: (masterAddress) => {
+          const other = this.claimAgentName(m, masterAddress);
+          if (other) {
+            throw new ProvisionError(m.spec.name, 'agent_name_collision', `agent name '${m.spec.agentName}' is already used by account '${other}' under the same master ${masterAddress}; approving it again would replace that account's agent. Give each account its own agent.name`);
+          }
+        },
+      });
       if (m.removed) return false;
       m.provisioned = p;
       m.provisionError = undefined;

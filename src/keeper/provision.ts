@@ -30,7 +30,7 @@ export interface ProvisionSpec {
 
 export interface ProvisionVenue {
   getAccount(address: string): Promise<Account>;
-  postExchange(body: SignedRequest<unknown>): Promise<unknown>;
+  postExchange(body: SignedRequest<unknown>, opts?: { signal?: AbortSignal }): Promise<unknown>;
 }
 
 export interface Provisioned {
@@ -53,7 +53,7 @@ export class ProvisionError extends Error {
   readonly code = 'PROVISION_FAILED' as const;
   constructor(
     readonly account: string,
-    readonly reason: 'resolve' | 'no_master_key' | 'bad_key' | 'approve_agent' | 'approve_builder_fee' | 'state',
+    readonly reason: 'resolve' | 'no_master_key' | 'bad_key' | 'approve_agent' | 'approve_builder_fee' | 'state' | 'agent_name_collision',
     message: string,
     options?: { cause?: unknown },
   ) {
@@ -119,8 +119,13 @@ async function loadSigner(name: string, what: string, loader: KeyLoader): Promis
  * Provisions one account. `force` approves a new agent even when a stored one looks valid (the
  * venue said the signer does not exist: the agent was pruned or replaced elsewhere).
  */
-export async function provisionAccount(spec: ProvisionSpec, deps: ProvisionDeps, opts: { force?: boolean } = {}): Promise<Provisioned> {
+export async function provisionAccount(
+  spec: ProvisionSpec,
+  deps: ProvisionDeps,
+  opts: { force?: boolean; beforeApprove?: (masterAddress: string) => void } = {},
+): Promise<Provisioned> {
   const where = await resolveAccount(deps.venue, spec.name, spec.address);
+  opts.beforeApprove?.(where.masterAddress);
   const now = deps.clock.nowMs();
 
   let agent: Signer;

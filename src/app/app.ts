@@ -1,0 +1,225 @@
+import cron from 'node-cron';
+import { pino, type DestinationStream, type Logger } from 'pino';
+import { Agent } from 'undici';
+import { Keeper, type KeeperOptions, type NotificationFeed } from '../keeper/keeper.js';
+import { createMetrics, type KeeperMetrics } from '../obs/metrics.js';
+import { startOpsServer, type OpsServer } from '../obs/http-server.js';
+import { renderStatusPage } from '../obs/status-page.js';
+import { logSerializers, redactPaths } from '../obs/log.js';
+import type { Clock } from '../sched/clock.js';
+import { RequestScheduler } from '../sched/scheduler.js';
+import { VenueClock } from '../sched/venue-clock.js';
+import { AgentStore } from '../state/agent-store.js';
+import { TriggerCounter } from '../state/triggers.js';
+import { ExchangeClient } from '../venue/exchange.js';
+import { HttpTransport } from '../venue/http.js';
+import { RestClient } from '../venue/rest.js';
+import { NotificationClient } from '../venue/ws.js';
+import { VENUE_FACTS } from '../venue/facts.js';
+import type { Simulator } from '../sim/simulator.js';
+
+/** What the app needs from the validated config (mapped by `from-config.ts`). */
+export interface AppConfig {
+  venue: {
+    simulator: boolean;
+    network: 'testnet' | 'mainnet';
+    baseUrl: string;
+    exchangeUrl: string;
+    wsUrl: string;
+    requestTimeoutMs: number;
+  };
+  rateLimits: {
+    global: { requests: number; perSeconds: number };
+    scheduleCancel: { requests: number; perSeconds: number };
+  };
+  keeper: KeeperOptions;
+  stateDir: string;
+  listen: string;
+  logLevel: string;
+}
+
+export interface AppDeps {
+  clock: Clock;
+  version: string;
+  /** Where pino writes (stdout in production, a capture in tests). */
+  logStream?: DestinationStream;
+  /** Starts the embedded simulator (only when `venue.simulator`), given the accounts to seed. */
+  startSimulator?: () => Promise<Simulator>;
+  /** Called while the keeper is healthy (systemd watchdog ping). */
+  onHealthyTick?: () => void;
+  /** Calendar job at 00:00 UTC; node-cron by default. */
+  scheduleDaily?: (fn: () => void) => { stop(): void };
+  random?: () => number;
+}
+
+/** pino on our clock: log times are the same time the keeper decides with (virtual in tests). */
+export function createLogger(level: string, stream?: DestinationStream, clock?: Clock): Logger {
+  const timestamp = clock ? () => `,"time":"${new Date(clock.nowMs()).toISOString()}"` : pino.stdTimeFunctions.isoTime;
+  return pino({ level, base: { service: 'dms-keeper' }, serializers: logSerializers, redact: { paths: redactPaths, censor: '[redacted]' }, timestamp }, stream);
+}
+
+/**
+ * The composition root: builds every collaborator from the config, starts them in order, and stops
+ * them in reverse within a time bound. Nothing here reads argv, env or signals (that is `main`).
+ */
+export class App {
+  readonly logger: Logger;
+  readonly metrics: KeeperMetrics;
+  private keeper?: Keeper;
+  private ops?: OpsServer;
+  private sim?: Simulator;
+  private transport?: HttpTransport;
+  private dispatcher?: Agent;
+  private started?: Promise<void>;
+  private stopped?: Promise<void>;
+  private config: AppConfig;
+
+  constructor(
+    config: AppConfig,
+    private readonly deps: AppDeps,
+  ) {
+    this.config = config;
+    this.logger = createLogger(config.logLevel, deps.logStream, deps.clock);
+    this.metrics = createMetrics({ version: deps.version });
+  }
+
+  start(): Promise<void> {
+    this.started ??= this.doStart().catch(async (e: unknown) => {
+      // A failed start rolls back what it set up.
+      await this.teardown(5_000);
+      throw e;
+    });
+    return this.started;
+  }
+
+  stop(timeoutMs = 15_000): Promise<void> {
+    this.stopped ??= (async () => {
+      await this.started?.catch(() => undefined);
+      await this.teardown(timeoutMs);
+    })();
+    return this.stopped;
+  }
+
+  get opsAddress(): { host: string; port: number } | undefined {
+    return this.ops?.address;
+  }
+
+  get simulator(): Simulator | undefined {
+    return this.sim;
+  }
+
+  keeperInstance(): Keeper | undefined {
+    return this.keeper;
+  }
+
+  private async doStart(): Promise<void> {
+    const { deps, config, logger, metrics } = this;
+    let { baseUrl, exchangeUrl, wsUrl } = config.venue;
+    if (config.venue.simulator) {
+      if (!deps.startSimulator) throw new Error('venue.simulator is set but no simulator is available');
+      this.sim = await deps.startSimulator();
+      ({ baseUrl, exchangeUrl, wsUrl } = this.sim);
+      logger.info({ event: 'simulator_started', base_url: baseUrl }, 'embedded venue simulator started (demo only)');
+    }
+
+    const venueClock = new VenueClock(deps.clock);
+    this.dispatcher = new Agent({ connections: 64, pipelining: 1, keepAliveTimeout: 30_000 });
+    this.transport = new HttpTransport({
+      dispatcher: this.dispatcher,
+      clock: deps.clock,
+      requestTimeoutMs: config.venue.requestTimeoutMs,
+      onResponse: (o) => {
+        metrics.venueRequests.inc({ endpoint: o.endpoint, code: String(o.status) });
+        if (o.dateHeader && typeof o.status === 'number') {
+          const recv = deps.clock.nowMs();
+          venueClock.observeDateHeader(o.dateHeader, recv - o.latencyMs, recv);
+        }
+      },
+    });
+    const rest = new RestClient({ baseUrl, transport: this.transport });
+    const exchange = new ExchangeClient({ exchangeUrl, transport: this.transport });
+    const scheduler = new RequestScheduler(deps.clock, {
+      global: { limit: config.rateLimits.global.requests, windowMs: config.rateLimits.global.perSeconds * 1000 },
+      schedule_cancel: { limit: config.rateLimits.scheduleCancel.requests, windowMs: config.rateLimits.scheduleCancel.perSeconds * 1000 },
+      exchange: { limit: VENUE_FACTS.ipWeightPerMinute, windowMs: 60_000 },
+    });
+
+    const notifications = (onEvent: Parameters<NonNullable<import('../keeper/keeper.js').KeeperDeps['notifications']>>[0]): NotificationFeed => {
+      const client = new NotificationClient({
+        wsUrl,
+        clock: deps.clock,
+        random: deps.random ?? Math.random,
+        // One account per connection, so every notification is attributable (10 at most per IP).
+        usersPerConnection: 1,
+        onEvent: (e) => {
+          metrics.wsConnected.set(client.connected() ? 1 : 0);
+          onEvent(e);
+        },
+      });
+      return client;
+    };
+
+    const triggers = new TriggerCounter(TriggerCounter.fileIn(config.stateDir), venueClock.nowMs());
+    this.keeper = new Keeper(config.keeper, {
+      clock: deps.clock,
+      venueClock,
+      scheduler,
+      venue: {
+        getAccount: (address) => scheduler.run({ kind: 'arm', scopes: ['global', 'endpoint:GET /v1/accounts/{address}'] }, () => rest.getAccount(address)),
+        postExchange: (body, opts) => exchange.post(body as Parameters<ExchangeClient["post"]>[0], opts),
+        scheduleCancelRest: (body, opts) => rest.scheduleCancel(body, opts),
+        ordersPages: (address, _q, opts) => rest.ordersPages(address, {}, opts),
+        positionsPages: (address, _q, opts) => rest.positionsPages(address, {}, opts),
+        health: () => rest.getHealth(),
+      },
+      notifications: config.keeper.watch.notifications ? notifications : undefined,
+      metrics,
+      logger,
+      agentStore: new AgentStore(config.stateDir),
+      triggers,
+      scheduleDaily:
+        deps.scheduleDaily ??
+        ((fn) => {
+          const task = cron.schedule('0 0 * * *', fn, { timezone: 'UTC' });
+          return { stop: () => void task.stop() };
+        }),
+      onHealthyTick: deps.onHealthyTick,
+    });
+
+    const keeper = this.keeper;
+    this.ops = await startOpsServer(
+      config.listen,
+      {
+        liveness: () => keeper.liveness(),
+        readiness: () => keeper.readiness(),
+        status: () => keeper.status(),
+        statusPage: () => renderStatusPage(),
+        registry: metrics.registry,
+      },
+      (e) => logger.error({ event: 'http_error', err: e }, 'ops endpoint failed'),
+    );
+    logger.info({ event: 'listening', address: `${this.ops.address.host}:${this.ops.address.port}` }, 'ops endpoints up');
+    await keeper.start();
+    logger.info({ event: 'started', accounts: config.keeper.accounts.length }, 'keeper started');
+  }
+
+  /** SIGHUP: a new validated config. Only the keeper's accounts and timings change live. */
+  async reload(next: AppConfig): Promise<void> {
+    const keeper = this.keeper;
+    if (!keeper) throw new Error('not started');
+    const r = await keeper.reload(next.keeper);
+    this.config = next;
+    this.logger.info({ event: 'config_reload', result: 'ok', ...r }, 'config reloaded');
+  }
+
+  private async teardown(timeoutMs: number): Promise<void> {
+    const t0 = this.deps.clock.nowMs();
+    const left = () => Math.max(1_000, timeoutMs - (this.deps.clock.nowMs() - t0));
+    await this.keeper?.stop(Math.max(1_000, timeoutMs - 3_000)).catch((e: unknown) => this.logger.error({ err: e }, 'keeper stop failed'));
+    await this.ops?.close().catch(() => undefined);
+    await this.transport?.close().catch(() => undefined);
+    await this.dispatcher?.destroy().catch(() => undefined);
+    if (this.sim) await Promise.race([this.sim.stop(), new Promise((r) => setTimeout(r, left()).unref())]);
+    this.logger.info({ event: 'stopped' }, 'keeper stopped');
+  }
+}

@@ -1,0 +1,70 @@
+import { resolveAccount, type ProvisionVenue } from '../keeper/provision.js';
+import type { KeeperAccountSpec } from '../keeper/keeper.js';
+import { NonceSource } from '../venue/signing/nonce.js';
+import { signerFromPrivateKey, type Signer } from '../venue/signing/signer.js';
+import { buildScheduleCancel } from '../venue/actions.js';
+import type { AgentStore } from '../state/agent-store.js';
+import type { Clock } from '../sched/clock.js';
+import type { Network, ScheduleCancelAction, SignedRequest } from '../venue/types.js';
+
+/**
+ * `dms-keeper disarm`: clears the scheduled cancel of one or every account (planned maintenance).
+ * Signs with the account's configured agent, else the agent the keeper stored, else the master key
+ * (the master may sign L1 actions too): it never approves a new agent just to disarm.
+ */
+export interface DisarmVenue extends ProvisionVenue {
+  scheduleCancelRest(body: SignedRequest<ScheduleCancelAction>): Promise<unknown>;
+}
+
+export interface DisarmResult {
+  account: string;
+  address: string;
+  result: 'cleared' | 'failed';
+  signer?: 'agent' | 'stored_agent' | 'master';
+  path?: 'rest' | 'exchange';
+  message?: string;
+}
+
+async function pickSigner(spec: KeeperAccountSpec, masterAddress: string, store: AgentStore): Promise<{ signer: Signer; kind: DisarmResult['signer'] }> {
+  if (spec.agentKey) return { signer: signerFromPrivateKey((await spec.agentKey()).trim(), 'agent key'), kind: 'agent' };
+  const stored = await store.load(spec.name, spec.agentName).catch(() => undefined);
+  if (stored && stored.masterAddress === masterAddress) return { signer: signerFromPrivateKey(stored.privateKey, 'stored agent key'), kind: 'stored_agent' };
+  if (spec.masterKey) return { signer: signerFromPrivateKey((await spec.masterKey()).trim(), 'master key'), kind: 'master' };
+  throw new Error('no key can sign for this account (no agent key, no stored agent, no master key)');
+}
+
+export async function disarmAccounts(args: {
+  accounts: KeeperAccountSpec[];
+  only?: string;
+  network: Network;
+  venue: DisarmVenue;
+  store: AgentStore;
+  clock: Clock;
+}): Promise<DisarmResult[]> {
+  const targets = args.only === undefined ? args.accounts : args.accounts.filter((a) => a.name === args.only);
+  if (args.only !== undefined && targets.length === 0) throw new Error(`no account named '${args.only}' in the config`);
+  const nonces = new NonceSource(args.clock);
+  const results: DisarmResult[] = [];
+  for (const spec of targets) {
+    try {
+      const where = await resolveAccount(args.venue, spec.name, spec.address);
+      const { signer, kind } = await pickSigner(spec, where.masterAddress, args.store);
+      const body = await buildScheduleCancel({ signer, network: args.network, nonce: nonces.next(signer.address), vaultAddress: where.vaultAddress });
+      const path: 'rest' | 'exchange' = spec.switch.path === 'exchange' ? 'exchange' : 'rest';
+      try {
+        if (path === 'rest') await args.venue.scheduleCancelRest(body);
+        else await args.venue.postExchange(body);
+        results.push({ account: spec.name, address: spec.address, result: 'cleared', signer: kind, path });
+      } catch (e) {
+        if (spec.switch.path !== 'rest_then_exchange') throw e;
+        // Same signed body on the fallback path; a fresh nonce so the venue sees a new action.
+        const retry = await buildScheduleCancel({ signer, network: args.network, nonce: nonces.next(signer.address), vaultAddress: where.vaultAddress });
+        await args.venue.postExchange(retry);
+        results.push({ account: spec.name, address: spec.address, result: 'cleared', signer: kind, path: 'exchange' });
+      }
+    } catch (e) {
+      results.push({ account: spec.name, address: spec.address, result: 'failed', message: (e as Error).message });
+    }
+  }
+  return results;
+}

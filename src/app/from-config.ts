@@ -1,0 +1,66 @@
+import { readKey, type KeySource } from '../config/secret.js';
+import { accountsForShard } from '../config/shard.js';
+import type { Config } from '../config/types.js';
+import type { KeeperAccountSpec } from '../keeper/keeper.js';
+import { VENUE_FACTS } from '../venue/facts.js';
+import type { AppConfig } from './app.js';
+
+/** A skew (local minus venue) beyond this is a loud error. Deadlines use venue time regardless. */
+export const MAX_CLOCK_SKEW_MS = 2_000;
+
+function describe(source: KeySource | undefined): string {
+  if (!source) return '-';
+  return source.kind === 'file' ? `file:${source.path}` : `env:${source.name}`;
+}
+
+/**
+ * The app's view of a validated config: this shard's accounts, durations in ms, and key loaders
+ * that read a key only when called (so the master key is not held between approvals).
+ */
+export function toAppConfig(config: Config, env: Readonly<Record<string, string | undefined>>): AppConfig {
+  const loader = (source: KeySource | undefined) => (source ? async () => (await readKey(source, { env })).reveal() : undefined);
+  const accounts: KeeperAccountSpec[] = accountsForShard(config.accounts, config.shard).map((a) => ({
+    name: a.name,
+    address: a.address,
+    agentName: a.agent.name,
+    validDays: a.agent.validDays,
+    masterKey: loader(a.masterKey),
+    agentKey: loader(a.agent.key),
+    builderFee: a.builderFee,
+    identity: [a.address, a.agent.name, describe(a.masterKey), describe(a.agent.key)].join('|'),
+    switch: {
+      deadlineMs: a.switch.deadlineSeconds * 1000,
+      rearmEveryMs: a.switch.rearmEverySeconds * 1000,
+      minHorizonMs: a.switch.minHorizonSeconds * 1000,
+      armWhen: a.switch.armWhen,
+      onShutdown: a.switch.onShutdown,
+      path: a.switch.path,
+    },
+  }));
+  const v = config.venue;
+  return {
+    venue: {
+      simulator: v.simulator,
+      network: v.network,
+      baseUrl: v.baseUrl ?? '',
+      exchangeUrl: v.exchangeUrl ?? '',
+      wsUrl: v.wsUrl ?? '',
+      requestTimeoutMs: v.requestTimeoutMs,
+    },
+    rateLimits: config.rateLimits,
+    keeper: {
+      network: v.network,
+      accounts,
+      watch: {
+        ordersEveryMs: config.watch.ordersEverySeconds * 1000,
+        positionsEveryMs: config.watch.positionsEverySeconds * 1000,
+        notifications: config.watch.notifications,
+      },
+      maxClockSkewMs: MAX_CLOCK_SKEW_MS,
+      triggerWarnAt: VENUE_FACTS.maxTriggersPerUtcDay - 2,
+    },
+    stateDir: config.stateDir,
+    listen: config.server.listen,
+    logLevel: config.log.level,
+  };
+}

@@ -1,0 +1,210 @@
+/**
+ * The whole keeper against the venue simulator over real loopback HTTP and WebSocket, in virtual
+ * time: one FakeClock drives both (the simulator's venue clock adds an offset), and every timer
+ * waits for in-flight requests to finish before the next one fires.
+ */
+import { Writable } from 'node:stream';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createLogger } from '../../src/app/app.js';
+import { Agent } from 'undici';
+import { Keeper, type KeeperAccountSpec, type KeeperOptions } from '../../src/keeper/keeper.js';
+import { createMetrics } from '../../src/obs/metrics.js';
+import { FakeClock } from '../../src/sched/fake-clock.js';
+import { RequestScheduler } from '../../src/sched/scheduler.js';
+import { VenueClock } from '../../src/sched/venue-clock.js';
+import { startSimulator, type Simulator, type SimulatorOptions } from '../../src/sim/simulator.js';
+import { AgentStore } from '../../src/state/agent-store.js';
+import { TriggerCounter } from '../../src/state/triggers.js';
+import { ExchangeClient } from '../../src/venue/exchange.js';
+import { HttpTransport } from '../../src/venue/http.js';
+import { RestClient } from '../../src/venue/rest.js';
+import { NotificationClient } from '../../src/venue/ws.js';
+import type { SwitchSettings } from '../../src/keeper/switch-machine.js';
+
+export const T_START = Date.UTC(2026, 10, 22, 12, 0, 0);
+
+export const DEFAULT_SWITCH: SwitchSettings = {
+  deadlineMs: 60_000,
+  rearmEveryMs: 15_000,
+  minHorizonMs: 20_000,
+  armWhen: 'always',
+  onShutdown: 'keep',
+  path: 'rest',
+};
+
+export interface Harness {
+  clock: FakeClock;
+  sim: Simulator;
+  keeper: Keeper;
+  logs: Array<Record<string, unknown>>;
+  logText: () => string;
+  metricsText: () => Promise<string>;
+  metrics: ReturnType<typeof createMetrics>;
+  stateDir: string;
+  /** Venue-side horizon of an account now (ms), or null when none armed. */
+  venueHorizonMs(address: string): number | null;
+  advance(ms: number): Promise<void>;
+  /** keeper.stop(), with virtual time moving while it waits. */
+  stop(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export function account(name: string, address: string, key: string, over: Partial<KeeperAccountSpec> = {}, sw: Partial<SwitchSettings> = {}): KeeperAccountSpec {
+  return {
+    name,
+    address,
+    agentName: 'dms-keeper',
+    validDays: 30,
+    masterKey: async () => key,
+    identity: `${address}|dms-keeper`,
+    switch: { ...DEFAULT_SWITCH, ...sw },
+    ...over,
+  };
+}
+
+export async function startHarness(opts: {
+  accounts: (sim: Simulator) => KeeperAccountSpec[];
+  sim?: SimulatorOptions;
+  rateLimits?: { global: number; scheduleCancel: number };
+  notifications?: boolean;
+  watch?: Partial<KeeperOptions['watch']>;
+  stateDir?: string;
+  requestTimeoutMs?: number;
+}): Promise<Harness> {
+  let inflight = 0;
+  const settle = async (): Promise<void> => {
+    let idle = 0;
+    for (let i = 0; i < 2_000 && idle < 3; i++) {
+      await new Promise<void>((r) => setImmediate(r));
+      if (inflight === 0) idle++;
+      else {
+        idle = 0;
+        await new Promise<void>((r) => setTimeout(r, 1));
+      }
+    }
+  };
+  const clock = new FakeClock(T_START, settle);
+  const sim = await startSimulator({ clock, ...opts.sim });
+  const stateDir = opts.stateDir ?? (await mkdtemp(join(tmpdir(), 'dmsk-harness-')));
+
+  const logs: Array<Record<string, unknown>> = [];
+  const lines: string[] = [];
+  const stream = new Writable({
+    write(chunk, _enc, cb) {
+      const text = String(chunk);
+      lines.push(text);
+      for (const l of text.split('\n')) if (l) logs.push(JSON.parse(l) as Record<string, unknown>);
+      cb();
+    },
+  });
+  const logger = createLogger('debug', stream, clock);
+  const metrics = createMetrics({ version: 'test', defaultMetrics: false });
+  const venueClock = new VenueClock(clock);
+  const dispatcher = new Agent({ connections: 32 });
+  class TrackedTransport extends HttpTransport {
+    override async request(r: Parameters<HttpTransport['request']>[0]) {
+      inflight++;
+      try {
+        return await super.request(r);
+      } finally {
+        inflight--;
+      }
+    }
+  }
+  const transport = new TrackedTransport({
+    dispatcher,
+    clock,
+    requestTimeoutMs: opts.requestTimeoutMs ?? 5_000,
+    onResponse: (o) => {
+      metrics.venueRequests.inc({ endpoint: o.endpoint, code: String(o.status) });
+      if (o.dateHeader && typeof o.status === 'number') venueClock.observeDateHeader(o.dateHeader, clock.nowMs() - o.latencyMs, clock.nowMs());
+    },
+  });
+  // State writes are real I/O too: virtual time must not run ahead of them.
+  const track = async <T>(p: Promise<T>): Promise<T> => {
+    inflight++;
+    try {
+      return await p;
+    } finally {
+      inflight--;
+    }
+  };
+  class TrackedStore extends AgentStore {
+    override save(a: Parameters<AgentStore['save']>[0]) {
+      return track(super.save(a));
+    }
+  }
+  class TrackedTriggers extends TriggerCounter {
+    override save() {
+      return track(super.save());
+    }
+  }
+  const rest = new RestClient({ baseUrl: sim.baseUrl, transport });
+  const exchange = new ExchangeClient({ exchangeUrl: sim.exchangeUrl, transport });
+  const rl = opts.rateLimits ?? { global: 1200, scheduleCancel: 600 };
+  const scheduler = new RequestScheduler(clock, {
+    global: { limit: rl.global, windowMs: 60_000 },
+    schedule_cancel: { limit: rl.scheduleCancel, windowMs: 60_000 },
+    exchange: { limit: 1200, windowMs: 60_000 },
+  });
+  const keeperOptions: KeeperOptions = {
+    network: 'testnet',
+    accounts: opts.accounts(sim),
+    watch: { ordersEveryMs: 30_000, positionsEveryMs: 60_000, notifications: opts.notifications ?? false, ...opts.watch },
+    maxClockSkewMs: 2_000,
+    triggerWarnAt: 8,
+  };
+  const keeper = new Keeper(keeperOptions, {
+    clock,
+    venueClock,
+    scheduler,
+    venue: {
+      getAccount: (a) => rest.getAccount(a),
+      postExchange: (b, o) => exchange.post(b as Parameters<ExchangeClient['post']>[0], o),
+      scheduleCancelRest: (b, o) => rest.scheduleCancel(b, o),
+      ordersPages: (a, _q, o) => rest.ordersPages(a, {}, o),
+      positionsPages: (a, _q, o) => rest.positionsPages(a, {}, o),
+      health: () => rest.getHealth(),
+    },
+    notifications: opts.notifications
+      ? (onEvent) => new NotificationClient({ wsUrl: sim.wsUrl, clock, onEvent, usersPerConnection: 1, random: () => 0.5 })
+      : undefined,
+    metrics,
+    logger,
+    agentStore: new TrackedStore(stateDir),
+    triggers: new TrackedTriggers(TriggerCounter.fileIn(stateDir), sim.clock.nowMs()),
+  });
+
+  // stop() may wait on virtual timers (budget spacing, the stop bound): keep time moving.
+  const stopMoving = async (): Promise<void> => {
+    let done = false;
+    const stopping = keeper.stop(5_000).catch(() => undefined).finally(() => (done = true));
+    for (let i = 0; i < 200 && !done; i++) await clock.advance(50);
+    await stopping;
+  };
+
+  return {
+    clock,
+    sim,
+    keeper,
+    logs,
+    logText: () => lines.join(''),
+    metricsText: () => metrics.registry.metrics(),
+    metrics,
+    stateDir,
+    venueHorizonMs: (address) => {
+      const t = sim.state.schedule(address).timeMs;
+      return t === undefined ? null : t - sim.clock.nowMs();
+    },
+    advance: (ms) => clock.advance(ms),
+    stop: () => stopMoving(),
+    close: async () => {
+      await stopMoving();
+      await transport.close();
+      await dispatcher.destroy();
+      await sim.stop();
+    },
+  };
+}
