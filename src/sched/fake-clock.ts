@@ -23,7 +23,15 @@ export class FakeClock implements Clock {
   private seq = 0;
   private timers = new Map<number, FakeTimer>();
 
-  constructor(startMs = Date.UTC(2026, 0, 1, 12, 0, 0)) {
+  /**
+   * `settle`, when given, runs after every timer instead of a plain microtask flush: tests that do
+   * real loopback I/O in virtual time pass a function that waits until no request is in flight, so
+   * a request started by a timer completes at that timer's virtual instant.
+   */
+  constructor(
+    startMs = Date.UTC(2026, 0, 1, 12, 0, 0),
+    private readonly settle: () => Promise<void> = () => flushMicrotasks(),
+  ) {
     this.current = startMs;
   }
 
@@ -49,17 +57,17 @@ export class FakeClock implements Clock {
   /** Moves time forward by `ms`, running due timers in order. */
   async advance(ms: number): Promise<void> {
     const target = this.current + ms;
-    await flushMicrotasks();
+    await this.settle();
     for (;;) {
       const next = this.nextDue();
       if (!next || next.dueMs > target) break;
       this.timers.delete(next.id);
       this.current = Math.max(this.current, next.dueMs);
       next.fn();
-      await flushMicrotasks();
+      await this.settle();
     }
     this.current = target;
-    await flushMicrotasks();
+    await this.settle();
   }
 
   /** Jumps the clock without running timers (a wall-clock step, as NTP might make). */
