@@ -1,0 +1,63 @@
+import { chmod, mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { loadConfig } from './load.js';
+import { buildPlan, formatPlan } from './plan.js';
+import { KEY1, KEY2 } from './test-support.js';
+import { demoAddress } from '../sim/venue/demo.js';
+
+const EXAMPLE = fileURLToPath(new URL('../../config/dms-keeper.example.yaml', import.meta.url));
+
+/** The example names these files in $CREDENTIALS_DIRECTORY (`npm start` writes the demo keys there). */
+async function demoCredentials(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'dmsk-example-'));
+  for (const [name, key] of [
+    ['alice.master', KEY1],
+    ['bob.master', KEY2],
+    ['carol.master', KEY2],
+  ] as const) {
+    const p = join(dir, name);
+    await writeFile(p, `${key}\n`, { mode: 0o600 });
+    await chmod(p, 0o600);
+  }
+  return dir;
+}
+
+describe('config/dms-keeper.example.yaml', () => {
+  it('loads against the simulator with the four demo accounts', async () => {
+    const creds = await demoCredentials();
+    const c = await loadConfig({ path: EXAMPLE, env: { CREDENTIALS_DIRECTORY: creds } });
+    expect(c.venue).toEqual({ simulator: true, network: 'testnet', requestTimeoutMs: 5000 });
+    expect(c.accounts.map((a) => a.name)).toEqual(['mm-main', 'mm-sub', 'arb-desk', 'small-desk']);
+    expect(c.accounts.map((a) => a.masterKey?.kind === 'file' && a.masterKey.path)).toEqual([
+      join(creds, 'alice.master'),
+      join(creds, 'alice.master'), // the subaccount's agent is approved by its main account's master
+      join(creds, 'bob.master'),
+      join(creds, 'carol.master'),
+    ]);
+    // the addresses are the simulator's demo accounts, so `npm start` arms them
+    expect(c.accounts.map((a) => a.address)).toEqual(['alice', 'alice-sub', 'bob', 'carol'].map(demoAddress));
+    for (const a of c.accounts) expect(a.address).toMatch(/^0x[0-9a-f]{40}$/);
+    expect(c.accounts[2]!.switch).toMatchObject({ deadlineSeconds: 30, rearmEverySeconds: 5, minHorizonSeconds: 10 });
+    expect(c.accounts[2]!.switchOverrides).toEqual(['deadlineSeconds', 'rearmEverySeconds', 'minHorizonSeconds']);
+    expect(c.server).toEqual({ listen: '127.0.0.1:9464', host: '127.0.0.1', port: 9464 });
+    expect(c.stateDir).toBe('./state');
+    expect(c.shard).toEqual({ index: 0, count: 1 });
+
+    const plan = buildPlan(c);
+    expect(plan.canHoldEveryHorizon).toBe(true);
+    expect(plan.armsPerMinute).toBe(4 + 4 + 12 + 4);
+    expect(formatPlan(plan)).toContain('OK: the budget holds every horizon.');
+  });
+
+  it('documents every top-level key and the env override rule', async () => {
+    const text = await readFile(EXAMPLE, 'utf8');
+    for (const key of ['venue:', 'switch:', 'watch:', 'rate_limits:', 'accounts:', 'shard:', 'state_dir:', 'server:', 'log:']) {
+      expect(text).toMatch(new RegExp(`^${key}`, 'm'));
+    }
+    expect(text).toContain('DMS_KEEPER_SWITCH__DEADLINE_SECONDS');
+    expect(text).not.toMatch(/0x[0-9a-fA-F]{64}/); // no key material in the reference config
+  });
+});

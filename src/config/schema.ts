@@ -1,0 +1,342 @@
+import { z } from 'zod';
+import { VENUE_FACTS } from '../venue/facts.js';
+
+/**
+ * The shape of the YAML config (DESIGN.md section 2), in the file's own snake_case. Every object
+ * is strict: an unknown key is an error at every level (a typo must not silently fall back to a
+ * default on a safety switch). Cross-field rules and everything that depends on the environment
+ * (URL schemes, key files) live in `rules.ts` and `load.ts`, so each problem gets its own YAML path.
+ *
+ * The `Config` the loader returns (types.ts) is camelCase and fully defaulted.
+ */
+
+/** Default `exchange_url` / `ws_url` per network. The client appends `/exchange` and `/ws`. */
+export const NETWORK_URLS = {
+  mainnet: { exchangeUrl: 'https://api.hyperliquid.xyz', wsUrl: 'wss://api.hyperliquid.xyz' },
+  testnet: { exchangeUrl: 'https://api.hyperliquid-testnet.xyz', wsUrl: 'wss://api.hyperliquid-testnet.xyz' },
+} as const;
+
+/**
+ * Kept on top of the venue's 5 s minimum lead when checking `deadline_seconds`: the lead is
+ * measured on the venue's clock after the request arrives, so skew estimation error and request
+ * latency eat into it. With the margin, a deadline can still be re-armed after a slow first try.
+ */
+export const DEADLINE_SAFETY_MARGIN_SECONDS = 5;
+export const MIN_DEADLINE_SECONDS = VENUE_FACTS.scheduleCancelMinLeadMs / 1000 + DEADLINE_SAFETY_MARGIN_SECONDS;
+
+/** The retries that `rearm_every_seconds` must leave room for before `min_horizon_seconds`. */
+export const RETRIES_BEFORE_MIN_HORIZON = 2;
+
+/**
+ * How long one failed arm attempt can take, in seconds: the request timeout, plus 1 s for the
+ * scheduler's backoff and the signer. The re-arm rule is
+ * `deadline - rearm_every >= min_horizon + RETRIES_BEFORE_MIN_HORIZON * retrySlotSeconds(timeout)`.
+ */
+export function retrySlotSeconds(requestTimeoutMs: number): number {
+  return requestTimeoutMs / 1000 + 1;
+}
+
+/** pino's levels (plus `silent`). */
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+export const DEFAULT_LISTEN = '127.0.0.1:9464';
+export const DEFAULT_STATE_DIR = './state';
+
+/** Every default of DESIGN.md section 2, in one place (the schema below reads from here). */
+export const CONFIG_DEFAULTS = {
+  venue: { simulator: false, network: 'testnet', request_timeout_ms: 5000 },
+  switch: {
+    deadline_seconds: 60,
+    rearm_every_seconds: 15,
+    min_horizon_seconds: 20,
+    arm_when: 'always',
+    on_shutdown: 'keep',
+    path: 'rest',
+  },
+  watch: { orders_every_seconds: 30, positions_every_seconds: 60, notifications: true },
+  rate_limits: {
+    global: { requests: 1200, per_seconds: 60 },
+    schedule_cancel: { requests: 600, per_seconds: 60 },
+  },
+  agent: { name: 'dms-keeper', valid_days: 30 },
+  shard: { index: 0, count: 1 },
+  server: { listen: DEFAULT_LISTEN },
+  log: { level: 'info' },
+} as const;
+
+/** A metric label value: lower-case, starts with a letter or digit. */
+export const ACCOUNT_NAME_RE = /^[a-z0-9][a-z0-9_.-]*$/;
+export const ACCOUNT_NAME_MAX = 64;
+export const ADDRESS_RE = /^0x[0-9a-fA-F]{40}$/;
+/** Printable ASCII without spaces: the venue appends ` valid_until <ms>` after the name. */
+export const AGENT_NAME_RE = /^[\x21-\x7e]+$/;
+export const FEE_RATE_RE = /^(?:0|[1-9][0-9]*)(?:\.[0-9]+)?%$/;
+const ENV_NAME_RE = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** `switch:` and `agent:` with every child commented out are YAML nulls: read them as empty. */
+const emptyIsNull = (v: unknown): unknown => (v === null ? undefined : v);
+function section<T extends z.ZodType>(schema: T) {
+  return z.preprocess(emptyIsNull, schema);
+}
+
+const seconds = () => z.int().min(1);
+const address = (what: string) =>
+  z
+    .string()
+    .regex(ADDRESS_RE, `must be ${what}: 0x followed by 40 hex digits, in quotes`)
+    .transform((s) => s.toLowerCase() as `0x${string}`);
+
+/** The YAML form of a key source, checked by hand so that no message can echo a pasted key. */
+export interface RawKeySource {
+  file?: string;
+  env?: string;
+}
+
+export const KeySourceSchema = z.unknown().transform((v, ctx): RawKeySource => {
+  if (typeof v === 'string' || typeof v === 'number' || typeof v === 'bigint') {
+    ctx.addIssue({
+      code: 'custom',
+      message:
+        'a key is never written inline in the config (the value is not shown here): use { file: NAME } ' +
+        '(mode 0600, or a systemd credential) or { env: VAR }, and treat a key that was pasted into a config file as exposed',
+    });
+    return z.NEVER;
+  }
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) {
+    ctx.addIssue({ code: 'custom', message: 'must be { file: NAME } or { env: VAR }' });
+    return z.NEVER;
+  }
+  const obj = v as Record<string, unknown>;
+  let ok = true;
+  for (const k of Object.keys(obj)) {
+    if (k !== 'file' && k !== 'env') {
+      ctx.addIssue({ code: 'unrecognized_keys', keys: [k], message: 'Unrecognized key' });
+      ok = false;
+    }
+  }
+  const hasFile = obj.file !== undefined;
+  const hasEnv = obj.env !== undefined;
+  if (hasFile && hasEnv) {
+    ctx.addIssue({ code: 'custom', message: 'give either file or env, not both' });
+    return z.NEVER;
+  }
+  if (!hasFile && !hasEnv) {
+    if (ok) ctx.addIssue({ code: 'custom', message: 'must be { file: NAME } or { env: VAR }' });
+    return z.NEVER;
+  }
+  if (hasFile) {
+    if (typeof obj.file !== 'string' || obj.file === '' || obj.file.includes('\0')) {
+      ctx.addIssue({ code: 'custom', path: ['file'], message: 'must be a file name or path' });
+      return z.NEVER;
+    }
+    return ok ? { file: obj.file } : z.NEVER;
+  }
+  if (typeof obj.env !== 'string' || !ENV_NAME_RE.test(obj.env)) {
+    ctx.addIssue({ code: 'custom', path: ['env'], message: 'must be an environment variable name (letters, digits, _)' });
+    return z.NEVER;
+  }
+  return ok ? { env: obj.env } : z.NEVER;
+});
+
+const D = CONFIG_DEFAULTS;
+
+export const VenueSchema = z.strictObject({
+  simulator: z.boolean().default(D.venue.simulator),
+  network: z.enum(['testnet', 'mainnet']).default(D.venue.network),
+  base_url: z.string().min(1).optional(),
+  exchange_url: z.string().min(1).optional(),
+  ws_url: z.string().min(1).optional(),
+  request_timeout_ms: z.int().min(100).default(D.venue.request_timeout_ms),
+});
+
+const switchFields = {
+  deadline_seconds: seconds(),
+  rearm_every_seconds: seconds(),
+  min_horizon_seconds: seconds(),
+  arm_when: z.enum(['always', 'orders_open']),
+  on_shutdown: z.enum(['keep', 'clear']),
+  path: z.enum(['rest', 'exchange', 'rest_then_exchange']),
+};
+export const SWITCH_KEYS = Object.keys(switchFields) as Array<keyof typeof switchFields>;
+
+export const SwitchSchema = z.strictObject({
+  deadline_seconds: switchFields.deadline_seconds.default(D.switch.deadline_seconds),
+  rearm_every_seconds: switchFields.rearm_every_seconds.default(D.switch.rearm_every_seconds),
+  min_horizon_seconds: switchFields.min_horizon_seconds.default(D.switch.min_horizon_seconds),
+  arm_when: switchFields.arm_when.default(D.switch.arm_when),
+  on_shutdown: switchFields.on_shutdown.default(D.switch.on_shutdown),
+  path: switchFields.path.default(D.switch.path),
+});
+
+/** An account's `switch:` block: any subset of the top-level keys, no defaults (they inherit). */
+export const AccountSwitchSchema = z.strictObject({
+  deadline_seconds: switchFields.deadline_seconds.optional(),
+  rearm_every_seconds: switchFields.rearm_every_seconds.optional(),
+  min_horizon_seconds: switchFields.min_horizon_seconds.optional(),
+  arm_when: switchFields.arm_when.optional(),
+  on_shutdown: switchFields.on_shutdown.optional(),
+  path: switchFields.path.optional(),
+});
+
+export const WatchSchema = z.strictObject({
+  orders_every_seconds: seconds().default(D.watch.orders_every_seconds),
+  positions_every_seconds: seconds().default(D.watch.positions_every_seconds),
+  notifications: z.boolean().default(D.watch.notifications),
+});
+
+const limit = (d: { requests: number; per_seconds: number }) =>
+  section(
+    z
+      .strictObject({
+        requests: z.int().min(1).default(d.requests),
+        per_seconds: z.int().min(1).default(d.per_seconds),
+      })
+      .prefault({}),
+  );
+
+export const RateLimitsSchema = z.strictObject({
+  global: limit(D.rate_limits.global),
+  schedule_cancel: limit(D.rate_limits.schedule_cancel),
+});
+
+export const AgentSchema = z.strictObject({
+  name: z
+    .string()
+    .min(1)
+    .max(VENUE_FACTS.agentNameMaxChars, `at most ${VENUE_FACTS.agentNameMaxChars} characters (the venue's limit before the valid_until suffix)`)
+    .regex(AGENT_NAME_RE, 'must be printable ASCII without spaces')
+    .default(D.agent.name),
+  key: KeySourceSchema.optional(),
+  valid_days: z
+    .int()
+    .min(1)
+    .max(VENUE_FACTS.agentValidMaxDays, `at most ${VENUE_FACTS.agentValidMaxDays} (the venue's longest agent approval)`)
+    .default(D.agent.valid_days),
+});
+
+export const AccountSchema = z.strictObject({
+  name: z
+    .string()
+    .max(ACCOUNT_NAME_MAX, `at most ${ACCOUNT_NAME_MAX} characters`)
+    .regex(ACCOUNT_NAME_RE, 'must match [a-z0-9][a-z0-9_.-]* (it is a metric label)'),
+  address: address('an address'),
+  master_key: KeySourceSchema.optional(),
+  agent: section(AgentSchema.prefault({})),
+  builder_fee: section(
+    z
+      .strictObject({
+        builder: address("the builder's address"),
+        max_fee_rate: z.string().regex(FEE_RATE_RE, 'must be a percent string like "0.01%"'),
+      })
+      .optional(),
+  ),
+  switch: section(AccountSwitchSchema.optional()),
+});
+
+export const ShardSchema = z.strictObject({
+  index: z.int().min(0).default(D.shard.index),
+  count: z.int().min(1).default(D.shard.count),
+});
+
+export const ServerSchema = z.strictObject({
+  listen: z.string().min(1).default(D.server.listen),
+});
+
+export const LogSchema = z.strictObject({
+  level: z.enum(LOG_LEVELS).default(D.log.level),
+});
+
+/**
+ * The top level, section by section. The loader validates each section on its own (so that one
+ * broken section does not hide the problems of another) and accounts one by one.
+ */
+export const SECTION_SCHEMAS = {
+  venue: section(VenueSchema.prefault({})),
+  switch: section(SwitchSchema.prefault({})),
+  watch: section(WatchSchema.prefault({})),
+  rate_limits: section(RateLimitsSchema.prefault({})),
+  shard: section(ShardSchema.prefault({})),
+  state_dir: z.string().min(1).optional(),
+  server: section(ServerSchema.prefault({})),
+  log: section(LogSchema.prefault({})),
+} as const;
+
+export const TOP_LEVEL_KEYS = ['venue', 'switch', 'watch', 'rate_limits', 'accounts', 'shard', 'state_dir', 'server', 'log'] as const;
+
+export type RawVenue = z.output<typeof VenueSchema>;
+export type RawSwitch = z.output<typeof SwitchSchema>;
+export type RawAccountSwitch = z.output<typeof AccountSwitchSchema>;
+export type RawWatch = z.output<typeof WatchSchema>;
+export type RawRateLimits = z.output<typeof RateLimitsSchema>;
+export type RawAccount = z.output<typeof AccountSchema>;
+export type RawShard = z.output<typeof ShardSchema>;
+export type RawServer = z.output<typeof ServerSchema>;
+export type RawLog = z.output<typeof LogSchema>;
+
+/**
+ * Zod introspection, for the two places that need the schema as data: listing the keys allowed
+ * where an unknown key was found, and typing env overrides. Wrappers (optional, default,
+ * prefault, preprocess pipes) are looked through.
+ */
+interface ZodDefLike {
+  type: string;
+  innerType?: z.ZodType;
+  in?: z.ZodType;
+  out?: z.ZodType;
+  shape?: Record<string, z.ZodType>;
+  element?: z.ZodType;
+}
+
+function defOf(s: z.ZodType): ZodDefLike {
+  return (s as unknown as { _zod: { def: ZodDefLike } })._zod.def;
+}
+
+export function unwrapSchema(s: z.ZodType): z.ZodType {
+  let cur = s;
+  for (let i = 0; i < 20; i++) {
+    const d = defOf(cur);
+    if (d.innerType && ['optional', 'nullable', 'default', 'prefault', 'readonly', 'catch', 'nonoptional'].includes(d.type)) cur = d.innerType;
+    else if (d.type === 'pipe' && d.in && d.out) cur = defOf(d.out).type === 'transform' ? d.in : d.out;
+    else break;
+  }
+  return cur;
+}
+
+export type SchemaKind = 'object' | 'array' | 'string' | 'number' | 'boolean' | 'other';
+
+export function schemaKind(s: z.ZodType): SchemaKind {
+  const t = defOf(unwrapSchema(s)).type;
+  if (t === 'object' || t === 'array' || t === 'string' || t === 'number' || t === 'boolean') return t;
+  if (t === 'enum') return 'string';
+  return 'other';
+}
+
+export function objectShape(s: z.ZodType): Record<string, z.ZodType> | undefined {
+  const d = defOf(unwrapSchema(s));
+  return d.type === 'object' ? d.shape : undefined;
+}
+
+export function arrayElement(s: z.ZodType): z.ZodType | undefined {
+  const d = defOf(unwrapSchema(s));
+  return d.type === 'array' ? d.element : undefined;
+}
+
+/** The schema at a YAML path of the whole document (`accounts` elements are `AccountSchema`). */
+export function schemaAt(segments: readonly PropertyKey[]): z.ZodType | undefined {
+  const [first, ...rest] = segments;
+  let cur: z.ZodType | undefined;
+  if (first === 'accounts') {
+    if (rest.length === 0) return z.array(AccountSchema);
+    if (typeof rest[0] !== 'number') return undefined;
+    cur = AccountSchema;
+    rest.shift();
+  } else if (typeof first === 'string' && first in SECTION_SCHEMAS) {
+    cur = SECTION_SCHEMAS[first as keyof typeof SECTION_SCHEMAS];
+  } else return undefined;
+  for (const seg of rest) {
+    if (cur === undefined) return undefined;
+    if (typeof seg === 'number') cur = arrayElement(cur);
+    else cur = objectShape(cur)?.[String(seg)];
+  }
+  return cur;
+}

@@ -1,0 +1,156 @@
+import { readFile as fsReadFile, stat as fsStat } from 'node:fs/promises';
+import { inspect } from 'node:util';
+import { isPrivateKeyText, signerFromPrivateKey } from '../venue/signing/signer.js';
+import { ConfigError, type ConfigProblem } from './errors.js';
+
+/**
+ * Private keys from `{ file: PATH }` or `{ env: VAR }` sources (DESIGN.md section 2).
+ *
+ * The config holds only WHERE a key is (`KeySource`, plain data, safe to log); `readKey` reads it
+ * on demand and hands back a `Secret`. Loading the config reads and checks every key once, so a
+ * bad key is a config error at start, and then drops it: invariant 5 wants the master key in
+ * memory only while it signs an approval, and re-provisioning reads it again from its source.
+ */
+
+const REDACTED = '[redacted]';
+
+/**
+ * A value that never prints: `String()`, template literals, `JSON.stringify`, `util.inspect`
+ * (hence console.log and pino) all give `[redacted]`. The value is reachable only through
+ * `reveal()`, so every use of key material is a grep-able call. The value sits in a true private
+ * field, which neither enumeration, spreading, structuredClone nor inspection can see.
+ */
+export class Secret {
+  readonly #value: string;
+
+  constructor(value: string) {
+    this.#value = value;
+  }
+
+  reveal(): string {
+    return this.#value;
+  }
+
+  toString(): string {
+    return REDACTED;
+  }
+
+  toJSON(): string {
+    return REDACTED;
+  }
+
+  [Symbol.toPrimitive](): string {
+    return REDACTED;
+  }
+
+  [inspect.custom](): string {
+    return REDACTED;
+  }
+}
+
+/** Where a key is. `path` is absolute (already resolved); `yamlPath` names the config entry. */
+export type KeySource =
+  | { kind: 'file'; path: string; yamlPath: string }
+  | { kind: 'env'; name: string; yamlPath: string };
+
+/** What `readKey` needs from the file system; node's `Stats` satisfies `KeyFileStat`. */
+export interface KeyFileStat {
+  mode: number;
+  size: number;
+  isFile(): boolean;
+}
+
+export interface KeyIo {
+  env: Readonly<Record<string, string | undefined>>;
+  readFile?: (path: string) => Promise<string>;
+  stat?: (path: string) => Promise<KeyFileStat>;
+}
+
+export const defaultReadFile = (path: string): Promise<string> => fsReadFile(path, 'utf8');
+export const defaultStat = (path: string): Promise<KeyFileStat> => fsStat(path);
+
+/** A key file is tiny (66 or 67 bytes); anything much larger is the wrong file, not read. */
+const MAX_KEY_FILE_BYTES = 1024;
+/** `0x` + 64 hex digits, optionally one trailing newline (what `keygen` writes). */
+const KEY_TEXT_RE = /^(0x[0-9a-fA-F]{64})\n?$/;
+
+export const KEY_FORMAT_HINT = 'want 0x followed by 64 hex digits, optionally one newline';
+
+/**
+ * Reads and checks one key. On any problem: a `ConfigError` with one problem naming the source
+ * (path or variable) and never its content.
+ */
+export async function readKey(source: KeySource, io: KeyIo): Promise<Secret> {
+  const r = await tryReadKey(source, io);
+  if ('problem' in r) throw new ConfigError([r.problem]);
+  return r.secret;
+}
+
+export async function tryReadKey(source: KeySource, io: KeyIo): Promise<{ secret: Secret } | { problem: ConfigProblem }> {
+  if (source.kind === 'env') {
+    const path = `${source.yamlPath}.env`;
+    const value = io.env[source.name];
+    if (value === undefined || value === '') return { problem: { path, message: `environment variable ${source.name} is not set` } };
+    const checked = checkKeyText(value, `environment variable ${source.name}`);
+    return typeof checked === 'string' ? { problem: { path, message: checked } } : { secret: checked };
+  }
+
+  const path = `${source.yamlPath}.file`;
+  const stat = io.stat ?? defaultStat;
+  const readFile = io.readFile ?? defaultReadFile;
+  let st: KeyFileStat;
+  try {
+    st = await stat(source.path);
+  } catch (e) {
+    return { problem: { path, message: `cannot read ${source.path}: ${fsReason(e)}` } };
+  }
+  if (!st.isFile()) return { problem: { path, message: `${source.path} is not a regular file` } };
+  // Checked before reading: a key others can read is refused whatever it holds. Write bits count
+  // too: a key others can replace is as bad as one they can read.
+  if ((st.mode & 0o077) !== 0) {
+    const what = (st.mode & 0o044) !== 0 ? 'readable' : 'writable';
+    const mode = (st.mode & 0o777).toString(8).padStart(4, '0');
+    return { problem: { path, message: `${source.path}: file is ${what} by group or others (mode ${mode}); chmod 600 it` } };
+  }
+  if (st.size > MAX_KEY_FILE_BYTES) {
+    return { problem: { path, message: `${source.path} does not hold one private key (${KEY_FORMAT_HINT}); it is ${st.size} bytes` } };
+  }
+  let text: string;
+  try {
+    text = await readFile(source.path);
+  } catch (e) {
+    return { problem: { path, message: `cannot read ${source.path}: ${fsReason(e)}` } };
+  }
+  const checked = checkKeyText(text, source.path);
+  return typeof checked === 'string' ? { problem: { path, message: checked } } : { secret: checked };
+}
+
+/** A `Secret`, or a message that describes `what` (a path or variable) and never the text. */
+function checkKeyText(text: string, what: string): Secret | string {
+  const m = KEY_TEXT_RE.exec(text);
+  const key = m?.[1];
+  if (key === undefined || !isPrivateKeyText(key)) return `${what} does not hold one private key (${KEY_FORMAT_HINT})`;
+  try {
+    // Right shape but outside the curve order (e.g. all zeros): the signer would refuse it later.
+    signerFromPrivateKey(key, what);
+  } catch {
+    return `${what} does not hold a valid secp256k1 private key`;
+  }
+  return new Secret(key);
+}
+
+/** The error code only: fs messages repeat the path (we print it already) and nothing else useful. */
+function fsReason(e: unknown): string {
+  const code = (e as { code?: unknown } | null)?.code;
+  switch (code) {
+    case 'ENOENT':
+      return 'no such file (ENOENT)';
+    case 'EACCES':
+    case 'EPERM':
+      return `permission denied (${code})`;
+    case 'EISDIR':
+      return 'is a directory (EISDIR)';
+    default:
+      return typeof code === 'string' ? code : 'unreadable';
+  }
+}

@@ -1,0 +1,45 @@
+import { describe, expect, it } from 'vitest';
+import { accountsForShard, shardOf } from './shard.js';
+
+describe('shardOf', () => {
+  // Pinned with coreutils, independently of this code:
+  //   printf %s ADDRESS | sha256sum | cut -c1-16   -> the uint64, then mod count.
+  const pinned: Array<[string, string, number[]]> = [
+    ['0x00000000000000000000000000000000000000a1', '4bfe247a0c436d91', [1, 1, 1, 5]],
+    ['0x00000000000000000000000000000000000000a2', '2fa89c1c807f7452', [0, 0, 2, 2]],
+    ['0x00000000000000000000000000000000000000a3', 'c02b9f12eb0123aa', [0, 1, 2, 8]],
+    ['0x14791697260e4c9a71f18484c9f997b308e59325', '1763db102728229f', [1, 2, 3, 9]],
+  ];
+  it.each(pinned)('%s is stable (sha256 prefix %s)', (address, prefix, want) => {
+    expect([2, 3, 4, 10].map((n) => shardOf(address, n))).toEqual(want);
+    expect(Number(BigInt(`0x${prefix}`) % 10n)).toBe(want[3]);
+  });
+
+  it('ignores case (addresses are compared lower-cased)', () => {
+    expect(shardOf('0x14791697260E4C9A71F18484C9F997B308E59325', 4)).toBe(3);
+  });
+
+  it('puts everything on shard 0 of 1', () => {
+    expect(shardOf('0x00000000000000000000000000000000000000a1', 1)).toBe(0);
+  });
+
+  it('spreads addresses evenly', () => {
+    const counts = [0, 0, 0, 0, 0];
+    for (let i = 0; i < 5000; i++) counts[shardOf(`0x${i.toString(16).padStart(40, '0')}`, 5)]!++;
+    for (const c of counts) expect(c).toBeGreaterThan(900); // 1000 each, +-10%
+    for (const c of counts) expect(c).toBeLessThan(1100);
+  });
+
+  it('refuses a count below 1', () => {
+    expect(() => shardOf('0x00', 0)).toThrow(RangeError);
+  });
+});
+
+describe('accountsForShard', () => {
+  const accounts = ['a1', 'a2', 'a3'].map((n) => ({ name: n, address: `0x00000000000000000000000000000000000000${n}` }));
+  it('partitions: every account on exactly one shard, order kept', () => {
+    const shards = [0, 1, 2].map((index) => accountsForShard(accounts, { index, count: 3 }).map((a) => a.name));
+    expect(shards).toEqual([['a2'], ['a1', 'a3'], []]);
+    expect(accountsForShard(accounts, { index: 0, count: 1 })).toEqual(accounts);
+  });
+});

@@ -1,0 +1,89 @@
+import type { KeySource } from './secret.js';
+import type { LOG_LEVELS } from './schema.js';
+
+/**
+ * The validated, fully defaulted configuration. camelCase throughout; durations keep the unit the
+ * YAML uses (seconds, or ms where the key says so) in their names. Plain data (deep-frozen): no
+ * key material, no functions, so it can be logged, compared on reload, and cloned.
+ */
+export type Network = 'testnet' | 'mainnet';
+export type ArmWhen = 'always' | 'orders_open';
+export type OnShutdown = 'keep' | 'clear';
+export type PathPolicy = 'rest' | 'exchange' | 'rest_then_exchange';
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export interface SwitchConfig {
+  deadlineSeconds: number;
+  rearmEverySeconds: number;
+  minHorizonSeconds: number;
+  armWhen: ArmWhen;
+  onShutdown: OnShutdown;
+  path: PathPolicy;
+}
+
+interface VenueCommon {
+  network: Network;
+  requestTimeoutMs: number;
+}
+
+/** Production: every URL is known (exchange/ws default from the network), https/wss or loopback. */
+export interface ProductionVenueConfig extends VenueCommon {
+  simulator: false;
+  baseUrl: string;
+  exchangeUrl: string;
+  wsUrl: string;
+}
+
+/**
+ * Embedded simulator: the daemon starts it and uses ITS urls. URLs given in the file are kept
+ * (so a file can flip between simulator and production) but are not meant to be used.
+ */
+export interface SimulatorVenueConfig extends VenueCommon {
+  simulator: true;
+  baseUrl?: string;
+  exchangeUrl?: string;
+  wsUrl?: string;
+}
+
+export type VenueConfig = ProductionVenueConfig | SimulatorVenueConfig;
+
+export interface RateLimit {
+  requests: number;
+  perSeconds: number;
+}
+
+export interface AccountConfig {
+  name: string;
+  /** Lower-case. */
+  address: `0x${string}`;
+  /** Absent only when `agent.key` is given. Read it with `readKey`; it is not held here. */
+  masterKey?: KeySource;
+  agent: {
+    name: string;
+    key?: KeySource;
+    validDays: number;
+  };
+  builderFee?: { builder: `0x${string}`; maxFeeRate: string };
+  /** Effective settings: the top-level `switch:` with this account's `switch:` block on top. */
+  switch: SwitchConfig;
+  /** Which switch keys this account's own block set (for the plan and for messages). */
+  switchOverrides: Array<keyof SwitchConfig>;
+}
+
+export interface Config {
+  /** The config file, when loaded from one. */
+  source?: string;
+  venue: VenueConfig;
+  /** The top-level defaults; each account carries its effective copy. */
+  switch: SwitchConfig;
+  watch: { ordersEverySeconds: number; positionsEverySeconds: number; notifications: boolean };
+  rateLimits: { global: RateLimit; scheduleCancel: RateLimit };
+  /** Every account in the file, in file order; `accountsForShard` picks this instance's. */
+  accounts: AccountConfig[];
+  shard: { index: number; count: number };
+  /** As written, or `$STATE_DIRECTORY`, or `./state`; a relative path is relative to the working directory. */
+  stateDir: string;
+  /** `listen` as written; `host` without IPv6 brackets, ready for `server.listen(port, host)`. */
+  server: { listen: string; host: string; port: number };
+  log: { level: LogLevel };
+}
