@@ -138,6 +138,7 @@ export class Keeper {
   ) {
     this.options = options;
     this.nonces = new NonceSource(deps.clock, () => deps.venueClock.nowMs());
+    deps.metrics.onCollect.push(() => this.refreshGauges());
   }
 
   /** Idempotent. Resolves once every account had its first provisioning attempt. */
@@ -510,11 +511,20 @@ export class Keeper {
 
   private loop(): void {
     const { deps } = this;
-    const now = deps.clock.nowMs();
-    this.lastLoopMs = now;
+    this.lastLoopMs = deps.clock.nowMs();
+    this.refreshGauges();
+    if (this.readiness().ready) deps.onHealthyTick?.();
+    if (this.state !== 'stopped') {
+      this.loopTimer = deps.clock.setTimeout(() => this.loop(), LOOP_EVERY_MS);
+    }
+  }
+
+  /** Gauges derived from state; run by the loop and at every scrape. */
+  private refreshGauges(): void {
+    const { deps } = this;
     const venueNow = deps.venueClock.nowMs();
     const m = deps.metrics;
-    m.up.set(1);
+    m.up.set(this.state === 'stopped' || this.state === 'new' ? 0 : 1);
     m.clockSkew.set(deps.venueClock.skewSeconds());
     m.wsConnected.set(this.feed?.connected() ? 1 : 0);
     for (const acct of this.accounts.values()) {
@@ -526,10 +536,6 @@ export class Keeper {
       m.horizon.set({ account: name }, armed ? (deadline - venueNow) / 1000 : 0);
       if (deadline !== null) m.deadline.set({ account: name }, deadline / 1000);
       m.shouldBeArmed.set({ account: name }, this.shouldBeArmed(acct) ? 1 : 0);
-    }
-    if (this.readiness().ready) deps.onHealthyTick?.();
-    if (this.state !== 'stopped') {
-      this.loopTimer = deps.clock.setTimeout(() => this.loop(), LOOP_EVERY_MS);
     }
   }
 

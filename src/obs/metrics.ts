@@ -11,6 +11,8 @@ export const ARM_PATHS = ['rest', 'exchange'] as const;
 
 export interface KeeperMetrics {
   registry: Registry;
+  /** Run at every scrape before anything is read, so gauges like the horizon are exact then. */
+  onCollect: Array<() => void>;
   armed: Gauge<'account'>;
   deadline: Gauge<'account'>;
   horizon: Gauge<'account'>;
@@ -45,9 +47,20 @@ export function createMetrics(opts: { version: string; defaultMetrics?: boolean;
   const registry = opts.registry ?? new Registry();
   if (opts.defaultMetrics !== false) collectDefaultMetrics({ register: registry });
   const r = [registry];
+  const onCollect: Array<() => void> = [];
   const m: KeeperMetrics = {
     registry,
-    armed: new Gauge({ name: 'dms_keeper_armed', help: '1 while the account has a scheduled cancel set by this keeper in the future', labelNames: ['account'], registers: r }),
+    onCollect,
+    // Registered first: its collect() refreshes every derived gauge before the registry reads them.
+    armed: new Gauge({
+      name: 'dms_keeper_armed',
+      help: '1 while the account has a scheduled cancel set by this keeper in the future',
+      labelNames: ['account'],
+      registers: r,
+      collect: () => {
+        for (const f of onCollect) f();
+      },
+    }),
     deadline: new Gauge({ name: 'dms_keeper_deadline_timestamp_seconds', help: 'Venue time of the armed scheduled cancel (Unix seconds)', labelNames: ['account'], registers: r }),
     horizon: new Gauge({ name: 'dms_keeper_horizon_seconds', help: 'Armed deadline minus venue now, in seconds (0 when not armed)', labelNames: ['account'], registers: r }),
     lastArmSuccess: new Gauge({ name: 'dms_keeper_last_arm_success_timestamp_seconds', help: 'Local time of the last accepted arm (Unix seconds)', labelNames: ['account'], registers: r }),
