@@ -1,0 +1,248 @@
+/**
+ * The built CLI in a child process: exit codes, signals, reload, and the keeper against a
+ * simulator in another process (real time, loopback only).
+ */
+import { readFile, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { demoAddress, demoMasterKey } from '../src/sim/venue/demo.js';
+import { freePort, getJson, runCli, startCli, tempDir, writeKey, type Proc } from './support/cli.js';
+
+const BOB = demoAddress('bob');
+const running: Proc[] = [];
+afterEach(async () => {
+  for (const p of running.splice(0)) {
+    if (p.child.exitCode === null && p.child.signalCode === null) {
+      p.child.kill('SIGKILL');
+      await p.exited;
+    }
+  }
+});
+
+function track(p: Proc): Proc {
+  running.push(p);
+  return p;
+}
+
+async function startSim(): Promise<{ proc: Proc; url: string }> {
+  const port = await freePort();
+  const proc = track(startCli(['simulate', '--port', String(port)], { env: { DMS_KEEPER_LOG__LEVEL: 'warn' } }));
+  await proc.waitFor(() => proc.stdout().includes('venue simulator on'), 15_000, 'simulator');
+  return { proc, url: `http://127.0.0.1:${port}` };
+}
+
+async function keeperConfig(simUrl: string, over: { onShutdown?: 'keep' | 'clear'; deadline?: number; rearm?: number; minHorizon?: number } = {}) {
+  const dir = await tempDir();
+  const creds = join(dir, 'creds');
+  await writeKey(creds, 'bob.master', demoMasterKey('bob'));
+  const listenPort = await freePort();
+  const yaml = `
+venue:
+  base_url: ${simUrl}
+  exchange_url: ${simUrl}
+  ws_url: ${simUrl.replace('http', 'ws')}
+  network: testnet
+  request_timeout_ms: 1000
+switch:
+  deadline_seconds: ${over.deadline ?? 12}
+  rearm_every_seconds: ${over.rearm ?? 2}
+  min_horizon_seconds: ${over.minHorizon ?? 6}
+  on_shutdown: ${over.onShutdown ?? 'keep'}
+watch:
+  orders_every_seconds: 2
+  positions_every_seconds: 5
+accounts:
+  - name: arb-desk
+    address: "${BOB}"
+    master_key: { file: bob.master }
+state_dir: ${join(dir, 'state')}
+server:
+  listen: 127.0.0.1:${listenPort}
+log:
+  level: info
+`;
+  const file = join(dir, 'keeper.yaml');
+  await writeFile(file, yaml);
+  return { dir, file, yaml, creds, ops: `http://127.0.0.1:${listenPort}` };
+}
+
+async function simAccount(simUrl: string, address: string): Promise<{ schedule: { timeMs: number | null; triggersToday: number }; openOrders: number; nowMs: number }> {
+  const r = await getJson(`${simUrl}/_sim/state?account=${address}`);
+  const body = r.body as { account: { schedule: { timeMs: number | null; triggersToday: number }; openOrders: number }; nowMs: number };
+  return { ...body.account, nowMs: body.nowMs };
+}
+
+describe('CLI basics', () => {
+  it('--help and --version exit 0; usage errors exit 2 with an actionable message', async () => {
+    const help = await runCli(['--help']);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('check-config');
+    expect((await runCli(['--version'])).stdout).toMatch(/^dms-keeper \d+\.\d+\.\d+/);
+    const bad = await runCli(['frobnicate']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain("unknown command 'frobnicate'");
+    const noConfig = await runCli(['run']);
+    expect(noConfig.code).toBe(2);
+    expect(noConfig.stderr).toContain('needs --config');
+  });
+
+  it('keygen writes a 0600 key and prints only the address; refuses to overwrite', async () => {
+    const dir = await tempDir();
+    const out = join(dir, 'agent.key');
+    const r = await runCli(['keygen', '--out', out]);
+    expect(r.code).toBe(0);
+    const key = (await readFile(out, 'utf8')).trim();
+    expect(key).toMatch(/^0x[0-9a-f]{64}$/);
+    expect(r.stdout + r.stderr).not.toContain(key.slice(2));
+    expect((await stat(out)).mode & 0o777).toBe(0o600);
+    const again = await runCli(['keygen', '--out', out]);
+    expect(again.code).toBe(1);
+    expect(again.stderr).toContain('refusing to overwrite');
+  });
+
+  it('check-config: every problem named by its YAML path, exit 2; a good file prints the plan, exit 0', async () => {
+    const dir = await tempDir();
+    const file = join(dir, 'bad.yaml');
+    await writeFile(file, `venue:\n  simulator: true\n  bogus: 1\nswitch:\n  deadline_seconds: 7\naccounts:\n  - name: Bad Name\n    address: "0x12"\n`);
+    const r = await runCli(['check-config', '--config', file]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('venue.bogus');
+    expect(r.stderr).toContain('switch.deadline_seconds');
+    expect(r.stderr).toContain('accounts[0].name');
+    expect(r.stderr).toContain('accounts[0].address');
+
+    const { file: good } = await keeperConfig('http://127.0.0.1:9');
+    const ok = await runCli(['check-config', '--config', good], { env: { CREDENTIALS_DIRECTORY: join(good, '..', 'creds') } });
+    expect(ok.code).toBe(0);
+    expect(ok.stdout).toMatch(/arb-desk/);
+    expect(ok.stdout.toLowerCase()).toContain('budget');
+  });
+});
+
+describe('the keeper process against a simulator process', () => {
+  it('arms, serves health/metrics/status without key material, survives a broken SIGHUP, stops cleanly on SIGTERM (keep leaves the schedule)', async () => {
+    const sim = await startSim();
+    const cfg = await keeperConfig(sim.url);
+    const k = track(startCli(['run', '--config', cfg.file], { env: { CREDENTIALS_DIRECTORY: cfg.creds } }));
+    await k.waitFor(() => k.logs().some((l) => l.event === 'arm' && l.result === 'ok'), 20_000, 'first arm');
+    const ready = await getJson(`${cfg.ops}/readyz`);
+    expect(ready.status).toBe(200);
+    expect((await getJson(`${cfg.ops}/healthz`)).status).toBe(200);
+    const metrics = await getJson(`${cfg.ops}/metrics`);
+    for (const name of ['dms_keeper_armed{account="arb-desk"} 1', 'dms_keeper_horizon_seconds', 'dms_keeper_build_info', 'dms_keeper_arm_requests_total', 'process_cpu_seconds_total']) {
+      expect(metrics.text).toContain(name);
+    }
+    const status = await getJson(`${cfg.ops}/status`);
+    const masterKey = demoMasterKey('bob').slice(2);
+    for (const text of [status.text, metrics.text, k.stdout(), k.stderr()]) expect(text).not.toContain(masterKey);
+
+    // SIGHUP with a broken file: refused, counted, the old config stays in force
+    await writeFile(cfg.file, cfg.yaml.replace('deadline_seconds: 12', 'deadline_seconds: banana'));
+    k.child.kill('SIGHUP');
+    await k.waitFor(() => k.logs().some((l) => l.event === 'config_reload' && l.result === 'error'), 10_000, 'reload refused');
+    expect((await getJson(`${cfg.ops}/metrics`)).text).toContain('dms_keeper_config_reloads_total{result="error"} 1');
+    expect((await getJson(`${cfg.ops}/readyz`)).status).toBe(200);
+
+    const t0 = Date.now();
+    k.child.kill('SIGTERM');
+    const exit = await k.exited;
+    expect(exit.code).toBe(0);
+    expect(Date.now() - t0).toBeLessThan(10_000);
+    const acct = await simAccount(sim.url, BOB);
+    expect(acct.schedule.timeMs).not.toBeNull();
+    expect(acct.schedule.timeMs! - acct.nowMs).toBeGreaterThan(3_000);
+  }, 60_000);
+
+  it('SIGKILL: the simulator cancels the orders at the last deadline, and not before', async () => {
+    const sim = await startSim();
+    const cfg = await keeperConfig(sim.url);
+    const k = track(startCli(['run', '--config', cfg.file], { env: { CREDENTIALS_DIRECTORY: cfg.creds } }));
+    await k.waitFor(() => k.logs().filter((l) => l.event === 'arm' && l.result === 'ok').length >= 2, 20_000, 'two arms');
+    const before = await simAccount(sim.url, BOB);
+    expect(before.openOrders).toBeGreaterThan(0);
+    k.child.kill('SIGKILL');
+    await k.exited;
+    const last = await simAccount(sim.url, BOB);
+    const deadline = last.schedule.timeMs!;
+    // just before the deadline the orders are still there
+    const waitUntil = async (venueMs: number) => {
+      for (;;) {
+        const s = await simAccount(sim.url, BOB);
+        if (s.nowMs >= venueMs) return s;
+        await new Promise((r) => setTimeout(r, Math.min(200, venueMs - s.nowMs)));
+      }
+    };
+    const justBefore = await waitUntil(deadline - 1_000);
+    expect(justBefore.openOrders).toBe(before.openOrders);
+    const after = await waitUntil(deadline + 1_000);
+    expect(after.openOrders).toBe(0);
+    expect(after.schedule.triggersToday).toBe(1);
+  }, 60_000);
+
+  it('SIGTERM with on_shutdown: clear leaves no schedule; a second signal forces exit 1', async () => {
+    const sim = await startSim();
+    const cfg = await keeperConfig(sim.url, { onShutdown: 'clear' });
+    const k = track(startCli(['run', '--config', cfg.file], { env: { CREDENTIALS_DIRECTORY: cfg.creds } }));
+    await k.waitFor(() => k.logs().some((l) => l.event === 'arm' && l.result === 'ok'), 20_000, 'first arm');
+    k.child.kill('SIGTERM');
+    expect((await k.exited).code).toBe(0);
+    expect((await simAccount(sim.url, BOB)).schedule.timeMs).toBeNull();
+
+    // the venue now takes 20 s per schedule-cancel: the graceful stop waits, a second signal ends it
+    await fetch(`${sim.url}/_sim/faults`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ kind: 'latency', ms: 20_000, endpoint: 'POST /v1/trading/orders/schedule-cancel' }) });
+    const k2 = track(startCli(['run', '--config', cfg.file], { env: { CREDENTIALS_DIRECTORY: cfg.creds } }));
+    await k2.waitFor(() => k2.logs().some((l) => l.event === 'started'), 20_000, 'started');
+    k2.child.kill('SIGTERM');
+    await new Promise((r) => setTimeout(r, 500));
+    const t0 = Date.now();
+    k2.child.kill('SIGTERM');
+    const exit = await k2.exited;
+    expect(exit.code).toBe(1);
+    expect(Date.now() - t0).toBeLessThan(3_000);
+    expect(k2.logs().some((l) => l.event === 'forced_exit')).toBe(true);
+  }, 90_000);
+
+  it('a bad config at start exits 2 naming the YAML path, without echoing secrets', async () => {
+    const dir = await tempDir();
+    const file = join(dir, 'k.yaml');
+    const key = demoMasterKey('bob');
+    await writeFile(file, `venue:\n  simulator: true\naccounts:\n  - name: a\n    address: "${BOB}"\n    master_key: "${key}"\n`);
+    const r = await runCli(['run', '--config', file]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('accounts[0].master_key');
+    expect(r.stderr + r.stdout).not.toContain(key.slice(2));
+  });
+});
+
+describe('npm start (the example config, embedded simulator)', () => {
+  it('becomes ready with every example account handled, and stops on SIGINT with exit 0', async () => {
+    const dir = await tempDir();
+    const creds = join(dir, 'creds');
+    const w = await runCli([]).catch(() => undefined); // warm the binary (no-op: usage error)
+    expect(w?.code).toBe(2);
+    const { spawnSync } = await import('node:child_process');
+    const gen = spawnSync(process.execPath, ['scripts/demo-credentials.mjs', creds], { cwd: join(import.meta.dirname, '..') });
+    expect(gen.status).toBe(0);
+    const port = await freePort();
+    const k = track(
+      startCli(['run', '--config', 'config/dms-keeper.example.yaml'], {
+        env: { CREDENTIALS_DIRECTORY: creds, DMS_KEEPER_SERVER__LISTEN: `127.0.0.1:${port}`, DMS_KEEPER_STATE_DIR: join(dir, 'state') },
+      }),
+    );
+    const ops = `http://127.0.0.1:${port}`;
+    await k.waitFor(() => k.logs().some((l) => l.event === 'started'), 20_000, 'started');
+    let ready = await getJson(`${ops}/readyz`);
+    for (let i = 0; i < 50 && ready.status !== 200; i++) {
+      await new Promise((r) => setTimeout(r, 200));
+      ready = await getJson(`${ops}/readyz`);
+    }
+    expect(ready.status).toBe(200);
+    const status = (await getJson(`${ops}/status`)).body as { accounts: Array<{ name: string; phase: string }> };
+    expect(status.accounts.length).toBeGreaterThanOrEqual(3);
+    expect(status.accounts.filter((a) => a.phase === 'armed').length).toBeGreaterThanOrEqual(3);
+    const page = await fetch(`${ops}/`);
+    expect(page.headers.get('content-type')).toContain('text/html');
+    k.child.kill('SIGINT');
+    expect((await k.exited).code).toBe(0);
+  }, 60_000);
+});

@@ -1,0 +1,97 @@
+/** Runs the built CLI (`dist/src/main.js`) in a child process, as operators and systemd do. */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, writeFile, chmod, mkdir } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+export const ROOT = resolve(import.meta.dirname, '../..');
+export const MAIN = join(ROOT, 'dist/src/main.js');
+
+export interface Proc {
+  child: ChildProcess;
+  stdout: () => string;
+  stderr: () => string;
+  /** Lines of stdout parsed as JSON (pino), non-JSON skipped. */
+  logs: () => Array<Record<string, unknown>>;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  waitFor: (pred: () => boolean, timeoutMs?: number, what?: string) => Promise<void>;
+}
+
+export function startCli(args: string[], opts: { env?: Record<string, string | undefined>; cwd?: string } = {}): Proc {
+  const child = spawn(process.execPath, [MAIN, ...args], {
+    cwd: opts.cwd ?? ROOT,
+    env: { ...process.env, NOTIFY_SOCKET: undefined, CREDENTIALS_DIRECTORY: undefined, STATE_DIRECTORY: undefined, ...opts.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let err = '';
+  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) => child.on('exit', (code, signal) => r({ code, signal })));
+  const logs = () =>
+    out
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .flatMap((l) => {
+        try {
+          return [JSON.parse(l) as Record<string, unknown>];
+        } catch {
+          return [];
+        }
+      });
+  const waitFor = async (pred: () => boolean, timeoutMs = 15_000, what = 'condition') => {
+    const t0 = Date.now();
+    while (!pred()) {
+      if (Date.now() - t0 > timeoutMs) throw new Error(`timed out waiting for ${what}\nstdout:\n${out.slice(-3000)}\nstderr:\n${err.slice(-3000)}`);
+      if (child.exitCode !== null) throw new Error(`process exited (${child.exitCode}) while waiting for ${what}\nstdout:\n${out.slice(-3000)}\nstderr:\n${err.slice(-3000)}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  };
+  return { child, stdout: () => out, stderr: () => err, logs, exited, waitFor };
+}
+
+export async function runCli(args: string[], opts: { env?: Record<string, string | undefined>; cwd?: string; timeoutMs?: number } = {}) {
+  const p = startCli(args, opts);
+  const timer = setTimeout(() => p.child.kill('SIGKILL'), opts.timeoutMs ?? 20_000);
+  const r = await p.exited;
+  clearTimeout(timer);
+  return { ...r, stdout: p.stdout(), stderr: p.stderr() };
+}
+
+export async function tempDir(prefix = 'dmsk-cli-'): Promise<string> {
+  return mkdtemp(join(tmpdir(), prefix));
+}
+
+export async function writeKey(dir: string, name: string, key: string, mode = 0o600): Promise<string> {
+  await mkdir(dir, { recursive: true });
+  const p = join(dir, name);
+  await writeFile(p, `${key}\n`, { mode });
+  await chmod(p, mode);
+  return p;
+}
+
+export async function getJson(url: string): Promise<{ status: number; body: unknown; text: string }> {
+  const r = await fetch(url);
+  const text = await r.text();
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    body = undefined;
+  }
+  return { status: r.status, body, text };
+}
+
+/** A free loopback port (bind 0, read, close). */
+export async function freePort(): Promise<number> {
+  const { createServer } = await import('node:net');
+  return new Promise((resolvePort, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const a = s.address();
+      const port = typeof a === 'object' && a ? a.port : 0;
+      s.close(() => resolvePort(port));
+    });
+  });
+}
