@@ -58,6 +58,7 @@ export function toAppConfig(config: Config, env: Readonly<Record<string, string 
       },
       maxClockSkewMs: MAX_CLOCK_SKEW_MS,
       triggerWarnAt: VENUE_FACTS.maxTriggersPerUtcDay - 2,
+      armBudgetPerSecond: config.rateLimits.scheduleCancel.requests / config.rateLimits.scheduleCancel.perSeconds,
     },
     stateDir: config.stateDir,
     listen: config.server.listen,

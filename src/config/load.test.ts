@@ -284,7 +284,7 @@ describe('cross-field rules (each good and bad, each at its YAML path)', () => {
   });
 
   it('a plan over budget is refused at the rate limit it exceeds', async () => {
-    let problems = await problemsOf(minimal('rate_limits: { schedule_cancel: { requests: 3 } }'));
+    let problems = await problemsOf(minimal('rate_limits: { schedule_cancel: { requests: 1 } }'));
     expect(problems).toEqual([expect.objectContaining({ path: 'rate_limits.schedule_cancel', line: 7 })]);
     problems = await problemsOf(minimal('rate_limits: { global: { requests: 6 } }'));
     expect(problems).toEqual([expect.objectContaining({ path: 'rate_limits.global', line: 7 })]);

@@ -54,13 +54,13 @@ describe('buildPlan', () => {
 
   it('refuses a plan over the schedule_cancel budget, and over the global budget, naming each', async () => {
     const base = await parse(KNOWN);
-    const tight: Config = { ...base, rateLimits: { global: { requests: 28, perSeconds: 60 }, scheduleCancel: { requests: 19, perSeconds: 60 } } };
+    // So tight that even the longest periods the margins allow cannot fit.
+    const tight: Config = { ...base, rateLimits: { global: { requests: 28, perSeconds: 60 }, scheduleCancel: { requests: 2, perSeconds: 60 } } };
     const plan = buildPlan(tight);
     expect(plan.canHoldEveryHorizon).toBe(false);
-    expect(plan.scheduleCancel.headroomPerMinute).toBe(-1);
     expect(plan.global.headroomPerMinute).toBe(-1);
     expect(plan.problems.map((p) => p.path)).toEqual(['rate_limits.schedule_cancel', 'rate_limits.global']);
-    expect(plan.problems[0]!.message).toMatch(/3 accounts need 20 arms per minute, the budget is 19/);
+    expect(plan.problems[0]!.message).toMatch(/3 accounts need [\d.]+ arms per minute even at the longest periods their margins allow, the usable budget is 1.94/);
     expect(plan.problems[1]!.message).toMatch(/20 arms \+ 9 reads = 29 requests per minute, the budget is 28/);
     // Exactly at the budget holds.
     const exact = buildPlan({ ...base, rateLimits: { global: { requests: 29, perSeconds: 60 }, scheduleCancel: { requests: 20, perSeconds: 60 } } });
@@ -114,8 +114,20 @@ describe('formatPlan', () => {
 
   it('says plainly when the budget cannot hold', async () => {
     const base = await parse(KNOWN);
-    const text = formatPlan(buildPlan({ ...base, rateLimits: { ...base.rateLimits, scheduleCancel: { requests: 10, perSeconds: 60 } } }));
+    const text = formatPlan(buildPlan({ ...base, rateLimits: { ...base.rateLimits, scheduleCancel: { requests: 2, perSeconds: 60 } } }));
     expect(text).toContain('CANNOT hold every horizon:');
-    expect(text).toContain('- rate_limits.schedule_cancel: cannot hold every horizon: 3 accounts need 20 arms per minute, the budget is 10');
+    expect(text).toMatch(/- rate_limits\.schedule_cancel: cannot hold every horizon: 3 accounts need [\d.]+ arms per minute even at the longest periods/);
+  });
+
+  it('a configured cadence over the arm budget that the margins can absorb holds, stretched, and says so', async () => {
+    const base = await parse(KNOWN);
+    const plan = buildPlan({ ...base, rateLimits: { ...base.rateLimits, scheduleCancel: { requests: 10, perSeconds: 60 } } });
+    expect(plan.configuredArmsPerMinute).toBe(20);
+    expect(plan.canHoldEveryHorizon).toBe(true);
+    expect(plan.cadence.stretch).toBeGreaterThan(1);
+    expect(plan.armsPerMinute).toBeLessThanOrEqual(10 * 0.97 + 1e-9);
+    const text = formatPlan(plan);
+    expect(text).toContain('adaptive cadence: the configured periods need 20 arms per minute; the keeper will stretch every period');
+    expect(text).toContain('OK: the budget holds every horizon.');
   });
 });

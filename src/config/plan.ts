@@ -1,3 +1,4 @@
+import { planCadence } from '../sched/cadence.js';
 import type { ConfigProblem } from './errors.js';
 import { retriesThatFit } from './rules.js';
 import { isLoopbackHost } from './rules.js';
@@ -59,6 +60,10 @@ export interface Plan {
   /** Why not, at `rate_limits.schedule_cancel` / `rate_limits.global`; empty when it can. */
   problems: ConfigProblem[];
   warnings: string[];
+  /** Arms per minute the configured cadence would need (before any stretch). */
+  configuredArmsPerMinute: number;
+  /** The adaptive cadence: stretch 1 = as configured. */
+  cadence: { stretch: number; capacityAccounts: number };
 }
 
 function perMinute(l: RateLimit): number {
@@ -71,6 +76,10 @@ function use(budget: number, needed: number): BudgetUse {
 }
 
 export function buildPlan(config: Config): Plan {
+  return buildPlanWith(config);
+}
+
+function buildPlanWith(config: Config): Plan {
   const mine = accountsForShard(config.accounts, config.shard);
   const readsEach = 60 / config.watch.ordersEverySeconds + 60 / config.watch.positionsEverySeconds;
   const timeoutMs = config.venue.requestTimeoutMs;
@@ -83,18 +92,25 @@ export function buildPlan(config: Config): Plan {
     actionsPerDay: Math.ceil(86_400 / a.switch.rearmEverySeconds),
     retriesThatFit: retriesThatFit(a.switch, timeoutMs),
   }));
-  const arms = accounts.reduce((s, a) => s + a.armsPerMinute, 0);
+  const configuredArms = accounts.reduce((s, a) => s + a.armsPerMinute, 0);
   const reads = accounts.reduce((s, a) => s + a.readsPerMinute, 0);
+  // The keeper stretches re-arm periods within each account's margin when the configured cadence
+  // would exceed the arm budget (sched/cadence.ts); the plan is judged on what it will really send.
+  const cad = planCadence(
+    mine.map((a) => ({ rearmEveryMs: a.switch.rearmEverySeconds * 1000, deadlineMs: a.switch.deadlineSeconds * 1000, minHorizonMs: a.switch.minHorizonSeconds * 1000 })),
+    perMinute(config.rateLimits.scheduleCancel) / 60,
+  );
+  const arms = cad.holds && cad.stretch > 1 ? cad.armsPerSecond * 60 : configuredArms;
   const scheduleCancel = use(perMinute(config.rateLimits.scheduleCancel), arms);
   const global = use(perMinute(config.rateLimits.global), arms + reads);
 
   const problems: ConfigProblem[] = [];
-  if (scheduleCancel.headroomPerMinute < 0) {
+  if (!cad.holds) {
     problems.push({
       path: 'rate_limits.schedule_cancel',
       message:
-        `cannot hold every horizon: ${accounts.length} accounts need ${num(arms)} arms per minute, the budget is ${num(scheduleCancel.budgetPerMinute)}; ` +
-        'raise the limit (only as far as the venue allows), lengthen rearm_every_seconds, or split the accounts over more shards',
+        `cannot hold every horizon: ${accounts.length} accounts need ${num(cad.armsPerSecond * 60)} arms per minute even at the longest periods their margins allow, the usable budget is ${num(cad.usablePerSecond * 60)}; ` +
+        `this budget holds about ${cad.capacityAccounts} such accounts; raise the limit (only as far as the venue allows), lengthen deadline_seconds, or split the accounts over more shards`,
     });
   }
   if (global.headroomPerMinute < 0) {
@@ -110,6 +126,8 @@ export function buildPlan(config: Config): Plan {
     accountsTotal: config.accounts.length,
     accounts,
     armsPerMinute: arms,
+    configuredArmsPerMinute: configuredArms,
+    cadence: { stretch: cad.stretch, capacityAccounts: cad.capacityAccounts },
     readsPerMinute: reads,
     scheduleCancel,
     global,
@@ -208,6 +226,12 @@ export function formatPlan(plan: Plan): string {
     `  global           need ${num(plan.armsPerMinute)} arms + ${num(plan.readsPerMinute)} reads = ${num(plan.global.neededPerMinute)} of ${num(plan.global.budgetPerMinute)}: headroom ${headroom(plan.global)}`,
     '  (reads: one page per orders and positions poll; each further page costs one more)',
   );
+  if (plan.cadence.stretch > 1 && plan.canHoldEveryHorizon) {
+    lines.push(
+      `  adaptive cadence: the configured periods need ${num(plan.configuredArmsPerMinute)} arms per minute; the keeper will stretch every period x${num(plan.cadence.stretch)} (within each account's margin) to fit`,
+    );
+  }
+  lines.push(`  capacity: about ${plan.cadence.capacityAccounts} accounts of the median shape at the longest periods their margins allow (${plan.accounts.length} configured)`);
   const perDay = plan.accounts.reduce((m, a) => Math.max(m, a.actionsPerDay), 0);
   if (perDay > 0) lines.push(`  venue actions per address: up to ${perDay} per day (one per re-arm)`);
   lines.push('');

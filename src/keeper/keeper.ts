@@ -15,6 +15,7 @@ import { AccountRunner, type RunnerReport, type ScheduleCancelSender } from './a
 import { ProvisionError, provisionAccount, renewAtMs, type ProvisionSpec, type ProvisionVenue, type Provisioned } from './provision.js';
 import { makeSender, SignerQueues, type SenderVenue } from './sender.js';
 import type { SwitchSettings } from './switch-machine.js';
+import { planCadence, type CadencePlan } from '../sched/cadence.js';
 import { AccountWatcher, type PositionsSummary, type WatchReport, type WatchSource } from './watcher.js';
 
 export interface KeeperAccountSpec extends ProvisionSpec {
@@ -31,6 +32,8 @@ export interface KeeperOptions {
   maxClockSkewMs: number;
   /** Warn when this many of the day's triggers are spent. */
   triggerWarnAt: number;
+  /** Arms per second the schedule-cancel budget allows (the adaptive cadence plans within it). */
+  armBudgetPerSecond?: number;
 }
 
 /** The WebSocket client as the keeper uses it. */
@@ -101,10 +104,13 @@ export interface AccountStatus {
   arm_when: string;
   on_shutdown: string;
   notifications: boolean;
+  /** The effective period (the configured one unless the adaptive cadence stretched it). */
+  rearm_every_seconds: number;
 }
 
 export interface KeeperStatus {
   venue_time: string;
+  cadence: null | { stretch: number; arms_per_second: number; budget_per_second: number; capacity_accounts: number; holds: boolean };
   clock_skew_seconds: number;
   ws_connected: boolean;
   ready: boolean;
@@ -131,6 +137,10 @@ export class Keeper {
   private startPromise?: Promise<void>;
   private stopPromise?: Promise<void>;
   private skewLogged = false;
+  private cadence?: CadencePlan;
+  /** Effective re-arm period per account name (the adaptive cadence's output). */
+  private periods = new Map<string, number>();
+  private cadenceBudget = 0;
 
   constructor(
     options: KeeperOptions,
@@ -167,6 +177,7 @@ export class Keeper {
       this.feed = deps.notifications((e) => this.onNotificationEvent(e));
       this.feed.start();
     }
+    this.applyCadence();
     await Promise.all(this.options.accounts.map((spec) => this.addAccount(spec)));
     this.state = 'running';
   }
@@ -226,7 +237,6 @@ export class Keeper {
       }
       if (JSON.stringify(spec.switch) !== JSON.stringify(m.spec.switch) || JSON.stringify(spec.builderFee) !== JSON.stringify(m.spec.builderFee) || spec.validDays !== m.spec.validDays) {
         m.spec = spec;
-        m.runner?.updateSettings(spec.switch);
         result.updated.push(spec.name);
       } else {
         m.spec = spec;
@@ -235,8 +245,58 @@ export class Keeper {
       if (watchChanged) m.watcher?.setIntervals(next.watch);
     }
     await Promise.all(work);
+    this.applyCadence();
+    for (const name of result.updated) {
+      const m = this.accounts.get(name);
+      m?.runner?.updateSettings(this.effectiveSettings(m.spec));
+    }
     await Promise.all(next.accounts.filter((s) => !this.accounts.has(s.name)).map((s) => this.addAccount(s)));
     return result;
+  }
+
+  // ---- cadence ----
+
+  private effectiveSettings(spec: KeeperAccountSpec): SwitchSettings {
+    const period = this.periods.get(spec.name);
+    return period === undefined ? spec.switch : { ...spec.switch, rearmEveryMs: period };
+  }
+
+  /** The arm budget in force: the configured one, or the venue's announced one when tighter. */
+  private armBudget(): number | undefined {
+    const configured = this.options.armBudgetPerSecond;
+    const live = this.deps.scheduler.specOf('schedule_cancel');
+    const announced = live ? (live.limit * 1000) / live.windowMs : undefined;
+    if (configured === undefined) return announced;
+    return announced === undefined ? configured : Math.min(configured, announced);
+  }
+
+  /**
+   * Stretches re-arm periods when the accounts approach the arm budget (see cadence.ts) and hands
+   * each runner its effective period; runners keep their timers, the next slot uses the new one.
+   */
+  private applyCadence(): void {
+    const budget = this.armBudget();
+    if (budget === undefined) return;
+    this.cadenceBudget = budget;
+    const specs = this.options.accounts;
+    const plan = planCadence(specs.map((a) => a.switch), budget);
+    const before = this.cadence?.stretch;
+    this.cadence = plan;
+    this.periods = new Map(specs.map((a, i) => [a.name, plan.periodsMs[i]!]));
+    const m = this.deps.metrics;
+    m.cadenceStretch.set(plan.stretch);
+    m.capacityAccounts.set(plan.capacityAccounts);
+    m.armBudgetUtilisation.set(budget > 0 ? plan.armsPerSecond / budget : 0);
+    if (before === undefined || Math.abs(before - plan.stretch) > 1e-6) {
+      const fields = { event: 'cadence', stretch: Number(plan.stretch.toFixed(3)), arms_per_second: Number(plan.armsPerSecond.toFixed(2)), budget_per_second: budget, accounts: specs.length, capacity_accounts: plan.capacityAccounts };
+      if (!plan.holds) this.deps.logger.error(fields, 'the arm budget cannot hold every horizon even at the longest periods the margins allow');
+      else if (plan.stretch > 1) this.deps.logger.warn(fields, 're-arm periods stretched to fit the arm budget');
+      else if (before !== undefined) this.deps.logger.info(fields, 're-arm periods back to the configured cadence');
+    }
+    for (const acct of this.accounts.values()) {
+      const want = this.effectiveSettings(acct.spec);
+      if (acct.runner && acct.runner.currentSettings().rearmEveryMs !== want.rearmEveryMs) acct.runner.updateSettings(want);
+    }
   }
 
   // ---- accounts ----
@@ -357,7 +417,7 @@ export class Keeper {
     });
     m.sender = sender;
     if (m.runner) return; // re-provisioned: only the signer changes
-    const runner = new AccountRunner(m.spec.name, m.spec.switch, {
+    const runner = new AccountRunner(m.spec.name, this.effectiveSettings(m.spec), {
       clock: deps.venueClock,
       scheduler: deps.scheduler,
       sender: { send: (args) => (m.sender ?? sender).send(args) },
@@ -512,6 +572,9 @@ export class Keeper {
   private loop(): void {
     const { deps } = this;
     this.lastLoopMs = deps.clock.nowMs();
+    // A 429 may have announced a tighter budget: re-plan the cadence within it.
+    const budget = this.armBudget();
+    if (budget !== undefined && Math.abs(budget - this.cadenceBudget) > 1e-9 && this.state !== 'new') this.applyCadence();
     this.refreshGauges();
     if (this.readiness().ready) deps.onHealthyTick?.();
     if (this.state !== 'stopped') {
@@ -635,10 +698,15 @@ export class Keeper {
         arm_when: m.spec.switch.armWhen,
         on_shutdown: m.spec.switch.onShutdown,
         notifications: m.subscribed,
+        rearm_every_seconds: this.effectiveSettings(m.spec).rearmEveryMs / 1000,
       });
     }
+    const c = this.cadence;
     return {
       venue_time: new Date(venueNow).toISOString(),
+      cadence: c
+        ? { stretch: Number(c.stretch.toFixed(3)), arms_per_second: Number(c.armsPerSecond.toFixed(3)), budget_per_second: this.cadenceBudget, capacity_accounts: c.capacityAccounts, holds: c.holds }
+        : null,
       clock_skew_seconds: this.deps.venueClock.skewSeconds(),
       ws_connected: this.feed?.connected() ?? false,
       ready: this.readiness().ready,

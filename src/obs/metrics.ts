@@ -41,6 +41,9 @@ export interface KeeperMetrics {
   stateWriteErrors: Counter<'reason'>;
   readsShed: Counter;
   up: Gauge;
+  cadenceStretch: Gauge;
+  capacityAccounts: Gauge;
+  armBudgetUtilisation: Gauge;
 }
 
 export function createMetrics(opts: { version: string; defaultMetrics?: boolean; registry?: Registry }): KeeperMetrics {
@@ -98,6 +101,9 @@ export function createMetrics(opts: { version: string; defaultMetrics?: boolean;
     stateWriteErrors: new Counter({ name: 'dms_keeper_state_write_errors_total', help: 'Failures to persist state, by reason', labelNames: ['reason'], registers: r }),
     readsShed: new Counter({ name: 'dms_keeper_reads_shed_total', help: 'Read requests dropped to keep budget for arms', registers: r }),
     up: new Gauge({ name: 'dms_keeper_up', help: '1 while the keeper loop runs', registers: r }),
+    cadenceStretch: new Gauge({ name: 'dms_keeper_cadence_stretch', help: 'Factor applied to configured re-arm periods to fit the arm budget (1 = as configured)', registers: r }),
+    capacityAccounts: new Gauge({ name: 'dms_keeper_capacity_accounts', help: 'Accounts the arm budget can hold at the longest periods their margins allow', registers: r }),
+    armBudgetUtilisation: new Gauge({ name: 'dms_keeper_arm_budget_utilisation', help: 'Planned arms per second over the arm budget', registers: r }),
   };
   m.buildInfo.set({ version: opts.version }, 1);
   for (const scope of RATE_LIMIT_SCOPES) m.rateLimited.inc({ scope }, 0);
@@ -106,6 +112,7 @@ export function createMetrics(opts: { version: string; defaultMetrics?: boolean;
   for (const reason of ['read_only', 'no_space', 'permission', 'io']) m.stateWriteErrors.inc({ reason }, 0);
   m.wsConnected.set(0);
   m.clockSkew.set(0);
+  m.cadenceStretch.set(1);
   return m;
 }
 

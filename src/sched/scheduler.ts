@@ -122,6 +122,12 @@ export class RequestScheduler {
     if (spacingMs(spec) > spacingMs(s.spec) || spec.limit < s.spec.limit) s.spec = spec;
   }
 
+  /** The window in force for a scope (configured, or adopted from a 429). */
+  specOf(scope: string): WindowSpec | undefined {
+    const s = this.scopes.get(scope);
+    return s ? { ...s.spec } : undefined;
+  }
+
   blockedUntil(scope: string): number {
     return this.scopes.get(scope)?.blockedUntilMs ?? 0;
   }

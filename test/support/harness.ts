@@ -155,6 +155,7 @@ export async function startHarness(opts: {
     watch: { ordersEveryMs: 30_000, positionsEveryMs: 60_000, notifications: opts.notifications ?? false, ...opts.watch },
     maxClockSkewMs: 2_000,
     triggerWarnAt: 8,
+    armBudgetPerSecond: rl.scheduleCancel / 60,
   };
   const keeper = new Keeper(keeperOptions, {
     clock,
