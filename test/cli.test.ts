@@ -202,6 +202,23 @@ describe('the keeper process against a simulator process', () => {
     expect(k2.logs().some((l) => l.event === 'forced_exit')).toBe(true);
   }, 90_000);
 
+  it('disarm clears the schedule with the stored agent and says what it cleared; an unknown account is refused', async () => {
+    const sim = await startSim();
+    const cfg = await keeperConfig(sim.url);
+    const k = track(startCli(['run', '--config', cfg.file], { env: { CREDENTIALS_DIRECTORY: cfg.creds } }));
+    await k.waitFor(() => k.logs().some((l) => l.event === 'arm' && l.result === 'ok'), 20_000, 'first arm');
+    k.child.kill('SIGTERM');
+    expect((await k.exited).code).toBe(0);
+    expect((await simAccount(sim.url, BOB)).schedule.timeMs).not.toBeNull();
+    const r = await runCli(['disarm', '--config', cfg.file, '--account', 'arb-desk'], { env: { CREDENTIALS_DIRECTORY: cfg.creds } });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/cleared\s+arb-desk \(0x[0-9a-f]{40}\) via rest, signed by the stored agent/);
+    expect((await simAccount(sim.url, BOB)).schedule.timeMs).toBeNull();
+    const unknown = await runCli(['disarm', '--config', cfg.file, '--account', 'nope'], { env: { CREDENTIALS_DIRECTORY: cfg.creds } });
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain("no account named 'nope'");
+  }, 60_000);
+
   it('a bad config at start exits 2 naming the YAML path, without echoing secrets', async () => {
     const dir = await tempDir();
     const file = join(dir, 'k.yaml');

@@ -34,6 +34,18 @@ describe('RequestScheduler', () => {
     }
   });
 
+  it('counts requests held back by our own budget, once each, and not those held by a 429 block', async () => {
+    const clock = new FakeClock(0);
+    let throttled = 0;
+    const s = new RequestScheduler(clock, { global: { limit: 1, windowMs: 1_000 }, other: { limit: 100, windowMs: 1_000 } }, { onThrottled: () => throttled++ });
+    const { job } = recorder(clock);
+    for (let i = 0; i < 3; i++) void s.run({ kind: 'arm', scopes: ['global'] }, job(`a${i}`));
+    s.blockScope('other', 5_000);
+    void s.run({ kind: 'arm', scopes: ['other'] }, job('blocked'));
+    await clock.advance(10_000);
+    expect(throttled).toBe(2);
+  });
+
   it('arms go before reads, most urgent arm first', async () => {
     const clock = new FakeClock(0);
     const s = new RequestScheduler(clock, { global: { limit: 1, windowMs: 1_000 } });

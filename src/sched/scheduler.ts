@@ -37,6 +37,7 @@ export class ShedError extends Error {
 
 interface Pending {
   opts: RequestOptions;
+  throttled?: boolean;
   enqueuedMs: number;
   seq: number;
   start: () => void;
@@ -70,6 +71,8 @@ export class RequestScheduler {
       armReserve?: number;
       /** Spec given to scopes that appear only in 429 answers (per-endpoint scopes). */
       defaultSpec?: WindowSpec;
+      /** Called once per request that had to wait for our own budget (not for a 429 block). */
+      onThrottled?: (kind: RequestClass) => void;
     } = {},
   ) {
     for (const [k, spec] of Object.entries(specs)) this.scopes.set(k, newScope(spec));
@@ -236,6 +239,10 @@ export class RequestScheduler {
       const t = this.earliest(p, now);
       if (t > now) {
         wake = Math.min(wake, t);
+        if (!p.throttled && p.opts.scopes.every((k) => this.scope(k).blockedUntilMs <= now)) {
+          p.throttled = true;
+          this.opts.onThrottled?.(p.opts.kind);
+        }
         // Hold back later requests only on the scopes that make this one wait.
         for (const k of p.opts.scopes) if (this.scopeEarliest(p, k, now) > now) held.add(k);
         i++;
