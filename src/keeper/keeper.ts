@@ -575,7 +575,8 @@ export class Keeper {
     // A 429 may have announced a tighter budget: re-plan the cadence within it.
     const budget = this.armBudget();
     if (budget !== undefined && Math.abs(budget - this.cadenceBudget) > 1e-9 && this.state !== 'new') this.applyCadence();
-    this.refreshGauges();
+    // Per-account gauges are recomputed at scrape time (metrics.onCollect), not every second: with
+    // thousands of accounts that would be most of the loop's work for nothing.
     if (this.readiness().ready) deps.onHealthyTick?.();
     if (this.state !== 'stopped') {
       this.loopTimer = deps.clock.setTimeout(() => this.loop(), LOOP_EVERY_MS);
