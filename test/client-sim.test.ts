@@ -18,7 +18,6 @@ import { NotificationClient, type NotificationClientEvent } from '../src/venue/w
 const ALICE = demoAddress('alice');
 const ALICE_SUB = demoAddress('alice-sub');
 const BOB = demoAddress('bob');
-const CAROL = demoAddress('carol');
 const UNKNOWN = '0x' + '9'.repeat(40);
 
 let sim: Simulator;

@@ -27,17 +27,17 @@ export function renderStatusPage(): string {
 <body>
 <h1>dms-keeper</h1>
 <div class="meta" id="meta">loading…</div>
-<div id="banner" hidden></div>
+<div id="banner" role="status" aria-live="polite" hidden></div>
 <table>
   <thead><tr>
     <th>account</th><th>state</th><th>deadline in</th><th>min horizon</th><th>last arm</th>
-    <th>open orders</th><th>positions</th><th>value (USDC)</th><th>triggers today</th>
+    <th>open orders</th><th>positions</th><th>value (USDC)</th><th>uPnL (USDC)</th><th>triggers today</th>
   </tr></thead>
   <tbody id="rows"></tbody>
 </table>
 <script>
 "use strict";
-let snapshot = null, fetchedAt = 0;
+let snapshot = null, fetchedAt = 0, lastError = null;
 const $ = (id) => document.getElementById(id);
 function cell(text, cls) { const td = document.createElement("td"); td.textContent = text; if (cls) td.className = cls; return td; }
 function pill(text, kind) { const s = document.createElement("span"); s.className = "pill " + kind; s.textContent = text; const td = document.createElement("td"); td.appendChild(s); return td; }
@@ -47,13 +47,24 @@ function kindOf(a, horizon) {
   return horizon < a.min_horizon_seconds ? "warn" : "ok";
 }
 function render() {
-  if (!snapshot) return;
-  const elapsed = (Date.now() - fetchedAt) / 1000;
-  $("meta").textContent = "venue time " + snapshot.venue_time + " · clock skew " + snapshot.clock_skew_seconds.toFixed(3) + " s · WebSocket " + (snapshot.ws_connected ? "connected" : "down") + " · updated " + elapsed.toFixed(0) + " s ago";
   const banner = $("banner");
+  if (!snapshot) {
+    if (lastError) { banner.hidden = false; banner.className = "bad"; banner.textContent = "cannot reach /status: " + lastError; $("meta").textContent = "cannot reach /status: " + lastError; }
+    return;
+  }
+  const elapsed = (Date.now() - fetchedAt) / 1000;
+  const meta = "venue time " + snapshot.venue_time + " · clock skew " + snapshot.clock_skew_seconds.toFixed(3) + " s · WebSocket " + (snapshot.ws_connected ? "connected" : "down") + " · updated " + elapsed.toFixed(0) + " s ago";
   banner.hidden = false;
-  banner.className = snapshot.ready ? "ok" : "bad";
-  banner.textContent = snapshot.ready ? "ready: every account that should be armed is armed" : "NOT READY: see the accounts in red or amber";
+  if (lastError) {
+    // Never show stale data as if it were current.
+    $("meta").textContent = "cannot reach /status: " + lastError + " · showing data from " + elapsed.toFixed(0) + " s ago";
+    banner.className = "bad";
+    banner.textContent = "STALE: the keeper's status cannot be read; the countdowns below are extrapolated";
+  } else {
+    $("meta").textContent = meta;
+    banner.className = snapshot.ready ? "ok" : "bad";
+    banner.textContent = snapshot.ready ? "ready: every account that should be armed is armed" : "NOT READY: see the accounts in red or amber";
+  }
   const rows = $("rows");
   rows.replaceChildren();
   for (const a of snapshot.accounts) {
@@ -68,6 +79,7 @@ function render() {
     tr.appendChild(cell(a.open_orders === null ? "—" : String(a.open_orders), "num"));
     tr.appendChild(cell(a.positions ? String(a.positions.count) : "—", "num"));
     tr.appendChild(cell(a.positions ? a.positions.value_usdc : "—", "num"));
+    tr.appendChild(cell(a.positions ? a.positions.unrealized_pnl_usdc : "—", "num"));
     tr.appendChild(cell(String(a.triggers_today) + " / 10", "num"));
     rows.appendChild(tr);
   }
@@ -76,9 +88,9 @@ async function poll() {
   try {
     const r = await fetch("status", { cache: "no-store" });
     if (!r.ok) throw new Error("HTTP " + r.status);
-    snapshot = await r.json(); fetchedAt = Date.now();
+    snapshot = await r.json(); fetchedAt = Date.now(); lastError = null;
   } catch (e) {
-    $("meta").textContent = "cannot reach /status: " + e.message;
+    lastError = e.message;
   }
   render();
 }
