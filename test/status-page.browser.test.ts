@@ -101,7 +101,8 @@ describe.skipIf(!present)('status page in headless Chromium', () => {
     page.on('request', (r) => requests.push(r.url()));
     const base = `http://127.0.0.1:${server.address.port}`;
     await page.goto(`${base}/`);
-    await page.waitForFunction(() => document.querySelectorAll('#rows tr').length === 3);
+    // Strings: these run in the page, not in Node (no DOM types here).
+    await page.waitForFunction("document.querySelectorAll('#rows tr').length === 3");
 
     const rowText = async (name: string) => page.locator('#rows tr', { hasText: name }).innerText();
     expect(await rowText('mm-main')).toContain('armed');
@@ -122,11 +123,11 @@ describe.skipIf(!present)('status page in headless Chromium', () => {
     await page.screenshot({ path: join(ROOT, 'artifacts/status-page.png'), fullPage: true });
 
     state = 'recovered';
-    await page.waitForFunction(() => document.querySelector('#banner')?.textContent?.startsWith('ready'), undefined, { timeout: 5_000 });
+    await page.waitForFunction("document.querySelector('#banner')?.textContent?.startsWith('ready')", undefined, { timeout: 5_000 });
     expect(await rowText('arb-desk')).toContain('armed');
 
     state = 'down';
-    await page.waitForFunction(() => document.querySelector('#meta')?.textContent?.includes('cannot reach /status'), undefined, { timeout: 5_000 });
+    await page.waitForFunction("document.querySelector('#meta')?.textContent?.includes('cannot reach /status')", undefined, { timeout: 5_000 });
 
     expect(requests.every((u) => u.startsWith(base))).toBe(true);
     expect(errors.filter((e) => !e.includes('500'))).toEqual([]);
