@@ -13,6 +13,13 @@ import { startOpsServer, type OpsServer } from '../src/obs/http-server.js';
 import { renderStatusPage } from '../src/obs/status-page.js';
 import { ROOT } from './support/cli.js';
 
+// The page-side callbacks run in the browser; the Node type check has no DOM lib, so declare the
+// little they use (strings would be eval'd, which the page's CSP rightly forbids).
+declare const document: {
+  querySelectorAll(selector: string): { length: number };
+  querySelector(selector: string): { textContent: string | null } | null;
+};
+
 const CHROMIUM = '/usr/bin/chromium';
 const present = existsSync(CHROMIUM);
 if (!present && process.env.CI) throw new Error(`${CHROMIUM} is missing: CI must install it (.ci/checks/browser.sh)`);
@@ -101,8 +108,7 @@ describe.skipIf(!present)('status page in headless Chromium', () => {
     page.on('request', (r) => requests.push(r.url()));
     const base = `http://127.0.0.1:${server.address.port}`;
     await page.goto(`${base}/`);
-    // Strings: these run in the page, not in Node (no DOM types here).
-    await page.waitForFunction("document.querySelectorAll('#rows tr').length === 3");
+    await page.waitForFunction(() => document.querySelectorAll('#rows tr').length === 3);
 
     const rowText = async (name: string) => page.locator('#rows tr', { hasText: name }).innerText();
     expect(await rowText('mm-main')).toContain('armed');
@@ -123,11 +129,11 @@ describe.skipIf(!present)('status page in headless Chromium', () => {
     await page.screenshot({ path: join(ROOT, 'artifacts/status-page.png'), fullPage: true });
 
     state = 'recovered';
-    await page.waitForFunction("document.querySelector('#banner')?.textContent?.startsWith('ready')", undefined, { timeout: 5_000 });
+    await page.waitForFunction(() => document.querySelector('#banner')?.textContent?.startsWith('ready'), undefined, { timeout: 5_000 });
     expect(await rowText('arb-desk')).toContain('armed');
 
     state = 'down';
-    await page.waitForFunction("document.querySelector('#meta')?.textContent?.includes('cannot reach /status')", undefined, { timeout: 5_000 });
+    await page.waitForFunction(() => document.querySelector('#meta')?.textContent?.includes('cannot reach /status'), undefined, { timeout: 5_000 });
 
     expect(requests.every((u) => u.startsWith(base))).toBe(true);
     expect(errors.filter((e) => !e.includes('500'))).toEqual([]);
