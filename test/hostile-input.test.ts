@@ -1,0 +1,190 @@
+/**
+ * Hostile input, property-based (fast-check): venue responses and config files that are random,
+ * truncated, mutated or oversized. Nothing throws anything but a typed error, nothing malformed is
+ * reported as success, every error names its cause, and no key-shaped value is echoed.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ConfigError } from '../src/config/errors.js';
+import { parseConfig } from '../src/config/load.js';
+import { buildCatalog } from '../src/sim/catalog/index.js';
+import { decodeActionResponse, decodeResponse, EventSchema, OrdersPageSchema, OutcomeBookSchema, PositionsPageSchema } from '../src/venue/decode.js';
+import { ActionError, DecodeError, RestError } from '../src/venue/errors.js';
+import type { HttpResponse } from '../src/venue/http.js';
+import { ROOT } from './support/cli.js';
+
+const RUNS = 300;
+
+function response(status: number, body: string | Buffer): HttpResponse {
+  return { status, headers: {}, body: Buffer.isBuffer(body) ? body : Buffer.from(body, 'utf8'), latencyMs: 1 };
+}
+
+/** Decodes and classifies: 'ok' | a typed error's code. Anything else (a crash) fails the test. */
+function outcome(fn: () => unknown): string {
+  try {
+    fn();
+    return 'ok';
+  } catch (e) {
+    if (e instanceof DecodeError || e instanceof RestError || e instanceof ActionError) {
+      expect(e.message.length).toBeGreaterThan(0);
+      expect(e.message.length).toBeLessThan(2_000); // names the cause, never dumps a body
+      return e.code;
+    }
+    throw e;
+  }
+}
+
+const catalog = buildCatalog({ nowMs: Date.UTC(2026, 10, 22, 12) });
+const validEvents = catalog.events().map((e) => JSON.stringify(e));
+
+/** Replaces one value somewhere in a JSON tree with something else. */
+function mutate(value: unknown, path: number[], replacement: unknown): unknown {
+  if (path.length === 0 || value === null || typeof value !== 'object') return replacement;
+  const entries = Array.isArray(value) ? value.map((v, i) => [i, v] as const) : Object.entries(value);
+  if (entries.length === 0) return replacement;
+  const [key, child] = entries[path[0]! % entries.length]!;
+  if (Array.isArray(value)) {
+    const copy: unknown[] = [...value];
+    copy[key as number] = mutate(child, path.slice(1), replacement);
+    return copy;
+  }
+  return { ...(value as Record<string, unknown>), [key]: mutate(child, path.slice(1), replacement) };
+}
+
+describe('response decoders under hostile bodies', () => {
+  it('random bytes and random JSON: a typed error or a valid decode, never a crash', () => {
+    fc.assert(
+      fc.property(fc.oneof(fc.uint8Array({ maxLength: 400 }).map((b) => Buffer.from(b)), fc.json().map((s) => Buffer.from(s))), fc.constantFrom(200, 400, 404, 429, 500, 502, 503), (body, status) => {
+        for (const schema of [OrdersPageSchema, PositionsPageSchema, OutcomeBookSchema, EventSchema]) {
+          const r = outcome(() => decodeResponse('GET /x', response(status, body), schema));
+          if (status !== 200) expect(r).not.toBe('ok');
+        }
+        const a = outcome(() => decodeActionResponse('exchange:scheduleCancel', response(status, body)));
+        if (a === 'ok') {
+          // success only for exactly {"status":"ok", ...}
+          expect((JSON.parse(body.toString()) as { status: unknown }).status).toBe('ok');
+        }
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
+  it('truncations of valid events never decode as success unless the cut is whole JSON', () => {
+    fc.assert(
+      fc.property(fc.constantFrom(...validEvents), fc.nat(), (text, cut) => {
+        const at = cut % text.length;
+        const body = text.slice(0, at);
+        const r = outcome(() => decodeResponse('GET /v1/events/{id}', response(200, body), EventSchema));
+        if (r === 'ok') expect(() => JSON.parse(body)).not.toThrow();
+        else expect(r).toBe('VENUE_DECODE_ERROR');
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
+  it('a wrong type anywhere in a valid event is a DecodeError naming the path', () => {
+    let refused = 0;
+    let runs = 0;
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...validEvents),
+        fc.array(fc.nat(), { minLength: 1, maxLength: 6 }),
+        fc.constantFrom<unknown>(12.5, true, { nested: 1 }, [1, 2], -1e308, 'not-a-decimal-or-enum', null),
+        (text, path, replacement) => {
+          const mutated = mutate(JSON.parse(text), path, replacement);
+          const body = JSON.stringify(mutated);
+          runs++;
+          try {
+            decodeResponse('GET /v1/events/{id}', response(200, body), EventSchema);
+          } catch (e) {
+            refused++;
+            expect(e).toBeInstanceOf(DecodeError);
+            expect((e as DecodeError).reason).toBe('bad_shape');
+            expect((e as DecodeError).message).toMatch(/: .+/);
+          }
+        },
+      ),
+      { numRuns: RUNS },
+    );
+    // most mutations are type errors (some land on a nullable field or an unknown key): not vacuous
+    expect(refused / runs).toBeGreaterThan(0.5);
+  });
+
+  it('oversized arrays and strings are decoded or refused, never crash', () => {
+    const big = JSON.stringify({ data: Array.from({ length: 20_000 }, (_, i) => ({ order_id: `o${i}`, price: '0.5', side: 0 })) });
+    expect(outcome(() => decodeResponse('GET /x', response(200, big), OrdersPageSchema))).toBe('ok');
+    const huge = JSON.stringify({ data: [{ order_id: 'x'.repeat(5_000_000) }] });
+    expect(['ok', 'VENUE_DECODE_ERROR']).toContain(outcome(() => decodeResponse('GET /x', response(200, huge), OrdersPageSchema)));
+    const deep = '['.repeat(100_000) + ']'.repeat(100_000);
+    expect(outcome(() => decodeResponse('GET /x', response(200, deep), OrdersPageSchema))).toBe('VENUE_DECODE_ERROR');
+  });
+});
+
+describe('config loader under hostile files', () => {
+  const example = readFileSync(join(ROOT, 'config/dms-keeper.example.yaml'), 'utf8');
+  const KEY = '0x' + 'ab'.repeat(32);
+  const env = { CREDENTIALS_DIRECTORY: '/nonexistent' };
+  const load = (text: string) =>
+    parseConfig(text, {
+      env,
+      baseDir: '/nonexistent',
+      readFile: async () => `${KEY}\n`,
+      stat: async () => ({ mode: 0o100600, size: 67, isFile: () => true }),
+    });
+
+  async function classify(text: string): Promise<'ok' | ConfigError> {
+    try {
+      await load(text);
+      return 'ok';
+    } catch (e) {
+      if (!(e instanceof ConfigError)) throw e;
+      expect(e.problems.length).toBeGreaterThan(0);
+      for (const p of e.problems) {
+        expect(typeof p.path).toBe('string');
+        expect(p.message.length).toBeGreaterThan(0);
+      }
+      expect(e.message).not.toContain(KEY.slice(2));
+      return e;
+    }
+  }
+
+  it('the example loads (with stub key files)', async () => {
+    expect(await classify(example)).toBe('ok');
+  });
+
+  it('random text is a ConfigError with paths, or a valid config; never another exception', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.string({ maxLength: 300 }), async (text) => {
+        await classify(text);
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
+  it('line-level mutations of the example (deleted, duplicated, truncated, injected inline keys) never crash nor echo keys', async () => {
+    const lines = example.split('\n');
+    await fc.assert(
+      fc.asyncProperty(fc.nat(lines.length - 1), fc.constantFrom('delete', 'duplicate', 'truncate', 'inline-key', 'garbage'), fc.string({ maxLength: 20 }), async (i, op, junk) => {
+        const copy = [...lines];
+        if (op === 'delete') copy.splice(i, 1);
+        if (op === 'duplicate') copy.splice(i, 0, copy[i]!);
+        if (op === 'truncate') copy[i] = copy[i]!.slice(0, Math.floor(copy[i]!.length / 2));
+        if (op === 'inline-key') copy[i] = copy[i]!.replace(/\{ file: [a-z-]+\.master \}/, `"${KEY}"`);
+        if (op === 'garbage') copy[i] = `${copy[i]}${junk}`;
+        await classify(copy.join('\n'));
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
+  it('an inline key is refused without being echoed; deep nesting and huge documents are refused cleanly', async () => {
+    const inline = example.replace('master_key: { file: alice.master }', `master_key: "${KEY}"`);
+    const r = await classify(inline);
+    expect(r).toBeInstanceOf(ConfigError);
+    expect((r as ConfigError).problems.some((p) => p.path.startsWith('accounts[0].master_key'))).toBe(true);
+    expect(await classify('a:\n' + Array.from({ length: 2_000 }, (_, i) => `${'  '.repeat(Math.min(i, 200))}k${i}:`).join('\n'))).toBeInstanceOf(ConfigError);
+    expect(await classify(`accounts:\n${'  - name: x\n    address: "0x12"\n'.repeat(20_000)}`)).toBeInstanceOf(ConfigError);
+  }, 60_000);
+});
