@@ -173,12 +173,34 @@ describe('rejections', () => {
     expect(st.phase).toBe('blocked');
   });
 
+  it('pruned again soon after a re-provision: no second re-provision within 10 minutes (no rotation war)', () => {
+    const first = failWith('unknown_signer');
+    let st = step(base, first.state, { type: 'reprovisioned', ok: true }, T0 + 500).state;
+    st = step(base, st, { type: 'arm_sent', path: 'rest' }, T0 + 500).state;
+    st = step(base, st, { type: 'arm_ok', deadlineMs: T0 + 60_500, path: 'rest' }, T0 + 600).state;
+    // pruned again 40 s later
+    st = step(base, st, { type: 'arm_sent', path: 'rest' }, T0 + 40_000).state;
+    const again = step(base, st, { type: 'arm_failed', path: 'rest', failure: { kind: 'rejected', reason: 'unknown_signer', message: 'x' } }, T0 + 40_010);
+    expect(again.effects.some((e) => e.type === 'reprovision')).toBe(false);
+    expect(again.state.nextArmAtMs).toBe(T0 + 40_010 + RETRY.blockedMs);
+    // ...but after 10 minutes it may re-provision again
+    st = step(base, again.state, { type: 'arm_sent', path: 'rest' }, T0 + 11 * 60_000).state;
+    const later = step(base, st, { type: 'arm_failed', path: 'rest', failure: { kind: 'rejected', reason: 'unknown_signer', message: 'x' } }, T0 + 11 * 60_000);
+    expect(later.effects).toContainEqual({ type: 'reprovision' });
+  });
+
   it('invalid nonce: one immediate retry, then backoff', () => {
     const first = failWith('invalid_nonce');
     expect(first.last[0]).toMatchObject({ type: 'send_arm' });
     const st = step(base, first.state, { type: 'arm_sent', path: 'rest' }, T0 + 20).state;
     const second = step(base, st, { type: 'arm_failed', path: 'rest', failure: { kind: 'rejected', reason: 'invalid_nonce', message: 'x' } }, T0 + 30);
     expect(second.effects[0]).toEqual({ type: 'wake_at', atMs: T0 + 30 + retryDelayMs(2, null) });
+  });
+
+  it('daily trigger cap: blocked, asks again only every 5 minutes', () => {
+    const { state, last } = failWith('trigger_cap');
+    expect(state.phase).toBe('blocked');
+    expect(last).toEqual([{ type: 'wake_at', atMs: T0 + 10 + RETRY.ineligibleMs }]);
   });
 
   it('pending agent removal waits about 5 s; address budget 10 s', () => {

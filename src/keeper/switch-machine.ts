@@ -65,6 +65,8 @@ export interface SwitchState {
   stopMode: null | 'keep' | 'clear';
   /** Re-provisioning attempts since the last success: one, then we stop asking. */
   reprovisions: number;
+  /** When we last asked for a re-provision (venue time); at most one per `reprovisionEveryMs`. */
+  lastReprovisionMs: number | null;
   /** rest_then_exchange: use the exchange path until this venue time. */
   exchangeUntilMs: number;
   /** One immediate retry after `Invalid nonce`, then ordinary backoff. */
@@ -120,6 +122,11 @@ export const RETRY = {
   /** After the REST path fails, stay on the exchange path this long before trying REST again. */
   exchangeStickyMs: 60_000,
   maxClearAttempts: 3,
+  /**
+   * Something that keeps pruning our agent (another keeper approving the same agent name) would
+   * otherwise make the two rotate each other's agent forever: re-provision at most this often.
+   */
+  reprovisionEveryMs: 10 * 60_000,
 } as const;
 
 export function initialState(): SwitchState {
@@ -136,6 +143,7 @@ export function initialState(): SwitchState {
     openOrders: null,
     stopMode: null,
     reprovisions: 0,
+    lastReprovisionMs: null,
     exchangeUntilMs: 0,
     nonceRetried: false,
     clearAttempts: 0,
@@ -314,8 +322,9 @@ function planRetry(settings: SwitchSettings, s: SwitchState, path: ArmPath, f: F
       return;
     case 'unknown_signer':
       s.phase = 'blocked';
-      if (s.reprovisions === 0) {
+      if (s.reprovisions === 0 && (s.lastReprovisionMs === null || nowMs - s.lastReprovisionMs >= RETRY.reprovisionEveryMs)) {
         s.reprovisions += 1;
+        s.lastReprovisionMs = nowMs;
         s.nextArmAtMs = null; // resumes on `reprovisioned`
         effects.push({ type: 'reprovision' });
       } else {
@@ -338,6 +347,12 @@ function planRetry(settings: SwitchSettings, s: SwitchState, path: ArmPath, f: F
       return;
     case 'address_budget':
       s.nextArmAtMs = nowMs + RETRY.addressBudgetMs;
+      return;
+    case 'trigger_cap':
+      // The day's 10 triggers are spent: the venue refuses arms until 00:00 UTC. The account is
+      // unprotected (readiness says so); ask again every 5 minutes, not every second all day.
+      s.phase = 'blocked';
+      s.nextArmAtMs = nowMs + RETRY.ineligibleMs;
       return;
     case 'pending_agent_removal':
       s.nextArmAtMs = nowMs + RETRY.pendingAgentRemovalMs;

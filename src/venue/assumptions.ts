@@ -19,6 +19,11 @@ export const ASSUMED = {
   maxResponseBytes: 8 * 1024 * 1024,
   /** A page size we ask for on orders/positions; the spec publishes no bounds. */
   defaultPageLimit: 100,
+  /**
+   * The venue's answer once an account's 10 daily triggers are spent is not published; we match
+   * this prefix (the simulator answers `Too many scheduled cancel triggers today`).
+   */
+  triggerCapErrorPrefix: 'Too many scheduled cancel triggers',
   /** The venue clock is read from `/v1/health` `as_of` and the HTTP `Date` header. */
   venueClockSources: ['health.as_of', 'http.date'] as const,
 } as const;

@@ -10,6 +10,7 @@ describe('classifyActionError (VENUE.md table)', () => {
     ['Too many cumulative requests sent (12000 > 10000) for cumulative volume traded $0.', 'address_budget'],
     ['User has pending agent removal', 'pending_agent_removal'],
     ['Action already expired', 'expired'],
+    ['Too many scheduled cancel triggers today', 'trigger_cap'],
     ['Something new the venue just invented', 'other'],
     ['User or API Wallet is weird', 'other'],
     ['', 'other'],

@@ -1,3 +1,4 @@
+import { ASSUMED } from './assumptions.js';
 import type { ActionReason } from './errors.js';
 
 /**
@@ -12,6 +13,7 @@ const ACTION_ERROR_PREFIXES: ReadonlyArray<readonly [prefix: string, reason: Act
   ['Too many cumulative requests sent', 'address_budget'],
   ['User has pending agent removal', 'pending_agent_removal'],
   ['Action already expired', 'expired'],
+  [ASSUMED.triggerCapErrorPrefix, 'trigger_cap'],
 ];
 
 export function classifyActionError(text: string): ActionReason {

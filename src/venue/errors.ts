@@ -69,6 +69,7 @@ export const ACTION_REASONS = [
   'address_budget',
   'pending_agent_removal',
   'expired',
+  'trigger_cap',
   'other',
 ] as const;
 export type ActionReason = (typeof ACTION_REASONS)[number];
