@@ -74,13 +74,19 @@ export async function startHarness(opts: {
   requestTimeoutMs?: number;
 }): Promise<Harness> {
   let inflight = 0;
+  // A request the simulator holds on a virtual-time latency fault cannot finish until time moves:
+  // when the in-flight count stops changing for a while, let the clock go on.
   const settle = async (): Promise<void> => {
     let idle = 0;
-    for (let i = 0; i < 2_000 && idle < 3; i++) {
+    let stuck = 0;
+    let last = inflight;
+    for (let i = 0; i < 2_000 && idle < 3 && stuck < 40; i++) {
       await new Promise<void>((r) => setImmediate(r));
       if (inflight === 0) idle++;
       else {
         idle = 0;
+        stuck = inflight === last ? stuck + 1 : 0;
+        last = inflight;
         await new Promise<void>((r) => setTimeout(r, 1));
       }
     }
