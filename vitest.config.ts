@@ -8,5 +8,7 @@ export default defineConfig({
     hookTimeout: 20_000,
     // two cores: keep child-process and loopback tests from starving each other
     maxWorkers: 2,
+    // The JSON report feeds the README's reliability table (scripts/reliability-table.mjs).
+    reporters: ['default', ['json', { outputFile: 'artifacts/vitest.json' }]],
   },
 });
