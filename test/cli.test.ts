@@ -6,7 +6,8 @@ import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { demoAddress, demoMasterKey } from '../src/sim/venue/demo.js';
-import { freePort, getJson, runCli, startCli, tempDir, writeKey, type Proc } from './support/cli.js';
+import { freePort, getJson, runCli, startCli, tempDir, type Proc } from './support/cli.js';
+import { keeperConfig, simAccount, startSim } from './support/keeper-process.js';
 
 const BOB = demoAddress('bob');
 const running: Proc[] = [];
@@ -22,54 +23,6 @@ afterEach(async () => {
 function track(p: Proc): Proc {
   running.push(p);
   return p;
-}
-
-async function startSim(): Promise<{ proc: Proc; url: string }> {
-  const port = await freePort();
-  const proc = track(startCli(['simulate', '--port', String(port)], { env: { DMS_KEEPER_LOG__LEVEL: 'warn' } }));
-  await proc.waitFor(() => proc.stdout().includes('venue simulator on'), 15_000, 'simulator');
-  return { proc, url: `http://127.0.0.1:${port}` };
-}
-
-async function keeperConfig(simUrl: string, over: { onShutdown?: 'keep' | 'clear'; deadline?: number; rearm?: number; minHorizon?: number } = {}) {
-  const dir = await tempDir();
-  const creds = join(dir, 'creds');
-  await writeKey(creds, 'bob.master', demoMasterKey('bob'));
-  const listenPort = await freePort();
-  const yaml = `
-venue:
-  base_url: ${simUrl}
-  exchange_url: ${simUrl}
-  ws_url: ${simUrl.replace('http', 'ws')}
-  network: testnet
-  request_timeout_ms: 1000
-switch:
-  deadline_seconds: ${over.deadline ?? 12}
-  rearm_every_seconds: ${over.rearm ?? 2}
-  min_horizon_seconds: ${over.minHorizon ?? 6}
-  on_shutdown: ${over.onShutdown ?? 'keep'}
-watch:
-  orders_every_seconds: 2
-  positions_every_seconds: 5
-accounts:
-  - name: arb-desk
-    address: "${BOB}"
-    master_key: { file: bob.master }
-state_dir: ${join(dir, 'state')}
-server:
-  listen: 127.0.0.1:${listenPort}
-log:
-  level: info
-`;
-  const file = join(dir, 'keeper.yaml');
-  await writeFile(file, yaml);
-  return { dir, file, yaml, creds, ops: `http://127.0.0.1:${listenPort}` };
-}
-
-async function simAccount(simUrl: string, address: string): Promise<{ schedule: { timeMs: number | null; triggersToday: number }; openOrders: number; nowMs: number }> {
-  const r = await getJson(`${simUrl}/_sim/state?account=${address}`);
-  const body = r.body as { account: { schedule: { timeMs: number | null; triggersToday: number }; openOrders: number }; nowMs: number };
-  return { ...body.account, nowMs: body.nowMs };
 }
 
 describe('CLI basics', () => {
@@ -121,7 +74,7 @@ describe('CLI basics', () => {
 
 describe('the keeper process against a simulator process', () => {
   it('arms, serves health/metrics/status without key material, survives a broken SIGHUP, stops cleanly on SIGTERM (keep leaves the schedule)', async () => {
-    const sim = await startSim();
+    const sim = await startSim(track);
     const cfg = await keeperConfig(sim.url);
     const k = track(startCli(['run', '--config', cfg.file], { env: { CREDENTIALS_DIRECTORY: cfg.creds } }));
     await k.waitFor(() => k.logs().some((l) => l.event === 'arm' && l.result === 'ok'), 20_000, 'first arm');
@@ -154,7 +107,7 @@ describe('the keeper process against a simulator process', () => {
   }, 60_000);
 
   it('SIGKILL: the simulator cancels the orders at the last deadline, and not before', async () => {
-    const sim = await startSim();
+    const sim = await startSim(track);
     const cfg = await keeperConfig(sim.url);
     const k = track(startCli(['run', '--config', cfg.file], { env: { CREDENTIALS_DIRECTORY: cfg.creds } }));
     await k.waitFor(() => k.logs().filter((l) => l.event === 'arm' && l.result === 'ok').length >= 2, 20_000, 'two arms');
@@ -180,7 +133,7 @@ describe('the keeper process against a simulator process', () => {
   }, 60_000);
 
   it('SIGTERM with on_shutdown: clear leaves no schedule; a second signal forces exit 1', async () => {
-    const sim = await startSim();
+    const sim = await startSim(track);
     const cfg = await keeperConfig(sim.url, { onShutdown: 'clear' });
     const k = track(startCli(['run', '--config', cfg.file], { env: { CREDENTIALS_DIRECTORY: cfg.creds } }));
     await k.waitFor(() => k.logs().some((l) => l.event === 'arm' && l.result === 'ok'), 20_000, 'first arm');
@@ -203,7 +156,7 @@ describe('the keeper process against a simulator process', () => {
   }, 90_000);
 
   it('disarm clears the schedule with the stored agent and says what it cleared; an unknown account is refused', async () => {
-    const sim = await startSim();
+    const sim = await startSim(track);
     const cfg = await keeperConfig(sim.url);
     const k = track(startCli(['run', '--config', cfg.file], { env: { CREDENTIALS_DIRECTORY: cfg.creds } }));
     await k.waitFor(() => k.logs().some((l) => l.event === 'arm' && l.result === 'ok'), 20_000, 'first arm');

@@ -11,6 +11,7 @@ import { RequestScheduler } from '../sched/scheduler.js';
 import { VenueClock } from '../sched/venue-clock.js';
 import { AgentStore } from '../state/agent-store.js';
 import { TriggerCounter } from '../state/triggers.js';
+import { BudgetLog } from '../state/budget-log.js';
 import { ExchangeClient } from '../venue/exchange.js';
 import { HttpTransport } from '../venue/http.js';
 import { RestClient } from '../venue/rest.js';
@@ -177,6 +178,7 @@ export class App {
       logger,
       agentStore: new AgentStore(config.stateDir),
       triggers,
+      budgetLog: new BudgetLog(BudgetLog.fileIn(config.stateDir)),
       scheduleDaily:
         deps.scheduleDaily ??
         ((fn) => {

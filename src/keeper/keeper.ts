@@ -5,6 +5,7 @@ import type { VenueClock } from '../sched/venue-clock.js';
 import type { AgentStore } from '../state/agent-store.js';
 import { StateWriteError } from '../state/atomic-file.js';
 import type { TriggerCounter } from '../state/triggers.js';
+import type { BudgetLog } from '../state/budget-log.js';
 import { initAccountSeries, removeAccountSeries, type KeeperMetrics } from '../obs/metrics.js';
 import { decToNumber } from '../venue/decimal.js';
 import { VENUE_FACTS } from '../venue/facts.js';
@@ -61,6 +62,8 @@ export interface KeeperDeps {
   /** Calendar job at 00:00 UTC (node-cron in production). */
   scheduleDaily?: (fn: () => void) => { stop(): void };
   generateKey?: () => `0x${string}`;
+  /** Persists the budget's recent admissions so a restart paces itself (absent: no pacing memory). */
+  budgetLog?: BudgetLog;
   /** Called from the loop while the keeper is healthy (systemd watchdog). */
   onHealthyTick?: () => void;
 }
@@ -137,6 +140,7 @@ export class Keeper {
   private startPromise?: Promise<void>;
   private stopPromise?: Promise<void>;
   private skewLogged = false;
+  private loopCount = 0;
   private cadence?: CadencePlan;
   /** Effective re-arm period per account name (the adaptive cadence's output). */
   private periods = new Map<string, number>();
@@ -168,6 +172,11 @@ export class Keeper {
     const { deps } = this;
     const loaded = await deps.triggers.load();
     if (!loaded.ok) deps.logger.warn({ event: 'state_load_failed', problem: loaded.problem }, 'trigger counts not loaded');
+    // Start-up pacing: what the previous instance sent still counts in the venue's windows.
+    const recent = (await deps.budgetLog?.load()) ?? {};
+    deps.scheduler.importRecent(recent);
+    const carried = Object.values(recent).reduce((n, l) => n + l.length, 0);
+    if (carried > 0) deps.logger.info({ event: 'budget_carried_over', requests: carried }, 'pacing start-up around the previous instance\'s recent requests');
     this.lastLoopMs = deps.clock.nowMs();
     this.loop();
     await this.checkVenueClock();
@@ -204,6 +213,7 @@ export class Keeper {
       for (const m of all) m.runner?.abortNow();
     }
     await this.feed?.stop().catch(() => undefined);
+    await this.saveBudget();
     deps.scheduler.stop();
     if (this.loopTimer) deps.clock.clearTimeout(this.loopTimer);
     this.loopTimer = null;
@@ -373,6 +383,7 @@ export class Keeper {
         `agent ${p.source === 'approved' ? 'approved' : p.source === 'stored' ? 'reused' : 'configured'}`,
       );
       for (const w of p.warnings) m.log.warn({ event: 'provision_warning' }, w);
+      if (p.stateWriteFailure) deps.metrics.stateWriteErrors.inc({ reason: p.stateWriteFailure });
       this.scheduleRenewal(m);
       this.ensureRunning(m);
       return true;
@@ -578,6 +589,7 @@ export class Keeper {
     // Per-account gauges are recomputed at scrape time (metrics.onCollect), not every second: with
     // thousands of accounts that would be most of the loop's work for nothing.
     if (this.readiness().ready) deps.onHealthyTick?.();
+    if (++this.loopCount % 2 === 0 && this.state === 'running') void this.saveBudget();
     if (this.state !== 'stopped') {
       this.loopTimer = deps.clock.setTimeout(() => this.loop(), LOOP_EVERY_MS);
     }
@@ -627,6 +639,15 @@ export class Keeper {
     } else if (this.skewLogged) {
       deps.logger.info({ event: 'clock_skew_resolved', skew_seconds: deps.venueClock.skewSeconds() }, 'clock skew back within threshold');
       this.skewLogged = false;
+    }
+  }
+
+  private async saveBudget(): Promise<void> {
+    const { deps } = this;
+    try {
+      await deps.budgetLog?.save(deps.scheduler.exportRecent(), deps.clock.nowMs());
+    } catch (e) {
+      if (e instanceof StateWriteError) deps.metrics.stateWriteErrors.inc({ reason: e.reason });
     }
   }
 

@@ -2,6 +2,7 @@ import { generatePrivateKey, privateKeyToAddress } from 'viem/accounts';
 import type { Clock } from '../sched/clock.js';
 import { sleep } from '../sched/clock.js';
 import type { AgentStore, StoredAgent } from '../state/agent-store.js';
+import { StateWriteError } from '../state/atomic-file.js';
 import { buildApproveAgent, buildApproveBuilderFee } from '../venue/actions.js';
 import { ActionError } from '../venue/errors.js';
 import { VENUE_FACTS } from '../venue/facts.js';
@@ -47,6 +48,8 @@ export interface Provisioned {
   builderFeeApproved: boolean;
   /** Problems that did not stop provisioning (e.g. the agent could not be saved). */
   warnings: string[];
+  /** Set when the generated agent could not be saved: the StateWriteError reason. */
+  stateWriteFailure?: string;
 }
 
 export class ProvisionError extends Error {
@@ -132,6 +135,7 @@ export async function provisionAccount(
   let validUntil: number | undefined;
   let source: Provisioned['source'];
   const warnings: string[] = [];
+  let stateWriteFailure: string | undefined;
 
   if (spec.agentKey) {
     agent = await loadSigner(spec.name, 'agent key', spec.agentKey);
@@ -148,6 +152,7 @@ export async function provisionAccount(
       }
       const approved = await approveNewAgent(spec, where.masterAddress, deps);
       if (approved.saveProblem) warnings.push(approved.saveProblem);
+      stateWriteFailure = approved.saveReason;
       agent = approved.agent;
       validUntil = approved.validUntilMs;
       source = 'approved';
@@ -168,7 +173,7 @@ export async function provisionAccount(
     builderFeeApproved = true;
   }
 
-  return { ...where, agent, agentValidUntilMs: validUntil, source, builderFeeApproved, warnings };
+  return { ...where, agent, agentValidUntilMs: validUntil, source, builderFeeApproved, warnings, stateWriteFailure };
 }
 
 async function withMaster<T>(spec: ProvisionSpec, masterAddress: string, fn: (master: Signer) => Promise<T>): Promise<T> {
@@ -188,7 +193,7 @@ async function approveNewAgent(
   spec: ProvisionSpec,
   masterAddress: string,
   deps: ProvisionDeps,
-): Promise<{ agent: Signer; validUntilMs: number; saveProblem?: string }> {
+): Promise<{ agent: Signer; validUntilMs: number; saveProblem?: string; saveReason?: string }> {
   const key = (deps.generateKey ?? generatePrivateKey)();
   const agent = signerFromPrivateKey(key, 'generated agent key');
   const approvedAtMs = deps.clock.nowMs();
@@ -232,7 +237,8 @@ async function approveNewAgent(
   } catch (e) {
     // The agent works; only a restart will have to approve another (same name: a rotation, so
     // no slot is lost).
-    return { agent, validUntilMs, saveProblem: `agent approved but not saved, a restart will approve another: ${(e as Error).message}` };
+    const saveReason = e instanceof StateWriteError ? e.reason : 'io';
+    return { agent, validUntilMs, saveProblem: `agent approved but not saved, a restart will approve another: ${(e as Error).message}`, saveReason };
   }
   return { agent, validUntilMs };
 }

@@ -102,6 +102,25 @@ describe('RequestScheduler', () => {
     expect(s.stats().shed).toBe(1);
   });
 
+  it('start-up pacing: admissions of a previous instance still in the window hold back a new one', async () => {
+    const clock = new FakeClock(100_000);
+    const first = new RequestScheduler(clock, { schedule_cancel: { limit: 3, windowMs: 60_000 } });
+    const { sent, job } = recorder(clock);
+    for (let i = 0; i < 3; i++) void first.run({ kind: 'arm', scopes: ['schedule_cancel'] }, job(`a${i}`));
+    await clock.advance(45_000);
+    const saved = first.exportRecent();
+    first.stop();
+    expect(saved.schedule_cancel!.length).toBe(3);
+    await clock.advance(1_000); // restart
+    const second = new RequestScheduler(clock, { schedule_cancel: { limit: 3, windowMs: 60_000 } });
+    second.importRecent(saved);
+    void second.run({ kind: 'arm', scopes: ['schedule_cancel'] }, job('after-restart'));
+    await clock.advance(60_000);
+    const after = sent.find((x) => x.tag === 'after-restart')!;
+    // the oldest of the three left the window 60 s after it was sent (at 100 s)
+    expect(after.atMs).toBe(160_000);
+  });
+
   it('stop rejects what is queued', async () => {
     const clock = new FakeClock(0);
     const s = new RequestScheduler(clock, { global: { limit: 1, windowMs: 10_000 } });

@@ -125,6 +125,32 @@ export class RequestScheduler {
     if (spacingMs(spec) > spacingMs(s.spec) || spec.limit < s.spec.limit) s.spec = spec;
   }
 
+  /** Admissions still inside each scope's window (local ms): persisted across restarts. */
+  exportRecent(): Record<string, number[]> {
+    const now = this.clock.nowMs();
+    const out: Record<string, number[]> = {};
+    for (const [k, s] of this.scopes) {
+      const recent = s.log.filter((t) => t > now - s.spec.windowMs);
+      if (recent.length > 0) out[k] = recent;
+    }
+    return out;
+  }
+
+  /**
+   * Start-up pacing: what a previous instance sent still counts in the venue's window, so a
+   * restart (or a restart loop) must not spend that budget again.
+   */
+  importRecent(recent: Record<string, readonly number[]>): void {
+    const now = this.clock.nowMs();
+    for (const [k, times] of Object.entries(recent)) {
+      const s = this.scopes.get(k);
+      if (!s) continue;
+      const keep = times.filter((t) => Number.isFinite(t) && t > now - s.spec.windowMs && t <= now).sort((a, b) => a - b);
+      s.log = [...keep, ...s.log].sort((a, b) => a - b);
+      if (keep.length > 0) s.lastAdmitMs = Math.max(s.lastAdmitMs, keep[keep.length - 1]!);
+    }
+  }
+
   /** The window in force for a scope (configured, or adopted from a 429). */
   specOf(scope: string): WindowSpec | undefined {
     const s = this.scopes.get(scope);

@@ -12,6 +12,7 @@
  *   POST   /_sim/volume                {address, usd}: the account's traded volume (volume gate)
  *   GET    /_sim/actions               the signed-action log
  *   POST   /_sim/clock                 {offsetMs}: the venue clock offset
+ *   POST   /_sim/rate-limits           {global?, scheduleCancel?: {limit, windowSeconds}}: new quotas
  *   DELETE /_sim/rate-limits           forgets admitted traffic (RateLimiter.reset)
  */
 import { z } from 'zod';
@@ -239,6 +240,18 @@ export function adminRoutes({ state, faults, rateLimiter, clock }: AdminDeps): R
         if (!parsed.success) return zodError('body', parsed.error);
         faults.setClockOffset(parsed.data.offsetMs);
         return ok({ offsetMs: faults.clockOffsetMs(), nowMs: clock.nowMs() });
+      },
+    },
+    {
+      method: 'POST',
+      pattern: '/_sim/rate-limits',
+      endpoint: 'admin.rate-limits.set',
+      handler: (req) => {
+        const spec = z.strictObject({ limit: z.number().int().positive(), windowSeconds: z.number().int().positive() });
+        const parsed = z.strictObject({ global: spec.optional(), scheduleCancel: spec.optional() }).safeParse(req.body);
+        if (!parsed.success) return badRequest('body', 'invalid_rate_limits', parsed.error.issues[0]?.message);
+        rateLimiter.configure(parsed.data);
+        return ok(parsed.data);
       },
     },
     {

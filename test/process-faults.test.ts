@@ -1,0 +1,76 @@
+/**
+ * Process faults with the built CLI (child processes, real time, loopback): a state directory the
+ * keeper cannot write, and a restart loop against a venue with a small schedule-cancel budget.
+ */
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { demoAddress } from '../src/sim/venue/demo.js';
+import { getJson, startCli, tempDir, type Proc } from './support/cli.js';
+import { keeperConfig, simAccount, startSim } from './support/keeper-process.js';
+
+const BOB = demoAddress('bob');
+const running: Proc[] = [];
+const track = (p: Proc): Proc => {
+  running.push(p);
+  return p;
+};
+afterEach(async () => {
+  for (const p of running.splice(0)) {
+    if (p.child.exitCode === null && p.child.signalCode === null) {
+      p.child.kill('SIGKILL');
+      await p.exited;
+    }
+  }
+});
+
+describe('process faults', () => {
+  it('a state directory that cannot be written (a path under a regular file) :: the keeper keeps arming, reports the write failure, does not crash', async () => {
+    const sim = await startSim(track);
+    const dir = await tempDir();
+    const blocker = join(dir, 'not-a-directory');
+    await writeFile(blocker, 'x');
+    // ENOTDIR for every write, even as root (chmod does not stop root; this does)
+    const cfg = await keeperConfig(sim.url, { stateDir: join(blocker, 'state') });
+    const k = track(startCli(['run', '--config', cfg.file], { env: { CREDENTIALS_DIRECTORY: cfg.creds } }));
+    await k.waitFor(() => k.logs().filter((l) => l.event === 'arm' && l.result === 'ok').length >= 3, 20_000, 'three arms');
+    expect(k.logs().some((l) => l.event === 'provision_warning' && String(l.msg).includes('not saved'))).toBe(true);
+    const metrics = await getJson(`${cfg.ops}/metrics`);
+    expect(metrics.text).toMatch(/^dms_keeper_state_write_errors_total\{reason="io"\} [1-9]/m);
+    expect((await getJson(`${cfg.ops}/readyz`)).status).toBe(200);
+    k.child.kill('SIGTERM');
+    expect((await k.exited).code).toBe(0);
+  }, 40_000);
+
+  it('a restart loop (killed 10 times within a minute) against a venue granting 8 arms per minute :: start-up pacing keeps every arm inside the budget (no 429)', async () => {
+    const sim = await startSim(track);
+    const limit = await fetch(`${sim.url}/_sim/rate-limits`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ scheduleCancel: { limit: 8, windowSeconds: 60 } }),
+    });
+    expect(limit.status).toBe(200);
+    const cfg = await keeperConfig(sim.url, { deadline: 60, rearm: 15, minHorizon: 20, scheduleCancelPerMinute: 8 });
+    let rateLimited = 0;
+    let arms = 0;
+    let paced = 0;
+    // Without pacing each start would arm at once: 10 arms in well under a minute, over the 8.
+    for (let i = 0; i < 10; i++) {
+      const k = track(startCli(['run', '--config', cfg.file], { env: { CREDENTIALS_DIRECTORY: cfg.creds } }));
+      await k.waitFor(() => k.logs().some((l) => l.event === 'started'), 20_000, 'started');
+      await new Promise((r) => setTimeout(r, 1_500));
+      if (k.logs().some((l) => l.event === 'budget_carried_over')) paced++;
+      k.child.kill('SIGKILL');
+      await k.exited;
+      rateLimited += k.logs().filter((l) => l.event === 'arm' && l.result === 'rate_limited').length;
+      arms += k.logs().filter((l) => l.event === 'arm' && l.result === 'ok').length;
+    }
+    expect(rateLimited).toBe(0);
+    expect(paced).toBeGreaterThanOrEqual(9);
+    expect(arms).toBeGreaterThanOrEqual(2);
+    expect(arms).toBeLessThanOrEqual(8);
+    // and the account stayed protected throughout: its last deadline is still ahead
+    const acct = await simAccount(sim.url, BOB);
+    expect(acct.schedule.timeMs! - acct.nowMs).toBeGreaterThan(20_000);
+  }, 120_000);
+});

@@ -1,0 +1,62 @@
+/** A keeper process and a simulator process, for the CLI and process-fault tests. */
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { demoAddress, demoMasterKey } from '../../src/sim/venue/demo.js';
+import { freePort, getJson, startCli, tempDir, writeKey, type Proc } from './cli.js';
+
+const BOB = demoAddress('bob');
+
+export async function startSim(track: (p: Proc) => Proc = (p) => p, env: Record<string, string> = {}): Promise<{ proc: Proc; url: string }> {
+  const port = await freePort();
+  const proc = track(startCli(['simulate', '--port', String(port)], { env: { DMS_KEEPER_LOG__LEVEL: 'warn', ...env } }));
+  await proc.waitFor(() => proc.stdout().includes('venue simulator on'), 15_000, 'simulator');
+  return { proc, url: `http://127.0.0.1:${port}` };
+}
+
+export async function keeperConfig(
+  simUrl: string,
+  over: { onShutdown?: 'keep' | 'clear'; deadline?: number; rearm?: number; minHorizon?: number; stateDir?: string; scheduleCancelPerMinute?: number } = {},
+) {
+  const dir = await tempDir();
+  const creds = join(dir, 'creds');
+  await writeKey(creds, 'bob.master', demoMasterKey('bob'));
+  const listenPort = await freePort();
+  const yaml = `
+venue:
+  base_url: ${simUrl}
+  exchange_url: ${simUrl}
+  ws_url: ${simUrl.replace('http', 'ws')}
+  network: testnet
+  request_timeout_ms: 1000
+switch:
+  deadline_seconds: ${over.deadline ?? 12}
+  rearm_every_seconds: ${over.rearm ?? 2}
+  min_horizon_seconds: ${over.minHorizon ?? 6}
+  on_shutdown: ${over.onShutdown ?? 'keep'}
+watch:
+  orders_every_seconds: 2
+  positions_every_seconds: 5
+accounts:
+  - name: arb-desk
+    address: "${BOB}"
+    master_key: { file: bob.master }
+rate_limits:
+  global: { requests: 1200, per_seconds: 60 }
+  schedule_cancel: { requests: ${over.scheduleCancelPerMinute ?? 600}, per_seconds: 60 }
+state_dir: ${over.stateDir ?? join(dir, 'state')}
+server:
+  listen: 127.0.0.1:${listenPort}
+log:
+  level: info
+`;
+  const file = join(dir, 'keeper.yaml');
+  await writeFile(file, yaml);
+  return { dir, file, yaml, creds, ops: `http://127.0.0.1:${listenPort}` };
+}
+
+export async function simAccount(simUrl: string, address: string): Promise<{ schedule: { timeMs: number | null; triggersToday: number }; openOrders: number; nowMs: number }> {
+  const r = await getJson(`${simUrl}/_sim/state?account=${address}`);
+  const body = r.body as { account: { schedule: { timeMs: number | null; triggersToday: number }; openOrders: number }; nowMs: number };
+  return { ...body.account, nowMs: body.nowMs };
+}
+
