@@ -4,7 +4,7 @@
 // Test titles read "<scenario> :: <invariant>". Without --write it exits 1 when README.md is stale.
 import { readFileSync, writeFileSync } from 'node:fs';
 
-const SUITES = ['test/reliability.test.ts', 'test/hostile-input.test.ts'];
+const SUITES = ['test/reliability.test.ts', 'test/process-faults.test.ts', 'test/hostile-input.test.ts'];
 const report = JSON.parse(readFileSync('artifacts/vitest.json', 'utf8'));
 const rows = [];
 const files = report.testResults.filter((f) => SUITES.some((s) => f.name.endsWith(s)));

@@ -48,6 +48,22 @@ describe('arming on the cadence', () => {
     expect(state.phase).toBe('armed');
   });
 
+  it('an arm that went out late (queued by the budget) re-bases the cadence on when it really went', () => {
+    const { log } = timeline(base, [
+      [T0, { type: 'start' }],
+      [T0, { type: 'arm_sent', path: 'rest' }],
+      [T0 + 7_000, { type: 'arm_ok', deadlineMs: T0 + 67_000, path: 'rest' }],
+    ]);
+    expect(log[2]!.effects).toEqual([{ type: 'wake_at', atMs: T0 + 7_000 + 15_000 }]);
+    // a small delay keeps the original slots (no drift)
+    const onTime = timeline(base, [
+      [T0, { type: 'start' }],
+      [T0, { type: 'arm_sent', path: 'rest' }],
+      [T0 + 300, { type: 'arm_ok', deadlineMs: T0 + 60_300, path: 'rest' }],
+    ]);
+    expect(onTime.log[2]!.effects).toEqual([{ type: 'wake_at', atMs: T0 + 15_000 }]);
+  });
+
   it('never sends a second arm while one is in flight', () => {
     const { last } = timeline(base, [
       [T0, { type: 'start' }],

@@ -122,6 +122,8 @@ export const RETRY = {
   /** After the REST path fails, stay on the exchange path this long before trying REST again. */
   exchangeStickyMs: 60_000,
   maxClearAttempts: 3,
+  /** An arm this late (or a tenth of the period, if less) re-bases the account's cadence. */
+  rebaseAfterLagMs: 1_000,
   /**
    * Something that keeps pruning our agent (another keeper approving the same agent name) would
    * otherwise make the two rotate each other's agent forever: re-provision at most this often.
@@ -214,9 +216,17 @@ export function step(settings: SwitchSettings, state: SwitchState, event: Switch
       s.lastResult = { op: 'arm', result: 'ok', path: event.path, atMs: nowMs };
       if (s.stopMode === null) {
         s.phase = 'armed';
-        // Keep the cadence slot (drift-corrected), so accounts stay spread over the period.
-        const slot = (s.plannedSlotMs ?? nowMs) + settings.rearmEveryMs;
-        s.plannedSlotMs = Math.max(slot, nowMs);
+        // Keep the cadence slot (drift-corrected) while on time; when the arm went out late (the
+        // budget queued it, e.g. every account starting at once), re-base on when it really went,
+        // so the budget's spacing becomes the accounts' spread over the period instead of every
+        // account planning the same instant forever.
+        const slot = s.plannedSlotMs ?? nowMs;
+        const late = nowMs - slot > Math.min(RETRY.rebaseAfterLagMs, settings.rearmEveryMs / 10);
+        // Never later than when the deadline the venue accepted falls to `deadline - rearm_every`
+        // of horizon: if our venue-time estimate was off when the arm left (a clock step), the
+        // accepted deadline is nearer than planned, and so is the next arm.
+        const byHorizon = event.deadlineMs - (settings.deadlineMs - settings.rearmEveryMs);
+        s.plannedSlotMs = Math.max(Math.min((late ? nowMs : slot) + settings.rearmEveryMs, byHorizon), nowMs);
         s.nextArmAtMs = s.plannedSlotMs;
       }
       break;

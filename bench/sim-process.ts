@@ -1,0 +1,121 @@
+/**
+ * The simulator in its own process for the benchmark (signature checks on), seeded with N accounts
+ * whose keys derive from fixed strings (bench/keys.ts), plus a venue-side sampler reporting over
+ * IPC. Every second it reads each account's scheduled cancel:
+ *   - the horizon (deadline minus venue now) and lapses (below min_horizon after the first arm);
+ *   - each arm's send time, recovered from the deadline itself (time = venue now + deadline at
+ *     send), hence the gaps between consecutive arms of an account;
+ *   - 429s and schedule-cancel requests, counted where the simulator's rate limiter decides.
+ * Usage: node dist/bench/sim-process.js --accounts N --budget-per-minute B --global-per-minute G
+ *        --deadline-seconds D --min-horizon-seconds M
+ */
+import { parseArgs } from 'node:util';
+import { startSimulator } from '../src/sim/simulator.js';
+import { benchAddresses } from './keys.js';
+
+export interface SamplerReport {
+  type: 'report';
+  tMs: number;
+  armed: number;
+  accounts: number;
+  minHorizonS: number | null;
+  lapses: number;
+  /** Gaps (ms) between consecutive arms of one account, since the last report. */
+  gapsMs: number[];
+  rateLimited: number;
+  scheduleCancelRequests: number;
+  requests: number;
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      accounts: { type: 'string' },
+      'budget-per-minute': { type: 'string' },
+      'global-per-minute': { type: 'string' },
+      'deadline-seconds': { type: 'string' },
+      'min-horizon-seconds': { type: 'string' },
+    },
+  });
+  const n = Number(values.accounts);
+  const deadlineMs = Number(values['deadline-seconds']) * 1000;
+  const minHorizonMs = Number(values['min-horizon-seconds']) * 1000;
+  const addresses = benchAddresses(n);
+  const sim = await startSimulator({
+    port: 0,
+    verifySignatures: true,
+    accounts: addresses.map((address) => ({ address, tradedVolumeUsd: 50_000_000 })),
+    rateLimits: {
+      global: { limit: Number(values['global-per-minute']), windowSeconds: 60 },
+      scheduleCancel: { limit: Number(values['budget-per-minute']), windowSeconds: 60 },
+    },
+  });
+
+  let rateLimited = 0;
+  let scheduleCancelRequests = 0;
+  let requests = 0;
+  const check = sim.rateLimiter.check.bind(sim.rateLimiter);
+  sim.rateLimiter.check = (ip, endpoint) => {
+    const d = check(ip, endpoint);
+    requests++;
+    if (endpoint === 'POST /v1/trading/orders/schedule-cancel' || endpoint === 'POST /exchange') scheduleCancelRequests++;
+    if (!d.ok) rateLimited++;
+    return d;
+  };
+
+  const lastTime = new Map<string, number>();
+  const lastSend = new Map<string, number>();
+  process.send?.({ type: 'ready', baseUrl: sim.baseUrl, exchangeUrl: sim.exchangeUrl, wsUrl: sim.wsUrl });
+
+  const timer = setInterval(() => {
+    const now = sim.clock.nowMs();
+    let armed = 0;
+    let lapses = 0;
+    let min: number | null = null;
+    const gapsMs: number[] = [];
+    for (const a of addresses) {
+      const t = sim.state.schedule(a).timeMs;
+      if (t === undefined) {
+        if (lastTime.has(a)) lapses++; // was armed, now nothing: it fired
+        continue;
+      }
+      armed++;
+      const h = t - now;
+      min = min === null ? h : Math.min(min, h);
+      if (h < minHorizonMs) lapses++;
+      if (lastTime.get(a) !== t) {
+        const sentAt = t - deadlineMs;
+        const prev = lastSend.get(a);
+        if (prev !== undefined) gapsMs.push(sentAt - prev);
+        lastSend.set(a, sentAt);
+        lastTime.set(a, t);
+      }
+    }
+    const report: SamplerReport = {
+      type: 'report',
+      tMs: Date.now(),
+      armed,
+      accounts: n,
+      minHorizonS: min === null ? null : min / 1000,
+      lapses,
+      gapsMs,
+      rateLimited,
+      scheduleCancelRequests,
+      requests,
+    };
+    process.send?.(report);
+  }, 1_000);
+
+  process.on('message', (m: unknown) => {
+    if ((m as { type?: string })?.type === 'stop') {
+      clearInterval(timer);
+      void sim.stop().then(() => process.exit(0));
+    }
+  });
+  process.on('disconnect', () => process.exit(0));
+}
+
+main().catch((e: unknown) => {
+  console.error(e);
+  process.exit(1);
+});
