@@ -189,7 +189,7 @@ export class AccountRunner {
           const latencyMs = this.deps.clock.nowMs() - sentAt;
           const lagMs = plannedSlotMs === null ? undefined : sentAt - plannedSlotMs;
           this.deps.report({ type: 'arm', result: 'ok', path, deadlineMs, latencyMs, lagMs });
-          this.dispatch({ type: 'arm_ok', deadlineMs, path });
+          this.dispatch({ type: 'arm_ok', deadlineMs, path, sentAtMs: sentAt });
         },
         (e: unknown) => {
           const failure = toFailure(e);

@@ -52,14 +52,14 @@ describe('arming on the cadence', () => {
     const { log } = timeline(base, [
       [T0, { type: 'start' }],
       [T0, { type: 'arm_sent', path: 'rest' }],
-      [T0 + 7_000, { type: 'arm_ok', deadlineMs: T0 + 67_000, path: 'rest' }],
+      [T0 + 7_100, { type: 'arm_ok', deadlineMs: T0 + 67_000, path: 'rest', sentAtMs: T0 + 7_000 }],
     ]);
     expect(log[2]!.effects).toEqual([{ type: 'wake_at', atMs: T0 + 7_000 + 15_000 }]);
     // a small delay keeps the original slots (no drift)
     const onTime = timeline(base, [
       [T0, { type: 'start' }],
       [T0, { type: 'arm_sent', path: 'rest' }],
-      [T0 + 300, { type: 'arm_ok', deadlineMs: T0 + 60_300, path: 'rest' }],
+      [T0 + 300, { type: 'arm_ok', deadlineMs: T0 + 60_020, path: 'rest', sentAtMs: T0 + 20 }],
     ]);
     expect(onTime.log[2]!.effects).toEqual([{ type: 'wake_at', atMs: T0 + 15_000 }]);
   });

@@ -78,7 +78,7 @@ export type SwitchEvent =
   | { type: 'start' }
   | { type: 'tick' }
   | { type: 'arm_sent'; path: ArmPath }
-  | { type: 'arm_ok'; deadlineMs: number; path: ArmPath }
+  | { type: 'arm_ok'; deadlineMs: number; path: ArmPath; /** when the request left (venue time) */ sentAtMs?: number }
   | { type: 'arm_failed'; path: ArmPath; failure: Failure }
   | { type: 'clear_sent'; path: ArmPath }
   | { type: 'clear_ok'; path: ArmPath }
@@ -122,8 +122,11 @@ export const RETRY = {
   /** After the REST path fails, stay on the exchange path this long before trying REST again. */
   exchangeStickyMs: 60_000,
   maxClearAttempts: 3,
-  /** An arm this late (or a tenth of the period, if less) re-bases the account's cadence. */
-  rebaseAfterLagMs: 1_000,
+  /**
+   * An arm sent this late (or a tenth of the period, if less) re-bases the account's cadence on
+   * its send time. Network latency does not count (the send time is when the request left).
+   */
+  rebaseAfterLagMs: 50,
   /**
    * Something that keeps pruning our agent (another keeper approving the same agent name) would
    * otherwise make the two rotate each other's agent forever: re-provision at most this often.
@@ -221,12 +224,13 @@ export function step(settings: SwitchSettings, state: SwitchState, event: Switch
         // so the budget's spacing becomes the accounts' spread over the period instead of every
         // account planning the same instant forever.
         const slot = s.plannedSlotMs ?? nowMs;
-        const late = nowMs - slot > Math.min(RETRY.rebaseAfterLagMs, settings.rearmEveryMs / 10);
+        const sentAt = event.sentAtMs ?? slot; // unknown: assume it left on time
+        const late = sentAt - slot > Math.min(RETRY.rebaseAfterLagMs, settings.rearmEveryMs / 10);
         // Never later than when the deadline the venue accepted falls to `deadline - rearm_every`
         // of horizon: if our venue-time estimate was off when the arm left (a clock step), the
         // accepted deadline is nearer than planned, and so is the next arm.
         const byHorizon = event.deadlineMs - (settings.deadlineMs - settings.rearmEveryMs);
-        s.plannedSlotMs = Math.max(Math.min((late ? nowMs : slot) + settings.rearmEveryMs, byHorizon), nowMs);
+        s.plannedSlotMs = Math.max(Math.min((late ? sentAt : slot) + settings.rearmEveryMs, byHorizon), nowMs);
         s.nextArmAtMs = s.plannedSlotMs;
       }
       break;

@@ -94,7 +94,7 @@ export function createMetrics(opts: { version: string; defaultMetrics?: boolean;
     armLag: new Histogram({
       name: 'dms_keeper_arm_lag_seconds',
       help: 'Re-arm send time minus planned slot',
-      buckets: [0.001, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.2, 0.25, 0.5, 1, 2.5, 5, 10, 30],
       registers: r,
     }),
     lapses: new Counter({ name: 'dms_keeper_lapses_total', help: 'Deadlines that passed while the account should have been armed', labelNames: ['account'], registers: r }),
