@@ -1,78 +1,100 @@
 /**
  * Exact base-10 decimals over BigInt, for the venue's decimal strings (prices, sizes, USDC sums).
- * Never parse them as floats: "0.1" + "0.2" must be "0.3". The one decimal module of the project.
+ * Never parse them as floats: "0.1" + "0.2" must be "0.3". The one decimal module of the project
+ * (the keeper and the simulator both use it): a value-level API (`Fixed`) for arithmetic in loops,
+ * and string conveniences on top.
  */
-interface Fixed {
-  /** value = units / 10^scale */
-  units: bigint;
-  scale: number;
+
+/** value = coef / 10^scale, with scale >= 0. */
+export interface Fixed {
+  readonly coef: bigint;
+  readonly scale: number;
 }
 
-const DECIMAL_RE = /^-?\d+(\.\d+)?$/;
+const DECIMAL_RE = /^(-)?(\d+)(?:\.(\d+))?$/;
 
 export function isDecimal(text: unknown): text is string {
   return typeof text === 'string' && DECIMAL_RE.test(text);
 }
 
-function parse(text: string): Fixed {
-  if (!DECIMAL_RE.test(text)) throw new TypeError(`not a decimal: ${JSON.stringify(text.slice(0, 40))}`);
-  const neg = text.startsWith('-');
-  const body = neg ? text.slice(1) : text;
-  const [int, frac = ''] = body.split('.') as [string, string?];
-  const units = BigInt(int + frac) * (neg ? -1n : 1n);
-  return { units, scale: frac.length };
+/** Throws a TypeError on anything that is not a plain decimal (optional minus, digits, optional fraction). */
+export function parseFixed(text: string): Fixed {
+  const m = DECIMAL_RE.exec(text);
+  if (!m) throw new TypeError(`not a decimal: ${JSON.stringify(String(text).slice(0, 40))}`);
+  const frac = m[3] ?? '';
+  const coef = BigInt(`${m[2] ?? '0'}${frac}`);
+  return { coef: m[1] ? -coef : coef, scale: frac.length };
 }
 
-function align(a: Fixed, b: Fixed): [bigint, bigint, number] {
+function rescale(f: Fixed, scale: number): bigint {
+  return f.coef * 10n ** BigInt(scale - f.scale);
+}
+
+export function addFixed(a: Fixed, b: Fixed): Fixed {
   const scale = Math.max(a.scale, b.scale);
-  return [a.units * 10n ** BigInt(scale - a.scale), b.units * 10n ** BigInt(scale - b.scale), scale];
+  return { coef: rescale(a, scale) + rescale(b, scale), scale };
 }
 
-function format(units: bigint, scale: number): string {
-  const neg = units < 0n;
-  let digits = (neg ? -units : units).toString();
-  if (scale > 0) {
-    digits = digits.padStart(scale + 1, '0');
-    let int = digits.slice(0, digits.length - scale);
-    const frac = digits.slice(digits.length - scale).replace(/0+$/, '');
-    if (int === '') int = '0';
-    digits = frac ? `${int}.${frac}` : int;
-  }
-  return neg && digits !== '0' ? `-${digits}` : digits;
+export function subFixed(a: Fixed, b: Fixed): Fixed {
+  const scale = Math.max(a.scale, b.scale);
+  return { coef: rescale(a, scale) - rescale(b, scale), scale };
 }
 
-/** Canonical text: no trailing fractional zeros, "-0" as "0" ("0.0" -> "0", "1.50" -> "1.5"). */
-export function decCanonical(a: string): string {
-  const f = parse(a);
-  return format(f.units, f.scale);
+export function mulFixed(a: Fixed, b: Fixed): Fixed {
+  return { coef: a.coef * b.coef, scale: a.scale + b.scale };
 }
 
-export function decAdd(a: string, b: string): string {
-  const [x, y, s] = align(parse(a), parse(b));
-  return format(x + y, s);
-}
-
-export function decSub(a: string, b: string): string {
-  const [x, y, s] = align(parse(a), parse(b));
-  return format(x - y, s);
-}
-
-export function decMul(a: string, b: string): string {
-  const x = parse(a);
-  const y = parse(b);
-  return format(x.units * y.units, x.scale + y.scale);
-}
-
-export function decCmp(a: string, b: string): -1 | 0 | 1 {
-  const [x, y] = align(parse(a), parse(b));
+export function cmpFixed(a: Fixed, b: Fixed): -1 | 0 | 1 {
+  const scale = Math.max(a.scale, b.scale);
+  const x = rescale(a, scale);
+  const y = rescale(b, scale);
   return x < y ? -1 : x > y ? 1 : 0;
 }
 
-export function decSum(values: readonly string[]): string {
-  return values.reduce((acc, v) => decAdd(acc, v), '0');
+export function isPositiveFixed(a: Fixed): boolean {
+  return a.coef > 0n;
 }
 
-/** Sum that skips values that are not decimals (a venue field we could not read is not zero; the caller decides). */
+/** Canonical text: no trailing fractional zeros, no "-0" ("0.0" -> "0", "1.50" -> "1.5"). */
+export function formatFixed(a: Fixed): string {
+  let { coef, scale } = a;
+  while (scale > 0 && coef % 10n === 0n) {
+    coef /= 10n;
+    scale -= 1;
+  }
+  const neg = coef < 0n;
+  const digits = (neg ? -coef : coef).toString().padStart(scale + 1, '0');
+  const body = scale === 0 ? digits : `${digits.slice(0, digits.length - scale)}.${digits.slice(digits.length - scale)}`;
+  return neg ? `-${body}` : body;
+}
+
+// ---- string conveniences: text in, canonical text out ----
+
+export function decCanonical(a: string): string {
+  return formatFixed(parseFixed(a));
+}
+
+export function decAdd(a: string, b: string): string {
+  return formatFixed(addFixed(parseFixed(a), parseFixed(b)));
+}
+
+export function decSub(a: string, b: string): string {
+  return formatFixed(subFixed(parseFixed(a), parseFixed(b)));
+}
+
+export function decMul(a: string, b: string): string {
+  return formatFixed(mulFixed(parseFixed(a), parseFixed(b)));
+}
+
+export function decCmp(a: string, b: string): -1 | 0 | 1 {
+  return cmpFixed(parseFixed(a), parseFixed(b));
+}
+
+export function decSum(values: readonly string[]): string {
+  return formatFixed(values.reduce<Fixed>((acc, v) => addFixed(acc, parseFixed(v)), { coef: 0n, scale: 0 }));
+}
+
+/** Sum that skips values that are not decimals (a field we could not read is not zero; the caller decides). */
 export function addDecimals(values: readonly string[]): string {
   return decSum(values.filter((v) => isDecimal(v)));
 }

@@ -10,7 +10,7 @@
 import { createHash } from 'node:crypto';
 import type { OutcomeBookLevel, OutcomeBookOrder, OutcomeBookSide } from '../../venue/types.js';
 import type { RestingOrder } from '../types.js';
-import { addFixed, cmpFixed, type Fixed, formatFixed, parseFixed, subFixed } from './decimal.js';
+import { addFixed, cmpFixed, type Fixed, formatFixed, parseFixed, subFixed } from '../../venue/decimal.js';
 
 const ONE: Fixed = { coef: 1n, scale: 0 };
 

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Event, Outcome } from '../../venue/types.js';
 import { buildCatalog } from './catalog.js';
-import { decAdd, decCmp, isDecimal, pow10Neg } from './decimal.js';
+import { decAdd, decCmp, isDecimal, pow10Neg } from '../../venue/decimal.js';
 
 const NOW = Date.UTC(2025, 10, 22, 8, 37, 12, 345);
 const catalog = buildCatalog({ nowMs: NOW });

@@ -26,7 +26,7 @@ import type {
   SportsMarket,
   Topic,
 } from '../../venue/types.js';
-import { decSub, pow10Neg } from './decimal.js';
+import { decSub, pow10Neg } from '../../venue/decimal.js';
 
 const MINUTE_MS = 60_000;
 const HOUR_MS = 60 * MINUTE_MS;

@@ -23,4 +23,4 @@ export {
   slugify,
   fillTemplate,
 } from './fixtures.js';
-export { decAdd, decSub, decCmp, decSum, decCanonical, isDecimal, pow10Neg } from './decimal.js';
+export { decAdd, decSub, decCmp, decSum, decCanonical, isDecimal, pow10Neg } from '../../venue/decimal.js';

@@ -9,7 +9,7 @@ import { badRequest, isSimResponse, notFound, ok, paginate, type Route, type Sim
 import type { RestingOrder } from '../types.js';
 import { aggregateBook, bookAddresses, bookRevision } from './book.js';
 import type { SimCatalog, TaxonomyFilter } from './catalog.js';
-import { decSum } from './decimal.js';
+import { decSum } from '../../venue/decimal.js';
 
 export interface CatalogRouteDeps {
   /** Venue time (ms): `as_of` and the health block follow it, including a simulated clock offset. */

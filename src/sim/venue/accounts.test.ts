@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { decAdd, decCmp, decMul, decSub, decCanonical, isDecimalText } from './decimal.js';
+import { decAdd, decCmp, decMul, decSub, decCanonical, isDecimal as isDecimalText } from '../../venue/decimal.js';
 import { MASTER, OTHER_MASTER, SUB, harness } from './test-support.js';
 import { SeedError } from './accounts.js';
 

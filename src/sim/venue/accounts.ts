@@ -2,7 +2,7 @@ import type { Clock } from '../../sched/clock.js';
 import type { Account, AccountLocation, AccountRef, OpenOrder, Position } from '../../venue/types.js';
 import { normalizeAddress } from '../http-util.js';
 import type { Catalog, RestingOrder, SeedOrder, SeedPosition, SimAccountSeed } from '../types.js';
-import { add, dec, fmt, isDecimalText, isPositive, mul, sub, cmp } from './decimal.js';
+import { addFixed as add, parseFixed as dec, formatFixed as fmt, isDecimal as isDecimalText, isPositiveFixed as isPositive, mulFixed as mul, subFixed as sub, cmpFixed as cmp } from '../../venue/decimal.js';
 
 const ORDER_TYPES = new Set(['limit', 'market', 'stop_limit', 'stop_market']);
 const TIME_IN_FORCE = new Set(['gtc', 'ioc', 'alo']);
