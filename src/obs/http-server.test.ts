@@ -1,4 +1,5 @@
 import { connect } from 'node:net';
+import fc from 'fast-check';
 import { Registry } from 'prom-client';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startOpsServer, type OpsServer, type OpsViews } from './http-server.js';
@@ -96,6 +97,27 @@ describe('ops HTTP server', () => {
       slow.destroy();
     }
   });
+
+  it('random bytes, random request lines and random headers never stall or crash it (fast-check)', async () => {
+    const base = await start();
+    const port = server!.address.port;
+    const junk = fc.oneof(
+      fc.uint8Array({ maxLength: 300 }).map((b) => Buffer.from(b)),
+      fc.tuple(fc.constantFrom('GET', 'POST', 'PUT', 'DELETE', 'BREW', ''), fc.string({ maxLength: 200 }), fc.constantFrom('HTTP/1.1', 'HTTP/1.0', 'HTTP/9', ''))
+        .map(([m, path, v]) => Buffer.from(`${m} /${path} ${v}\r\nHost: x\r\n\r\n`)),
+      fc.array(fc.tuple(fc.string({ maxLength: 30 }), fc.string({ maxLength: 100 })), { maxLength: 20 })
+        .map((hs) => Buffer.from(`GET /healthz HTTP/1.1\r\n${hs.map(([k, v]) => `${k}: ${v}`).join('\r\n')}\r\n\r\n`)),
+    );
+    await fc.assert(
+      fc.asyncProperty(junk, async (bytes) => {
+        const answer = await raw(port, bytes);
+        // whatever came back is HTTP (or nothing, when the peer closed on garbage)
+        if (answer.length > 0) expect(answer).toMatch(/^HTTP\/1\.[01] \d{3}/);
+      }),
+      { numRuns: 60 },
+    );
+    expect((await fetch(`${base}/healthz`)).status).toBe(200);
+  }, 60_000);
 
   it('a view that throws gives a 500, not a crash', async () => {
     const base = await start(views({ status: () => { throw new Error('boom'); } }));
