@@ -294,9 +294,10 @@ function specFor(n: number, quick: boolean): RunSpec {
   if (quick) return { n, budgetPerSecond: 10, deadlineS: 60, minHorizonS: 20, rearmS: 15, steadyS: 35, baselineS: 35 };
   if (n <= 100) return { n, budgetPerSecond: 10, deadlineS: 60, minHorizonS: 20, rearmS: 15, steadyS: 60, baselineS: 60 };
   if (n <= 1_000) return { n, budgetPerSecond: 100, deadlineS: 60, minHorizonS: 20, rearmS: 15, steadyS: 60, baselineS: 60 };
-  // Near the ceiling: capacity = 0.97 x B x (deadline - min_horizon - 1 s) must cover n.
+  // At the ceiling: the shortest deadline whose capacity, 0.97 x B x (deadline - min_horizon - 1 s),
+  // still covers n (10,000 accounts at B = 100/s: 125 s, i.e. n / (B x (deadline - min_horizon)) = 0.952).
   const budgetPerSecond = 100;
-  const deadlineS = Math.ceil(n / (0.97 * budgetPerSecond) + 20 + 1 + 1);
+  const deadlineS = Math.ceil(n / (0.97 * budgetPerSecond)) + 20 + 1;
   return { n, budgetPerSecond, deadlineS, minHorizonS: 20, rearmS: 15, steadyS: Math.ceil(2.2 * (deadlineS - 21)), baselineS: 90 };
 }
 
