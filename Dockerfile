@@ -1,33 +1,48 @@
-# dms-keeper container: config and credentials are mounted as files, state on a volume.
-#   docker run -v /etc/dms-keeper/dms-keeper.yaml:/etc/dms-keeper/dms-keeper.yaml:ro \
-#              -v /etc/dms-keeper/credentials:/run/secrets:ro -v dms-keeper-state:/var/lib/dms-keeper \
-#              -p 127.0.0.1:9464:9464 dms-keeper
-# Our main handles SIGTERM/SIGINT itself (graceful stop, a second signal forces exit), so it can
-# run as PID 1; `docker run --init` is fine too.
+# dms-keeper container image. The config and the key files are mounted as files, state on a volume:
+#
+#   docker run -d --name dms-keeper --stop-timeout 20 \
+#     -v /etc/dms-keeper/dms-keeper.yaml:/etc/dms-keeper/dms-keeper.yaml:ro \
+#     -v /etc/dms-keeper/credentials:/run/secrets:ro \
+#     -v dms-keeper-state:/var/lib/dms-keeper \
+#     -p 127.0.0.1:9464:9464 dms-keeper
+#
+# - Key files named `{ file: NAME }` in the config are read from /run/secrets (CREDENTIALS_DIRECTORY;
+#   Docker/Compose secrets land there too). They must be readable by uid 1000 (`node`) and not by
+#   group or others: `chown 1000 FILE && chmod 600 FILE` on the host, or Compose secrets with uid/mode.
+# - The keeper handles SIGTERM/SIGINT itself (graceful stop within 15 s), so it runs as PID 1;
+#   `docker run --init` is optional. Give it more than 15 s to stop: --stop-timeout 20
+#   (Compose: stop_grace_period: 20s); Docker's default of 10 s would SIGKILL it mid-stop.
+# - Ops endpoints listen on 0.0.0.0:9464 inside the container (no authentication): publish the port
+#   on loopback or a private network only.
+# - Other commands: `docker run --rm -v ...:ro dms-keeper check-config --config /etc/dms-keeper/dms-keeper.yaml`.
 
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --no-audit --no-fund
+RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json ./
 COPY src ./src
 RUN npm run build
 
 FROM node:20-bookworm-slim
+# STATE_DIRECTORY / CREDENTIALS_DIRECTORY: what systemd's StateDirectory= / LoadCredential= would set.
+# DMS_KEEPER_STATE_DIR: the volume is the only writable place, so it wins over a config's state_dir.
 ENV NODE_ENV=production \
     STATE_DIRECTORY=/var/lib/dms-keeper \
+    DMS_KEEPER_STATE_DIR=/var/lib/dms-keeper \
     CREDENTIALS_DIRECTORY=/run/secrets \
     DMS_KEEPER_SERVER__LISTEN=0.0.0.0:9464
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean --force
 COPY --from=build /app/dist/src ./dist/src
 COPY config ./config
-RUN mkdir -p /var/lib/dms-keeper && chown node:node /var/lib/dms-keeper
+RUN mkdir -p /var/lib/dms-keeper && chown node:node /var/lib/dms-keeper && chmod 0700 /var/lib/dms-keeper
 USER node
 VOLUME ["/var/lib/dms-keeper"]
 EXPOSE 9464
+# Liveness (/healthz) on the port DMS_KEEPER_SERVER__LISTEN names; node, since the image has no curl.
 HEALTHCHECK --interval=15s --timeout=5s --start-period=30s --retries=3 \
-  CMD ["node", "-e", "fetch('http://127.0.0.1:9464/healthz').then(r => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+  CMD ["node", "-e", "const l = process.env.DMS_KEEPER_SERVER__LISTEN || '0.0.0.0:9464'; fetch('http://127.0.0.1:' + l.slice(l.lastIndexOf(':') + 1) + '/healthz', { signal: AbortSignal.timeout(4000) }).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 ENTRYPOINT ["node", "dist/src/main.js"]
 CMD ["run", "--config", "/etc/dms-keeper/dms-keeper.yaml"]

@@ -1,136 +1,330 @@
 /**
- * Deployment artefacts: the Dockerfile's exact ENTRYPOINT + CMD and HEALTHCHECK run outside a
- * container (no Docker engine here), and the systemd units carry what the design requires.
+ * Deployment artefacts. There is no Docker engine here, so the image is exercised by running its
+ * exact ENTRYPOINT + CMD and HEALTHCHECK outside a container, with the image's ENV and its paths
+ * mapped onto this machine. The systemd units are checked for what the design requires (their
+ * parse and exposure score are .ci/checks/deploy.sh's job: systemd-analyze).
  */
-import { spawn, spawnSync } from 'node:child_process';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { copyFile, mkdir, readdir, readFile, rm } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { freePort, getJson, ROOT, tempDir } from './support/cli.js';
+import { freePort, getJson, MAIN, ROOT, tempDir } from './support/cli.js';
 
-function instruction(dockerfile: string, name: string): string {
-  const lines = dockerfile.replace(/\\\n\s*/g, ' ').split('\n');
-  const found = lines.filter((l) => l.startsWith(`${name} `)).at(-1);
-  if (!found) throw new Error(`no ${name} in the Dockerfile`);
-  return found.slice(name.length + 1).trim();
+// ---------------------------------------------------------------------------------------------
+// A small Dockerfile reader: enough for this Dockerfile's syntax (no parser directives, no ARG).
+
+interface Instruction {
+  keyword: string;
+  args: string;
 }
 
-function execForm(text: string): string[] {
-  const v = JSON.parse(text) as unknown;
-  if (!Array.isArray(v) || !v.every((x) => typeof x === 'string')) throw new Error(`not exec form: ${text}`);
-  return v;
-}
-
-function runtimeEnv(dockerfile: string): Record<string, string> {
-  const stage = dockerfile.slice(dockerfile.lastIndexOf('\nFROM '));
-  const env: Record<string, string> = {};
-  for (const m of stage.replace(/\\\n\s*/g, ' ').matchAll(/^ENV (.+)$/gm)) {
-    for (const kv of m[1]!.trim().split(/\s+/)) {
-      const [k, v] = kv.split('=');
-      env[k!] = v!;
+function instructions(text: string): Instruction[] {
+  const out: Instruction[] = [];
+  let pending = '';
+  for (const raw of text.split('\n')) {
+    if (/^\s*#/.test(raw)) continue; // comment lines (also inside continuations)
+    const line = raw.replace(/\s+$/, '');
+    if (line.endsWith('\\')) {
+      pending += `${line.slice(0, -1)} `;
+      continue;
     }
+    const full = (pending + line).trim();
+    pending = '';
+    if (full === '') continue;
+    const m = /^(\S+)\s*(.*)$/s.exec(full)!;
+    out.push({ keyword: m[1]!.toUpperCase(), args: m[2]!.trim() });
+  }
+  return out;
+}
+
+/** Instructions of each build stage, in order; the last one is the image. */
+function stages(text: string): Instruction[][] {
+  const all: Instruction[][] = [];
+  for (const i of instructions(text)) {
+    if (i.keyword === 'FROM') all.push([]);
+    all.at(-1)?.push(i);
+  }
+  return all;
+}
+
+function one(stage: Instruction[], keyword: string): string {
+  const found = stage.filter((i) => i.keyword === keyword);
+  if (found.length === 0) throw new Error(`no ${keyword} in the stage`);
+  return found.at(-1)!.args; // the last one wins, as in Docker
+}
+
+/** Exec form only: a JSON array of strings (shell form would put `sh -c` between us and signals). */
+function execForm(args: string): string[] {
+  const v: unknown = JSON.parse(args);
+  if (!Array.isArray(v) || v.length === 0 || !v.every((x) => typeof x === 'string')) throw new Error(`not exec form: ${args}`);
+  return v as string[];
+}
+
+/** `ENV K=V K2="V 2"` pairs of a stage (the `ENV K V` legacy form is refused). */
+function envOf(stage: Instruction[]): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const i of stage.filter((x) => x.keyword === 'ENV')) {
+    for (const m of i.args.matchAll(/([A-Za-z_][A-Za-z0-9_]*)=("(?:[^"\\]|\\.)*"|\S*)/g)) {
+      const v = m[2]!;
+      env[m[1]!] = v.startsWith('"') ? (JSON.parse(v) as string) : v;
+    }
+    if (!/^[A-Za-z_][A-Za-z0-9_]*=/.test(i.args)) throw new Error(`ENV without '=': ${i.args}`);
   }
   return env;
 }
 
-const children: Array<ReturnType<typeof spawn>> = [];
-afterEach(() => {
-  for (const c of children.splice(0)) if (c.exitCode === null) c.kill('SIGKILL');
+/** HEALTHCHECK [--options] CMD [...]: the exec-form command. */
+function healthcheck(stage: Instruction[]): { options: string; cmd: string[] } {
+  const m = /^(.*?)\bCMD\s+(\[.*\])$/s.exec(one(stage, 'HEALTHCHECK'));
+  if (!m) throw new Error('HEALTHCHECK is not `CMD [exec form]`');
+  return { options: m[1]!.trim(), cmd: execForm(m[2]!) };
+}
+
+// ---------------------------------------------------------------------------------------------
+
+async function readDockerfile() {
+  const text = await readFile(join(ROOT, 'Dockerfile'), 'utf8');
+  const all = stages(text);
+  const image = all.at(-1)!;
+  return { text, all, image, env: envOf(image), workdir: one(image, 'WORKDIR') };
+}
+
+function run(argv: string[], opts: { cwd: string; env: Record<string, string> }) {
+  const child = spawn(process.execPath, argv, { cwd: opts.cwd, env: opts.env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) =>
+    child.on('exit', (code, signal) => r({ code, signal })),
+  );
+  return { child, exited, output: () => out };
+}
+
+async function until(pred: () => Promise<boolean>, timeoutMs: number): Promise<boolean> {
+  const t0 = Date.now();
+  while (Date.now() - t0 < timeoutMs) {
+    if (await pred()) return true;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return false;
+}
+
+const children: ChildProcess[] = [];
+const dirs: string[] = [];
+afterEach(async () => {
+  for (const c of children.splice(0)) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+  for (const d of dirs.splice(0)) await rm(d, { recursive: true, force: true });
 });
 
 describe('Dockerfile', () => {
-  it('its exact ENTRYPOINT + CMD starts a healthy keeper, its HEALTHCHECK passes, SIGTERM stops it with 0', async () => {
-    const dockerfile = await readFile(join(ROOT, 'Dockerfile'), 'utf8');
-    const argv = [...execForm(instruction(dockerfile, 'ENTRYPOINT')), ...execForm(instruction(dockerfile, 'CMD'))];
-    const health = execForm(instruction(dockerfile, 'HEALTHCHECK').replace(/^.*?CMD\s+/, ''));
-    const env = runtimeEnv(dockerfile);
-    expect(argv.slice(0, 2)).toEqual(['node', 'dist/src/main.js']);
+  it("its exact ENTRYPOINT + CMD runs the keeper with the image's ENV; HEALTHCHECK passes; SIGTERM exits 0", async () => {
+    const { image, env, workdir } = await readDockerfile();
+    const argv = [...execForm(one(image, 'ENTRYPOINT')), ...execForm(one(image, 'CMD'))];
+    const hc = healthcheck(image);
+    expect(argv[0]).toBe('node');
+    expect(hc.cmd[0]).toBe('node');
     expect(env.DMS_KEEPER_SERVER__LISTEN).toBe('0.0.0.0:9464');
-    expect(health[0]).toBe('node');
+    const configIn = argv[argv.indexOf('--config') + 1]!;
+    expect(argv.slice(2)).toEqual(['run', '--config', configIn]);
 
-    // The container's paths, mapped onto this machine: the config the image expects at
-    // /etc/dms-keeper/dms-keeper.yaml is the example (embedded simulator); /run/secrets holds keys.
-    const dir = await tempDir('dmsk-docker-');
-    const secrets = join(dir, 'run-secrets');
-    await mkdir(secrets);
-    expect(spawnSync(process.execPath, ['scripts/demo-credentials.mjs', secrets], { cwd: ROOT }).status).toBe(0);
-    const configPath = argv[argv.indexOf('--config') + 1]!;
-    expect(configPath).toBe('/etc/dms-keeper/dms-keeper.yaml');
-    const localConfig = join(dir, 'dms-keeper.yaml');
-    await writeFile(localConfig, await readFile(join(ROOT, 'config/dms-keeper.example.yaml'), 'utf8'));
+    // The image's paths mapped onto this machine. WORKDIR holds the release: the repo root (built).
+    const dir = await tempDir('dmsk-deploy-');
+    dirs.push(dir);
+    const paths: Array<[string, string]> = [
+      [workdir, ROOT],
+      [env.STATE_DIRECTORY!, join(dir, 'state')],
+      [env.CREDENTIALS_DIRECTORY!, join(dir, 'secrets')],
+      [configIn, join(dir, 'dms-keeper.yaml')],
+    ];
+    const local = (s: string) => {
+      for (const [from, to] of paths) if (s === from || s.startsWith(`${from}/`)) return to + s.slice(from.length);
+      return s;
+    };
+    // The mounted volume (node-owned, 0700), the mounted secrets, and the mounted config: the
+    // shipped example (venue.simulator: true, so it runs offline; it even names state_dir: ./state,
+    // which the image's ENV must override, or state would not land on the volume).
+    await mkdir(local(env.STATE_DIRECTORY!), { mode: 0o700 });
+    const secrets = local(env.CREDENTIALS_DIRECTORY!);
+    const demo = run(['scripts/demo-credentials.mjs', secrets], { cwd: ROOT, env: { PATH: process.env.PATH ?? '' } });
+    expect((await demo.exited).code, demo.output()).toBe(0);
+    await copyFile(join(ROOT, 'config/dms-keeper.example.yaml'), local(configIn));
+
+    // The script the image runs is the package's bin.
+    expect(resolve(local(workdir), argv[1]!)).toBe(MAIN);
     const port = await freePort();
-    const args = argv.slice(1).map((a) => (a === configPath ? localConfig : a));
-    const child = spawn(process.execPath, args, {
-      cwd: ROOT,
-      env: {
-        ...process.env,
-        ...env,
-        STATE_DIRECTORY: join(dir, 'state'),
-        CREDENTIALS_DIRECTORY: secrets,
-        // the image listens on 0.0.0.0:9464; here a free loopback port, same code path
-        DMS_KEEPER_SERVER__LISTEN: `127.0.0.1:${port}`,
-        NOTIFY_SOCKET: undefined,
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
+    const containerEnv: Record<string, string> = { PATH: process.env.PATH ?? '' };
+    for (const [k, v] of Object.entries(env)) containerEnv[k] = local(v);
+    // In the container: 0.0.0.0:9464 in its own network namespace. Here: a free loopback port.
+    containerEnv.DMS_KEEPER_SERVER__LISTEN = `127.0.0.1:${port}`;
+
+    const keeper = run(argv.slice(1).map(local), { cwd: local(workdir), env: containerEnv });
+    children.push(keeper.child);
+    const healthy = await until(async () => {
+      if (keeper.child.exitCode !== null) return true; // stop waiting: asserted just below
+      return getJson(`http://127.0.0.1:${port}/healthz`).then((r) => r.status === 200, () => false);
+    }, 15_000);
+    expect(keeper.child.exitCode, keeper.output().slice(-3000)).toBeNull();
+    expect(healthy, keeper.output().slice(-3000)).toBe(true);
+
+    // The HEALTHCHECK command, verbatim, with the container's environment.
+    const check = () => {
+      const p = run(hc.cmd.slice(1), { cwd: local(workdir), env: containerEnv });
+      children.push(p.child);
+      return p.exited.then((r) => r.code);
+    };
+    expect(await check()).toBe(0);
+
+    // Provisioning used the keys from CREDENTIALS_DIRECTORY and kept the agents on the volume.
+    const agents = join(local(env.STATE_DIRECTORY!), 'agents');
+    const persisted = await until(() => readdir(agents).then((f) => f.filter((n) => n.endsWith('.json')).length === 4, () => false), 10_000);
+    expect(persisted, keeper.output().slice(-3000)).toBe(true);
+
+    keeper.child.kill('SIGTERM');
+    const exit = await Promise.race([keeper.exited, new Promise((r) => setTimeout(() => r('timeout'), 18_000))]);
+    expect(exit, keeper.output().slice(-3000)).toEqual({ code: 0, signal: null });
+    expect(keeper.output()).toContain('"event":"stopped"');
+    // Nothing answers any more: the HEALTHCHECK fails.
+    expect(await check()).toBe(1);
+  }, 45_000);
+
+  it('two stages on an official Node LTS slim image; production dependencies only; non-root; exec form', async () => {
+    const { all, image, env, text } = await readDockerfile();
+    expect(all.length).toBe(2);
+    const [build] = all;
+    for (const s of all) expect(one(s, 'FROM')).toMatch(/^node:(20|22|24)(\.\d+)*-(bookworm|trixie)-slim\b/);
+    expect(one(build!, 'FROM')).toMatch(/ AS build$/i);
+    const runs = (s: Instruction[]) => s.filter((i) => i.keyword === 'RUN').map((i) => i.args);
+    expect(runs(build!).some((r) => /\bnpm ci\b/.test(r))).toBe(true);
+    expect(runs(build!).some((r) => /\bnpm run build\b/.test(r))).toBe(true);
+    expect(runs(image).some((r) => /\bnpm ci\b.*--omit=dev/.test(r))).toBe(true);
+    const copies = image.filter((i) => i.keyword === 'COPY').map((i) => i.args);
+    expect(copies).toContain('--from=build /app/dist/src ./dist/src');
+    expect(copies.some((c) => /^config\s/.test(c))).toBe(true);
+    expect(one(image, 'USER')).toBe('node');
+    expect(env).toMatchObject({
+      NODE_ENV: 'production',
+      STATE_DIRECTORY: '/var/lib/dms-keeper',
+      DMS_KEEPER_STATE_DIR: '/var/lib/dms-keeper',
+      CREDENTIALS_DIRECTORY: '/run/secrets',
+      DMS_KEEPER_SERVER__LISTEN: '0.0.0.0:9464',
     });
-    children.push(child);
-    let out = '';
-    child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
-    child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
-    const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+    expect(one(image, 'EXPOSE')).toBe('9464');
+    expect(execForm(one(image, 'VOLUME'))).toEqual(['/var/lib/dms-keeper']);
+    expect(healthcheck(image).options).toMatch(/--timeout=\d+s/);
+    // no curl/wget (not in the slim image; node does the HEALTHCHECK)
+    expect(instructions(text).map((i) => i.args).join('\n')).not.toMatch(/\b(curl|wget)\b/);
+  });
 
-    let ok = false;
-    for (let i = 0; i < 100 && !ok; i++) {
-      await new Promise((r) => setTimeout(r, 100));
-      ok = await getJson(`http://127.0.0.1:${port}/healthz`).then((r) => r.status === 200, () => false);
+  it('.dockerignore keeps dependencies, build output, state and secrets out of the build context', async () => {
+    const lines = (await readFile(join(ROOT, '.dockerignore'), 'utf8')).split('\n').map((l) => l.trim());
+    for (const p of ['node_modules', 'dist', 'state', '.git', 'artifacts', '**/credentials', '**/*.master', '**/*.agent', '**/*.key', '.env']) {
+      expect(lines, p).toContain(p);
     }
-    expect(ok, out.slice(-2000)).toBe(true);
-    // the HEALTHCHECK command, with the port mapped
-    const hc = spawnSync(health[0] === 'node' ? process.execPath : health[0]!, health.slice(1).map((a) => a.replace('127.0.0.1:9464', `127.0.0.1:${port}`)), { timeout: 10_000 });
-    expect(hc.status).toBe(0);
-    // state went to STATE_DIRECTORY, as the image's volume expects
-    await new Promise((r) => setTimeout(r, 500));
-    child.kill('SIGTERM');
-    expect(await exited).toBe(0);
-    const hcDown = spawnSync(process.execPath, health.slice(1).map((a) => a.replace('127.0.0.1:9464', `127.0.0.1:${port}`)), { timeout: 10_000 });
-    expect(hcDown.status).toBe(1);
-  }, 40_000);
-
-  it('runs as a non-root user, from an official Node slim image, with production deps only', async () => {
-    const d = await readFile(join(ROOT, 'Dockerfile'), 'utf8');
-    expect(d).toMatch(/^FROM node:20-[a-z]+-slim AS build$/m);
-    expect(d).toMatch(/^USER node$/m);
-    expect(d).toContain('npm ci --omit=dev');
-    expect(d).not.toMatch(/curl|wget/);
   });
 });
 
-describe('systemd units', () => {
-  it.each(['dms-keeper.service', 'dms-keeper@.service'])('%s has the required directives', async (unit) => {
-    const text = await readFile(join(ROOT, 'systemd', unit), 'utf8');
-    for (const line of [
-      'Type=notify',
-      'NotifyAccess=all',
-      'WatchdogSec=',
-      'LoadCredential=',
-      'StateDirectory=dms-keeper',
-      'DynamicUser=yes',
-      'ProtectSystem=strict',
-      'ProtectHome=yes',
-      'PrivateTmp=yes',
-      'PrivateDevices=yes',
-      'NoNewPrivileges=yes',
-      'CapabilityBoundingSet=\n',
-      'RestrictAddressFamilies=AF_INET AF_INET6 AF_UNIX',
-      'ProcSubset=pid',
-      'SystemCallFilter=@system-service',
-      'SystemCallErrorNumber=EPERM',
-      'UMask=0077',
-      'ExecReload=/bin/kill -HUP $MAINPID',
-    ]) {
-      expect(text, line).toContain(line);
+// ---------------------------------------------------------------------------------------------
+
+type Unit = Record<string, Record<string, string[]>>;
+
+function parseUnit(text: string): Unit {
+  const unit: Unit = {};
+  let section = '';
+  for (const raw of text.split('\n')) {
+    const line = raw.trim();
+    if (line === '' || line.startsWith('#') || line.startsWith(';')) continue;
+    const s = /^\[(.+)\]$/.exec(line);
+    if (s) {
+      section = s[1]!;
+      unit[section] ??= {};
+      continue;
     }
-    expect(text).not.toMatch(/^MemoryDenyWriteExecute=yes/m);
-    if (unit.includes('@')) expect(text).toContain('DMS_KEEPER_SHARD__INDEX=%i');
+    const eq = line.indexOf('=');
+    if (eq < 0 || section === '') throw new Error(`not a unit line: ${line}`);
+    (unit[section]![line.slice(0, eq)] ??= []).push(line.slice(eq + 1));
+  }
+  return unit;
+}
+
+const seconds = (v: string) => {
+  const m = /^(\d+)(s|min)?$/.exec(v);
+  if (!m) throw new Error(`not a duration this test knows: ${v}`);
+  return Number(m[1]) * (m[2] === 'min' ? 60 : 1);
+};
+
+async function readUnit(name: string): Promise<Unit> {
+  return parseUnit(await readFile(join(ROOT, 'systemd', name), 'utf8'));
+}
+
+/** Keys that legitimately differ between the single unit and the per-shard template. */
+const PER_INSTANCE = new Set(['Description', 'StateDirectory', 'Environment', 'User']);
+
+describe('systemd units', () => {
+  it.each(['dms-keeper.service', 'dms-keeper@.service'])('%s: notify + watchdog, credentials, state, hardening', async (name) => {
+    const u = await readUnit(name);
+    const svc = u.Service!;
+    const last = (k: string) => svc[k]?.at(-1);
+    expect(last('Type')).toBe('notify');
+    expect(last('NotifyAccess')).toBe('all');
+    expect(seconds(last('WatchdogSec')!)).toBeGreaterThanOrEqual(10);
+    expect(last('ExecStart')).toMatch(/^\/\S+\/node \/opt\/dms-keeper\/dist\/src\/main\.js run --config \/etc\/dms-keeper\/\S+\.yaml$/);
+    expect(last('ExecReload')).toBe('/bin/kill -HUP $MAINPID');
+    expect(svc.LoadCredential?.length).toBeGreaterThan(0);
+    for (const c of svc.LoadCredential!) expect(c).toMatch(/^[^:/]+:\/etc\/dms-keeper\/credentials\/\S+$/);
+    expect(last('StateDirectory')).toMatch(/^dms-keeper/);
+    expect(last('Restart')).toBe('on-failure');
+    expect(seconds(last('TimeoutStopSec')!)).toBeGreaterThan(15); // the keeper's own stop bound
+    expect(u.Unit!.StartLimitIntervalSec).toBeDefined();
+    expect(u.Unit!.StartLimitBurst).toBeDefined();
+    expect(u.Install!.WantedBy).toEqual(['multi-user.target']);
+
+    const required: Record<string, string> = {
+      DynamicUser: 'yes',
+      ProtectSystem: 'strict',
+      ProtectHome: 'yes',
+      PrivateTmp: 'yes',
+      PrivateDevices: 'yes',
+      NoNewPrivileges: 'yes',
+      CapabilityBoundingSet: '',
+      RestrictAddressFamilies: 'AF_INET AF_INET6 AF_UNIX',
+      ProcSubset: 'pid',
+      SystemCallErrorNumber: 'EPERM',
+      UMask: '0077',
+      SystemCallArchitectures: 'native',
+      LockPersonality: 'yes',
+      RestrictNamespaces: 'yes',
+      ProtectKernelTunables: 'yes',
+      ProtectControlGroups: 'yes',
+    };
+    for (const [k, v] of Object.entries(required)) expect(last(k), k).toBe(v);
+    expect(svc.SystemCallFilter?.[0]).toBe('@system-service');
+    // V8's JIT needs writable+executable memory: =yes kills Node at start.
+    expect(svc.MemoryDenyWriteExecute ?? []).not.toContain('yes');
+  });
+
+  it('the template runs one shard per instance: %i is the shard index, with its own state, user and port', async () => {
+    const t = (await readUnit('dms-keeper@.service')).Service!;
+    expect(t.Environment).toContain('DMS_KEEPER_SHARD__INDEX=%i');
+    expect(t.Environment?.some((e) => /^DMS_KEEPER_SERVER__LISTEN=127\.0\.0\.1:\d*%i$/.test(e))).toBe(true);
+    expect(t.Environment?.some((e) => /^DMS_KEEPER_STATE_DIR=%S\/\S*%i$/.test(e))).toBe(true);
+    expect(t.StateDirectory?.at(-1)).toContain('%i');
+    expect(t.User?.at(-1)).toContain('%i');
+  });
+
+  it('the template carries exactly the hardening of the single unit', async () => {
+    const single = await readUnit('dms-keeper.service');
+    const template = await readUnit('dms-keeper@.service');
+    const shared = (u: Unit) =>
+      Object.fromEntries(Object.entries(u).map(([s, kv]) => [s, Object.fromEntries(Object.entries(kv).filter(([k]) => !PER_INSTANCE.has(k)))]));
+    expect(shared(template)).toEqual(shared(single));
+  });
+
+  it('the unit, the image and package.json start the same script', async () => {
+    const pkg = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { bin: Record<string, string> };
+    const bin = pkg.bin['dms-keeper']!.replace(/^\.\//, '');
+    const unit = await readUnit('dms-keeper.service');
+    expect(unit.Service!.ExecStart!.at(-1)!.split(' ')[1]).toBe(`/opt/dms-keeper/${bin}`);
+    const { image } = await readDockerfile();
+    expect(execForm(one(image, 'ENTRYPOINT'))[1]).toBe(bin);
   });
 });
