@@ -54,9 +54,11 @@ describe('config/dms-keeper.example.yaml', () => {
 
   it('documents every top-level key and the env override rule', async () => {
     const text = await readFile(EXAMPLE, 'utf8');
-    for (const key of ['venue:', 'switch:', 'watch:', 'rate_limits:', 'accounts:', 'shard:', 'state_dir:', 'server:', 'log:']) {
+    for (const key of ['venue:', 'switch:', 'watch:', 'rate_limits:', 'accounts:', 'shard:', 'server:', 'log:']) {
       expect(text).toMatch(new RegExp(`^${key}`, 'm'));
     }
+    // shown commented out at its default, so $STATE_DIRECTORY (systemd) is not overridden
+    expect(text).toMatch(/^# state_dir: \.\/state$/m);
     expect(text).toContain('DMS_KEEPER_SWITCH__DEADLINE_SECONDS');
     expect(text).not.toMatch(/0x[0-9a-fA-F]{64}/); // no key material in the reference config
   });

@@ -588,7 +588,10 @@ export class Keeper {
     if (budget !== undefined && Math.abs(budget - this.cadenceBudget) > 1e-9 && this.state !== 'new') this.applyCadence();
     // Per-account gauges are recomputed at scrape time (metrics.onCollect), not every second: with
     // thousands of accounts that would be most of the loop's work for nothing.
-    if (this.readiness().ready) deps.onHealthyTick?.();
+    // The watchdog proves the process works, not that the venue cooperates: a keeper retrying
+    // through a venue outage (not ready) must not be killed, that would only stop its retries. A
+    // hung event loop stops this loop, and with it the pings.
+    if (this.state === 'running') deps.onHealthyTick?.();
     if (++this.loopCount % 2 === 0 && this.state === 'running') void this.saveBudget();
     if (this.state !== 'stopped') {
       this.loopTimer = deps.clock.setTimeout(() => this.loop(), LOOP_EVERY_MS);
