@@ -29,6 +29,8 @@ const REARM_S = 5;
 const MIN_HORIZON_S = 10;
 /** Memory growth (MB per 10 minutes, least-squares slope after warm-up) that fails the soak. */
 const MAX_SLOPE_MB_PER_10MIN = 20;
+/** Samples (seconds) a process segment needs before its memory slope is judged. */
+const MIN_JUDGED_SAMPLES = 600;
 
 interface Sample {
   tS: number;
@@ -230,7 +232,10 @@ async function main(): Promise<number> {
   }
 
   const slopes = segments.filter((s) => s.length >= 60).map(slopeMbPer10Min);
-  const maxSlope = slopes.length ? Math.max(...slopes) : 0;
+  // A slope over a minute or two is the heap warming up, not a leak: only segments of at least
+  // 10 minutes are judged (the others are reported).
+  const judged = segments.filter((s) => s.length >= MIN_JUDGED_SAMPLES).map(slopeMbPer10Min);
+  const maxSlope = judged.length ? Math.max(...judged) : 0;
   const rss = samples.map((s) => s.rssMb).filter((x): x is number => x !== null);
   const fds = samples.map((s) => s.fds).filter((x): x is number => x !== null);
   const minHorizon = samples.filter((s) => s.tS > warmupS).reduce((m, s) => (s.minHorizonS === null ? m : Math.min(m, s.minHorizonS)), Number.POSITIVE_INFINITY);
@@ -246,6 +251,7 @@ async function main(): Promise<number> {
     restarts,
     rss_mb: { first: rss[0] ?? null, last: rss.at(-1) ?? null, max: rss.length ? Math.max(...rss) : null },
     rss_slope_mb_per_10min: slopes.map((s) => Number(s.toFixed(2))),
+    rss_slope_judged_mb_per_10min: judged.map((s) => Number(s.toFixed(2))),
     open_fds: { min: fds.length ? Math.min(...fds) : null, max: fds.length ? Math.max(...fds) : null, last: fds.at(-1) ?? null },
     timeline: samples.filter((_, i) => i % 10 === 0),
   };
@@ -255,7 +261,7 @@ async function main(): Promise<number> {
   console.log(`  minimum horizon      ${summary.min_horizon_seconds} s (min_horizon ${MIN_HORIZON_S} s)`);
   console.log(`  lapses               ${lapses.length} (${summary.lapse_definition})`);
   console.log(`  RSS                  first ${summary.rss_mb.first?.toFixed(1)} MB, last ${summary.rss_mb.last?.toFixed(1)} MB, max ${summary.rss_mb.max?.toFixed(1)} MB`);
-  console.log(`  RSS slope            ${summary.rss_slope_mb_per_10min.join(', ') || 'n/a (segments too short)'} MB per 10 min (limit ${MAX_SLOPE_MB_PER_10MIN})`);
+  console.log(`  RSS slope            ${summary.rss_slope_mb_per_10min.join(', ') || 'n/a (segments too short)'} MB per 10 min (limit ${MAX_SLOPE_MB_PER_10MIN}, judged on segments of >= 10 min: ${judged.length ? judged.map((x) => x.toFixed(2)).join(', ') : 'none in this run'})`);
   console.log(`  open file handles    min ${summary.open_fds.min}, max ${summary.open_fds.max}, last ${summary.open_fds.last}`);
   console.log(`  artifacts/soak.json`);
   if (lapses.length > 0) {
