@@ -1,142 +1,369 @@
 /**
- * The status page in a real headless Chromium (Debian's, driven by playwright-core): rows per
- * account, live countdowns, readiness banner, updates on the next poll, an unreachable warning,
- * no external requests. Saves artifacts/status-page.png.
+ * The status page at `/` in a real headless Chromium (Debian's `/usr/bin/chromium`, driven by
+ * playwright-core; no browser download). The page is served by the real `startOpsServer` with fake
+ * views whose status changes over time:
+ *   initial  mm-main armed (45 s), arb-desk unarmed after a failed arm, small-desk ineligible -> NOT READY
+ *   b-armed  arb-desk armed                                                                  -> READY
+ *   a-low    mm-main's horizon drops below its 20 s minimum after a rate-limited re-arm         -> NOT READY
+ *   down     /status answers 500                                                             -> UNREACHABLE
+ *   back     /status answers again, with a new account whose name is HTML                    -> READY
+ * Asserts rows and states, a countdown that ticks between polls, the readiness banner, updates
+ * within one poll, the unreachable warning, no console errors, no external requests, that the
+ * page works behind a path prefix, and that data never becomes markup. Saves
+ * artifacts/status-page.png (light), artifacts/status-page-dark.png and
+ * artifacts/status-page-unreachable.png.
+ *
+ * Without /usr/bin/chromium the suite is skipped locally and FAILS under CI (env CI set):
+ * .ci/checks/browser.sh installs it. DMS_KEEPER_TEST_CHROMIUM overrides the path (to test that).
  */
 import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
+import { createServer, request, type Server } from 'node:http';
 import { join } from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startOpsServer, type OpsServer } from '../src/obs/http-server.js';
 import { renderStatusPage } from '../src/obs/status-page.js';
 import { ROOT } from './support/cli.js';
 
-// The page-side callbacks run in the browser; the Node type check has no DOM lib, so declare the
-// little they use (strings would be eval'd, which the page's CSP rightly forbids).
-declare const document: {
-  querySelectorAll(selector: string): { length: number };
-  querySelector(selector: string): { textContent: string | null } | null;
-};
+// Page-side callbacks run in the browser; the Node type check has no DOM lib.
+declare function getComputedStyle(e: unknown): { backgroundColor: string };
 
-const CHROMIUM = '/usr/bin/chromium';
+const CHROMIUM = process.env.DMS_KEEPER_TEST_CHROMIUM ?? '/usr/bin/chromium';
 const present = existsSync(CHROMIUM);
-if (!present && process.env.CI) throw new Error(`${CHROMIUM} is missing: CI must install it (.ci/checks/browser.sh)`);
-
-interface Acct {
-  name: string;
-  phase: string;
-  should_be_armed: boolean;
-  horizon_seconds: number | null;
-  last_arm: { op: string; result: string; reason?: string; message?: string; path: string; at: string } | null;
+const inCi = Boolean(process.env.CI);
+if (!present && !inCi) {
+  console.warn(`status-page browser test SKIPPED: ${CHROMIUM} is absent. Install Debian's chromium with .ci/checks/browser.sh (CI must run it before npm test).`);
 }
 
-function account(a: Acct) {
+// ---- the fake keeper -------------------------------------------------------------------------
+
+type Phase = 'initial' | 'b-armed' | 'a-low' | 'down' | 'back';
+let phase: Phase = 'initial';
+let aDeadline = Date.now() + 45_000;
+let bDeadline: number | null = null;
+const XSS_NAME = '<img src=x onerror="window.__xss=1">desk';
+
+interface LastArm { op: string; result: string; reason?: string; message?: string; path: string; at: string }
+
+function account(name: string, deadline: number | null, over: Record<string, unknown>, now: number) {
+  const horizon = deadline === null ? null : Math.round((deadline - now) / 100) / 10;
   return {
-    address: '0x' + 'ab'.repeat(20),
+    name,
+    address: '0x' + 'ab12'.repeat(10),
     account_type: 'main',
-    armed: a.horizon_seconds !== null && a.horizon_seconds > 0,
-    deadline: a.horizon_seconds === null ? null : new Date(Date.now() + a.horizon_seconds * 1000).toISOString(),
+    phase: 'armed',
+    should_be_armed: true,
+    armed: deadline !== null && deadline > now,
+    deadline: deadline === null ? null : new Date(deadline).toISOString(),
+    horizon_seconds: horizon,
     min_horizon_seconds: 20,
-    last_success_at: null,
+    last_arm: null as LastArm | null,
+    last_success_at: new Date(now - 4_000).toISOString(),
     open_orders: 3,
     positions: { count: 2, value_usdc: '1234.5', unrealized_pnl_usdc: '-12.25' },
     triggers_today: 1,
-    agent: { address: '0x' + 'cd'.repeat(20), source: 'approved', valid_until: null },
+    agent: { address: '0x' + 'cd34'.repeat(10), source: 'approved', valid_until: new Date(now + 20 * 86_400_000).toISOString() },
     provision_error: null,
     path: 'rest',
     arm_when: 'always',
     on_shutdown: 'keep',
     notifications: true,
     rearm_every_seconds: 15,
-    ...a,
+    ...over,
   };
 }
 
-let state: 'initial' | 'recovered' | 'down' = 'initial';
-function status() {
-  if (state === 'down') throw new Error('keeper view unavailable');
-  const b: Acct =
-    state === 'initial'
-      ? { name: 'arb-desk', phase: 'unarmed', should_be_armed: true, horizon_seconds: 8, last_arm: { op: 'arm', result: 'error', reason: 'unavailable', message: '503 UNAVAILABLE', path: 'rest', at: new Date().toISOString() } }
-      : { name: 'arb-desk', phase: 'armed', should_be_armed: true, horizon_seconds: 58, last_arm: { op: 'arm', result: 'ok', path: 'rest', at: new Date().toISOString() } };
-  const accounts = [
-    account({ name: 'mm-main', phase: 'armed', should_be_armed: true, horizon_seconds: 45, last_arm: { op: 'arm', result: 'ok', path: 'rest', at: new Date().toISOString() } }),
-    account(b),
-    account({ name: 'small-desk', phase: 'ineligible', should_be_armed: false, horizon_seconds: null, last_arm: { op: 'arm', result: 'rejected', reason: 'ineligible', message: 'Cannot set scheduled cancel time until enough volume traded.', path: 'rest', at: new Date().toISOString() } }),
+function accounts() {
+  const now = Date.now();
+  const at = (ago: number) => new Date(now - ago).toISOString();
+  const list = [
+    account('mm-main', aDeadline, {
+      last_arm: phase === 'a-low'
+        ? { op: 'arm', result: 'rate_limited', reason: 'global', message: '429 Too Many Requests', path: 'rest', at: at(2_000) }
+        : { op: 'arm', result: 'ok', path: 'rest', at: at(3_000) },
+      open_orders: 12,
+      positions: { count: 4, value_usdc: '182340.5', unrealized_pnl_usdc: '1520.75' },
+      triggers_today: 2,
+    }, now),
+    bDeadline === null
+      ? account('arb-desk', null, {
+        phase: 'unarmed',
+        last_arm: { op: 'arm', result: 'error', reason: 'unavailable', message: '503 UNAVAILABLE: <b>upstream</b> busy', path: 'rest', at: at(1_500) },
+        last_success_at: null,
+        account_type: 'subaccount',
+        triggers_today: 8,
+      }, now)
+      : account('arb-desk', bDeadline, { last_arm: { op: 'arm', result: 'ok', path: 'rest', at: at(500) }, account_type: 'subaccount', triggers_today: 8 }, now),
+    account('small-desk', null, {
+      phase: 'ineligible',
+      should_be_armed: false,
+      last_arm: { op: 'arm', result: 'rejected', reason: 'ineligible', message: 'Cannot set scheduled cancel time until enough volume traded.', path: 'rest', at: at(60_000) },
+      open_orders: 0,
+      positions: null,
+      triggers_today: 0,
+      agent: { address: '0x' + 'ef56'.repeat(10), source: 'configured', valid_until: new Date(now + 36 * 3_600_000).toISOString() },
+    }, now),
   ];
+  if (phase === 'back') {
+    list.push(account(XSS_NAME, null, { phase: 'idle', should_be_armed: false, arm_when: 'orders_open', open_orders: 0, positions: null, last_arm: null, agent: null }, now));
+  }
+  return list;
+}
+
+function faults() {
+  return accounts()
+    .filter((a) => a.should_be_armed && (a.horizon_seconds === null || a.horizon_seconds < a.min_horizon_seconds))
+    .map((a) => ({ account: a.name, horizon_seconds: a.horizon_seconds }));
+}
+
+function status() {
+  if (phase === 'down') throw new Error('keeper view unavailable');
   return {
     venue_time: new Date().toISOString(),
+    cadence: { stretch: 1, arms_per_second: 0.2, budget_per_second: 10, capacity_accounts: 378, holds: true },
     clock_skew_seconds: 0.012,
     ws_connected: true,
-    ready: state !== 'initial',
-    cadence: { stretch: 1, arms_per_second: 0.2, budget_per_second: 10, capacity_accounts: 378, holds: true },
-    accounts,
+    ready: faults().length === 0,
+    accounts: accounts(),
   };
 }
 
-let server: OpsServer;
+// ---- harness ---------------------------------------------------------------------------------
+
+let ops: OpsServer;
+let proxy: Server;
+let proxyBase = '';
+let base = '';
 let browser: Browser | undefined;
-beforeAll(async () => {
-  server = await startOpsServer('127.0.0.1:0', {
-    liveness: () => ({ alive: true, lastLoopAgeMs: 1 }),
-    readiness: () => ({ ready: state !== 'initial', faults: [] }),
-    status,
-    statusPage: renderStatusPage,
-    registry: new Registry(),
+
+/** A reverse proxy mounting the ops server under /ops/ (and a broken mount under /broken/). */
+function startProxy(target: number): Promise<Server> {
+  const s = createServer((req, res) => {
+    const url = req.url ?? '/';
+    const mount = /^\/(ops|broken)(\/.*)$/.exec(url);
+    if (!mount) {
+      res.writeHead(404).end();
+      return;
+    }
+    if (mount[1] === 'broken' && mount[2] !== '/') {
+      res.writeHead(502, { 'content-type': 'text/plain' }).end('bad gateway');
+      return;
+    }
+    const up = request({ host: '127.0.0.1', port: target, path: mount[2], method: req.method, headers: { accept: req.headers.accept ?? '*/*' } }, (r) => {
+      res.writeHead(r.statusCode ?? 502, r.headers);
+      r.pipe(res);
+    });
+    up.on('error', () => res.writeHead(502).end());
+    up.end();
   });
-  if (present) {
+  return new Promise((resolve) => s.listen(0, '127.0.0.1', () => resolve(s)));
+}
+
+interface Watched {
+  page: Page;
+  /** console errors and uncaught page errors, tagged with the phase they happened in */
+  errors: Array<{ phase: Phase; text: string; url: string }>;
+  requests: string[];
+}
+
+async function open(url: string, colorScheme: 'light' | 'dark' = 'light'): Promise<Watched> {
+  const page = await browser!.newPage({ viewport: { width: 1280, height: 400 }, colorScheme });
+  const w: Watched = { page, errors: [], requests: [] };
+  page.on('console', (m) => {
+    if (m.type() === 'error') w.errors.push({ phase, text: m.text(), url: m.location().url });
+  });
+  page.on('pageerror', (e) => w.errors.push({ phase, text: `uncaught: ${e.message}`, url: '' }));
+  page.on('request', (r) => w.requests.push(r.url()));
+  await page.goto(url);
+  return w;
+}
+
+const row = (page: Page, name: string) => page.locator('#rows tr').filter({ has: page.locator('th', { hasText: name }) });
+/** The cells after the row header: state, deadline, min, last arm, orders, count, value, uPnL, triggers, agent. */
+const cell = (page: Page, name: string, i: number) => row(page, name).locator('td').nth(i);
+const seconds = async (page: Page, name: string) => parseFloat(await cell(page, name, 1).innerText());
+const banner = (page: Page) => page.getByRole('status');
+
+describe.skipIf(!present && !inCi)('status page in headless Chromium', () => {
+  beforeAll(async () => {
+    if (!present) throw new Error(`${CHROMIUM} is absent but CI is set: CI must install Debian's chromium (run .ci/checks/browser.sh before npm test)`);
+    ops = await startOpsServer('127.0.0.1:0', {
+      liveness: () => ({ alive: true, lastLoopAgeMs: 1 }),
+      readiness: () => ({ ready: faults().length === 0, faults: faults() }),
+      status,
+      statusPage: renderStatusPage,
+      registry: new Registry(),
+    });
+    base = `http://127.0.0.1:${ops.address.port}`;
+    proxy = await startProxy(ops.address.port);
+    const addr = proxy.address();
+    proxyBase = `http://127.0.0.1:${typeof addr === 'object' && addr ? addr.port : 0}`;
     browser = await chromium.launch({
       executablePath: CHROMIUM,
       args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],
     });
-  }
-});
-afterAll(async () => {
-  await browser?.close();
-  await server.close();
-});
+  });
 
-describe.skipIf(!present)('status page in headless Chromium', () => {
-  it('shows every account with a live countdown, the banner, updates, an unreachable warning, and nothing external', async () => {
-    const page = await browser!.newPage({ viewport: { width: 1280, height: 520 } });
-    const errors: string[] = [];
-    const requests: string[] = [];
-    page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
-    page.on('pageerror', (e) => errors.push(e.message));
-    page.on('request', (r) => requests.push(r.url()));
-    const base = `http://127.0.0.1:${server.address.port}`;
-    await page.goto(`${base}/`);
-    await page.waitForFunction(() => document.querySelectorAll('#rows tr').length === 3);
+  afterAll(async () => {
+    await browser?.close();
+    await new Promise<void>((r) => (proxy ? proxy.close(() => r()) : r()));
+    proxy?.closeAllConnections();
+    await ops?.close();
+  });
 
-    const rowText = async (name: string) => page.locator('#rows tr', { hasText: name }).innerText();
-    expect(await rowText('mm-main')).toContain('armed');
-    expect(await rowText('arb-desk')).toContain('unarmed');
-    expect(await rowText('arb-desk')).toContain('unavailable');
-    expect(await rowText('small-desk')).toContain('ineligible');
-    expect(await page.locator('#banner').innerText()).toMatch(/NOT READY/);
+  let w: Watched;
 
-    // the countdown ticks between polls
-    const secs = async () => Number(/([\d.]+) s/.exec(await page.locator('#rows tr', { hasText: 'mm-main' }).locator('td').nth(2).innerText())![1]);
-    const a = await secs();
+  it('shows one row per account with its state, numbers, tooltip and the NOT READY banner', async () => {
+    w = await open(`${base}/`);
+    const { page } = w;
+    await expect.poll(() => page.locator('#rows tr').count(), { timeout: 3_000 }).toBe(3);
+
+    // accessible structure: a captioned table with row headers, an aria-live status banner
+    await expect.poll(() => page.getByRole('table').count()).toBe(1);
+    expect(await page.locator('table caption').count()).toBe(1);
+    expect(await page.locator('#rows th[scope="row"]').count()).toBe(3);
+    expect(await banner(page).getAttribute('aria-live')).toBe('polite');
+
+    expect(await cell(page, 'mm-main', 0).innerText()).toBe('armed');
+    expect(await cell(page, 'arb-desk', 0).innerText()).toBe('unarmed');
+    expect(await cell(page, 'small-desk', 0).innerText()).toBe('ineligible');
+    expect(await cell(page, 'mm-main', 0).locator('.pill').getAttribute('class')).toContain('ok');
+    expect(await cell(page, 'arb-desk', 0).locator('.pill').getAttribute('class')).toContain('bad');
+
+    // last arm: result and reason inline, message in the tooltip (as text, never markup)
+    expect(await cell(page, 'arb-desk', 3).innerText()).toContain('error (unavailable)');
+    const tip = await cell(page, 'arb-desk', 3).getAttribute('title');
+    expect(tip).toContain('reason: unavailable');
+    expect(tip).toContain('message: 503 UNAVAILABLE: <b>upstream</b> busy');
+    expect(await row(page, 'arb-desk').locator('b').count()).toBe(0);
+    expect(await cell(page, 'small-desk', 3).getAttribute('title')).toContain('until enough volume traded');
+
+    // orders, positions (count, value, uPnL), triggers of 10, agent source
+    expect(await cell(page, 'mm-main', 4).innerText()).toBe('12');
+    expect(await cell(page, 'mm-main', 5).innerText()).toBe('4');
+    expect(await cell(page, 'mm-main', 6).innerText()).toBe('182,340.50');
+    expect(await cell(page, 'mm-main', 7).innerText()).toBe('+1,520.75');
+    expect(await cell(page, 'arb-desk', 7).innerText()).toBe('−12.25');
+    expect(await cell(page, 'small-desk', 5).innerText()).toBe('—');
+    expect(await cell(page, 'arb-desk', 8).innerText()).toBe('8 / 10');
+    expect(await cell(page, 'mm-main', 9).locator('.l1').innerText()).toBe('approved');
+    expect(await cell(page, 'mm-main', 9).locator('.l2').innerText()).toBe('0xcd34…cd34');
+    expect(await cell(page, 'small-desk', 9).locator('.l1').innerText()).toBe('configured');
+    expect(await cell(page, 'small-desk', 9).locator('.l2').innerText()).toBe('expires in 36 h');
+    expect(await row(page, 'arb-desk').locator('th').innerText()).toContain('subaccount');
+
+    // header facts and the readiness banner naming the account at fault
+    expect(await page.locator('#venue-time').innerText()).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC$/);
+    expect(await page.locator('#skew').innerText()).toBe('+0.012 s');
+    expect(await page.locator('#ws').innerText()).toBe('connected');
+    expect(await page.locator('#age').innerText()).toMatch(/s ago|just now/);
+    expect(await page.locator('#conn').innerText()).toBe('live');
+    expect(await banner(page).innerText()).toMatch(/^NOT READY: arb-desk: not armed \(unarmed\)$/);
+    expect(await page.title()).toContain('NOT READY');
+  });
+
+  it('counts the deadline down between polls (ticks of 100-200 ms), consistent with real time', async () => {
+    const { page } = w;
+    const samples: number[] = [];
+    for (let i = 0; i < 6; i++) {
+      samples.push(await seconds(page, 'mm-main'));
+      await page.waitForTimeout(200);
+    }
+    // six reads 200 ms apart all differ: the page ticks far more often than it polls (2 s)
+    for (let i = 1; i < samples.length; i++) expect(samples[i]!).toBeLessThan(samples[i - 1]!);
+    const a = await seconds(page, 'mm-main');
+    const t = Date.now();
     await page.waitForTimeout(1_000);
-    const b = await secs();
-    expect(a - b).toBeGreaterThan(0.5);
-    expect(a - b).toBeLessThan(1.8);
+    const b = await seconds(page, 'mm-main');
+    const real = (Date.now() - t) / 1000;
+    expect(a - b).toBeGreaterThan(real - 0.45);
+    expect(a - b).toBeLessThan(real + 0.45);
+    // and it matches the keeper's own horizon
+    expect(Math.abs(b - (aDeadline - Date.now()) / 1000)).toBeLessThan(0.6);
+    expect(await cell(page, 'arb-desk', 1).innerText()).toBe('—');
+  });
 
+  it('saves light and dark full-page screenshots', async () => {
     await mkdir(join(ROOT, 'artifacts'), { recursive: true });
-    await page.screenshot({ path: join(ROOT, 'artifacts/status-page.png'), fullPage: true });
+    await w.page.screenshot({ path: join(ROOT, 'artifacts/status-page.png'), fullPage: true });
+    const dark = await open(`${base}/`, 'dark');
+    await expect.poll(() => dark.page.locator('#rows tr').count(), { timeout: 3_000 }).toBe(3);
+    const bg = await dark.page.locator('html').evaluate((e) => getComputedStyle(e).backgroundColor);
+    expect(bg).toBe('rgb(13, 17, 23)');
+    await dark.page.screenshot({ path: join(ROOT, 'artifacts/status-page-dark.png'), fullPage: true });
+    expect(dark.errors).toEqual([]);
+    await dark.page.close();
+  });
 
-    state = 'recovered';
-    await page.waitForFunction(() => document.querySelector('#banner')?.textContent?.startsWith('ready'), undefined, { timeout: 5_000 });
-    expect(await rowText('arb-desk')).toContain('armed');
+  it('reflects a change within one poll: arb-desk becomes armed, the banner turns READY', async () => {
+    const { page } = w;
+    phase = 'b-armed';
+    bDeadline = Date.now() + 58_000;
+    const t = Date.now();
+    await expect.poll(() => cell(page, 'arb-desk', 0).innerText(), { timeout: 2_700, interval: 50 }).toBe('armed');
+    expect(Date.now() - t).toBeLessThan(2_700);
+    await expect.poll(() => banner(page).innerText(), { timeout: 1_000 }).toMatch(/^READY: 2 of 3 accounts should be armed/);
+    expect(await seconds(page, 'arb-desk')).toBeGreaterThan(50);
+    expect(await cell(page, 'arb-desk', 3).locator('.l1').innerText()).toBe('ok');
+    expect(await cell(page, 'arb-desk', 3).locator('.l2').innerText()).toMatch(/^rest · (just now|\d s ago)$/);
+    expect(await page.locator('#summary').innerText()).toBe('3 · 2 armed');
+  });
 
-    state = 'down';
-    await page.waitForFunction(() => document.querySelector('#meta')?.textContent?.includes('cannot reach /status'), undefined, { timeout: 5_000 });
+  it('says NOT READY and names the account when a horizon drops below its minimum', async () => {
+    const { page } = w;
+    phase = 'a-low';
+    aDeadline = Date.now() + 15_000;
+    await expect.poll(() => banner(page).innerText(), { timeout: 2_700, interval: 50 }).toMatch(/^NOT READY: mm-main: horizon 1\d\.\d s < 20 s$/);
+    expect(await cell(page, 'mm-main', 0).locator('.pill').getAttribute('class')).toContain('warn');
+    expect(await row(page, 'mm-main').getAttribute('class')).toBe('sev-warn');
+    expect(await cell(page, 'mm-main', 3).innerText()).toContain('rate_limited (global)');
+  });
 
-    expect(requests.every((u) => u.startsWith(base))).toBe(true);
-    expect(errors.filter((e) => !e.includes('500'))).toEqual([]);
+  it('shows an unreachable warning when /status fails, keeps extrapolating, and recovers', async () => {
+    const { page } = w;
+    phase = 'down';
+    await expect.poll(() => banner(page).innerText(), { timeout: 2_700, interval: 50 }).toMatch(/^UNREACHABLE: cannot read status \(HTTP 500\) since \d\d:\d\d:\d\d UTC\. Showing the last data, from \d\d:\d\d:\d\d UTC; countdowns below are extrapolated/);
+    expect(await page.locator('#conn').innerText()).toBe('unreachable');
+    expect(await page.locator('#main').getAttribute('class')).toBe('stale');
+    expect(await page.title()).toContain('UNREACHABLE');
+    await page.screenshot({ path: join(ROOT, 'artifacts/status-page-unreachable.png'), fullPage: true });
+    const a = await seconds(page, 'arb-desk');
+    await page.waitForTimeout(300);
+    expect(await seconds(page, 'arb-desk')).toBeLessThan(a);
+
+    phase = 'back';
+    await expect.poll(() => page.locator('#conn').innerText(), { timeout: 2_700, interval: 50 }).toBe('live');
+    expect(await page.locator('#main').getAttribute('class')).toBe('');
+    // a config reload added an account; its name is shown as text, never parsed as HTML
+    await expect.poll(() => page.locator('#rows tr').count(), { timeout: 1_000 }).toBe(4);
+    expect(await page.locator('#rows tr').nth(3).locator('th span').first().innerText()).toBe(XSS_NAME);
+    expect(await page.locator('#rows img').count()).toBe(0);
+    expect(await page.evaluate(() => (globalThis as { __xss?: number }).__xss)).toBeUndefined();
+  });
+
+  it('made no external requests and logged no errors except the failed /status fetches', async () => {
+    const { page, requests, errors } = w;
+    const paths = new Set(requests.map((u) => (u.startsWith(`${base}/`) ? u.slice(base.length) : `EXTERNAL ${u}`)));
+    expect([...paths].sort()).toEqual(['/', '/status']);
+    expect(errors.filter((e) => !(e.phase === 'down' && e.url === `${base}/status` && /status of 500/.test(e.text)))).toEqual([]);
+    expect(errors.some((e) => e.phase === 'down')).toBe(true);
     await page.close();
-  }, 30_000);
+  });
+
+  it('works behind a path prefix (relative URLs) and warns when status never answers', async () => {
+    const ok = await open(`${proxyBase}/ops/`);
+    await expect.poll(() => ok.page.locator('#rows tr').count(), { timeout: 3_000 }).toBe(4);
+    expect(await ok.page.locator('#conn').innerText()).toBe('live');
+    expect([...new Set(ok.requests)].sort()).toEqual([`${proxyBase}/ops/`, `${proxyBase}/ops/status`]);
+    expect(ok.errors).toEqual([]);
+    await ok.page.close();
+
+    const broken = await open(`${proxyBase}/broken/`);
+    await expect.poll(() => banner(broken.page).innerText(), { timeout: 3_000 }).toMatch(/^UNREACHABLE: cannot read status \(HTTP 502\).*No data yet\.$/);
+    expect(await broken.page.locator('#rows tr').count()).toBe(0);
+    expect(broken.errors.every((e) => /status of 502/.test(e.text))).toBe(true);
+    await broken.page.close();
+  });
 });

@@ -78,7 +78,9 @@ export async function handleOps(views: OpsViews, req: IncomingMessage, res: Serv
 export async function startOpsServer(listen: string, views: OpsViews, onError: (e: Error) => void = () => undefined): Promise<OpsServer> {
   const { host, port } = parseListen(listen);
   const sockets = new Set<Socket>();
-  const server: Server = createServer({ maxHeaderSize: 16 * 1024, requestTimeout: 10_000, headersTimeout: 5_000, keepAliveTimeout: 5_000 }, (req, res) => {
+  // connectionsCheckingInterval: Node enforces headersTimeout only on this tick (30 s by default), so
+  // slow clients could hold every connection slot for half a minute and fail liveness probes.
+  const server: Server = createServer({ maxHeaderSize: 16 * 1024, requestTimeout: 10_000, headersTimeout: 5_000, keepAliveTimeout: 5_000, connectionsCheckingInterval: 1_000 }, (req, res) => {
     // The body of a GET is never read: discard it so a slow uploader cannot hold the socket.
     req.resume();
     handleOps(views, req, res).catch((e: unknown) => {
@@ -93,7 +95,8 @@ export async function startOpsServer(listen: string, views: OpsViews, onError: (
   });
   server.on('clientError', (err, socket) => {
     if (socket.writable) {
-      const code = (err as NodeJS.ErrnoException).code === 'HPE_HEADER_OVERFLOW' ? '431 Request Header Fields Too Large' : '400 Bad Request';
+      const errno = (err as NodeJS.ErrnoException).code;
+      const code = errno === 'HPE_HEADER_OVERFLOW' ? '431 Request Header Fields Too Large' : errno === 'ERR_HTTP_REQUEST_TIMEOUT' ? '408 Request Timeout' : '400 Bad Request';
       socket.end(`HTTP/1.1 ${code}\r\nconnection: close\r\ncontent-length: 0\r\n\r\n`);
     } else socket.destroy();
   });
