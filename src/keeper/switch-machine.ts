@@ -240,14 +240,7 @@ export function step(settings: SwitchSettings, state: SwitchState, event: Switch
       s.inFlight = null;
       s.consecutiveFailures += 1;
       const f = event.failure;
-      s.lastResult = {
-        op: 'arm',
-        result: f.kind,
-        reason: f.kind === 'rate_limited' ? 'rate_limited' : f.reason,
-        message: f.kind === 'rate_limited' ? undefined : f.message,
-        path: event.path,
-        atMs: nowMs,
-      };
+      s.lastResult = failedResult('arm', f, event.path, nowMs);
       if (s.stopMode !== null) break;
       if (s.phase !== 'armed' || (s.deadlineMs !== null && s.deadlineMs <= nowMs)) s.phase = 'unarmed';
       planRetry(settings, s, event.path, f, nowMs, effects);
@@ -263,14 +256,7 @@ export function step(settings: SwitchSettings, state: SwitchState, event: Switch
     case 'clear_failed': {
       s.inFlight = null;
       const f = event.failure;
-      s.lastResult = {
-        op: 'clear',
-        result: f.kind,
-        reason: f.kind === 'rate_limited' ? 'rate_limited' : f.reason,
-        message: f.kind === 'rate_limited' ? undefined : f.message,
-        path: event.path,
-        atMs: nowMs,
-      };
+      s.lastResult = failedResult('clear', f, event.path, nowMs);
       // A refused clear (ineligible, unknown signer) will not succeed on retry; a transient one may.
       if (f.kind === 'rejected') s.clearAttempts = RETRY.maxClearAttempts;
       break;
@@ -301,6 +287,17 @@ export function step(settings: SwitchSettings, state: SwitchState, event: Switch
   }
 
   return finish(settings, s, nowMs, effects);
+}
+
+function failedResult(op: 'arm' | 'clear', f: Failure, path: ArmPath, atMs: number): LastResult {
+  return {
+    op,
+    result: f.kind,
+    reason: f.kind === 'rate_limited' ? 'rate_limited' : f.reason,
+    message: f.kind === 'rate_limited' ? undefined : f.message,
+    path,
+    atMs,
+  };
 }
 
 function planRetry(settings: SwitchSettings, s: SwitchState, path: ArmPath, f: Failure, nowMs: number, effects: Effect[]): void {
