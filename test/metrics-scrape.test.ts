@@ -1,24 +1,32 @@
 /**
- * /metrics from a running keeper (the built CLI on the example config, embedded simulator): every
- * metric of the contract with its labels, pre-created label values, build info, process metrics.
- * The scrape is saved to artifacts/metrics.txt for `promtool check metrics` in CI.
+ * /metrics of a running keeper: the built CLI on the example config (embedded simulator), scraped
+ * over HTTP like Prometheus does. Every metric of DESIGN.md section 2 with exactly its labels, the
+ * pre-created label values, build info, process metrics, and the additions the alert rules use.
+ * The scrape is saved to artifacts/metrics.txt for .ci/checks/prometheus.sh (`promtool check
+ * metrics`, and "every metric the alerts and the dashboard use is exported").
  */
 import { spawnSync } from 'node:child_process';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { freePort, getJson, ROOT, startCli, tempDir, type Proc } from './support/cli.js';
 
+const SCRAPE_FILE = join(ROOT, 'artifacts/metrics.txt');
+const ACCOUNTS = ['mm-main', 'mm-sub', 'arb-desk', 'small-desk'] as const;
+
 let proc: Proc | undefined;
 afterEach(async () => {
-  if (proc && proc.child.exitCode === null) {
+  if (proc && proc.child.exitCode === null && proc.child.signalCode === null) {
     proc.child.kill('SIGKILL');
     await proc.exited;
   }
+  proc = undefined;
 });
 
-/** name -> label names, as DESIGN.md section 2 fixes them. */
-const CONTRACT: Array<[string, string, string[]]> = [
+type Family = [name: string, type: 'gauge' | 'counter' | 'histogram', labels: string[]];
+
+/** DESIGN.md section 2: names, types and label names are the contract. */
+const CONTRACT: Family[] = [
   ['dms_keeper_armed', 'gauge', ['account']],
   ['dms_keeper_deadline_timestamp_seconds', 'gauge', ['account']],
   ['dms_keeper_horizon_seconds', 'gauge', ['account']],
@@ -32,7 +40,7 @@ const CONTRACT: Array<[string, string, string[]]> = [
   ['dms_keeper_cancels_fired_total', 'counter', ['account']],
   ['dms_keeper_notifications_total', 'counter', ['account']],
   ['dms_keeper_ws_connected', 'gauge', []],
-  ['dms_keeper_venue_requests_total', 'counter', ['endpoint', 'code']],
+  ['dms_keeper_venue_requests_total', 'counter', ['code', 'endpoint']],
   ['dms_keeper_rate_limited_total', 'counter', ['scope']],
   ['dms_keeper_clock_skew_seconds', 'gauge', []],
   ['dms_keeper_agent_approved', 'gauge', ['account']],
@@ -40,56 +48,109 @@ const CONTRACT: Array<[string, string, string[]]> = [
   ['dms_keeper_build_info', 'gauge', ['version']],
 ];
 
+/** Additions that config/prometheus/alerts.yml and the dashboard rely on. */
+const ADDITIONS: Family[] = [
+  ['dms_keeper_up', 'gauge', []],
+  ['dms_keeper_should_be_armed', 'gauge', ['account']],
+  ['dms_keeper_account_ineligible', 'gauge', ['account']],
+  ['dms_keeper_triggers_today', 'gauge', ['account']],
+  ['dms_keeper_lapses_total', 'counter', ['account']],
+  ['dms_keeper_state_write_errors_total', 'counter', ['reason']],
+  ['dms_keeper_reads_shed_total', 'counter', []],
+  ['dms_keeper_arm_lag_seconds', 'histogram', []],
+];
+
+/** Sample lines of one family: `name{...} v` or `name v` (histograms: their _bucket/_sum/_count). */
+function samples(lines: string[], name: string, type: Family[1]): string[] {
+  const names = type === 'histogram' ? [`${name}_bucket`, `${name}_sum`, `${name}_count`] : [name];
+  return lines.filter((l) => names.some((n) => l.startsWith(`${n}{`) || l.startsWith(`${n} `)));
+}
+
 function labelNames(line: string): string[] {
-  const m = /^[a-z_]+\{(.*)\} /.exec(line);
+  const m = /^[a-zA-Z_:][a-zA-Z0-9_:]*\{(.*)\} /.exec(line);
   if (!m) return [];
-  return [...m[1]!.matchAll(/([a-z_]+)="/g)].map((x) => x[1]!).filter((n) => n !== 'le').sort();
+  return [...m[1]!.matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="/g)].map((x) => x[1]!).filter((n) => n !== 'le').sort();
+}
+
+function value(text: string, series: string): number {
+  const line = text.split('\n').find((l) => l.startsWith(`${series} `));
+  expect(line, `${series} is exported`).toBeDefined();
+  return Number(line!.slice(series.length + 1));
 }
 
 describe('/metrics of a running keeper', () => {
-  it('exports the contract, pre-created, and passes as Prometheus text', async () => {
+  it('exports the contract with pre-created labels, as Prometheus text', async () => {
+    await rm(SCRAPE_FILE, { force: true }); // never leave a stale scrape for CI to lint
     const dir = await tempDir('dmsk-metrics-');
     const creds = join(dir, 'creds');
-    expect(spawnSync(process.execPath, ['scripts/demo-credentials.mjs', creds], { cwd: ROOT }).status).toBe(0);
+    const made = spawnSync(process.execPath, ['scripts/demo-credentials.mjs', creds], { cwd: ROOT, encoding: 'utf8' });
+    expect(made.status, made.stderr).toBe(0);
     const port = await freePort();
     proc = startCli(['run', '--config', 'config/dms-keeper.example.yaml'], {
       env: { CREDENTIALS_DIRECTORY: creds, DMS_KEEPER_SERVER__LISTEN: `127.0.0.1:${port}`, DMS_KEEPER_STATE_DIR: join(dir, 'state') },
     });
     const ops = `http://127.0.0.1:${port}`;
-    for (let i = 0; i < 100; i++) {
-      if ((await getJson(`${ops}/readyz`).catch(() => ({ status: 0 }))).status === 200) break;
-      await new Promise((r) => setTimeout(r, 100));
+    // Ready = every account that should be armed is armed with horizon >= min_horizon_seconds.
+    const until = Date.now() + 12_000;
+    for (let status = 0; status !== 200; ) {
+      if (proc.child.exitCode !== null) throw new Error(`keeper exited (${proc.child.exitCode}) before ready\n${proc.stderr().slice(-3000)}`);
+      if (Date.now() > until) throw new Error(`/readyz never answered 200 (last ${status})\n${proc.stdout().slice(-3000)}`);
+      status = (await getJson(`${ops}/readyz`).catch(() => ({ status: 0 }))).status;
+      if (status !== 200) await new Promise((r) => setTimeout(r, 100));
     }
+
     const res = await fetch(`${ops}/metrics`);
-    expect(res.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4(; charset=utf-8)?$/);
     const text = await res.text();
     await mkdir(join(ROOT, 'artifacts'), { recursive: true });
-    await writeFile(join(ROOT, 'artifacts/metrics.txt'), text);
-
+    await writeFile(SCRAPE_FILE, text);
     const lines = text.split('\n');
-    for (const [name, type, labels] of CONTRACT) {
-      expect(text, name).toContain(`# TYPE ${name} ${type}`);
-      const sample = lines.find((l) => l.startsWith(`${name}{`) || l.startsWith(`${name} `) || l.startsWith(`${name}_bucket{`));
-      expect(sample, name).toBeDefined();
-      expect(labelNames(sample!), name).toEqual([...labels].sort());
+
+    for (const [name, type, labels] of [...CONTRACT, ...ADDITIONS]) {
+      expect(text, `${name} TYPE`).toContain(`\n# TYPE ${name} ${type}\n`);
+      expect(text, `${name} HELP`).toMatch(new RegExp(`^# HELP ${name} \\S`, 'm'));
+      const got = samples(lines, name, type);
+      expect(got.length, `${name} has samples`).toBeGreaterThan(0);
+      for (const line of got) expect(labelNames(line), line).toEqual([...labels].sort());
     }
-    // pre-created label values: rates and alerts work from the first scrape
-    for (const account of ['mm-main', 'mm-sub', 'arb-desk', 'small-desk']) {
+
+    // Pre-created label values: rate() and the alerts work from the first scrape.
+    for (const account of ACCOUNTS) {
       for (const result of ['ok', 'rate_limited', 'rejected', 'error']) {
-        expect(text).toMatch(new RegExp(`^dms_keeper_arm_requests_total\\{account="${account}",result="${result}"\\} \\d+`, 'm'));
+        expect(text).toMatch(new RegExp(`^dms_keeper_arm_requests_total\\{account="${account}",result="${result}"\\} \\d+$`, 'm'));
       }
-      expect(text).toMatch(new RegExp(`^dms_keeper_cancels_fired_total\\{account="${account}"\\} 0`, 'm'));
+      for (const name of ['dms_keeper_cancels_fired_total', 'dms_keeper_lapses_total', 'dms_keeper_notifications_total', 'dms_keeper_triggers_today']) {
+        expect(value(text, `${name}{account="${account}"}`), `${name} ${account}`).toBe(0);
+      }
+      expect(value(text, `dms_keeper_agent_approved{account="${account}"}`), account).toBe(1);
     }
-    for (const scope of ['endpoint', 'global', 'client']) expect(text).toMatch(new RegExp(`^dms_keeper_rate_limited_total\\{scope="${scope}"\\} \\d+`, 'm'));
-    for (const path of ['rest', 'exchange']) expect(text).toContain(`dms_keeper_arm_latency_seconds_count{path="${path}"}`);
-    expect(text).toMatch(/^dms_keeper_build_info\{version="\d+\.\d+\.\d+"\} 1$/m);
-    expect(text).toMatch(/^dms_keeper_armed\{account="mm-main"\} 1$/m);
-    expect(text).toMatch(/^dms_keeper_account_ineligible\{account="small-desk"\} 1$/m);
-    expect(text).toMatch(/^dms_keeper_venue_requests_total\{endpoint="POST \/v1\/trading\/orders\/schedule-cancel",code="200"\} [1-9]/m);
-    expect(text).toContain('process_resident_memory_bytes');
-    expect(text).toContain('nodejs_eventloop_lag_p99_seconds');
+    for (const scope of ['endpoint', 'global', 'client']) expect(text).toMatch(new RegExp(`^dms_keeper_rate_limited_total\\{scope="${scope}"\\} \\d+$`, 'm'));
+    for (const path of ['rest', 'exchange']) expect(text).toMatch(new RegExp(`^dms_keeper_arm_latency_seconds_count\\{path="${path}"\\} \\d+$`, 'm'));
+    for (const result of ['ok', 'error']) expect(value(text, `dms_keeper_config_reloads_total{result="${result}"}`)).toBe(0);
+    for (const reason of ['read_only', 'no_space', 'permission', 'io']) expect(value(text, `dms_keeper_state_write_errors_total{reason="${reason}"}`)).toBe(0);
+    expect(text).toMatch(/^dms_keeper_venue_requests_total\{endpoint="POST \/v1\/trading\/orders\/schedule-cancel",code="200"\} [1-9]\d*$/m);
+
+    // The state a healthy demo is in when /readyz says 200 (what the alerts are written against).
+    expect(text).toMatch(/^dms_keeper_build_info\{version="\d+\.\d+\.\d+[^"]*"\} 1$/m);
+    expect(value(text, 'dms_keeper_up')).toBe(1);
+    for (const account of ['mm-main', 'mm-sub', 'arb-desk']) {
+      expect(value(text, `dms_keeper_armed{account="${account}"}`), account).toBe(1);
+      expect(value(text, `dms_keeper_should_be_armed{account="${account}"}`), account).toBe(1);
+      expect(value(text, `dms_keeper_horizon_seconds{account="${account}"}`), account).toBeGreaterThanOrEqual(20);
+    }
+    // small-desk is below the venue's volume gate: ineligible, so it should not be armed
+    expect(value(text, 'dms_keeper_account_ineligible{account="small-desk"}')).toBe(1);
+    expect(value(text, 'dms_keeper_should_be_armed{account="small-desk"}')).toBe(0);
+    expect(value(text, 'dms_keeper_armed{account="small-desk"}')).toBe(0);
+    expect(value(text, 'dms_keeper_horizon_seconds{account="small-desk"}')).toBe(0);
+
+    // prom-client's default process metrics (the dashboard's CPU / RSS panel)
+    for (const name of ['process_cpu_seconds_total', 'process_resident_memory_bytes', 'process_start_time_seconds', 'nodejs_eventloop_lag_p99_seconds']) {
+      expect(text, name).toMatch(new RegExp(`^${name} \\d`, 'm'));
+    }
 
     proc.child.kill('SIGTERM');
-    expect((await proc.exited).code).toBe(0);
-  }, 40_000);
+    expect(await proc.exited).toEqual({ code: 0, signal: null });
+  }, 20_000);
 });
