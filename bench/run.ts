@@ -50,6 +50,8 @@ interface Figures {
   cpuSecondsPerArm: number | null;
   cpuPercentOfCore: number | null;
   peakRssMb: number | null;
+  /** V8 heap in use at the end of the steady phase (the keeper's own nodejs_heap_size_used_bytes). */
+  heapUsedMb: number | null;
   eventLoopP99Ms: number | null;
   arms: number;
   stretch: number | null;
@@ -214,6 +216,7 @@ async function runKeeper(spec: RunSpec): Promise<Figures> {
     const h1 = histogram(after, 'dms_keeper_arm_lag_seconds');
     const delta = h1.map(([le, c], i) => [le, c - (h0[i]?.[1] ?? 0)] as [number, number]);
     const loop = Number(/^nodejs_eventloop_lag_p99_seconds (\S+)$/m.exec(after)?.[1]);
+    const heap = Number(/^nodejs_heap_size_used_bytes (\S+)$/m.exec(after)?.[1]);
     const stretch = Number(/^dms_keeper_cadence_stretch (\S+)$/m.exec(after)?.[1]);
     const capacity = Number(/^dms_keeper_capacity_accounts (\S+)$/m.exec(after)?.[1]);
     const lagMaxCount = delta.filter(([, c]) => c > 0);
@@ -233,6 +236,7 @@ async function runKeeper(spec: RunSpec): Promise<Figures> {
       cpuSecondsPerArm: cpu0 !== null && cpu1 !== null && arms > 0 ? (cpu1 - cpu0) / arms : null,
       cpuPercentOfCore: cpu0 !== null && cpu1 !== null ? ((cpu1 - cpu0) / wall) * 100 : null,
       peakRssMb: peak,
+      heapUsedMb: Number.isFinite(heap) ? heap / 2 ** 20 : null,
       eventLoopP99Ms: Number.isFinite(loop) ? loop * 1000 : null,
       arms,
       stretch: Number.isFinite(stretch) ? stretch : null,
@@ -279,6 +283,7 @@ async function runNaive(spec: RunSpec): Promise<Figures> {
       cpuSecondsPerArm: cpu0 !== null && cpu1 !== null && arms > 0 ? (cpu1 - cpu0) / arms : null,
       cpuPercentOfCore: cpu0 !== null && cpu1 !== null ? ((cpu1 - cpu0) / spec.baselineS) * 100 : null,
       peakRssMb: peak,
+      heapUsedMb: null,
       eventLoopP99Ms: null,
       arms,
       stretch: null,
@@ -314,7 +319,7 @@ async function main(): Promise<number> {
     const keeper = await runKeeper(spec);
     const naive = values['no-baseline'] ? undefined : await runNaive(spec);
     rows.push({ spec, keeper, naive });
-    console.error(`  keeper: all armed ${f(keeper.timeToAllArmedS)} s, lapses ${keeper.lapses}, 429s ${keeper.rateLimited}, lag p99 <= ${f(keeper.lagP99Ms, 0)} ms, cpu ${f(keeper.cpuPercentOfCore)} %, rss ${f(keeper.peakRssMb)} MB`);
+    console.error(`  keeper: all armed ${f(keeper.timeToAllArmedS)} s, lapses ${keeper.lapses}, 429s ${keeper.rateLimited}, lag p99 <= ${f(keeper.lagP99Ms, 0)} ms, cpu ${f(keeper.cpuPercentOfCore)} %, rss ${f(keeper.peakRssMb)} MB, heap ${f(keeper.heapUsedMb)} MB`);
     if (naive) console.error(`  naive:  all armed ${f(naive.timeToAllArmedS)} s, lapses ${naive.lapses}, 429s ${naive.rateLimited}`);
   }
 
@@ -332,15 +337,15 @@ async function main(): Promise<number> {
     'Lag: the keeper\'s own send time minus planned slot (histogram bucket bound), steady state; naive: gap between its arms minus its period.',
     'Lapses: 1 s venue-side samples where an armed account is below min_horizon (or fired), after all accounts were armed.',
     '',
-    '| accounts | B/s | deadline s | who | all armed s (N/B) | lag p50 / p99 / max ms | min horizon s | lapses | sends/s vs B | 429s | CPU s/arm | CPU % core | peak RSS MB | loop p99 ms | stretch | efficiency |',
-    '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
+    '| accounts | B/s | deadline s | who | all armed s (N/B) | lag p50 / p99 / max ms | min horizon s | lapses | sends/s vs B | 429s | CPU s/arm | CPU % core | peak RSS MB | heap used MB | loop p99 ms | stretch | efficiency |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
   ];
   for (const { spec, keeper, naive } of rows) {
     const nb = spec.n / spec.budgetPerSecond;
     const eff = spec.n / (spec.budgetPerSecond * (spec.deadlineS - spec.minHorizonS));
     for (const x of naive ? [keeper, naive] : [keeper]) {
       lines.push(
-        `| ${spec.n} | ${spec.budgetPerSecond} | ${spec.deadlineS} | ${x.who} | ${f(x.timeToAllArmedS)} (${nb.toFixed(1)}) | ${f(x.lagP50Ms, 0)} / ${f(x.lagP99Ms, 0)} / ${f(x.lagMaxMs, 0)} | ${f(x.minHorizonS)} | ${x.lapses} | ${f(x.requestsPerSecond)} vs ${spec.budgetPerSecond} | ${x.rateLimited} | ${x.cpuSecondsPerArm === null ? 'n/a' : (x.cpuSecondsPerArm * 1000).toFixed(2) + ' ms'} | ${f(x.cpuPercentOfCore)} | ${f(x.peakRssMb)} | ${f(x.eventLoopP99Ms)} | ${f(x.stretch, 2)} | ${x.who === 'keeper' && x.lapses === 0 ? eff.toFixed(3) : 'n/a'} |`,
+        `| ${spec.n} | ${spec.budgetPerSecond} | ${spec.deadlineS} | ${x.who} | ${f(x.timeToAllArmedS)} (${nb.toFixed(1)}) | ${f(x.lagP50Ms, 0)} / ${f(x.lagP99Ms, 0)} / ${f(x.lagMaxMs, 0)} | ${f(x.minHorizonS)} | ${x.lapses} | ${f(x.requestsPerSecond)} vs ${spec.budgetPerSecond} | ${x.rateLimited} | ${x.cpuSecondsPerArm === null ? 'n/a' : (x.cpuSecondsPerArm * 1000).toFixed(2) + ' ms'} | ${f(x.cpuPercentOfCore)} | ${f(x.peakRssMb)} | ${f(x.heapUsedMb)} | ${f(x.eventLoopP99Ms)} | ${f(x.stretch, 2)} | ${x.who === 'keeper' && x.lapses === 0 ? eff.toFixed(3) : 'n/a'} |`,
       );
     }
   }

@@ -7,7 +7,7 @@ import { startOpsServer, type OpsServer } from '../obs/http-server.js';
 import { renderStatusPage } from '../obs/status-page.js';
 import { logSerializers, redactPaths } from '../obs/log.js';
 import type { Clock } from '../sched/clock.js';
-import { RequestScheduler } from '../sched/scheduler.js';
+import { PREPARE_URGENCY, RequestScheduler } from '../sched/scheduler.js';
 import { VenueClock } from '../sched/venue-clock.js';
 import { AgentStore } from '../state/agent-store.js';
 import { TriggerCounter } from '../state/triggers.js';
@@ -166,7 +166,8 @@ export class App {
       venueClock,
       scheduler,
       venue: {
-        getAccount: (address) => scheduler.run({ kind: 'arm', scopes: ['global', 'endpoint:GET /v1/accounts/{address}'] }, () => rest.getAccount(address)),
+        // Resolving an account prepares its first arm: after every arm, before every read.
+        getAccount: (address) => scheduler.run({ kind: 'arm', scopes: ['global', 'endpoint:GET /v1/accounts/{address}'], urgency: PREPARE_URGENCY }, () => rest.getAccount(address)),
         postExchange: (body, opts) => exchange.post(body as Parameters<ExchangeClient["post"]>[0], opts),
         scheduleCancelRest: (body, opts) => rest.scheduleCancel(body, opts),
         ordersPages: (address, _q, opts) => rest.ordersPages(address, {}, opts),

@@ -121,6 +121,11 @@ export interface KeeperStatus {
 }
 
 const LOOP_EVERY_MS = 1_000;
+/**
+ * First reads of each watcher are spread at this many global slots per account (per kind), so
+ * start-up reads use at most 1/8 of the global budget each and never queue by the thousand.
+ */
+const FIRST_READ_SPREAD_SLOTS = 8;
 const HEALTH_EVERY_MS = 60_000;
 const PROVISION_RETRY_MS = [5_000, 15_000, 30_000, 60_000, 120_000, 300_000];
 
@@ -145,6 +150,8 @@ export class Keeper {
   /** Effective re-arm period per account name (the adaptive cadence's output). */
   private periods = new Map<string, number>();
   private cadenceBudget = 0;
+  /** Watchers started so far: the position of the next one in the start-up read stagger. */
+  private watchersStarted = 0;
 
   constructor(
     options: KeeperOptions,
@@ -444,12 +451,29 @@ export class Keeper {
       source: deps.venue,
       report: (r) => this.onWatchReport(m, r),
     });
-    m.watcher.start();
+    m.watcher.start(this.firstReadDelays(m.spec));
     if (this.feed) {
       const r = this.feed.subscribe(m.spec.address);
       m.subscribed = r.subscribed;
       if (!r.subscribed) m.log.info({ event: 'notifications_unavailable', reason: r.reason }, 'no WebSocket slot for this account; relying on polling');
     }
+  }
+
+  /**
+   * Where this account's first reads go in the start-up stagger: the k-th watcher waits k slots,
+   * never longer than its own period. An `orders_open` account reads its orders at once: its
+   * first arm waits for them.
+   */
+  private firstReadDelays(spec: KeeperAccountSpec): { ordersMs: number; positionsMs: number } {
+    const global = this.deps.scheduler.specOf('global');
+    const k = this.watchersStarted++;
+    if (!global) return { ordersMs: 0, positionsMs: 0 };
+    const offsetMs = k * FIRST_READ_SPREAD_SLOTS * (global.windowMs / global.limit);
+    const { ordersEveryMs, positionsEveryMs } = this.options.watch;
+    return {
+      ordersMs: spec.switch.armWhen === 'orders_open' ? 0 : Math.min(offsetMs, ordersEveryMs),
+      positionsMs: Math.min(offsetMs, positionsEveryMs),
+    };
   }
 
   // ---- reports ----

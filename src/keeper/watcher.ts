@@ -58,11 +58,17 @@ export class AccountWatcher {
     private readonly deps: WatcherDeps,
   ) {}
 
-  start(): void {
+  /**
+   * Starts polling; the first reads may be held back (the keeper staggers them across accounts so
+   * that a start with thousands of accounts does not queue every read at once).
+   */
+  start(firstDelayMs: { ordersMs: number; positionsMs: number } = { ordersMs: 0, positionsMs: 0 }): void {
     if (this.running) return;
     this.running = true;
-    void this.pollOrders();
-    void this.pollPositions();
+    if (firstDelayMs.ordersMs > 0) this.ordersTimer = this.deps.clock.setTimeout(() => void this.pollOrders(), firstDelayMs.ordersMs);
+    else void this.pollOrders();
+    if (firstDelayMs.positionsMs > 0) this.positionsTimer = this.deps.clock.setTimeout(() => void this.pollPositions(), firstDelayMs.positionsMs);
+    else void this.pollPositions();
   }
 
   stop(): void {

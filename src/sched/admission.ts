@@ -1,7 +1,13 @@
 /**
  * Pure admission for one rate scope: a sliding-window log (never more than `limit` requests in
- * any `windowMs`) plus smooth spacing (at least `windowMs / limit` between two admissions), so a
- * full queue drains at the budgeted rate instead of bursting the whole window at once.
+ * any `windowMs`) plus smooth spacing on a grid of slots `windowMs / limit` apart, so a full queue
+ * drains at the budgeted rate instead of bursting the whole window at once.
+ *
+ * Why a grid and not "last admission + spacing": timers fire late on a busy event loop (1 to 3 ms
+ * is common), and with spacing counted from the actual admission every late wake-up is lost for
+ * good: at 10 ms slots, 1 ms of lateness per slot drains a queue 10% slower than the budget. A
+ * request admitted late keeps its slot, so the next one is not pushed; the window log, which uses
+ * the real times, still bounds every window.
  */
 export interface WindowSpec {
   limit: number;
@@ -12,13 +18,14 @@ export interface ScopeState {
   spec: WindowSpec;
   /** Admission times inside the current window, oldest first. */
   log: number[];
-  lastAdmitMs: number;
+  /** The grid slot of the last admission (its time, or the slot it was late for). */
+  lastSlotMs: number;
   /** No request of this scope before this time (a 429's retry_after). */
   blockedUntilMs: number;
 }
 
 export function newScope(spec: WindowSpec): ScopeState {
-  return { spec, log: [], lastAdmitMs: Number.NEGATIVE_INFINITY, blockedUntilMs: 0 };
+  return { spec, log: [], lastSlotMs: Number.NEGATIVE_INFINITY, blockedUntilMs: 0 };
 }
 
 export function spacingMs(spec: WindowSpec): number {
@@ -43,7 +50,7 @@ function firstAbove(log: readonly number[], x: number): number {
  * admission decision: with tens of thousands of entries a scan was the keeper's hottest loop).
  */
 export function earliestAdmitMs(scope: ScopeState, nowMs: number, spacingFactor = 1): number {
-  let t = Math.max(nowMs, scope.blockedUntilMs, scope.lastAdmitMs + spacingMs(scope.spec) * spacingFactor);
+  let t = Math.max(nowMs, scope.blockedUntilMs, scope.lastSlotMs + spacingMs(scope.spec) * spacingFactor);
   const from = firstAbove(scope.log, t - scope.spec.windowMs);
   const inWindow = scope.log.length - from;
   if (inWindow >= scope.spec.limit) {
@@ -54,8 +61,29 @@ export function earliestAdmitMs(scope: ScopeState, nowMs: number, spacingFactor 
   return t;
 }
 
+/**
+ * Would admitting one more request at `nowMs` make a request that plans to go at `reservedMs`
+ * (>= nowMs) wait longer? Lower-priority work may use a scope's spare room, never its next slot.
+ */
+export function admitWouldDelay(scope: ScopeState, nowMs: number, reservedMs: number): boolean {
+  if (slotOf(scope, nowMs) + spacingMs(scope.spec) > reservedMs) return true;
+  // The window ending at reservedMs would hold what it holds now, plus this one.
+  const inWindow = scope.log.length - firstAbove(scope.log, reservedMs - scope.spec.windowMs) + (nowMs > reservedMs - scope.spec.windowMs ? 1 : 0);
+  return inWindow >= scope.spec.limit;
+}
+
+/**
+ * The slot an admission at `atMs` takes. Late by less than one slot: the slot it was late for.
+ * Later than that the queue was idle (or held by a 429): the grid starts again at `atMs`, so idle
+ * time is never credited as a burst.
+ */
+function slotOf(scope: ScopeState, atMs: number): number {
+  const next = scope.lastSlotMs + spacingMs(scope.spec);
+  return atMs >= next && atMs < next + spacingMs(scope.spec) ? next : atMs;
+}
+
 export function recordAdmit(scope: ScopeState, atMs: number): void {
-  scope.lastAdmitMs = atMs;
+  scope.lastSlotMs = slotOf(scope, atMs);
   scope.log.push(atMs);
   // Kept ascending for the binary search, even if the wall clock steps back.
   const n = scope.log.length;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { FakeClock } from './fake-clock.js';
-import { RequestScheduler, ShedError } from './scheduler.js';
+import { PREPARE_URGENCY, RequestScheduler, ShedError } from './scheduler.js';
 
 function recorder(clock: FakeClock) {
   const sent: Array<{ atMs: number; tag: string }> = [];
@@ -119,6 +119,52 @@ describe('RequestScheduler', () => {
     const after = sent.find((x) => x.tag === 'after-restart')!;
     // the oldest of the three left the window 60 s after it was sent (at 100 s)
     expect(after.atMs).toBe(160_000);
+  });
+
+  it('reads use the spare room of a shared scope but never push a waiting arm later', async () => {
+    // global allows a request every 5 ms, schedule_cancel an arm every 10 ms
+    const clock = new FakeClock(0);
+    const s = new RequestScheduler(clock, { global: { limit: 200, windowMs: 1_000 }, schedule_cancel: { limit: 100, windowMs: 1_000 } });
+    const { sent, job } = recorder(clock);
+    for (let i = 0; i < 20; i++) void s.run({ kind: 'arm', scopes: ['global', 'schedule_cancel'] }, job(`a${i}`));
+    for (let i = 0; i < 100; i++) void s.run({ kind: 'read', scopes: ['global'], maxWaitMs: 60_000 }, job(`r${i}`));
+    // timers fire late, as they do on a busy event loop: 1 to 3 ms
+    for (let t = 0; t < 2_000; t += 1 + (t % 3)) await clock.advance(1 + (t % 3));
+    const arms = sent.filter((x) => x.tag.startsWith('a')).map((x) => x.atMs);
+    expect(arms.length).toBe(20);
+    // every arm within one timer delay of its slot (10 ms apart): no drift from the reads
+    arms.forEach((at, i) => expect(at - i * 10, `arm ${i}`).toBeLessThanOrEqual(3));
+    // and the reads did get the room between the arms
+    expect(sent.filter((x) => x.tag.startsWith('r') && x.atMs < 200).length).toBeGreaterThanOrEqual(15);
+  });
+
+  it('a read that fits between two arms on one scope but not before the next arm waits for it', async () => {
+    // global: a request every 8 ms; arms every 10 ms. A read at 8 ms would push the arm due at
+    // 10 ms to 16 ms, and every later one with it.
+    const clock = new FakeClock(0);
+    const s = new RequestScheduler(clock, { global: { limit: 125, windowMs: 1_000 }, schedule_cancel: { limit: 100, windowMs: 1_000 } });
+    const { sent, job } = recorder(clock);
+    for (let i = 0; i < 20; i++) void s.run({ kind: 'arm', scopes: ['global', 'schedule_cancel'] }, job(`a${i}`));
+    for (let i = 0; i < 10; i++) void s.run({ kind: 'read', scopes: ['global'], maxWaitMs: 60_000 }, job(`r${i}`));
+    await clock.advance(1_000);
+    expect(sent.filter((x) => x.tag.startsWith('a')).map((x) => x.atMs)).toEqual(Array.from({ length: 20 }, (_, i) => i * 10));
+    expect(sent.filter((x) => x.tag.startsWith('r')).length).toBe(10);
+  });
+
+  it('start-up: resolving accounts fills the gaps between first arms, which go at the arm budget', async () => {
+    const clock = new FakeClock(0);
+    const s = new RequestScheduler(clock, { global: { limit: 400, windowMs: 1_000 }, schedule_cancel: { limit: 100, windowMs: 1_000 } });
+    const armedAt: number[] = [];
+    const n = 200;
+    for (let i = 0; i < n; i++) {
+      void s.run({ kind: 'arm', scopes: ['global', 'endpoint:GET /v1/accounts/{address}'], urgency: PREPARE_URGENCY }, async () => 'resolved').then(() =>
+        s.run({ kind: 'arm', scopes: ['global', 'schedule_cancel'], urgency: 0 }, async () => armedAt.push(clock.nowMs())),
+      );
+    }
+    await clock.advance(5_000);
+    expect(armedAt.length).toBe(n);
+    // N / B = 2 s; the first arm cannot go before the first resolve
+    expect(armedAt.at(-1)!).toBeLessThanOrEqual(2_000);
   });
 
   it('stop rejects what is queued', async () => {

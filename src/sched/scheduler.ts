@@ -1,5 +1,5 @@
 import type { Clock, TimerHandle } from './clock.js';
-import { earliestAdmitMs, newScope, recordAdmit, spacingMs, usedInWindow, type ScopeState, type WindowSpec } from './admission.js';
+import { admitWouldDelay, earliestAdmitMs, newScope, recordAdmit, spacingMs, usedInWindow, type ScopeState, type WindowSpec } from './admission.js';
 
 /**
  * The one shared request budget. Every venue request goes through `run`, declaring its class
@@ -19,12 +19,18 @@ export interface RequestOptions {
   kind: RequestClass;
   /** Scope keys this request spends, e.g. ['global', 'schedule_cancel']. */
   scopes: readonly string[];
-  /** Lower goes first among arms: the venue time of the account's current deadline (0 = none). */
+  /**
+   * Lower goes first among arms: the venue time of the account's current deadline (0 = none, a
+   * first arm). Work that only prepares an arm (resolving an account) uses PREPARE_URGENCY.
+   */
   urgency?: number;
   /** Reads: reject with ShedError after waiting this long. Default 10 s. */
   maxWaitMs?: number;
   signal?: AbortSignal;
 }
+
+/** After every arm, before every read: start-up work such as resolving an account. */
+export const PREPARE_URGENCY = Number.MAX_SAFE_INTEGER;
 
 export class ShedError extends Error {
   readonly code = 'REQUEST_SHED' as const;
@@ -37,6 +43,8 @@ export class ShedError extends Error {
 
 interface Pending {
   opts: RequestOptions;
+  /** Requests with the same class and scopes wait for the same reasons (see drain). */
+  sig: string;
   throttled?: boolean;
   enqueuedMs: number;
   seq: number;
@@ -56,6 +64,8 @@ export class RequestScheduler {
   private readonly scopes = new Map<string, ScopeState>();
   private arms: Pending[] = [];
   private reads: Pending[] = [];
+  /** Queued requests per signature (class + scopes), per queue. */
+  private readonly sigs = { arm: new Map<string, number>(), read: new Map<string, number>() };
   private seq = 0;
   private timer: TimerHandle | null = null;
   private timerAtMs = Number.POSITIVE_INFINITY;
@@ -87,6 +97,7 @@ export class RequestScheduler {
       };
       const p: Pending = {
         opts,
+        sig: `${opts.kind}|${opts.scopes.join('|')}`,
         enqueuedMs: this.clock.nowMs(),
         seq: ++this.seq,
         start: () => {
@@ -107,6 +118,7 @@ export class RequestScheduler {
       }
       if (opts.kind === 'arm') this.insertArm(p);
       else this.reads.push(p);
+      this.countSig(p, 1);
       this.pump();
     });
   }
@@ -147,7 +159,7 @@ export class RequestScheduler {
       if (!s) continue;
       const keep = times.filter((t) => Number.isFinite(t) && t > now - s.spec.windowMs && t <= now).sort((a, b) => a - b);
       s.log = [...keep, ...s.log].sort((a, b) => a - b);
-      if (keep.length > 0) s.lastAdmitMs = Math.max(s.lastAdmitMs, keep[keep.length - 1]!);
+      if (keep.length > 0) s.lastSlotMs = Math.max(s.lastSlotMs, keep[keep.length - 1]!);
     }
   }
 
@@ -178,6 +190,8 @@ export class RequestScheduler {
     const all = [...this.arms, ...this.reads];
     this.arms = [];
     this.reads = [];
+    this.sigs.arm.clear();
+    this.sigs.read.clear();
     for (const p of all) p.fail(new ShedError('scheduler stopped'));
   }
 
@@ -202,10 +216,18 @@ export class RequestScheduler {
       const i = q.indexOf(p);
       if (i >= 0) {
         q.splice(i, 1);
+        this.countSig(p, -1);
         return true;
       }
     }
     return false;
+  }
+
+  private countSig(p: Pending, d: number): void {
+    const m = this.sigs[p.opts.kind];
+    const n = (m.get(p.sig) ?? 0) + d;
+    if (n > 0) m.set(p.sig, n);
+    else m.delete(p.sig);
   }
 
   private earliest(p: Pending, nowMs: number): number {
@@ -236,6 +258,7 @@ export class RequestScheduler {
     for (const r of this.reads) {
       if (now - r.enqueuedMs > (r.opts.maxWaitMs ?? 10_000)) {
         this.shed += 1;
+        this.countSig(r, -1);
         r.fail(new ShedError(`read shed after waiting ${now - r.enqueuedMs} ms for budget`));
       } else {
         kept.push(r);
@@ -244,21 +267,28 @@ export class RequestScheduler {
     }
     this.reads = kept;
 
-    // Arms in urgency order, then reads; a request that must wait holds back later ones only on
-    // the scopes it shares with them, so one throttled endpoint never stalls another.
-    const held = new Set<string>();
-    wake = Math.min(wake, this.drain(this.arms, now, held));
-    wake = Math.min(wake, this.drain(this.reads, now, held));
+    // Arms in urgency order, then reads. A request that must wait reserves the time it will go on
+    // each of its scopes; a later request goes now only if that moves no reservation.
+    const reserved = new Map<string, number>();
+    const waiting = new Set<string>();
+    wake = Math.min(wake, this.drain(this.arms, this.sigs.arm, now, reserved, waiting));
+    wake = Math.min(wake, this.drain(this.reads, this.sigs.read, now, reserved, waiting));
     this.schedule(wake);
   }
 
-  /** Admits what may go now from `queue` (in order); returns the earliest retry time. */
-  private drain(queue: Pending[], now: number, held: Set<string>): number {
+  /**
+   * Admits what may go now from `queue` (in order); returns the earliest retry time. `waiting`
+   * holds the signatures already found waiting: every later request with the same class and scopes
+   * waits too, so it is skipped without a look, and once every signature waits the scan stops.
+   * That keeps a pump cheap with tens of thousands of requests queued at start-up.
+   */
+  private drain(queue: Pending[], sigs: ReadonlyMap<string, number>, now: number, reserved: Map<string, number>, waiting: Set<string>): number {
     let wake = Number.POSITIVE_INFINITY;
+    let waitingHere = 0;
     let i = 0;
-    while (i < queue.length) {
+    while (i < queue.length && waitingHere < sigs.size) {
       const p = queue[i]!;
-      if (p.opts.scopes.some((k) => held.has(k))) {
+      if (waiting.has(p.sig)) {
         i++;
         continue;
       }
@@ -269,12 +299,22 @@ export class RequestScheduler {
           p.throttled = true;
           this.opts.onThrottled?.(p.opts.kind);
         }
-        // Hold back later requests only on the scopes that make this one wait.
-        for (const k of p.opts.scopes) if (this.scopeEarliest(p, k, now) > now) held.add(k);
+        for (const k of p.opts.scopes) reserved.set(k, Math.min(reserved.get(k) ?? Number.POSITIVE_INFINITY, t));
+        waiting.add(p.sig);
+        waitingHere++;
+        i++;
+        continue;
+      }
+      if (p.opts.scopes.some((k) => reserved.has(k) && admitWouldDelay(this.scope(k), now, reserved.get(k)!))) {
+        // It could go, but only by taking a slot a more urgent request is waiting for; it is
+        // looked at again when that one has gone.
+        waiting.add(p.sig);
+        waitingHere++;
         i++;
         continue;
       }
       queue.splice(i, 1);
+      this.countSig(p, -1);
       this.admit(p, now);
     }
     return wake;
