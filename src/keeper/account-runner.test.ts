@@ -48,7 +48,7 @@ function rateLimited(retryAfterSeconds: number): RestError {
   });
 }
 
-function setup(fault?: Fault, s: SwitchSettings = settings) {
+function setup(fault?: Fault, s: SwitchSettings = settings, claimSlot?: (wishMs: number, nowMs: number) => number) {
   const local = new FakeClock(Date.UTC(2026, 5, 1, 12));
   const clock = new VenueClock(local);
   const scheduler = new RequestScheduler(local, {
@@ -64,6 +64,7 @@ function setup(fault?: Fault, s: SwitchSettings = settings) {
     sender: venue.sender,
     reprovision: async () => true,
     report: (r) => reports.push(r),
+    claimSlot,
   });
   return { local, runner, venue, reports, t0: local.nowMs() };
 }
@@ -87,6 +88,24 @@ describe('AccountRunner timelines (virtual time)', () => {
     expect(venue.accepted.length).toBe(41); // t0 and every 15 s for 600 s
     expect(minHorizon(venue, t0 + 1, t0 + 600_000)).toBeGreaterThanOrEqual(45_000);
     expect(runner.snapshot().phase).toBe('armed');
+  });
+
+  it('with a slot calendar: re-arms go at the claimed slot, never later than the period', async () => {
+    const wishes: number[] = [];
+    // a calendar that always finds its free slot 3 s before the wish
+    const { local, runner, venue, reports, t0 } = setup(undefined, settings, (wishMs) => {
+      wishes.push(wishMs);
+      return wishMs - 3_000;
+    });
+    runner.start();
+    await local.advance(60_000);
+    const at = venue.accepted.map((a) => a.atMs - t0);
+    expect(at).toEqual([0, 12_000, 24_000, 36_000, 48_000, 60_000]);
+    expect(wishes.slice(0, 2).map((w) => w - t0)).toEqual([15_000, 27_000]);
+    // lag is measured against the claimed slot: on time
+    const lags = reports.flatMap((r) => (r.type === 'arm' && r.lagMs !== undefined ? [r.lagMs] : []));
+    expect(Math.max(...lags)).toBeLessThanOrEqual(1);
+    expect(minHorizon(venue, t0 + 1, t0 + 60_000)).toBeGreaterThanOrEqual(45_000);
   });
 
   it('at t=14 s the venue returns 429 for 10 s (across a re-arm slot): every horizon stays >= 20 s and nothing is sent inside retry_after', async () => {

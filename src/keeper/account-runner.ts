@@ -41,6 +41,11 @@ export interface AccountRunnerDeps {
   /** Re-approve the agent (after `User or API Wallet … does not exist`). Resolves to success. */
   reprovision: () => Promise<boolean>;
   report: (r: RunnerReport) => void;
+  /**
+   * The keeper's slot calendar: given when the next re-arm is wanted, the slot to use (at or
+   * before it). Absent: re-arms go at their period's end.
+   */
+  claimSlot?: (wishMs: number, nowMs: number) => number;
 }
 
 /** Scope keys a scheduleCancel spends, per path. */
@@ -129,6 +134,14 @@ export class AccountRunner {
     this.finishStop();
   }
 
+  /** Trades the planned re-arm time for a calendar slot at or before it (see SlotCalendar). */
+  private claimNextSlot(): void {
+    const { plannedSlotMs, nextArmAtMs, phase } = this.state;
+    if (!this.deps.claimSlot || phase !== 'armed' || plannedSlotMs === null || nextArmAtMs !== plannedSlotMs) return;
+    const at = this.deps.claimSlot(plannedSlotMs, this.deps.clock.nowMs());
+    if (at < plannedSlotMs) this.dispatch({ type: 'replan', atMs: at });
+  }
+
   private dispatch(event: SwitchEvent): void {
     const now = this.deps.clock.nowMs();
     const before = this.state.phase;
@@ -190,6 +203,7 @@ export class AccountRunner {
           const lagMs = plannedSlotMs === null ? undefined : sentAt - plannedSlotMs;
           this.deps.report({ type: 'arm', result: 'ok', path, deadlineMs, latencyMs, lagMs });
           this.dispatch({ type: 'arm_ok', deadlineMs, path, sentAtMs: sentAt });
+          this.claimNextSlot();
         },
         (e: unknown) => {
           const failure = toFailure(e);

@@ -17,6 +17,7 @@ import { ProvisionError, provisionAccount, renewAtMs, type ProvisionSpec, type P
 import { makeSender, SignerQueues, type SenderVenue } from './sender.js';
 import type { SwitchSettings } from './switch-machine.js';
 import { planCadence, type CadencePlan } from '../sched/cadence.js';
+import { SlotCalendar } from '../sched/slot-calendar.js';
 import { AccountWatcher, type PositionsSummary, type WatchReport, type WatchSource } from './watcher.js';
 
 export interface KeeperAccountSpec extends ProvisionSpec {
@@ -150,6 +151,8 @@ export class Keeper {
   /** Effective re-arm period per account name (the adaptive cadence's output). */
   private periods = new Map<string, number>();
   private cadenceBudget = 0;
+  /** Re-arm slots at the planned arm rate (rebuilt when the cadence plan changes). */
+  private calendar?: SlotCalendar;
   /** Watchers started so far: the position of the next one in the start-up read stagger. */
   private watchersStarted = 0;
 
@@ -298,6 +301,7 @@ export class Keeper {
     const specs = this.options.accounts;
     const plan = planCadence(specs.map((a) => a.switch), budget);
     const before = this.cadence?.stretch;
+    if (plan.usablePerSecond > 0 && this.calendar?.spacingMs !== 1000 / plan.usablePerSecond) this.calendar = new SlotCalendar(1000 / plan.usablePerSecond);
     this.cadence = plan;
     this.periods = new Map(specs.map((a, i) => [a.name, plan.periodsMs[i]!]));
     const m = this.deps.metrics;
@@ -441,6 +445,7 @@ export class Keeper {
       sender: { send: (args) => (m.sender ?? sender).send(args) },
       reprovision: () => this.provision(m, true),
       report: (r) => this.onRunnerReport(m, r),
+      claimSlot: (wishMs, nowMs) => this.calendar?.claim(wishMs, nowMs) ?? wishMs,
     });
     m.runner = runner;
     runner.start();

@@ -196,7 +196,9 @@ async function approveNewAgent(
 ): Promise<{ agent: Signer; validUntilMs: number; saveProblem?: string; saveReason?: string }> {
   const key = (deps.generateKey ?? generatePrivateKey)();
   const agent = signerFromPrivateKey(key, 'generated agent key');
-  const approvedAtMs = deps.clock.nowMs();
+  // Whole ms: the venue's "<name> valid_until <ms>" takes digits only, and a venue-time estimate
+  // (local clock plus a measured offset) is fractional.
+  const approvedAtMs = Math.floor(deps.clock.nowMs());
   const validUntilMs = approvedAtMs + Math.min(spec.validDays, VENUE_FACTS.agentValidMaxDays) * DAY_MS;
 
   await withMaster(spec, masterAddress, async (master) => {

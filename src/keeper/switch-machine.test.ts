@@ -33,6 +33,40 @@ function timeline(settings: SwitchSettings, events: Array<[number, SwitchEvent]>
 
 const T0 = 1_700_000_000_000;
 
+describe('replan (the slot calendar)', () => {
+  const armed = (): SwitchState =>
+    timeline(base, [
+      [T0, { type: 'start' }],
+      [T0, { type: 'arm_sent', path: 'rest' }],
+      [T0 + 100, { type: 'arm_ok', deadlineMs: T0 + 60_000, path: 'rest' }],
+    ]).state;
+
+  it('moves the planned re-arm earlier, and the wake with it', () => {
+    const r = step(base, armed(), { type: 'replan', atMs: T0 + 12_000 }, T0 + 200);
+    expect(r.state.nextArmAtMs).toBe(T0 + 12_000);
+    expect(r.state.plannedSlotMs).toBe(T0 + 12_000);
+    expect(r.effects).toEqual([{ type: 'wake_at', atMs: T0 + 12_000 }]);
+  });
+
+  it('never later than planned, never into the past', () => {
+    expect(step(base, armed(), { type: 'replan', atMs: T0 + 20_000 }, T0 + 200).state.nextArmAtMs).toBe(T0 + 15_000);
+    const now = step(base, armed(), { type: 'replan', atMs: T0 - 5_000 }, T0 + 200);
+    expect(now.state.nextArmAtMs).toBe(T0 + 200);
+    expect(now.effects).toEqual([{ type: 'send_arm', path: 'rest', plannedSlotMs: T0 + 200 }]);
+  });
+
+  it('leaves retries, stops and unarmed accounts alone', () => {
+    const failed = timeline(base, [
+      [T0, { type: 'start' }],
+      [T0, { type: 'arm_sent', path: 'rest' }],
+      [T0 + 100, { type: 'arm_failed', path: 'rest', failure: { kind: 'error', reason: 'unavailable', message: '503' } }],
+    ]).state;
+    expect(step(base, failed, { type: 'replan', atMs: T0 + 150 }, T0 + 120).state.nextArmAtMs).toBe(failed.nextArmAtMs);
+    const stopping = step(base, armed(), { type: 'stop', mode: 'keep' }, T0 + 150).state;
+    expect(step(base, stopping, { type: 'replan', atMs: T0 + 1_000 }, T0 + 160).state.nextArmAtMs).toBe(stopping.nextArmAtMs);
+  });
+});
+
 describe('arming on the cadence', () => {
   it('arms at start, then re-arms every period on the original slots', () => {
     const { log, state } = timeline(base, [

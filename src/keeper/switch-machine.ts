@@ -85,6 +85,8 @@ export type SwitchEvent =
   | { type: 'clear_failed'; path: ArmPath; failure: Failure }
   | { type: 'orders_observed'; count: number }
   | { type: 'reprovisioned'; ok: boolean }
+  /** The keeper's slot calendar moved the planned re-arm to `atMs`: only ever earlier, never past. */
+  | { type: 'replan'; atMs: number }
   | { type: 'stop'; mode?: 'keep' | 'clear' };
 
 export type Failure =
@@ -198,6 +200,14 @@ export function step(settings: SwitchSettings, state: SwitchState, event: Switch
       break;
 
     case 'tick':
+      break;
+
+    case 'replan':
+      // Only a plan still waiting for its slot moves, and only earlier: a later arm would shorten
+      // the horizon below what the period promised.
+      if (s.phase === 'armed' && s.inFlight === null && s.stopMode === null && s.plannedSlotMs !== null && s.nextArmAtMs === s.plannedSlotMs) {
+        s.plannedSlotMs = s.nextArmAtMs = Math.max(nowMs, Math.min(event.atMs, s.plannedSlotMs));
+      }
       break;
 
     case 'arm_sent':

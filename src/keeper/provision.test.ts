@@ -1,0 +1,48 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { FakeClock } from '../sched/fake-clock.js';
+import { AgentStore } from '../state/agent-store.js';
+import { NonceSource } from '../venue/signing/nonce.js';
+import { parseAgentName } from '../sim/venue/agents.js';
+import { provisionAccount } from './provision.js';
+
+const MASTER_KEY = `0x${'11'.repeat(32)}`;
+const AGENT_KEY = `0x${'22'.repeat(32)}` as const;
+
+describe('provisionAccount', () => {
+  it('a fractional venue time still yields "valid_until <whole ms>", which the venue parses', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'dmsk-prov-'));
+    try {
+      // Venue time is the local clock plus a measured offset: fractional.
+      const local = new FakeClock(Date.UTC(2026, 10, 22, 12));
+      const venueNow = { nowMs: () => local.nowMs() + 0.625, setTimeout: local.setTimeout.bind(local), clearTimeout: local.clearTimeout.bind(local) };
+      const posted: Array<{ action: { agentName?: string } }> = [];
+      const p = await provisionAccount(
+        { name: 'acct', address: '0x19e7e376e7c213b7e7e7e46cc70a5dd086daff2a', agentName: 'dms-keeper', validDays: 30, masterKey: async () => MASTER_KEY },
+        {
+          venue: {
+            getAccount: async (address) => ({ address, account_type: 'main' }) as never,
+            postExchange: async (body) => {
+              posted.push(body as never);
+              return { status: 'ok', response: { type: 'default' } };
+            },
+          },
+          network: 'testnet',
+          clock: venueNow,
+          nonces: new NonceSource(local, venueNow.nowMs),
+          store: new AgentStore(dir),
+          generateKey: () => AGENT_KEY,
+        },
+      );
+      const name = posted[0]!.action.agentName!;
+      expect(name).toMatch(/^dms-keeper valid_until \d+$/);
+      const parsed = parseAgentName(name, venueNow.nowMs());
+      expect(parsed).toEqual({ name: 'dms-keeper', validUntilMs: p.agentValidUntilMs });
+      expect(Number.isInteger(p.agentValidUntilMs)).toBe(true);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
