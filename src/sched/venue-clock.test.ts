@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { FakeClock } from './fake-clock.js';
-import { VenueClock } from './venue-clock.js';
+import { STEP_CONFIRM, VenueClock } from './venue-clock.js';
 
 describe('VenueClock', () => {
   it('starts at offset 0 with no estimate', () => {
@@ -34,7 +34,50 @@ describe('VenueClock', () => {
     expect(c.current().uncertaintyMs).toBe(10);
   });
 
-  it('restarts from the newest sample when a clock steps', () => {
+  it('one stale Date header among agreeing samples does not move the estimate', () => {
+    const local = new FakeClock(Date.UTC(2026, 0, 1));
+    const c = new VenueClock(local);
+    const sample = (staleSecond = false) => {
+      const send = local.nowMs();
+      const atServer = send + 2; // true offset 0, 2 ms each way
+      const second = Math.floor(atServer / 1000) * 1000 - (staleSecond ? 1000 : 0);
+      c.observeDateHeader(new Date(second).toUTCString(), send, send + 4);
+      local.jump(137);
+    };
+    for (let i = 0; i < 40; i++) sample();
+    const settled = c.current().offsetMs;
+    expect(Math.abs(settled)).toBeLessThanOrEqual(20);
+    local.jump(1_000 - (local.nowMs() % 1000) + 30); // 30 ms past a second boundary
+    sample(true); // the server was busy: its cached Date string is still the previous second
+    expect(c.current().offsetMs).toBe(settled);
+    for (let i = 0; i < 10; i++) sample();
+    expect(Math.abs(c.current().offsetMs)).toBeLessThanOrEqual(20);
+  });
+
+  it('a step far beyond any stale header is taken from the first sample that shows it', () => {
+    const local = new FakeClock(Date.UTC(2026, 0, 1));
+    const c = new VenueClock(local);
+    let t = local.nowMs();
+    for (let i = 0; i < 20; i++, t += 1000) c.observeTimestamp(new Date(t).toISOString(), t, t + 2);
+    expect(Math.abs(c.current().offsetMs)).toBeLessThanOrEqual(2);
+    c.observeTimestamp(new Date(t + 90_000).toISOString(), t, t + 2);
+    expect(c.current().offsetMs).toBeGreaterThan(89_990);
+    expect(c.current().samples).toBe(1);
+  });
+
+  it('a small step (under a second) needs STEP_CONFIRM samples that agree with each other', () => {
+    const local = new FakeClock(Date.UTC(2026, 0, 1));
+    const c = new VenueClock(local);
+    let t = local.nowMs();
+    for (let i = 0; i < 20; i++, t += 1000) c.observeTimestamp(new Date(t).toISOString(), t, t + 2);
+    for (let i = 0; i < STEP_CONFIRM - 1; i++, t += 1000) c.observeTimestamp(new Date(t + 700).toISOString(), t, t + 2);
+    expect(Math.abs(c.current().offsetMs)).toBeLessThanOrEqual(2); // not yet: could be noise
+    c.observeTimestamp(new Date(t + 700).toISOString(), t, t + 2);
+    expect(c.current().offsetMs).toBeGreaterThan(690);
+    expect(c.current().samples).toBe(STEP_CONFIRM);
+  });
+
+  it('with one sample each way, the newest wins', () => {
     const local = new FakeClock(Date.UTC(2026, 0, 1));
     const c = new VenueClock(local);
     let t = local.nowMs();
