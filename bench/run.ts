@@ -40,6 +40,8 @@ interface RunSpec {
 interface Figures {
   who: 'keeper' | 'naive';
   timeToAllArmedS: number | null;
+  /** From spawn to the first account armed: process start, config, first resolve and arm. */
+  timeToFirstArmedS: number | null;
   lagP50Ms: number | null;
   lagP99Ms: number | null;
   lagMaxMs: number | null;
@@ -226,6 +228,7 @@ async function runKeeper(spec: RunSpec): Promise<Figures> {
     return {
       who: 'keeper',
       timeToAllArmedS: allArmedAt === null ? null : (allArmedAt - t0) / 1000,
+      timeToFirstArmedS: firstArmed(reports, t0),
       lagP50Ms: toMs(histQuantile(delta, 0.5)),
       lagP99Ms: toMs(histQuantile(delta, 0.99)),
       lagMaxMs: toMs(lagMaxCount.length ? lagMaxCount[lagMaxCount.findIndex(([, c]) => c === lagMaxCount.at(-1)![1])]![0] : null),
@@ -246,6 +249,11 @@ async function runKeeper(spec: RunSpec): Promise<Figures> {
     await stopChild(keeper);
     await stopChild(sim.child, true);
   }
+}
+
+function firstArmed(reports: readonly SamplerReport[], t0: number): number | null {
+  const r = reports.find((x) => x.armed > 0);
+  return r ? (r.tMs - t0) / 1000 : null;
 }
 
 function toMs(s: number | null): number | null {
@@ -273,6 +281,7 @@ async function runNaive(spec: RunSpec): Promise<Figures> {
     return {
       who: 'naive',
       timeToAllArmedS: allArmed ? (allArmed.tMs - t0) / 1000 : null,
+      timeToFirstArmedS: firstArmed(reports, t0),
       lagP50Ms: quantile(lags, 0.5),
       lagP99Ms: quantile(lags, 0.99),
       lagMaxMs: lags.at(-1) ?? null,
@@ -337,15 +346,15 @@ async function main(): Promise<number> {
     'Lag: the keeper\'s own send time minus planned slot (histogram bucket bound), steady state; naive: gap between its arms minus its period.',
     'Lapses: 1 s venue-side samples where an armed account is below min_horizon (or fired), after all accounts were armed.',
     '',
-    '| accounts | B/s | deadline s | who | all armed s (N/B) | lag p50 / p99 / max ms | min horizon s | lapses | sends/s vs B | 429s | CPU s/arm | CPU % core | peak RSS MB | heap used MB | loop p99 ms | stretch | efficiency |',
-    '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
+    '| accounts | B/s | deadline s | who | first armed s | all armed s (N/B) | lag p50 / p99 / max ms | min horizon s | lapses | sends/s vs B | 429s | CPU s/arm | CPU % core | peak RSS MB | heap used MB | loop p99 ms | stretch | efficiency |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
   ];
   for (const { spec, keeper, naive } of rows) {
     const nb = spec.n / spec.budgetPerSecond;
     const eff = spec.n / (spec.budgetPerSecond * (spec.deadlineS - spec.minHorizonS));
     for (const x of naive ? [keeper, naive] : [keeper]) {
       lines.push(
-        `| ${spec.n} | ${spec.budgetPerSecond} | ${spec.deadlineS} | ${x.who} | ${f(x.timeToAllArmedS)} (${nb.toFixed(1)}) | ${f(x.lagP50Ms, 0)} / ${f(x.lagP99Ms, 0)} / ${f(x.lagMaxMs, 0)} | ${f(x.minHorizonS)} | ${x.lapses} | ${f(x.requestsPerSecond)} vs ${spec.budgetPerSecond} | ${x.rateLimited} | ${x.cpuSecondsPerArm === null ? 'n/a' : (x.cpuSecondsPerArm * 1000).toFixed(2) + ' ms'} | ${f(x.cpuPercentOfCore)} | ${f(x.peakRssMb)} | ${f(x.heapUsedMb)} | ${f(x.eventLoopP99Ms)} | ${f(x.stretch, 2)} | ${x.who === 'keeper' && x.lapses === 0 ? eff.toFixed(3) : 'n/a'} |`,
+        `| ${spec.n} | ${spec.budgetPerSecond} | ${spec.deadlineS} | ${x.who} | ${f(x.timeToFirstArmedS)} | ${f(x.timeToAllArmedS)} (${nb.toFixed(1)}) | ${f(x.lagP50Ms, 0)} / ${f(x.lagP99Ms, 0)} / ${f(x.lagMaxMs, 0)} | ${f(x.minHorizonS)} | ${x.lapses} | ${f(x.requestsPerSecond)} vs ${spec.budgetPerSecond} | ${x.rateLimited} | ${x.cpuSecondsPerArm === null ? 'n/a' : (x.cpuSecondsPerArm * 1000).toFixed(2) + ' ms'} | ${f(x.cpuPercentOfCore)} | ${f(x.peakRssMb)} | ${f(x.heapUsedMb)} | ${f(x.eventLoopP99Ms)} | ${f(x.stretch, 2)} | ${x.who === 'keeper' && x.lapses === 0 ? eff.toFixed(3) : 'n/a'} |`,
       );
     }
   }

@@ -6,16 +6,16 @@ import type { Clock } from './clock.js';
  * Each sample bounds the offset (venue minus local): the venue stamped its time somewhere between
  * our send and our receive, so `offset ∈ [venueLow - recvLocal, venueHigh - sendLocal]`. An HTTP
  * `Date` header has whole-second resolution (`venueHigh = venueLow + 999`); `/v1/health` `as_of`
- * is precise to the millisecond. The estimate is the middle of the offsets that the most recent
- * samples agree on (Marzullo's algorithm), so it tightens with every response.
+ * is precise to the millisecond. The estimate is the middle of the offsets the recent samples agree
+ * on (their intersection, see agreedRegion), so it tightens with every response.
  *
  * One sample that disagrees with the rest does not move it: a loaded server stamps a `Date` that is
  * a second stale now and then (Node caches the header string per second), and restarting from such
  * a sample made the estimate jump by up to half a second while the true offset was 0 (measured at
  * 1,000 accounts: -254 ms to +159 ms within 20 s), moving every planned arm with it. A clock that
- * really stepped shows as one sample off by more than STEP_IMMEDIATE_MS (no stale header is), or
- * as STEP_CONFIRM newest samples agreeing with each other and not with the rest; then only they are
- * kept.
+ * really stepped shows as one sample off by more than STEP_IMMEDIATE_MS (no stale header is), as
+ * a low bound above the others (a step forward: a `Date` is never ahead), or as STEP_CONFIRM newest
+ * samples agreeing with each other on a venue behind the rest; then only they are kept.
  */
 export interface ClockSample {
   sendLocalMs: number;
@@ -48,32 +48,34 @@ export const STEP_CONFIRM = 5;
 /** A sample this far from the agreed offsets is a step at once: stale headers are off by < 1 s. */
 export const STEP_IMMEDIATE_MS = 2_000;
 
+/**
+ * Whole-second samples closer together than this are skipped. At 100 responses a second, 64
+ * samples span well under a second, often no second boundary at all: the region they agree on was
+ * then hundreds of ms wide and wandered as the window slid. Spaced out, the same 64 samples span
+ * 16 s and cross 16 boundaries, which pins the offset to a few ms. Clocks do not drift that fast.
+ */
+export const MIN_COARSE_SAMPLE_GAP_MS = 250;
+
 function distance(x: Interval, region: { low: number; high: number }): number {
   return x.high < region.low ? region.low - x.high : x.low > region.high ? x.low - region.high : 0;
 }
 
 /**
- * The offsets most intervals agree on: [low, high] and how many agree. Ties go to the region the
- * newest interval is in.
+ * Where the samples put the offset: the highest low bound, and the lowest high bound that does not
+ * contradict it. Only a high bound can lie (a stale `Date` is behind, never ahead), so a high bound
+ * below the low bound is dropped rather than believed; `count` is how many samples agree.
  */
-export function bestAgreement(intervals: readonly Interval[]): { low: number; high: number; count: number } | undefined {
-  const newest = intervals[intervals.length - 1];
-  let best: { low: number; high: number; count: number; hasNewest: boolean } | undefined;
-  // The best region starts at some interval's low end: try each (n <= maxSamples, so n^2 is small).
-  for (const a of intervals) {
-    let count = 0;
-    let high = Number.POSITIVE_INFINITY;
-    let hasNewest = false;
-    for (const b of intervals) {
-      if (b.low <= a.low && a.low <= b.high) {
-        count++;
-        high = Math.min(high, b.high);
-        if (b === newest) hasNewest = true;
-      }
-    }
-    if (!best || count > best.count || (count === best.count && hasNewest && !best.hasNewest)) best = { low: a.low, high, count, hasNewest };
+export function agreedRegion(intervals: readonly Interval[]): { low: number; high: number; count: number } {
+  let low = Number.NEGATIVE_INFINITY;
+  for (const x of intervals) low = Math.max(low, x.low);
+  let high = Number.POSITIVE_INFINITY;
+  let count = 0;
+  for (const x of intervals) {
+    if (x.high < low) continue;
+    high = Math.min(high, x.high);
+    count++;
   }
-  return best && { low: best.low, high: best.high, count: best.count };
+  return { low, high: count === 0 ? low : high, count };
 }
 
 export class VenueClock implements Clock {
@@ -118,20 +120,23 @@ export class VenueClock implements Clock {
   observe(sample: ClockSample): void {
     const iv = sampleInterval(sample);
     if (!iv) return;
+    const last = this.intervals[this.intervals.length - 1];
+    if (last && iv.high - iv.low >= 500 && iv.atLocalMs - last.atLocalMs < MIN_COARSE_SAMPLE_GAP_MS && iv.atLocalMs >= last.atLocalMs) return;
     const maxAge = this.opts.maxAgeMs ?? 10 * 60_000;
     const maxSamples = this.opts.maxSamples ?? 64;
     this.intervals = this.intervals.filter((x) => iv.atLocalMs - x.atLocalMs <= maxAge);
     this.intervals.push(iv);
     if (this.intervals.length > maxSamples) this.intervals.shift();
-    let best = bestAgreement(this.intervals)!;
+    let best = agreedRegion(this.intervals);
     const recent = this.intervals.slice(-STEP_CONFIRM);
     if (distance(iv, best) > STEP_IMMEDIATE_MS) {
+      // A clock stepped (ours or the venue's): older samples no longer describe it.
       this.intervals = [iv];
-      best = { low: iv.low, high: iv.high, count: 1 };
-    } else if (recent.length === STEP_CONFIRM && this.intervals.length > STEP_CONFIRM && recent.every((x) => distance(x, best) > 0)) {
-      const agreed = bestAgreement(recent)!;
+      best = agreedRegion(this.intervals);
+    } else if (recent.length === STEP_CONFIRM && this.intervals.length > STEP_CONFIRM && recent.every((x) => x.high < best.low)) {
+      // A small step back: the newest samples all put the venue behind what the others said.
+      const agreed = agreedRegion(recent);
       if (agreed.count === STEP_CONFIRM) {
-        // A clock stepped (ours or the venue's): older samples no longer describe it.
         this.intervals = recent;
         best = agreed;
       }
