@@ -1,5 +1,7 @@
 /**
- * `npm run bench [-- --accounts 10,100,1000,10000] [--quick] [--no-baseline]`
+ * `npm run bench [-- --accounts 10,100,1000,10000] [--quick] [--no-baseline]
+ *                  [--steady-seconds S] [--keeper-node-args="--cpu-prof --cpu-prof-dir=artifacts/prof"]`
+ * (the last two are for profiling runs: a shorter steady phase, node flags for the keeper)
  *
  * For each account count: the simulator (signature checks on) and the keeper run in separate
  * processes, then a naive keeper against a fresh simulator with the same budget. Writes
@@ -184,21 +186,27 @@ async function scrape(port: number): Promise<string> {
   return r.text();
 }
 
-async function runKeeper(spec: RunSpec): Promise<Figures> {
+async function runKeeper(spec: RunSpec, nodeArgs: string[] = []): Promise<Figures> {
   const reports: SamplerReport[] = [];
   const sim = await startSim(spec, (r) => reports.push(r));
   const port = await freePort();
   const cfg = await keeperConfig(spec, sim.baseUrl, sim.wsUrl, port);
   const t0 = Date.now();
-  const keeper = spawn(process.execPath, [join(ROOT, 'dist/src/main.js'), 'run', '--config', cfg.file], {
+  const keeper = spawn(process.execPath, [...nodeArgs, join(ROOT, 'dist/src/main.js'), 'run', '--config', cfg.file], {
     env: { ...process.env, CREDENTIALS_DIRECTORY: cfg.creds, NOTIFY_SOCKET: undefined },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   try {
     let allArmedAt: number | null = null;
     const limitMs = (spec.n / spec.budgetPerSecond) * 3_000 + 60_000;
+    let lastRssLog = t0;
     while (allArmedAt === null && Date.now() - t0 < limitMs) {
       await new Promise((r) => setTimeout(r, 250));
+      if (Date.now() - lastRssLog >= 10_000) {
+        lastRssLog = Date.now();
+        const st = await readFile(`/proc/${keeper.pid}/status`, 'utf8').catch(() => '');
+        console.error(`  t=${((Date.now() - t0) / 1000).toFixed(0)} s: armed ${reports.at(-1)?.armed ?? 0}, keeper rss ${Number(/VmRSS:\s+(\d+)/.exec(st)?.[1] ?? 0) >> 10} MB (peak ${Number(/VmHWM:\s+(\d+)/.exec(st)?.[1] ?? 0) >> 10} MB)`);
+      }
       const last = reports.at(-1);
       if (last && last.armed === spec.n) allArmedAt = last.tMs;
       if (keeper.exitCode !== null) throw new Error(`keeper exited ${keeper.exitCode}`);
@@ -318,14 +326,15 @@ function specFor(n: number, quick: boolean): RunSpec {
 const f = (x: number | null, d = 1): string => (x === null ? 'n/a' : x === Infinity ? '>30 s' : x.toFixed(d));
 
 async function main(): Promise<number> {
-  const { values } = parseArgs({ options: { accounts: { type: 'string' }, quick: { type: 'boolean' }, 'no-baseline': { type: 'boolean' } } });
+  const { values } = parseArgs({ options: { accounts: { type: 'string' }, quick: { type: 'boolean' }, 'no-baseline': { type: 'boolean' }, 'steady-seconds': { type: 'string' }, 'keeper-node-args': { type: 'string' } } });
   const quick = values.quick === true;
   const ns = (values.accounts ?? (quick ? '10,100' : '10,100,1000,10000')).split(',').map(Number);
   const rows: Array<{ spec: RunSpec; keeper: Figures; naive?: Figures }> = [];
   for (const n of ns) {
     const spec = specFor(n, quick);
+    if (values['steady-seconds'] !== undefined) spec.steadyS = Number(values['steady-seconds']);
     console.error(`bench: ${n} accounts, B = ${spec.budgetPerSecond}/s, deadline ${spec.deadlineS} s ...`);
-    const keeper = await runKeeper(spec);
+    const keeper = await runKeeper(spec, values['keeper-node-args']?.split(' ').filter(Boolean));
     const naive = values['no-baseline'] ? undefined : await runNaive(spec);
     rows.push({ spec, keeper, naive });
     console.error(`  keeper: all armed ${f(keeper.timeToAllArmedS)} s, lapses ${keeper.lapses}, 429s ${keeper.rateLimited}, lag p99 <= ${f(keeper.lagP99Ms, 0)} ms, cpu ${f(keeper.cpuPercentOfCore)} %, rss ${f(keeper.peakRssMb)} MB, heap ${f(keeper.heapUsedMb)} MB`);

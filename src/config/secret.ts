@@ -1,6 +1,6 @@
 import { readFile as fsReadFile, stat as fsStat } from 'node:fs/promises';
 import { inspect } from 'node:util';
-import { isPrivateKeyText, signerFromPrivateKey } from '../venue/signing/signer.js';
+import { isPrivateKeyText, isValidPrivateKey } from '../venue/signing/signer.js';
 import { ConfigError, type ConfigProblem } from './errors.js';
 
 /**
@@ -130,12 +130,8 @@ function checkKeyText(text: string, what: string): Secret | string {
   const m = KEY_TEXT_RE.exec(text);
   const key = m?.[1];
   if (key === undefined || !isPrivateKeyText(key)) return `${what} does not hold one private key (${KEY_FORMAT_HINT})`;
-  try {
-    // Right shape but outside the curve order (e.g. all zeros): the signer would refuse it later.
-    signerFromPrivateKey(key, what);
-  } catch {
-    return `${what} does not hold a valid secp256k1 private key`;
-  }
+  // Right shape but outside the curve order (e.g. all zeros): the signer would refuse it later.
+  if (!isValidPrivateKey(key)) return `${what} does not hold a valid secp256k1 private key`;
   return new Secret(key);
 }
 
