@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { FakeClock } from './fake-clock.js';
 import { PREPARE_URGENCY, RequestScheduler, ShedError } from './scheduler.js';
 import { WINDOW_MARGIN_MS } from './admission.js';
+import { sleep } from './clock.js';
 
 function recorder(clock: FakeClock) {
   const sent: Array<{ atMs: number; tag: string }> = [];
@@ -168,6 +169,18 @@ describe('RequestScheduler', () => {
     expect(sent.length).toBe(30);
     expect(sent.at(-1)!.atMs).toBe(290); // as if there had been no stall
     for (const a of sent) expect(sent.filter((b) => b.atMs > a.atMs - 1_000 && b.atMs <= a.atMs).length).toBeLessThanOrEqual(100);
+  });
+
+  it('a request counts in the window from its answer, not only from its admission', async () => {
+    // The venue may see a request long after we admitted it (a busy loop signs and writes late).
+    const clock = new FakeClock(0);
+    const s = new RequestScheduler(clock, { schedule_cancel: { limit: 1, windowMs: 1_000 } });
+    const { sent, job } = recorder(clock);
+    void s.run({ kind: 'arm', scopes: ['schedule_cancel'] }, () => sleep(clock, 500).then(job('slow')));
+    void s.run({ kind: 'arm', scopes: ['schedule_cancel'] }, job('next'));
+    await clock.advance(5_000);
+    // slow: admitted at 0, answered at 500; next waits a window (plus its margin) after 500
+    expect(sent.map((x) => [x.tag, x.atMs])).toEqual([['slow', 500], ['next', 1_505]]);
   });
 
   it('start-up: resolving accounts fills the gaps between first arms, which go at the arm budget', async () => {

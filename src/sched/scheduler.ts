@@ -1,5 +1,5 @@
 import type { Clock, TimerHandle } from './clock.js';
-import { admitWouldDelay, earliestAdmitMs, newScope, recordAdmit, spacingMs, usedInWindow, type ScopeState, type WindowSpec } from './admission.js';
+import { admitWouldDelay, earliestAdmitMs, newScope, recordDone, recordAdmit, spacingMs, usedInWindow, type ScopeState, type WindowSpec } from './admission.js';
 
 /**
  * The one shared request budget. Every venue request goes through `run`, declaring its class
@@ -102,7 +102,21 @@ export class RequestScheduler {
         seq: ++this.seq,
         start: () => {
           signal?.removeEventListener('abort', onAbort);
-          fn().then(resolve, reject);
+          const admittedMs = this.clock.nowMs();
+          const done = (): void => {
+            const doneMs = this.clock.nowMs();
+            for (const key of opts.scopes) recordDone(this.scope(key), admittedMs, doneMs);
+          };
+          fn().then(
+            (v) => {
+              done();
+              resolve(v);
+            },
+            (e: unknown) => {
+              done();
+              reject(e);
+            },
+          );
         },
         fail: (e) => {
           signal?.removeEventListener('abort', onAbort);
