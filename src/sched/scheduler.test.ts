@@ -183,6 +183,24 @@ describe('RequestScheduler', () => {
     expect(sent.map((x) => [x.tag, x.atMs])).toEqual([['slow', 500], ['next', 1_505]]);
   });
 
+  it('moving an entry to its answer never counts a request twice, even when time passes between admissions', async () => {
+    const clock = new FakeClock(0);
+    const s = new RequestScheduler(clock, { schedule_cancel: { limit: 100, windowMs: 1_000 } });
+    // Each request's own work takes 3 ms of the loop before it yields, so later admissions of the
+    // same pump (a catch-up after a stall) see a clock that moved on.
+    const jobs = Array.from({ length: 6 }, () =>
+      s.run({ kind: 'arm', scopes: ['schedule_cancel'] }, async () => {
+        clock.jump(3);
+        await sleep(clock, 10);
+      }),
+    );
+    clock.jump(50); // a stall: one pump then admits the 5 waiting ones at once
+    await clock.advance(0);
+    await clock.advance(100);
+    await Promise.all(jobs);
+    expect(s.stats().scopes.schedule_cancel!.used).toBe(6);
+  });
+
   it('start-up: resolving accounts fills the gaps between first arms, which go at the arm budget', async () => {
     const clock = new FakeClock(0);
     const s = new RequestScheduler(clock, { global: { limit: 400, windowMs: 1_000 }, schedule_cancel: { limit: 100, windowMs: 1_000 } });

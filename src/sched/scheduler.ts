@@ -48,7 +48,8 @@ interface Pending {
   throttled?: boolean;
   enqueuedMs: number;
   seq: number;
-  start: () => void;
+  /** Runs the request; `admittedMs` is the time its window entries were recorded at. */
+  start: (admittedMs: number) => void;
   fail: (e: Error) => void;
 }
 
@@ -100,9 +101,8 @@ export class RequestScheduler {
         sig: `${opts.kind}|${opts.scopes.join('|')}`,
         enqueuedMs: this.clock.nowMs(),
         seq: ++this.seq,
-        start: () => {
+        start: (admittedMs) => {
           signal?.removeEventListener('abort', onAbort);
-          const admittedMs = this.clock.nowMs();
           const done = (): void => {
             const doneMs = this.clock.nowMs();
             for (const key of opts.scopes) recordDone(this.scope(key), admittedMs, doneMs);
@@ -259,7 +259,7 @@ export class RequestScheduler {
   private admit(p: Pending, nowMs: number): void {
     for (const key of p.opts.scopes) recordAdmit(this.scope(key), nowMs);
     this.admitted[p.opts.kind] += 1;
-    p.start();
+    p.start(nowMs);
   }
 
   private pump(): void {
