@@ -103,20 +103,12 @@ export class RequestScheduler {
         seq: ++this.seq,
         start: (admittedMs) => {
           signal?.removeEventListener('abort', onAbort);
-          const done = (): void => {
-            const doneMs = this.clock.nowMs();
-            for (const key of opts.scopes) recordDone(this.scope(key), admittedMs, doneMs);
-          };
-          fn().then(
-            (v) => {
-              done();
-              resolve(v);
-            },
-            (e: unknown) => {
-              done();
-              reject(e);
-            },
-          );
+          fn()
+            .finally(() => {
+              const doneMs = this.clock.nowMs();
+              for (const key of opts.scopes) recordDone(this.scope(key), admittedMs, doneMs);
+            })
+            .then(resolve, reject);
         },
         fail: (e) => {
           signal?.removeEventListener('abort', onAbort);

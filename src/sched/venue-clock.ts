@@ -55,6 +55,8 @@ export const STEP_IMMEDIATE_MS = 2_000;
  * 16 s and cross 16 boundaries, which pins the offset to a few ms. Clocks do not drift that fast.
  */
 export const MIN_COARSE_SAMPLE_GAP_MS = 250;
+/** A sample at least this wide is a whole-second one (a `Date` header spans 999 ms plus the RTT). */
+const COARSE_SAMPLE_WIDTH_MS = 500;
 
 function distance(x: Interval, region: { low: number; high: number }): number {
   return x.high < region.low ? region.low - x.high : x.low > region.high ? x.low - region.high : 0;
@@ -121,7 +123,7 @@ export class VenueClock implements Clock {
     const iv = sampleInterval(sample);
     if (!iv) return;
     const last = this.intervals[this.intervals.length - 1];
-    if (last && iv.high - iv.low >= 500 && iv.atLocalMs - last.atLocalMs < MIN_COARSE_SAMPLE_GAP_MS && iv.atLocalMs >= last.atLocalMs) return;
+    if (last && iv.high - iv.low >= COARSE_SAMPLE_WIDTH_MS && iv.atLocalMs - last.atLocalMs < MIN_COARSE_SAMPLE_GAP_MS && iv.atLocalMs >= last.atLocalMs) return;
     const maxAge = this.opts.maxAgeMs ?? 10 * 60_000;
     const maxSamples = this.opts.maxSamples ?? 64;
     this.intervals = this.intervals.filter((x) => iv.atLocalMs - x.atLocalMs <= maxAge);
