@@ -73,7 +73,7 @@ const faultSchema = z.discriminatedUnion('kind', [
     afterBytes: z.number().int().nonnegative().optional(),
     ...target,
   }),
-  z.strictObject({ kind: z.literal('body'), mode: z.enum(['truncated', 'html']), status: z.number().int().min(100).max(599).optional(), ...target }),
+  z.strictObject({ kind: z.literal('body'), mode: z.enum(['truncated', 'html']), status: z.number().int().min(100).max(599).optional(), dateShiftMs: z.number().int().optional(), ...target }),
   z.strictObject({ kind: z.literal('clockOffset'), ms: z.number().finite() }),
   z.strictObject({ kind: z.literal('wsSilent'), on: z.boolean() }),
   z.strictObject({ kind: z.literal('wsDrop'), everyMs: z.number().positive().nullable() }),

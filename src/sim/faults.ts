@@ -68,6 +68,11 @@ export interface BodyFault extends FaultTarget {
   kind: 'body';
   mode: 'truncated' | 'html';
   status?: number;
+  /**
+   * html only: the proxy's clock minus the venue's, for its `Date` header. A proxy in front of the
+   * venue stamps its own (host) time, e.g. -30 s when the venue runs 30 s ahead of the host.
+   */
+  dateShiftMs?: number;
 }
 
 export type RequestFaultSpec = LatencyFault | StatusFault | ResetFault | BodyFault;

@@ -191,10 +191,11 @@ export async function listenSimServer(opts: SimServerOptions): Promise<SimServer
     res.end(bytes);
   };
 
-  const sendHtml = (req: IncomingMessage, res: ServerResponse, status: number): void => {
+  const sendHtml = (req: IncomingMessage, res: ServerResponse, status: number, dateShiftMs = 0): void => {
     if (res.headersSent || res.destroyed || req.socket.destroyed) return;
     const bytes = Buffer.from(proxyPage(status), 'utf8');
-    res.writeHead(status, { 'Content-Type': 'text/html', 'Content-Length': String(bytes.length), Date: dateHeader() });
+    const date = new Date(clock.nowMs() + dateShiftMs).toUTCString();
+    res.writeHead(status, { 'Content-Type': 'text/html', 'Content-Length': String(bytes.length), Date: date });
     res.end(bytes);
   };
 
@@ -281,7 +282,7 @@ export async function listenSimServer(opts: SimServerOptions): Promise<SimServer
     }
     const action = plan.action;
     if (action?.kind === 'status') return send(req, res, statusFaultResponse(action));
-    if (action?.kind === 'body' && action.mode === 'html') return sendHtml(req, res, action.status ?? 502);
+    if (action?.kind === 'body' && action.mode === 'html') return sendHtml(req, res, action.status ?? 502, action.dateShiftMs);
     if (action?.kind === 'reset' && action.phase === 'before_handler') {
       req.socket.destroy();
       return;
