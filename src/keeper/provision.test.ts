@@ -17,7 +17,7 @@ describe('provisionAccount', () => {
     try {
       // Venue time is the local clock plus a measured offset: fractional.
       const local = new FakeClock(Date.UTC(2026, 10, 22, 12));
-      const venueNow = { nowMs: () => local.nowMs() + 0.625, setTimeout: local.setTimeout.bind(local), clearTimeout: local.clearTimeout.bind(local) };
+      const venueNow = { nowMs: () => local.nowMs() + 0.625, monoMs: () => local.monoMs(), setTimeout: local.setTimeout.bind(local), clearTimeout: local.clearTimeout.bind(local) };
       const posted: Array<{ action: { agentName?: string } }> = [];
       const p = await provisionAccount(
         { name: 'acct', address: '0x19e7e376e7c213b7e7e7e46cc70a5dd086daff2a', agentName: 'dms-keeper', validDays: 30, masterKey: async () => MASTER_KEY },

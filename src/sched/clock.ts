@@ -9,8 +9,14 @@ export interface TimerHandle {
 }
 
 export interface Clock {
-  /** Milliseconds since the Unix epoch, on this clock. */
+  /** Milliseconds since the Unix epoch, on this clock (the host's wall clock: NTP may step it). */
   nowMs(): number;
+  /**
+   * A monotonic reading in ms: never steps, whatever the wall clock does. Aligned with `nowMs()`
+   * when the clock was made, so it reads like an epoch time, but only differences mean anything.
+   * Durations (timers, rate windows, holds, the venue clock's samples) are measured on it.
+   */
+  monoMs(): number;
   /** Runs `fn` once after `delayMs` (clamped to >= 0). */
   setTimeout(fn: () => void, delayMs: number): TimerHandle;
   clearTimeout(handle: TimerHandle): void;
@@ -40,8 +46,11 @@ export function sleep(clock: Clock, delayMs: number, signal?: AbortSignal): Prom
  * and sockets do).
  */
 export function systemClock(): Clock {
+  const originMs = Date.now() - performance.now();
   return {
     nowMs: () => Date.now(),
+    // Whole ms, like Date.now(): venue times and nonces derived from it must be integers.
+    monoMs: () => Math.floor(originMs + performance.now()),
     setTimeout: (fn, delayMs) => {
       const t = globalThis.setTimeout(fn, Math.max(0, delayMs));
       t.unref?.();
@@ -52,12 +61,27 @@ export function systemClock(): Clock {
 }
 
 /**
- * A clock shifted by a fixed offset from another: the simulator uses it to model a venue whose
- * clock disagrees with ours.
+ * A clock shifted by an offset from another's monotonic reading: the simulator uses it to model a
+ * venue whose clock disagrees with ours. It runs on the base's monotonic time, so a step of the
+ * host's wall clock does not move the venue's.
  */
 export function offsetClock(base: Clock, offsetMs: () => number): Clock {
   return {
-    nowMs: () => base.nowMs() + offsetMs(),
+    nowMs: () => base.monoMs() + offsetMs(),
+    monoMs: () => base.monoMs(),
+    setTimeout: (fn, delayMs) => base.setTimeout(fn, delayMs),
+    clearTimeout: (h) => base.clearTimeout(h),
+  };
+}
+
+/**
+ * The same clock read on its monotonic time: what request budgets and holds run on, so that a step
+ * of the host's wall clock neither frees nor blocks a rate window.
+ */
+export function monotonicView(base: Clock): Clock {
+  return {
+    nowMs: () => base.monoMs(),
+    monoMs: () => base.monoMs(),
     setTimeout: (fn, delayMs) => base.setTimeout(fn, delayMs),
     clearTimeout: (h) => base.clearTimeout(h),
   };

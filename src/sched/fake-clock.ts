@@ -19,7 +19,10 @@ export async function flushMicrotasks(rounds = 5): Promise<void> {
  * async code scheduled by a timer gets to run before the next timer fires.
  */
 export class FakeClock implements Clock {
+  /** Virtual monotonic time: timers run on it. */
   private current: number;
+  /** Wall clock minus monotonic clock: moved only by `stepWall`. */
+  private wallOffsetMs = 0;
   private seq = 0;
   private timers = new Map<number, FakeTimer>();
 
@@ -36,6 +39,10 @@ export class FakeClock implements Clock {
   }
 
   nowMs(): number {
+    return this.current + this.wallOffsetMs;
+  }
+
+  monoMs(): number {
     return this.current;
   }
 
@@ -70,9 +77,17 @@ export class FakeClock implements Clock {
     await this.settle();
   }
 
-  /** Jumps the clock without running timers (a wall-clock step, as NTP might make). */
+  /**
+   * Moves time without running timers, as when the event loop was blocked: both readings move, and
+   * timers that fell due run at the next `advance`.
+   */
   jump(ms: number): void {
     this.current += ms;
+  }
+
+  /** Steps the wall clock only (NTP, an operator): monotonic time and timers are untouched. */
+  stepWall(ms: number): void {
+    this.wallOffsetMs += ms;
   }
 
   private nextDue(): FakeTimer | undefined {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { FakeClock } from './fake-clock.js';
-import { STEP_CONFIRM, VenueClock } from './venue-clock.js';
+import { FORWARD_CONFIRM, STEP_BACK_MIN_SPAN_MS, STEP_CONFIRM, VenueClock, type ClockStep } from './venue-clock.js';
 
 describe('VenueClock', () => {
   it('starts at offset 0 with no estimate', () => {
@@ -67,15 +67,96 @@ describe('VenueClock', () => {
     expect(Math.abs(c.current().offsetMs)).toBeLessThanOrEqual(20);
   });
 
-  it('a step far beyond any stale header is taken from the first sample that shows it', () => {
+  it('a step forward is taken once FORWARD_CONFIRM samples show it, and reported', () => {
+    const local = new FakeClock(Date.UTC(2026, 0, 1));
+    const c = new VenueClock(local);
+    const steps: ClockStep[] = [];
+    c.onStep((e) => steps.push(e));
+    let t = local.nowMs();
+    for (let i = 0; i < 20; i++, t += 1000) c.observeTimestamp(new Date(t).toISOString(), t, t + 2);
+    expect(Math.abs(c.current().offsetMs)).toBeLessThanOrEqual(2);
+    for (let i = 1; i < FORWARD_CONFIRM; i++, t += 1000) c.observeTimestamp(new Date(t + 90_000).toISOString(), t, t + 2);
+    expect(Math.abs(c.current().offsetMs)).toBeLessThanOrEqual(2); // one witness: could be a foreign clock
+    c.observeTimestamp(new Date(t + 90_000).toISOString(), t, t + 2);
+    expect(c.current().offsetMs).toBeGreaterThan(89_990);
+    expect(c.current().samples).toBe(FORWARD_CONFIRM);
+    expect(steps).toHaveLength(1);
+    expect(steps[0]!.deltaMs).toBeGreaterThan(89_990);
+    expect(c.stats().forwardSteps).toBe(1);
+  });
+
+  it('one answer 30 s behind (a proxy stamping host time) never moves venue time back', () => {
+    const local = new FakeClock(Date.UTC(2026, 0, 1));
+    const c = new VenueClock(local);
+    const steps: ClockStep[] = [];
+    c.onStep((e) => steps.push(e));
+    for (let i = 0; i < 20; i++) {
+      const t = local.monoMs();
+      c.observeDateHeader(new Date(Math.floor((t + 30_002) / 1000) * 1000).toUTCString(), t, t + 4);
+      local.jump(1_000);
+    }
+    const settled = c.current().offsetMs;
+    expect(Math.abs(settled - 30_000)).toBeLessThanOrEqual(500);
+    const before = c.nowMs();
+    for (let i = 0; i < STEP_CONFIRM - 1; i++) {
+      const t = local.monoMs();
+      c.observeDateHeader(new Date(t).toUTCString(), t, t + 4);
+      expect(c.nowMs()).toBeGreaterThanOrEqual(before);
+      expect(c.current().offsetMs).toBe(settled);
+      local.jump(1_000);
+    }
+    expect(steps).toEqual([]);
+    expect(c.stats().samplesOutvoted).toBe(STEP_CONFIRM - 1);
+  });
+
+  it('a burst of stale answers within STEP_BACK_MIN_SPAN_MS is one witness, not a step', () => {
     const local = new FakeClock(Date.UTC(2026, 0, 1));
     const c = new VenueClock(local);
     let t = local.nowMs();
     for (let i = 0; i < 20; i++, t += 1000) c.observeTimestamp(new Date(t).toISOString(), t, t + 2);
+    const gap = Math.floor(STEP_BACK_MIN_SPAN_MS / (2 * STEP_CONFIRM));
+    for (let i = 0; i < STEP_CONFIRM; i++, t += gap) c.observeTimestamp(new Date(t - 30_000).toISOString(), t, t + 2);
     expect(Math.abs(c.current().offsetMs)).toBeLessThanOrEqual(2);
-    c.observeTimestamp(new Date(t + 90_000).toISOString(), t, t + 2);
-    expect(c.current().offsetMs).toBeGreaterThan(89_990);
-    expect(c.current().samples).toBe(1);
+    expect(c.stats().backwardSteps).toBe(0);
+  });
+
+  it('a corroborated step back of 30 s is taken, reported and counted', () => {
+    const local = new FakeClock(Date.UTC(2026, 0, 1));
+    const c = new VenueClock(local);
+    const steps: ClockStep[] = [];
+    c.onStep((e) => steps.push(e));
+    let t = local.nowMs();
+    for (let i = 0; i < 20; i++, t += 1000) c.observeTimestamp(new Date(t).toISOString(), t, t + 2);
+    for (let i = 0; i < STEP_CONFIRM; i++, t += 1000) c.observeTimestamp(new Date(t - 30_000).toISOString(), t, t + 2);
+    expect(c.current().offsetMs).toBeLessThan(-29_990);
+    expect(steps.map((e) => Math.round(e.deltaMs / 1000))).toEqual([-30]);
+    expect(c.stats().backwardSteps).toBe(1);
+  });
+
+  it('a step of the host wall clock changes neither the estimate nor venue time', () => {
+    const local = new FakeClock(Date.UTC(2026, 0, 1));
+    const c = new VenueClock(local);
+    let t = local.monoMs();
+    for (let i = 0; i < 20; i++, t += 1000) c.observeTimestamp(new Date(t + 5_000).toISOString(), t, t + 2);
+    const venueBefore = c.nowMs();
+    const skewBefore = c.skewSeconds();
+    local.stepWall(-45_000);
+    expect(c.nowMs()).toBe(venueBefore);
+    expect(c.skewSeconds()).toBeCloseTo(skewBefore - 45, 3);
+  });
+
+  it('a small correction back holds venue time still instead of reversing it', () => {
+    const local = new FakeClock(Date.UTC(2026, 0, 1));
+    const c = new VenueClock(local, { maxSamples: 2 });
+    let t = local.monoMs();
+    c.observeTimestamp(new Date(t + 400).toISOString(), t, t + 2); // the only sample, 400 ms ahead
+    const read = c.nowMs();
+    t += 1000;
+    c.observeTimestamp(new Date(t).toISOString(), t, t + 2);
+    t += 1000;
+    c.observeTimestamp(new Date(t).toISOString(), t, t + 2); // the 400 ms sample is gone: offset ~0
+    expect(c.current().offsetMs).toBeLessThan(100);
+    expect(c.nowMs()).toBeGreaterThanOrEqual(read);
   });
 
   it('a small step back (under a second) needs STEP_CONFIRM samples that agree with each other', () => {
@@ -88,17 +169,6 @@ describe('VenueClock', () => {
     c.observeTimestamp(new Date(t - 700).toISOString(), t, t + 2);
     expect(c.current().offsetMs).toBeLessThan(-690);
     expect(c.current().samples).toBe(STEP_CONFIRM);
-  });
-
-  it('with one sample each way, the newest wins', () => {
-    const local = new FakeClock(Date.UTC(2026, 0, 1));
-    const c = new VenueClock(local);
-    let t = local.nowMs();
-    c.observeTimestamp(new Date(t).toISOString(), t, t + 2);
-    t += 1000;
-    c.observeTimestamp(new Date(t + 90_000).toISOString(), t, t + 2);
-    expect(c.current().offsetMs).toBeGreaterThan(89_990);
-    expect(c.current().samples).toBe(1);
   });
 
   it('ignores garbage', () => {

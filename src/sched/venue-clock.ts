@@ -1,24 +1,32 @@
 import type { Clock } from './clock.js';
 
 /**
- * Estimates venue time from our clock plus an offset learned from responses.
+ * Estimates venue time from our monotonic clock plus an offset learned from the venue's answers.
  *
- * Each sample bounds the offset (venue minus local): the venue stamped its time somewhere between
- * our send and our receive, so `offset ∈ [venueLow - recvLocal, venueHigh - sendLocal]`. An HTTP
- * `Date` header has whole-second resolution (`venueHigh = venueLow + 999`); `/v1/health` `as_of`
- * is precise to the millisecond. The estimate is the middle of the offsets the recent samples agree
- * on (their intersection, see agreedRegion), so it tightens with every response.
+ * Each sample bounds the offset (venue minus local monotonic): the venue stamped its time somewhere
+ * between our send and our receive, so `offset ∈ [venueLow - recvLocal, venueHigh - sendLocal]`.
+ * An HTTP `Date` header has whole-second resolution (`venueHigh = venueLow + 999`); `/v1/health`
+ * `as_of` is precise to the millisecond. The estimate is the middle of the offsets the recent
+ * samples agree on (their intersection, see agreedRegion), so it tightens with every response.
+ * Samples are taken on the monotonic clock: a step of the host's wall clock changes nothing here.
  *
- * One sample that disagrees with the rest does not move it: a loaded server stamps a `Date` that is
- * a second stale now and then (Node caches the header string per second), and restarting from such
- * a sample made the estimate jump by up to half a second while the true offset was 0 (measured at
- * 1,000 accounts: -254 ms to +159 ms within 20 s), moving every planned arm with it. A clock that
- * really stepped shows as one sample off by more than STEP_IMMEDIATE_MS (no stale header is), as
- * a low bound above the others (a step forward: a `Date` is never ahead), or as STEP_CONFIRM newest
- * samples agreeing with each other on a venue behind the rest; then only they are kept.
+ * What it will not do is move venue time backwards on the word of one answer. A cached or stale
+ * answer (a busy server's Date a second old, a proxy's own Date, a cached `/v1/health`) is always
+ * behind, and moving venue time back postpones every re-arm planned in it: measured from outside,
+ * one host-dated proxy page moved it back 30 s and the keeper let deadlines pass while alive. So:
+ * - a sample that puts the venue behind the agreed region only drops its own high bound;
+ * - a step back needs STEP_CONFIRM newest samples that agree with each other, span at least
+ *   STEP_BACK_MIN_SPAN_MS and all put the venue behind the rest; then only they are kept;
+ * - a step forward beyond FORWARD_SUSPECT_MS needs FORWARD_CONFIRM samples that show it (a proxy
+ *   whose clock runs ahead would otherwise pull every deadline near at once);
+ * - readings never run backwards: a sub-second correction back is absorbed by holding the
+ *   reading until the clock catches up; only a corroborated step moves it back, and listeners
+ *   (`onStep`) hear of every change of the estimate over STEP_REPORT_MS.
  */
 export interface ClockSample {
+  /** Local monotonic clock when the request left. */
   sendLocalMs: number;
+  /** Local monotonic clock when its answer arrived. */
   recvLocalMs: number;
   venueLowMs: number;
   venueHighMs: number;
@@ -43,10 +51,18 @@ export function sampleInterval(s: ClockSample): Interval | undefined {
   return { low: s.venueLowMs - s.recvLocalMs, high: s.venueHighMs - s.sendLocalMs, atLocalMs: s.recvLocalMs };
 }
 
-/** Newest samples that must agree, against the others, before we believe a clock stepped. */
+/** Newest samples that must agree, against the others, before we believe the venue stepped back. */
 export const STEP_CONFIRM = 5;
-/** A sample this far from the agreed offsets is a step at once: stale headers are off by < 1 s. */
-export const STEP_IMMEDIATE_MS = 2_000;
+/** ...and the time they must span: a burst of answers from one cache is one witness, not five. */
+export const STEP_BACK_MIN_SPAN_MS = 2_000;
+/** A sample that puts the venue this far ahead of the agreed region waits for a second witness. */
+export const FORWARD_SUSPECT_MS = 1_000;
+/** Samples that must show a forward step before it is taken. */
+export const FORWARD_CONFIRM = 2;
+/** A change of the estimate larger than this is reported to `onStep` listeners (and re-plans). */
+export const STEP_REPORT_MS = 1_000;
+/** Unconfirmed forward samples are forgotten after this long. */
+const FORWARD_PENDING_MAX_AGE_MS = 60_000;
 
 /**
  * Whole-second samples closer together than this are skipped. At 100 responses a second, 64
@@ -57,10 +73,6 @@ export const STEP_IMMEDIATE_MS = 2_000;
 export const MIN_COARSE_SAMPLE_GAP_MS = 250;
 /** A sample at least this wide is a whole-second one (a `Date` header spans 999 ms plus the RTT). */
 const COARSE_SAMPLE_WIDTH_MS = 500;
-
-function distance(x: Interval, region: { low: number; high: number }): number {
-  return x.high < region.low ? region.low - x.high : x.low > region.high ? x.low - region.high : 0;
-}
 
 /**
  * Where the samples put the offset: the highest low bound, and the lowest high bound that does not
@@ -80,17 +92,48 @@ export function agreedRegion(intervals: readonly Interval[]): { low: number; hig
   return { low, high: count === 0 ? low : high, count };
 }
 
+export interface ClockStep {
+  /** New estimate minus old, ms (positive: the venue is later than we thought). */
+  deltaMs: number;
+  offsetMs: number;
+  /** How many samples agree on the new estimate. */
+  samples: number;
+}
+
+export interface VenueClockStats {
+  /** Steps back taken after corroboration. */
+  backwardSteps: number;
+  /** Steps forward taken after corroboration. */
+  forwardSteps: number;
+  /** Samples that put the venue behind the agreed region and were outvoted. */
+  samplesOutvoted: number;
+}
+
 export class VenueClock implements Clock {
   private intervals: Interval[] = [];
+  /** Samples showing the venue far ahead, waiting for a second witness. */
+  private forwardPending: Interval[] = [];
   private estimate: OffsetEstimate = { offsetMs: 0, uncertaintyMs: Number.POSITIVE_INFINITY, samples: 0 };
+  /** The last reading handed out, so a small correction back holds venue time instead of reversing it. */
+  private lastReadMs = Number.NEGATIVE_INFINITY;
+  private readonly listeners = new Set<(step: ClockStep) => void>();
+  private readonly counts: VenueClockStats = { backwardSteps: 0, forwardSteps: 0, samplesOutvoted: 0 };
 
   constructor(
     private readonly local: Clock,
     private readonly opts: { maxSamples?: number; maxAgeMs?: number } = {},
   ) {}
 
+  /** Venue time now: never less than a reading already handed out, unless a step was confirmed. */
   nowMs(): number {
-    return this.local.nowMs() + this.estimate.offsetMs;
+    const t = this.local.monoMs() + this.estimate.offsetMs;
+    if (t < this.lastReadMs) return this.lastReadMs;
+    this.lastReadMs = t;
+    return t;
+  }
+
+  monoMs(): number {
+    return this.local.monoMs();
   }
 
   setTimeout(fn: () => void, delayMs: number) {
@@ -101,7 +144,7 @@ export class VenueClock implements Clock {
     this.local.clearTimeout(handle);
   }
 
-  /** Local time at which the venue clock will read `venueMs`. */
+  /** Local monotonic time at which the venue clock will read `venueMs`. */
   localAt(venueMs: number): number {
     return venueMs - this.estimate.offsetMs;
   }
@@ -110,13 +153,23 @@ export class VenueClock implements Clock {
     return this.estimate;
   }
 
-  /** local - venue, in seconds: the `dms_keeper_clock_skew_seconds` convention. */
+  stats(): Readonly<VenueClockStats> {
+    return this.counts;
+  }
+
+  /** local wall clock - venue, in seconds: the `dms_keeper_clock_skew_seconds` convention. */
   skewSeconds(): number {
-    return -this.estimate.offsetMs / 1000;
+    return (this.local.nowMs() - this.local.monoMs() - this.estimate.offsetMs) / 1000;
   }
 
   hasEstimate(): boolean {
     return this.estimate.samples > 0;
+  }
+
+  /** Hears of every change of the estimate over STEP_REPORT_MS; returns the unsubscribe. */
+  onStep(fn: (step: ClockStep) => void): () => void {
+    this.listeners.add(fn);
+    return () => this.listeners.delete(fn);
   }
 
   observe(sample: ClockSample): void {
@@ -126,24 +179,58 @@ export class VenueClock implements Clock {
     if (last && iv.high - iv.low >= COARSE_SAMPLE_WIDTH_MS && iv.atLocalMs - last.atLocalMs < MIN_COARSE_SAMPLE_GAP_MS && iv.atLocalMs >= last.atLocalMs) return;
     const maxAge = this.opts.maxAgeMs ?? 10 * 60_000;
     const maxSamples = this.opts.maxSamples ?? 64;
-    this.intervals = this.intervals.filter((x) => iv.atLocalMs - x.atLocalMs <= maxAge);
+    const fresh = (x: Interval): boolean => iv.atLocalMs - x.atLocalMs <= maxAge;
+    this.intervals = this.intervals.filter(fresh);
+
+    if (this.intervals.length > 0) {
+      const before = agreedRegion(this.intervals);
+      if (iv.low > before.high + FORWARD_SUSPECT_MS) {
+        // The venue far ahead of what every other sample says: a step, or a foreign clock.
+        this.forwardPending = [...this.forwardPending.filter((x) => iv.atLocalMs - x.atLocalMs <= FORWARD_PENDING_MAX_AGE_MS), iv];
+        const agreed = agreedRegion(this.forwardPending);
+        if (this.forwardPending.length < FORWARD_CONFIRM || agreed.count < FORWARD_CONFIRM) return;
+        this.intervals = this.forwardPending;
+        this.forwardPending = [];
+        this.counts.forwardSteps++;
+        this.adopt(agreedRegion(this.intervals), true);
+        return;
+      }
+    }
+    this.forwardPending = [];
     this.intervals.push(iv);
     if (this.intervals.length > maxSamples) this.intervals.shift();
     let best = agreedRegion(this.intervals);
+    let stepped = false;
+    if (iv.high < best.low) this.counts.samplesOutvoted++;
     const recent = this.intervals.slice(-STEP_CONFIRM);
-    if (distance(iv, best) > STEP_IMMEDIATE_MS) {
-      // A clock stepped (ours or the venue's): older samples no longer describe it.
-      this.intervals = [iv];
-      best = agreedRegion(this.intervals);
-    } else if (recent.length === STEP_CONFIRM && this.intervals.length > STEP_CONFIRM && recent.every((x) => x.high < best.low)) {
-      // A small step back: the newest samples all put the venue behind what the others said.
+    if (
+      recent.length === STEP_CONFIRM &&
+      this.intervals.length > STEP_CONFIRM &&
+      recent.every((x) => x.high < best.low) &&
+      recent[recent.length - 1]!.atLocalMs - recent[0]!.atLocalMs >= STEP_BACK_MIN_SPAN_MS
+    ) {
+      // A step back: the newest samples, over time, all put the venue behind what the others said.
       const agreed = agreedRegion(recent);
       if (agreed.count === STEP_CONFIRM) {
         this.intervals = recent;
         best = agreed;
+        stepped = true;
+        this.counts.backwardSteps++;
       }
     }
-    this.estimate = { offsetMs: Math.round((best.low + best.high) / 2), uncertaintyMs: (best.high - best.low) / 2, samples: best.count };
+    this.adopt(best, stepped);
+  }
+
+  private adopt(region: { low: number; high: number; count: number }, stepped: boolean): void {
+    const before = this.estimate;
+    this.estimate = { offsetMs: Math.round((region.low + region.high) / 2), uncertaintyMs: (region.high - region.low) / 2, samples: region.count };
+    // A confirmed step moves readings back at once; anything smaller is absorbed (see nowMs).
+    if (stepped) this.lastReadMs = Number.NEGATIVE_INFINITY;
+    const deltaMs = this.estimate.offsetMs - before.offsetMs;
+    if (before.samples > 0 && Math.abs(deltaMs) > STEP_REPORT_MS) {
+      const step: ClockStep = { deltaMs, offsetMs: this.estimate.offsetMs, samples: this.estimate.samples };
+      for (const fn of this.listeners) fn(step);
+    }
   }
 
   /** A sample from an HTTP `Date` header (RFC 7231, whole seconds). */

@@ -87,6 +87,7 @@ function countingClock(): Clock & { live(): number } {
   const live = new Set<TimerHandle>();
   return {
     nowMs: () => base.nowMs(),
+    monoMs: () => base.monoMs(),
     setTimeout: (fn, ms) => {
       const h: TimerHandle = base.setTimeout(() => {
         live.delete(h);
