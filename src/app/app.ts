@@ -6,7 +6,7 @@ import { createMetrics, type KeeperMetrics } from '../obs/metrics.js';
 import { startOpsServer, type OpsServer } from '../obs/http-server.js';
 import { renderStatusPage } from '../obs/status-page.js';
 import { logSerializers, redactPaths } from '../obs/log.js';
-import type { Clock } from '../sched/clock.js';
+import { monotonicView, type Clock } from '../sched/clock.js';
 import { PREPARE_URGENCY, RequestScheduler } from '../sched/scheduler.js';
 import { VenueClock } from '../sched/venue-clock.js';
 import { AgentStore } from '../state/agent-store.js';
@@ -15,6 +15,7 @@ import { BudgetLog } from '../state/budget-log.js';
 import { ExchangeClient } from '../venue/exchange.js';
 import { HttpTransport } from '../venue/http.js';
 import { RestClient } from '../venue/rest.js';
+import type { VenueDateSample } from '../venue/venue-time.js';
 import { NotificationClient } from '../venue/ws.js';
 import { VENUE_FACTS } from '../venue/facts.js';
 import type { Simulator } from '../sim/simulator.js';
@@ -129,17 +130,14 @@ export class App {
       dispatcher: this.dispatcher,
       clock: deps.clock,
       requestTimeoutMs: config.venue.requestTimeoutMs,
-      onResponse: (o) => {
-        metrics.venueRequests.inc({ endpoint: o.endpoint, code: String(o.status) });
-        if (o.dateHeader && typeof o.status === 'number') {
-          const recv = deps.clock.nowMs();
-          venueClock.observeDateHeader(o.dateHeader, recv - o.latencyMs, recv);
-        }
-      },
+      onResponse: (o) => metrics.venueRequests.inc({ endpoint: o.endpoint, code: String(o.status) }),
     });
-    const rest = new RestClient({ baseUrl, transport: this.transport });
-    const exchange = new ExchangeClient({ exchangeUrl, transport: this.transport });
-    const scheduler = new RequestScheduler(deps.clock, {
+    // Venue time is learned only from answers the venue wrote (venue-time.ts).
+    const onVenueDate = (d: VenueDateSample): void => venueClock.observeDateHeader(d.dateHeader, d.sendMonoMs, d.recvMonoMs);
+    const rest = new RestClient({ baseUrl, transport: this.transport, onVenueDate });
+    const exchange = new ExchangeClient({ exchangeUrl, transport: this.transport, onVenueDate });
+    // Rate windows and holds run on the monotonic clock: a wall-clock step must not move them.
+    const scheduler = new RequestScheduler(monotonicView(deps.clock), {
       global: { limit: config.rateLimits.global.requests, windowMs: config.rateLimits.global.perSeconds * 1000 },
       schedule_cancel: { limit: config.rateLimits.scheduleCancel.requests, windowMs: config.rateLimits.scheduleCancel.perSeconds * 1000 },
       exchange: { limit: VENUE_FACTS.ipWeightPerMinute, windowMs: 60_000 },

@@ -1,5 +1,6 @@
 import { decodeActionResponse } from './decode.js';
 import type { HttpTransport } from './http.js';
+import { decodeWitnessed, type VenueDateSink } from './venue-time.js';
 import type { CallOptions } from './rest.js';
 import type {
   ActionOk,
@@ -16,6 +17,8 @@ export interface ExchangeClientOptions {
   /** `{exchange_url}`; the client appends `/exchange`. */
   exchangeUrl: string;
   transport: HttpTransport;
+  /** Hears the `Date` of every answer the venue wrote (see venue-time.ts): the venue clock's samples. */
+  onVenueDate?: VenueDateSink;
 }
 
 /** Every label `post` can produce, so metrics can pre-create them. */
@@ -35,6 +38,7 @@ export function exchangeEndpoint(action: ExchangeAction): ExchangeEndpoint {
 export class ExchangeClient {
   private readonly url: string;
   private readonly transport: HttpTransport;
+  private readonly onVenueDate: VenueDateSink | undefined;
 
   constructor(opts: ExchangeClientOptions) {
     const u = new URL(opts.exchangeUrl);
@@ -42,6 +46,7 @@ export class ExchangeClient {
     if (u.search || u.hash) throw new TypeError('exchangeUrl must not carry a query or fragment');
     this.url = `${u.href.replace(/\/+$/, '')}/exchange`;
     this.transport = opts.transport;
+    this.onVenueDate = opts.onVenueDate;
   }
 
   async post(body: SignedRequest<ExchangeAction>, opts?: CallOptions): Promise<ActionOk> {
@@ -54,6 +59,6 @@ export class ExchangeClient {
       ...(opts?.signal ? { signal: opts.signal } : {}),
       ...(opts?.timeoutMs !== undefined ? { timeoutMs: opts.timeoutMs } : {}),
     });
-    return decodeActionResponse(endpoint, res);
+    return decodeWitnessed(res, this.onVenueDate, () => decodeActionResponse(endpoint, res));
   }
 }

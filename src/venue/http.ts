@@ -24,7 +24,7 @@ export interface ResponseObservation {
   /** Set when headers arrived even though the request then failed (e.g. the body was too large). */
   httpStatus?: number;
   latencyMs: number;
-  /** The venue's `Date` header, when present. */
+  /** The answer's `Date` header, when present (whoever wrote it: see venue-time.ts before using it). */
   dateHeader?: string;
 }
 
@@ -66,6 +66,9 @@ export interface HttpResponse {
   body: Buffer;
   dateHeader?: string;
   latencyMs: number;
+  /** Local monotonic clock when the request left and when the whole answer had arrived. */
+  sentMonoMs: number;
+  recvMonoMs: number;
 }
 
 const TIMEOUT_CODES = new Set([
@@ -107,13 +110,13 @@ export class HttpTransport {
 
   async request(req: HttpRequest): Promise<HttpResponse> {
     const { endpoint, method } = req;
-    const started = this.clock.nowMs();
+    const started = this.clock.monoMs();
     let httpStatus: number | undefined;
     let dateHeader: string | undefined;
 
     const observe = (status: number | 'error', errorReason?: ResponseObservation['errorReason']): void => {
       if (!this.onResponse) return;
-      const o: ResponseObservation = { endpoint, method, status, latencyMs: Math.max(0, this.clock.nowMs() - started) };
+      const o: ResponseObservation = { endpoint, method, status, latencyMs: Math.max(0, this.clock.monoMs() - started) };
       if (errorReason !== undefined) o.errorReason = errorReason;
       if (status === 'error' && httpStatus !== undefined) o.httpStatus = httpStatus;
       if (dateHeader !== undefined) o.dateHeader = dateHeader;
@@ -171,9 +174,10 @@ export class HttpTransport {
       const date = res.headers['date'];
       if (typeof date === 'string') dateHeader = date;
       const bytes = await this.readCapped(endpoint, res, () => cause, timeoutMs);
-      const latencyMs = Math.max(0, this.clock.nowMs() - started);
+      const recvMonoMs = this.clock.monoMs();
+      const latencyMs = Math.max(0, recvMonoMs - started);
       observe(res.statusCode);
-      const out: HttpResponse = { status: res.statusCode, headers: res.headers, body: bytes, latencyMs };
+      const out: HttpResponse = { status: res.statusCode, headers: res.headers, body: bytes, latencyMs, sentMonoMs: started, recvMonoMs };
       if (dateHeader !== undefined) out.dateHeader = dateHeader;
       return out;
     } catch (err) {

@@ -15,7 +15,9 @@ import {
   TopicSchema,
   decodeActionResponse,
   decodeResponse,
+  type ReadContract,
 } from './decode.js';
+import { decodeWitnessed, type VenueDateSink } from './venue-time.js';
 import { DecodeError } from './errors.js';
 import type { HttpMethod, HttpTransport } from './http.js';
 import type {
@@ -90,6 +92,8 @@ export interface RestClientOptions {
   maxPages?: number;
   /** `limit` the iterators ask for when the caller sets none. */
   defaultPageLimit?: number;
+  /** Hears the `Date` of every answer the venue wrote (see venue-time.ts): the venue clock's samples. */
+  onVenueDate?: VenueDateSink;
 }
 
 /** Concatenated pages with their side resources merged and deduplicated by id. */
@@ -125,6 +129,15 @@ export const REST_ENDPOINTS = {
 } as const;
 
 /**
+ * What the keeper acts on in each read; everything else is read tolerantly (tolerant.ts). An
+ * account's type decides how it is armed (a subaccount through `vaultAddress`): missing, `null` or
+ * unknown is an error, never "main" by default. A page's `data` is counted (every element is an
+ * order or position) and `next_cursor` decides whether more pages follow.
+ */
+const ACCOUNT_CONTRACT: ReadContract = { critical: [['account_type']], required: ['account_type'] };
+const PAGE_CONTRACT: ReadContract = { critical: [['data'], ['data', '*'], ['next_cursor']], required: ['data'] };
+
+/**
  * The typed REST client (spec part 4). Each method is one request through the transport: no
  * retries here. Non-2xx with the spec's envelope throws `RestError`, without one
  * `DecodeError('bad_status')`; a 2xx whose body is not what the spec promises throws `DecodeError`.
@@ -134,6 +147,7 @@ export class RestClient {
   private readonly transport: HttpTransport;
   private readonly maxPages: number;
   private readonly defaultPageLimit: number;
+  private readonly onVenueDate: VenueDateSink | undefined;
 
   constructor(opts: RestClientOptions) {
     const url = new URL(opts.baseUrl);
@@ -141,20 +155,21 @@ export class RestClient {
     if (url.search || url.hash) throw new TypeError('baseUrl must not carry a query or fragment');
     this.base = url.href.replace(/\/+$/, '');
     this.transport = opts.transport;
+    this.onVenueDate = opts.onVenueDate;
     this.maxPages = opts.maxPages ?? DEFAULT_MAX_PAGES;
     this.defaultPageLimit = opts.defaultPageLimit ?? ASSUMED.defaultPageLimit;
   }
 
   getAccount(address: string, opts?: CallOptions): Promise<Account> {
-    return this.get(REST_ENDPOINTS.account, { address }, {}, AccountSchema, opts);
+    return this.get(REST_ENDPOINTS.account, { address }, {}, AccountSchema, opts, ACCOUNT_CONTRACT);
   }
 
   listOrders(address: string, query: ListOrdersQuery = {}, opts?: CallOptions): Promise<OrdersPage> {
-    return this.get(REST_ENDPOINTS.orders, { address }, { ...query, include: includeList(query.include) }, OrdersPageSchema, opts);
+    return this.get(REST_ENDPOINTS.orders, { address }, { ...query, include: includeList(query.include) }, OrdersPageSchema, opts, PAGE_CONTRACT);
   }
 
   listPositions(address: string, query: ListPositionsQuery = {}, opts?: CallOptions): Promise<PositionsPage> {
-    return this.get(REST_ENDPOINTS.positions, { address }, { ...query, include: includeList(query.include) }, PositionsPageSchema, opts);
+    return this.get(REST_ENDPOINTS.positions, { address }, { ...query, include: includeList(query.include) }, PositionsPageSchema, opts, PAGE_CONTRACT);
   }
 
   getBook(outcomeId: string, query: BookQuery = {}, opts?: CallOptions): Promise<OutcomeBook> {
@@ -171,7 +186,7 @@ export class RestClient {
   }
 
   listParticipants(query: ListParticipantsQuery = {}, opts?: CallOptions): Promise<ParticipantsPage> {
-    return this.get(REST_ENDPOINTS.participants, {}, { ...query }, ParticipantsPageSchema, opts);
+    return this.get(REST_ENDPOINTS.participants, {}, { ...query }, ParticipantsPageSchema, opts, PAGE_CONTRACT);
   }
 
   getTopic(topicId: string, opts?: CallOptions): Promise<Topic> {
@@ -201,7 +216,7 @@ export class RestClient {
   async scheduleCancel(body: SignedRequest<ScheduleCancelAction>, opts?: CallOptions): Promise<ActionOk> {
     const endpoint = REST_ENDPOINTS.scheduleCancel;
     const res = await this.send(endpoint, 'POST', this.url(endpoint, {}, {}), body, opts);
-    return decodeActionResponse(endpoint, res);
+    return decodeWitnessed(res, this.onVenueDate, () => decodeActionResponse(endpoint, res));
   }
 
   // ---- pagination ----
@@ -282,9 +297,10 @@ export class RestClient {
     query: Query,
     schema: S,
     opts: CallOptions | undefined,
+    contract: ReadContract = {},
   ): Promise<z.output<S>> {
     const res = await this.send(endpoint, 'GET', this.url(endpoint, params, query), undefined, opts);
-    return decodeResponse(endpoint, res, schema);
+    return decodeWitnessed(res, this.onVenueDate, () => decodeResponse(endpoint, res, schema, contract));
   }
 
   private send(endpoint: string, method: HttpMethod, url: string, json: unknown, opts: CallOptions | undefined) {

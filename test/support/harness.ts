@@ -11,6 +11,7 @@ import { createLogger } from '../../src/app/app.js';
 import { Agent } from 'undici';
 import { Keeper, type KeeperAccountSpec, type KeeperOptions } from '../../src/keeper/keeper.js';
 import { createMetrics } from '../../src/obs/metrics.js';
+import { monotonicView } from '../../src/sched/clock.js';
 import { FakeClock } from '../../src/sched/fake-clock.js';
 import { RequestScheduler } from '../../src/sched/scheduler.js';
 import { VenueClock } from '../../src/sched/venue-clock.js';
@@ -20,6 +21,7 @@ import { TriggerCounter } from '../../src/state/triggers.js';
 import { ExchangeClient } from '../../src/venue/exchange.js';
 import { HttpTransport } from '../../src/venue/http.js';
 import { RestClient } from '../../src/venue/rest.js';
+import type { VenueDateSample } from '../../src/venue/venue-time.js';
 import { NotificationClient } from '../../src/venue/ws.js';
 import type { SwitchSettings } from '../../src/keeper/switch-machine.js';
 
@@ -123,11 +125,9 @@ export async function startHarness(opts: {
     dispatcher,
     clock,
     requestTimeoutMs: opts.requestTimeoutMs ?? 5_000,
-    onResponse: (o) => {
-      metrics.venueRequests.inc({ endpoint: o.endpoint, code: String(o.status) });
-      if (o.dateHeader && typeof o.status === 'number') venueClock.observeDateHeader(o.dateHeader, clock.nowMs() - o.latencyMs, clock.nowMs());
-    },
+    onResponse: (o) => metrics.venueRequests.inc({ endpoint: o.endpoint, code: String(o.status) }),
   });
+  const onVenueDate = (d: VenueDateSample): void => venueClock.observeDateHeader(d.dateHeader, d.sendMonoMs, d.recvMonoMs);
   // State writes are real I/O too: virtual time must not run ahead of them.
   const track = async <T>(p: Promise<T>): Promise<T> => {
     inflight++;
@@ -147,10 +147,10 @@ export async function startHarness(opts: {
       return track(super.save());
     }
   }
-  const rest = new RestClient({ baseUrl: sim.baseUrl, transport });
-  const exchange = new ExchangeClient({ exchangeUrl: sim.exchangeUrl, transport });
+  const rest = new RestClient({ baseUrl: sim.baseUrl, transport, onVenueDate });
+  const exchange = new ExchangeClient({ exchangeUrl: sim.exchangeUrl, transport, onVenueDate });
   const rl = opts.rateLimits ?? { global: 1200, scheduleCancel: 600 };
-  const scheduler = new RequestScheduler(clock, {
+  const scheduler = new RequestScheduler(monotonicView(clock), {
     global: { limit: rl.global, windowMs: 60_000 },
     schedule_cancel: { limit: rl.scheduleCancel, windowMs: 60_000 },
     exchange: { limit: 1200, windowMs: 60_000 },
