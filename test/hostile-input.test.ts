@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { ConfigError } from '../src/config/errors.js';
 import { parseConfig } from '../src/config/load.js';
 import { buildCatalog } from '../src/sim/catalog/index.js';
-import { decodeActionResponse, decodeResponse, EventSchema, OrdersPageSchema, OutcomeBookSchema, PositionsPageSchema } from '../src/venue/decode.js';
+import { decodeActionResponse, decodeResponse, decodeValue, EventSchema, OrdersPageSchema, OutcomeBookSchema, PositionsPageSchema } from '../src/venue/decode.js';
 import { ActionError, DecodeError, RestError } from '../src/venue/errors.js';
 import type { HttpResponse } from '../src/venue/http.js';
 import { ROOT } from './support/cli.js';
@@ -18,7 +18,7 @@ import { ROOT } from './support/cli.js';
 const RUNS = 300;
 
 function response(status: number, body: string | Buffer): HttpResponse {
-  return { status, headers: {}, body: Buffer.isBuffer(body) ? body : Buffer.from(body, 'utf8'), latencyMs: 1 };
+  return { status, headers: {}, body: Buffer.isBuffer(body) ? body : Buffer.from(body, 'utf8'), latencyMs: 1, sentMonoMs: 0, recvMonoMs: 1 };
 }
 
 /** Decodes and classifies: 'ok' | a typed error's code. Anything else (a crash) fails the test. */
@@ -84,7 +84,7 @@ describe('response decoders under hostile bodies', () => {
     );
   });
 
-  it('a wrong type anywhere in a valid event is a DecodeError naming the path', () => {
+  it('strictly (the conformance checker), a wrong type anywhere in a valid event is a DecodeError naming the path', () => {
     let refused = 0;
     let runs = 0;
     fc.assert(
@@ -97,7 +97,7 @@ describe('response decoders under hostile bodies', () => {
           const body = JSON.stringify(mutated);
           runs++;
           try {
-            decodeResponse('GET /v1/events/{id}', response(200, body), EventSchema);
+            decodeValue('GET /v1/events/{id}', EventSchema, JSON.parse(body));
           } catch (e) {
             refused++;
             expect(e).toBeInstanceOf(DecodeError);
@@ -110,6 +110,43 @@ describe('response decoders under hostile bodies', () => {
     );
     // most mutations are type errors (some land on a nullable field or an unknown key): not vacuous
     expect(refused / runs).toBeGreaterThan(0.5);
+  });
+
+  it('tolerantly (how the keeper reads), a wrong type anywhere in a valid event is skipped, and what remains conforms', () => {
+    let changed = 0;
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...validEvents),
+        fc.array(fc.nat(), { minLength: 1, maxLength: 6 }),
+        fc.constantFrom<unknown>(12.5, true, { nested: 1 }, [1, 2], -1e308, 'not-a-decimal-or-enum', null),
+        (text, path, replacement) => {
+          const out = decodeResponse('GET /v1/events/{id}', response(200, JSON.stringify(mutate(JSON.parse(text), path, replacement))), EventSchema);
+          expect(() => decodeValue('GET /v1/events/{id}', EventSchema, out)).not.toThrow();
+          if (JSON.stringify(out) !== JSON.stringify(decodeValue('GET /v1/events/{id}', EventSchema, JSON.parse(text)))) changed++;
+        },
+      ),
+      { numRuns: RUNS },
+    );
+    expect(changed).toBeGreaterThan(0);
+  });
+
+  it('orders pages: a wrong value inside an order is skipped; at data, an element or next_cursor it fails closed', () => {
+    const contract = { critical: [['data'], ['data', '*'], ['next_cursor']], required: ['data'] };
+    const order = { order_id: 'o1', price: '0.5', side: 0, direction: 'buy', status: 'open', account: { main_account: { address: '0xab', account_type: 'main' } } };
+    fc.assert(
+      fc.property(
+        fc.constantFrom('order_id', 'price', 'side', 'direction', 'status', 'account', 'created_at'),
+        fc.constantFrom<unknown>(12.5, true, { nested: 1 }, [1, 2], 'not-a-decimal-or-enum', null),
+        (key, replacement) => {
+          const page = decodeResponse('GET /x', response(200, JSON.stringify({ data: [order, { ...order, [key]: replacement }], next_cursor: null })), OrdersPageSchema, contract);
+          expect(page.data).toHaveLength(2);
+        },
+      ),
+      { numRuns: RUNS },
+    );
+    for (const bad of [{ data: [order, 7] }, { data: { 0: order } }, { data: [order], next_cursor: 3 }, { next_cursor: 'x' }]) {
+      expect(outcome(() => decodeResponse('GET /x', response(200, JSON.stringify(bad)), OrdersPageSchema, contract))).toBe('VENUE_DECODE_ERROR');
+    }
   });
 
   it('oversized arrays and strings are decoded or refused, never crash', () => {

@@ -67,7 +67,8 @@ export const CONFIG_DEFAULTS = {
 /** A metric label value: lower-case, starts with a letter or digit. */
 export const ACCOUNT_NAME_RE = /^[a-z0-9][a-z0-9_.-]*$/;
 export const ACCOUNT_NAME_MAX = 64;
-export const ADDRESS_RE = /^0x[0-9a-fA-F]{40}$/;
+export { ADDRESS_RE } from '../venue/address.js';
+import { ADDRESS_RE } from '../venue/address.js';
 /** Printable ASCII without spaces: the venue appends ` valid_until <ms>` after the name. */
 export const AGENT_NAME_RE = /^[\x21-\x7e]+$/;
 export const FEE_RATE_RE = /^(?:0|[1-9][0-9]*)(?:\.[0-9]+)?%$/;

@@ -1,3 +1,4 @@
+import { ADDRESS_RE } from '../venue/address.js';
 import { generatePrivateKey, privateKeyToAddress } from 'viem/accounts';
 import type { Clock } from '../sched/clock.js';
 import { sleep } from '../sched/clock.js';
@@ -98,9 +99,11 @@ export async function resolveAccount(venue: ProvisionVenue, name: string, addres
   }
   if (acct.account_type === 'subaccount') {
     const parent = acct.parent?.address?.toLowerCase();
-    if (!parent) throw new ProvisionError(name, 'resolve', `${address} is a subaccount but the venue names no parent`);
+    if (!parent || !ADDRESS_RE.test(parent)) throw new ProvisionError(name, 'resolve', `${address} is a subaccount but the venue names no parent address`);
     return { accountType: 'subaccount', masterAddress: parent, vaultAddress: address.toLowerCase() };
   }
+  // Never "main" by default: arming a subaccount without its vault address would arm the wrong account.
+  if (acct.account_type !== 'main') throw new ProvisionError(name, 'resolve', `the venue did not say whether ${address} is a main account or a subaccount`);
   return { accountType: 'main', masterAddress: address.toLowerCase() };
 }
 

@@ -15,6 +15,7 @@
  *   POST   /_sim/rate-limits           {global?, scheduleCancel?: {limit, windowSeconds}}: new quotas
  *   DELETE /_sim/rate-limits           forgets admitted traffic (RateLimiter.reset)
  */
+import { ADDRESS_RE } from '../venue/address.js';
 import { z } from 'zod';
 import type { Clock } from '../sched/clock.js';
 import type { FaultControl, FaultSpec } from './faults.js';
@@ -80,7 +81,7 @@ const faultSchema = z.discriminatedUnion('kind', [
 ]);
 
 const decimal = z.string().regex(/^-?\d+(\.\d+)?$/);
-const address = z.string().regex(/^0x[0-9a-fA-F]{40}$/);
+const address = z.string().regex(ADDRESS_RE);
 
 const seedOrderSchema = z.strictObject({
   outcome_id: z.string().min(1),

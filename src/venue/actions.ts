@@ -1,3 +1,4 @@
+import { ADDRESS_RE } from './address.js';
 import { VENUE_FACTS } from './facts.js';
 import type { Signer } from './signing/signer.js';
 import { chainName } from './signing/user-signed.js';
@@ -17,7 +18,6 @@ import type {
  * signed, because a signature over a wrong action is worse than no request.
  */
 
-const ADDRESS_RE = /^0x[0-9a-fA-F]{40}$/;
 const FEE_RATE_RE = /^\d+(?:\.\d+)?%$/;
 const VALID_UNTIL = ' valid_until ';
 

@@ -24,6 +24,12 @@ export const ASSUMED = {
    * this prefix (the simulator answers `Too many scheduled cancel triggers today`).
    */
   triggerCapErrorPrefix: 'Too many scheduled cancel triggers',
+  /**
+   * How long a 429 holds its scope when neither the `rate_limit` detail nor `Retry-After` says (a
+   * proxy's 429, an envelope cut short): long enough not to hammer, short against a 20 s minimum
+   * horizon.
+   */
+  rateLimitRetryAfterDefaultSeconds: 5,
   /** The venue clock is read from `/v1/health` `as_of` and the HTTP `Date` header. */
   venueClockSources: ['health.as_of', 'http.date'] as const,
 } as const;

@@ -1,3 +1,5 @@
+import { isDecimal } from './decimal.js';
+import { ASSUMED } from './assumptions.js';
 import { describe, expect, it } from 'vitest';
 import {
   AccountSchema,
@@ -27,7 +29,7 @@ const EP = 'GET /v1/test';
 
 function res(status: number, body: string | object, headers: Record<string, string> = {}): HttpResponse {
   const text = typeof body === 'string' ? body : JSON.stringify(body);
-  return { status, headers, body: Buffer.from(text, 'utf8'), latencyMs: 1 };
+  return { status, headers, body: Buffer.from(text, 'utf8'), latencyMs: 1, sentMonoMs: 0, recvMonoMs: 1 };
 }
 
 function decodeFails(schema: Parameters<typeof decodeValue>[1], value: unknown): DecodeError {
@@ -180,8 +182,15 @@ describe('resource decoders accept the spec shapes', () => {
   });
 
   it('accepts decimal forms the chain sends (0.0, negative, integer)', () => {
-    for (const d of ['0', '0.0', '-12.5', '100000', '.5']) {
+    for (const d of ['0', '0.0', '-12.5', '100000']) {
       expect(decodeValue(EP, HealthSchema, { block: d }).block).toBe(d);
+    }
+  });
+
+  it('one decimal grammar: what the strict schema refuses, the sums could not add either', () => {
+    for (const d of ['.5', '5.', '1e3', '+1', ' 1']) {
+      expect(() => decodeValue(EP, HealthSchema, { block: d }), d).toThrow(/block: expected decimal string/);
+      expect(isDecimal(d), d).toBe(false);
     }
   });
 });
@@ -267,12 +276,22 @@ describe('decodeResponse', () => {
   });
 
   it('2xx invalid UTF-8 -> not_json', () => {
-    const r: HttpResponse = { status: 200, headers: {}, body: Buffer.from([0x7b, 0x22, 0xff, 0x22, 0x7d]), latencyMs: 0 };
+    const r: HttpResponse = { status: 200, headers: {}, body: Buffer.from([0x7b, 0x22, 0xff, 0x22, 0x7d]), latencyMs: 0, sentMonoMs: 0, recvMonoMs: 0 };
     expect(() => decodeResponse(EP, r, HealthSchema)).toThrow(expect.objectContaining({ reason: 'not_json' }));
   });
 
-  it('2xx wrong shape -> bad_shape', () => {
-    expect(() => decodeResponse(EP, res(200, { ok: 'yes' }), HealthSchema)).toThrow(/ok: expected boolean/);
+  it('2xx: a value that does not fit a field the keeper does not act on is skipped, not fatal', () => {
+    expect(decodeResponse(EP, res(200, { ok: 'yes', as_of: '2026-01-01T00:00:00Z' }), HealthSchema)).toEqual({ as_of: '2026-01-01T00:00:00Z' });
+  });
+
+  it('2xx: a problem at a field the keeper acts on -> bad_shape naming it', () => {
+    const contract = { critical: [['data'], ['data', '*'], ['next_cursor']], required: ['data'] };
+    expect(() => decodeResponse(EP, res(200, { data: [{}], next_cursor: 7 }), OrdersPageSchema, contract)).toThrow(/next_cursor: expected string/);
+    expect(() => decodeResponse(EP, res(200, { data: [null] }), OrdersPageSchema, contract)).toThrow(/data\[0\]: expected object/);
+    expect(() => decodeResponse(EP, res(200, { data: null }), OrdersPageSchema, contract)).toThrow(/data: required, but absent or null/);
+    expect(() => decodeResponse(EP, res(200, [1, 2]), OrdersPageSchema, contract)).toThrow(/bad_shape/);
+    const page = decodeResponse(EP, res(200, { data: [{ price: 0.5, direction: 'sideways', account: { main_account: null, subaccount: null } }], next_cursor: null }), OrdersPageSchema, contract);
+    expect(page).toEqual({ data: [{ account: {} }] });
   });
 
   it('HTML 502 from a proxy -> bad_status carrying 502, not the page', () => {
@@ -287,9 +306,23 @@ describe('decodeResponse', () => {
 
   it('non-2xx JSON that is not the envelope -> bad_status', () => {
     expect(errorForStatus(EP, res(500, { message: 'oops' }))).toMatchObject({ reason: 'bad_status', httpStatus: 500 });
-    expect(errorForStatus(EP, res(400, { error: { code: 400, status: 'BAD', message: 'x', details: [] } }))).toMatchObject({
-      reason: 'bad_status',
-    });
+    expect(errorForStatus(EP, res(400, { error: 'x' }))).toMatchObject({ reason: 'bad_status' });
+  });
+
+  it('an envelope with a status name the spec does not list is still the venue\'s envelope', () => {
+    const e = errorForStatus(EP, res(400, { error: { code: 400, status: 'BAD', message: 'x', details: [], more: 1 } }));
+    expect(e).toBeInstanceOf(RestError);
+    expect((e as RestError).venueWrote).toBe(true);
+    expect((e as RestError).body.status).toBe('BAD');
+  });
+
+  it('a 429 without an envelope still holds its scope: Retry-After, else the assumed default', () => {
+    const withHeader = errorForStatus(EP, res(429, '<html>slow down</html>', { 'content-type': 'text/html', 'retry-after': '12' }));
+    expect(withHeader).toBeInstanceOf(RestError);
+    expect((withHeader as RestError).venueWrote).toBe(false);
+    expect((withHeader as RestError).rateLimit).toMatchObject({ retry_after_seconds: 12, scope: 'global', limit: 0 });
+    const bare = errorForStatus(EP, res(429, ''));
+    expect((bare as RestError).rateLimit?.retry_after_seconds).toBe(ASSUMED.rateLimitRetryAfterDefaultSeconds);
   });
 });
 
@@ -359,11 +392,13 @@ describe('RESTError envelope', () => {
     expect(e.dependency).toEqual({ type: 'dependency', reason: 'index_lagging' });
   });
 
-  it('a known detail kind with a missing field voids the envelope; an unknown kind is dropped', () => {
-    const bad = decodeRestErrorBody(
-      Buffer.from(JSON.stringify({ error: { code: 429, status: 'RESOURCE_EXHAUSTED', message: 'm', details: [{ type: 'rate_limit', limit: 1 }] } })),
+  it('a rate_limit detail missing fields is completed (Retry-After, else the default; global scope); an unknown kind is dropped', () => {
+    const partial = decodeRestErrorBody(
+      Buffer.from(JSON.stringify({ error: { code: 429, status: 'RESOURCE_EXHAUSTED', message: 'm', details: [{ type: 'rate_limit', limit: 1, scope: null }] } })),
+      429,
+      '3',
     );
-    expect(bad).toBeUndefined();
+    expect(partial?.details).toEqual([{ type: 'rate_limit', limit: 1, reason: 'unknown', retry_after_seconds: 3, scope: 'global', window_seconds: 0 }]);
     const future = decodeRestErrorBody(
       Buffer.from(
         JSON.stringify({
@@ -374,8 +409,9 @@ describe('RESTError envelope', () => {
     expect(future?.details).toEqual([{ type: 'dependency', reason: 'db' }]);
   });
 
-  it('details are required', () => {
-    expect(decodeRestErrorBody(Buffer.from(JSON.stringify({ error: { code: 500, status: 'INTERNAL', message: 'm' } })))).toBeUndefined();
+  it('details, code, status and message may be missing or null: still the venue\'s envelope', () => {
+    expect(decodeRestErrorBody(Buffer.from(JSON.stringify({ error: { code: 500, status: 'INTERNAL', message: 'm' } })))).toEqual({ code: 500, status: 'INTERNAL', message: 'm', details: [] });
+    expect(decodeRestErrorBody(Buffer.from(JSON.stringify({ error: { code: null, status: null, message: null, details: null } })), 503)).toEqual({ code: 503, status: 'UNKNOWN', message: '', details: [] });
   });
 });
 

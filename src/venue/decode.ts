@@ -1,5 +1,8 @@
 import { z } from 'zod';
 import { classifyActionError } from './classify.js';
+import { isDecimal } from './decimal.js';
+import { ASSUMED } from './assumptions.js';
+import { decodeTolerant, type CriticalPath } from './tolerant.js';
 import {
   ActionError,
   DecodeError,
@@ -59,16 +62,18 @@ import type {
 /**
  * Runtime decoders for the spec's resources (part 2) and responses (part 4).
  *
- * Rules: every field optional (spec 1.5); `null` only where types.ts says `| null` (the spec's
- * "null when…"); decimals are strings matching a base-10 decimal, so a JSON number where a decimal
- * is due fails (a float would already have lost precision); enums exact; unknown keys stripped
- * everywhere (zod's object default), so callers only ever see fields the spec names.
+ * These schemas are the spec, exactly: every field optional (spec 1.5); `null` only where types.ts
+ * says `| null` (the spec's "null when…"); decimals are strings in decimal.ts's grammar, so a JSON
+ * number where a decimal is due fails (a float would already have lost precision); enums exact;
+ * unknown keys stripped everywhere (zod's object default), so callers only ever see fields the
+ * spec names. `decodeValue` applies them strictly: the simulator's conformance checker. Answers
+ * from the venue are read through `decodeResponse`/`decodeActionResponse`, which apply them
+ * leniently (tolerant.ts) and fail closed only on the fields the keeper acts on.
  *
  * Datetimes are accepted as any string: they are informational for the keeper, and refusing a
  * whole orders page over a timestamp variant would cost more than it protects.
  */
 
-const DECIMAL_RE = /^-?(?:\d+(?:\.\d+)?|\.\d+)$/;
 const DECIMAL_MSG = 'expected decimal string';
 
 /** The JSON type of a value, for messages that must not quote the value itself. */
@@ -76,9 +81,10 @@ function jsonKind(v: unknown): string {
   return v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v;
 }
 
+// The one decimal grammar of the code base (decimal.ts): what decodes here, the sums can add.
 const decimal = z
   .string({ error: (iss) => `${DECIMAL_MSG}, received ${jsonKind(iss.input)}` })
-  .regex(DECIMAL_RE, { error: DECIMAL_MSG });
+  .refine((v) => isDecimal(v), { error: DECIMAL_MSG });
 const datetime = z.string();
 const int = z.number().int();
 const opt = <T extends z.ZodType>(t: T) => t.optional();
@@ -544,18 +550,115 @@ export function parseSuccessBody(endpoint: string, res: HttpResponse): unknown {
   return parsed.value;
 }
 
-/** The RESTError envelope of a non-2xx answer, or undefined when the body is not one. */
-export function decodeRestErrorBody(body: Buffer): RestErrorBody | undefined {
-  const parsed = parseJson(lenientUtf8.decode(body));
-  if (!parsed.ok) return undefined;
-  const r = RestErrorEnvelopeSchema.safeParse(parsed.value);
-  return r.success ? r.data.error : undefined;
+/** What the keeper acts on in an answer: problems there fail the read (see tolerant.ts). */
+export interface ReadContract {
+  /** Paths where a value that does not fit is an error, not something to skip. */
+  critical?: readonly CriticalPath[];
+  /** Top-level keys that must be present (after `null` is read as absent). */
+  required?: readonly string[];
 }
 
-/** Non-2xx: a `RestError` when the spec's envelope is there, else `DecodeError('bad_status')`. */
+/** Tolerant reading of a value against a strict schema, failing closed only on `contract`. */
+export function decodeLenient<S extends z.ZodType>(endpoint: string, schema: S, value: unknown, contract: ReadContract = {}, httpStatus?: number): z.output<S> {
+  const out = decodeTolerant(endpoint, schema, value, contract.critical ?? [], httpStatus, describeIssue);
+  for (const key of contract.required ?? []) {
+    if ((out as Record<string, unknown>)[key] === undefined) throw new DecodeError(endpoint, 'bad_shape', `${key}: required, but absent or null`, httpStatus);
+  }
+  return out;
+}
+
+function describeIssue(issue: z.core.$ZodIssue): string {
+  return `${formatPath(issue.path)}: ${issue.message.replace(/^Invalid input: /, '')}`;
+}
+
+const TolerantEnvelopeSchema = z.object({
+  error: z.object({
+    code: int.optional(),
+    status: z.string().optional(),
+    message: z.string().optional(),
+    details: z.array(z.unknown()).optional(),
+  }),
+});
+const TolerantRateLimitSchema = z.object({
+  type: z.literal('rate_limit'),
+  limit: int.optional(),
+  reason: z.string().optional(),
+  retry_after_seconds: z.number().optional(),
+  scope: z.string().optional(),
+  window_seconds: int.optional(),
+});
+
+/** `Retry-After` in seconds (delta-seconds or an HTTP date), or undefined. */
+export function retryAfterSeconds(header: unknown, nowMs?: number): number | undefined {
+  if (typeof header !== 'string') return undefined;
+  const t = header.trim();
+  if (/^\d+$/.test(t)) return Number(t);
+  const at = Date.parse(t);
+  if (nowMs !== undefined && Number.isFinite(at)) return Math.max(0, Math.ceil((at - nowMs) / 1000));
+  return undefined;
+}
+
+/**
+ * The RESTError envelope of a non-2xx answer, read tolerantly: an unknown `status` name or detail
+ * type is kept or dropped, never fatal; a `rate_limit` detail missing fields is completed from
+ * `Retry-After` (else ASSUMED) and the global scope (the one that holds everything). Undefined when
+ * the body is not an envelope at all (no `error` object).
+ */
+export function decodeRestErrorBody(body: Buffer, httpStatus?: number, retryAfterHeader?: unknown): RestErrorBody | undefined {
+  const parsed = parseJson(lenientUtf8.decode(body));
+  if (!parsed.ok) return undefined;
+  const r = TolerantEnvelopeSchema.safeParse(withoutNullsShallow(parsed.value));
+  if (!r.success) return undefined;
+  const e = r.data.error;
+  const details: ErrorDetail[] = [];
+  for (const d of e.details ?? []) {
+    const type = d !== null && typeof d === 'object' ? (d as { type?: unknown }).type : undefined;
+    if (type === 'rate_limit') {
+      const rl = TolerantRateLimitSchema.safeParse(withoutNullsShallow(d));
+      if (!rl.success) continue;
+      details.push(completeRateLimit(rl.data, retryAfterHeader));
+    } else if (type === 'field_violation' || type === 'dependency') {
+      const known = ErrorDetailSchema.safeParse(d);
+      if (known.success) details.push(known.data);
+    }
+  }
+  if (httpStatus === 429 && !details.some((d) => d.type === 'rate_limit')) details.push(completeRateLimit({}, retryAfterHeader));
+  const status = typeof e.status === 'string' ? e.status : 'UNKNOWN';
+  return { code: e.code ?? httpStatus ?? 0, status: status as RestErrorBody['status'], message: e.message ?? '', details };
+}
+
+function completeRateLimit(rl: Partial<z.output<typeof TolerantRateLimitSchema>>, retryAfterHeader: unknown): RateLimitDetail {
+  const retry = rl.retry_after_seconds ?? retryAfterSeconds(retryAfterHeader) ?? ASSUMED.rateLimitRetryAfterDefaultSeconds;
+  return {
+    type: 'rate_limit',
+    // 0: not announced; the budget only adopts announced numbers.
+    limit: rl.limit ?? 0,
+    reason: rl.reason ?? 'unknown',
+    retry_after_seconds: Math.max(0, Math.ceil(retry)),
+    scope: rl.scope === 'endpoint' ? 'endpoint' : 'global',
+    window_seconds: rl.window_seconds ?? 0,
+  };
+}
+
+function withoutNullsShallow(v: unknown): unknown {
+  if (v === null || typeof v !== 'object' || Array.isArray(v)) return v;
+  const out: Record<string, unknown> = {};
+  for (const [k, x] of Object.entries(v as Record<string, unknown>)) if (x !== null) out[k] = k === 'error' ? withoutNullsShallow(x) : x;
+  return out;
+}
+
+/**
+ * Non-2xx: a `RestError` when the venue's envelope is there, else `DecodeError('bad_status')`. A
+ * 429 without one (a proxy's page, a body cut short) is still a RestError, marked as not written
+ * by the venue: it holds the scope from `Retry-After`, else for ASSUMED's default.
+ */
 export function errorForStatus(endpoint: string, res: HttpResponse): RestError | DecodeError {
-  const body = decodeRestErrorBody(res.body);
+  const body = decodeRestErrorBody(res.body, res.status, res.headers['retry-after']);
   if (body) return new RestError(endpoint, res.status, body);
+  if (res.status === 429) {
+    const synthesized: RestErrorBody = { code: 429, status: 'RESOURCE_EXHAUSTED', message: 'HTTP 429 without a RESTError envelope', details: [completeRateLimit({}, res.headers['retry-after'])] };
+    return new RestError(endpoint, 429, synthesized, { venueWrote: false });
+  }
   const ct = res.headers['content-type'];
   const kind = typeof ct === 'string' ? ct.split(';')[0]!.trim().slice(0, 60) : 'no content-type';
   return new DecodeError(endpoint, 'bad_status', `HTTP ${res.status} without a RESTError envelope (${kind}, ${res.body.length} bytes)`, res.status);
@@ -565,11 +668,14 @@ function isSuccess(status: number): boolean {
   return status >= 200 && status < 300;
 }
 
-/** The whole answer of a REST read: status check, JSON parse, shape check. */
-export function decodeResponse<S extends z.ZodType>(endpoint: string, res: HttpResponse, schema: S): z.output<S> {
+/** The whole answer of a REST read: status check, JSON parse, tolerant shape check. */
+export function decodeResponse<S extends z.ZodType>(endpoint: string, res: HttpResponse, schema: S, contract: ReadContract = {}): z.output<S> {
   if (!isSuccess(res.status)) throw errorForStatus(endpoint, res);
-  return decodeValue(endpoint, schema, parseSuccessBody(endpoint, res), res.status);
+  return decodeLenient(endpoint, schema, parseSuccessBody(endpoint, res), contract, res.status);
 }
+
+/** An action answer's `status` is what we act on: anything but `ok`/`err` there fails closed. */
+const ACTION_CONTRACT: ReadContract = { critical: [['status']], required: ['status'] };
 
 /**
  * The answer of an action (exchange, and the REST schedule-cancel): `ok` is returned, `err` throws
@@ -578,7 +684,7 @@ export function decodeResponse<S extends z.ZodType>(endpoint: string, res: HttpR
  */
 export function decodeActionResponse(endpoint: string, res: HttpResponse): ActionOk {
   if (!isSuccess(res.status)) throw errorForStatus(endpoint, res);
-  const answer = decodeValue(endpoint, ActionAnswerSchema, parseSuccessBody(endpoint, res), res.status);
+  const answer = decodeLenient(endpoint, ActionAnswerSchema, parseSuccessBody(endpoint, res), ACTION_CONTRACT, res.status);
   if (answer.status === 'ok') {
     const ok: ActionOk = { status: 'ok' };
     if (answer.response !== undefined) ok.response = answer.response;

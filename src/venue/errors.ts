@@ -110,12 +110,18 @@ export class RestError extends VenueError {
   readonly reason: RestReason;
   readonly httpStatus: number;
   readonly body: RestErrorBody;
+  /**
+   * False when the envelope was not the venue's (a 429 from a proxy, completed from `Retry-After`):
+   * such an answer still holds its scope, but tells us nothing about the venue's clock.
+   */
+  readonly venueWrote: boolean;
 
-  constructor(endpoint: string, httpStatus: number, body: RestErrorBody) {
+  constructor(endpoint: string, httpStatus: number, body: RestErrorBody, opts: { venueWrote?: boolean } = {}) {
     super(endpoint, `${endpoint}: ${httpStatus} ${body.status}: ${body.message}`);
     this.httpStatus = httpStatus;
     this.body = body;
     this.reason = restReasonFor(httpStatus);
+    this.venueWrote = opts.venueWrote ?? true;
   }
 
   get rateLimit(): RateLimitDetail | undefined {

@@ -153,7 +153,8 @@ describe('RestClient: paths, queries and decoding of every endpoint', () => {
     h.reply(200, { data: [{ id: 'p1', color: null }], next_cursor: '' });
     const p = await h.rest.listParticipants({ topic_id: 'sports', category_id: 'soccer', series_id: 'epl', limit: 5, cursor: 'x' });
     expect(h.lastUrl()).toBe(`${BASE}/v1/participants?topic_id=sports&category_id=soccer&series_id=epl&limit=5&cursor=x`);
-    expect(p.data?.[0]?.color).toBeNull();
+    // null is read as absent (spec 1.5): the tolerant reading drops it.
+    expect(p.data?.[0]).toEqual({ id: 'p1' });
   });
 
   it('getTopic and getSeries', async () => {
@@ -225,19 +226,39 @@ describe('RestClient: failures', () => {
     expect(await rejection(h.rest.listOrders('0xabc'))).toMatchObject({ reason: 'not_json', httpStatus: 200 });
   });
 
-  it('200 with a number for a decimal -> bad_shape naming the path', async () => {
+  it('200 with a number for a decimal: that value is skipped, the order still counted', async () => {
     const h = harness();
     h.reply(200, { data: [ORDER, { ...ORDER, remaining_quantity: 7.5 }] });
-    const e = await rejection(h.rest.listOrders('0xabc'));
-    expect(e).toMatchObject({ reason: 'bad_shape' });
-    expect((e as Error).message).toContain('data[1].remaining_quantity: expected decimal string');
+    const page = await h.rest.listOrders('0xabc');
+    expect(page.data).toHaveLength(2);
+    expect(page.data?.[1]).not.toHaveProperty('remaining_quantity');
   });
 
-  it('200 with null where not nullable -> bad_shape naming the path', async () => {
+  it('200 with null for any optional field (spec 1.5): read as absent', async () => {
     const h = harness();
-    h.reply(200, { data: [{ outcome_id: null }] });
-    const e = await rejection(h.rest.listPositions('0xabc'));
-    expect((e as Error).message).toContain('data[0].outcome_id: expected string, received null');
+    h.reply(200, { data: [{ outcome_id: null, account: { main_account: { address: '0xab', username: null }, subaccount: null } }], next_cursor: null, as_of: null });
+    const page = await h.rest.listPositions('0xabc');
+    expect(page).toEqual({ data: [{ account: { main_account: { address: '0xab' } } }] });
+  });
+
+  it('an account: missing, null or unknown account_type is an error naming it; other nulls are absent', async () => {
+    const h = harness();
+    h.reply(200, { address: '0xab', account_type: 'main', username: null, image_url: null, venue_name: null, parent: null, subaccounts: null });
+    expect(await h.rest.getAccount('0xab')).toEqual({ address: '0xab', account_type: 'main' });
+    for (const account_type of [null, undefined, 'vault']) {
+      h.reply(200, { address: '0xab', account_type });
+      const e = await rejection(h.rest.getAccount('0xab'));
+      expect(e).toMatchObject({ reason: 'bad_shape' });
+      expect((e as Error).message).toContain('account_type');
+    }
+  });
+
+  it('a page: data missing, or next_cursor of the wrong type, fails closed', async () => {
+    const h = harness();
+    h.reply(200, { next_cursor: null });
+    expect(((await rejection(h.rest.listOrders('0xabc'))) as Error).message).toContain('data: required');
+    h.reply(200, { data: [], next_cursor: 12 });
+    expect(((await rejection(h.rest.listOrders('0xabc'))) as Error).message).toContain('next_cursor');
   });
 
   it('the caller signal reaches the transport', async () => {
