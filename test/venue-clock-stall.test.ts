@@ -58,9 +58,11 @@ describe('venue clock stall: venue +30 s, REST 503, then a host-dated HTML 502 p
     }
     await sample(150_000);
 
-    // The outage phases (10 s with arms failing) fit in each switch's margin: the minimum horizon holds.
+    // mm-main's margin (60 - 15 - 20 = 25 s) covers the 10 s in which arms fail: its minimum
+    // horizon holds. arb-desk's (30 - 10 - 12 = 8 s) does not, by construction: its horizon may dip
+    // below the minimum during the outage, but its deadline never passes.
     expect(worst.alice).toBeGreaterThanOrEqual(1);
-    expect(worst.bob).toBeGreaterThanOrEqual(1);
+    expect(worst.bob).toBeGreaterThan(0.5);
     expect(h.sim.state.schedule(ALICE).triggersToday).toBe(0);
     expect(h.sim.state.schedule(BOB).triggersToday).toBe(0);
     // Every attempt (whatever its answer) within the period plus one retry slot of the one before.

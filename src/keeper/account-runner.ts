@@ -5,6 +5,7 @@ import { ActionError, isVenueError, RestError } from '../venue/errors.js';
 import {
   horizonMs,
   initialState,
+  latestRearmAfterMs,
   step,
   wantsArmed,
   type ArmPath,
@@ -34,7 +35,7 @@ export type RunnerReport =
   | { type: 'stopped' };
 
 export interface AccountRunnerDeps {
-  /** Venue time for decisions; local timers underneath. */
+  /** Venue time estimate for decisions; local (monotonic) timers underneath. */
   clock: VenueClock;
   scheduler: RequestScheduler;
   sender: ScheduleCancelSender;
@@ -81,6 +82,16 @@ export class AccountRunner {
   private timer: TimerHandle | null = null;
   private stopWaiters: Array<() => void> = [];
   private readonly abort = new AbortController();
+  /**
+   * The last arm the venue accepted: venue time we sent it at, and the monotonic instant. Venue
+   * time for this account never reads below `venueMs + (mono now - monoMs)`: the venue took that
+   * reading, so no later correction of the estimate may postpone what was planned from it.
+   */
+  private accepted: { venueMs: number; monoMs: number } | null = null;
+  /** Monotonic instant by which the next arm must leave (see latestRearmAfterMs); null when none. */
+  private latestRearmMono: number | null = null;
+  /** The last venue reading and its monotonic instant, to measure a correction of the estimate. */
+  private lastRead = { venueMs: 0, monoMs: 0 };
 
   constructor(
     readonly name: string,
@@ -96,9 +107,33 @@ export class AccountRunner {
     return this.settings;
   }
 
+  /**
+   * Venue time as this account plans with it: the estimate, but never below the venue time of the
+   * last accepted arm plus the monotonic time elapsed since.
+   */
+  venueNowMs(): number {
+    const mono = this.deps.clock.monoMs();
+    let t = this.deps.clock.nowMs();
+    if (this.accepted) t = Math.max(t, this.accepted.venueMs + (mono - this.accepted.monoMs));
+    this.lastRead = { venueMs: t, monoMs: mono };
+    return t;
+  }
+
   /** Venue-time horizon of the armed cancel; null when none. */
   horizonMs(): number | null {
-    return horizonMs(this.state, this.deps.clock.nowMs());
+    return horizonMs(this.state, this.venueNowMs());
+  }
+
+  /**
+   * The venue clock estimate was corrected: move every plan and hold so it keeps its real instant
+   * (a deadline nearer in venue time re-plans the next arm), and set the timer anew.
+   */
+  clockStepped(): void {
+    if (this.state.phase === 'stopped') return;
+    const expected = this.lastRead.venueMs + (this.deps.clock.monoMs() - this.lastRead.monoMs);
+    const deltaMs = this.venueNowMs() - expected;
+    if (Math.abs(deltaMs) < 1) return;
+    this.dispatch({ type: 'clock_step', deltaMs });
   }
 
   shouldBeArmed(): boolean {
@@ -115,7 +150,8 @@ export class AccountRunner {
     this.dispatch({ type: 'tick' });
   }
 
-  observeOrders(count: number): void {
+  /** Open orders as read; null when the read failed: unknown counts as open (arm), never a stale 0. */
+  observeOrders(count: number | null): void {
     this.dispatch({ type: 'orders_observed', count });
   }
 
@@ -138,12 +174,12 @@ export class AccountRunner {
   private claimNextSlot(): void {
     const { plannedSlotMs, nextArmAtMs, phase } = this.state;
     if (!this.deps.claimSlot || phase !== 'armed' || plannedSlotMs === null || nextArmAtMs !== plannedSlotMs) return;
-    const at = this.deps.claimSlot(plannedSlotMs, this.deps.clock.nowMs());
+    const at = this.deps.claimSlot(plannedSlotMs, this.venueNowMs());
     if (at < plannedSlotMs) this.dispatch({ type: 'replan', atMs: at });
   }
 
   private dispatch(event: SwitchEvent): void {
-    const now = this.deps.clock.nowMs();
+    const now = this.venueNowMs();
     const before = this.state.phase;
     const r = step(this.settings, this.state, event, now);
     this.state = r.state;
@@ -186,12 +222,14 @@ export class AccountRunner {
 
   private sendArm(path: ArmPath, plannedSlotMs: number | null): void {
     this.dispatch({ type: 'arm_sent', path });
-    const queuedAt = this.deps.clock.nowMs();
+    const queuedAt = this.venueNowMs();
     let sentAt = queuedAt;
+    let sentMono = this.deps.clock.monoMs();
     let deadlineMs = 0;
     this.deps.scheduler
       .run({ kind: 'arm', scopes: armScopes(path), urgency: this.state.deadlineMs ?? 0, signal: this.abort.signal }, async () => {
-        sentAt = this.deps.clock.nowMs();
+        sentAt = this.venueNowMs();
+        sentMono = this.deps.clock.monoMs();
         // The deadline is fixed when the request leaves, not when it was queued; whole ms, rounded
         // up (clocks and budget spacing may be fractional; the venue takes an integer).
         deadlineMs = Math.ceil(sentAt + this.settings.deadlineMs);
@@ -199,8 +237,12 @@ export class AccountRunner {
       })
       .then(
         () => {
-          const latencyMs = this.deps.clock.nowMs() - sentAt;
+          const latencyMs = this.deps.clock.monoMs() - sentMono;
           const lagMs = plannedSlotMs === null ? undefined : sentAt - plannedSlotMs;
+          if (!this.accepted || sentMono >= this.accepted.monoMs) {
+            this.accepted = { venueMs: sentAt, monoMs: sentMono };
+            this.latestRearmMono = sentMono + latestRearmAfterMs(this.settings);
+          }
           this.deps.report({ type: 'arm', result: 'ok', path, deadlineMs, latencyMs, lagMs });
           this.dispatch({ type: 'arm_ok', deadlineMs, path, sentAtMs: sentAt });
           this.claimNextSlot();
@@ -212,7 +254,7 @@ export class AccountRunner {
             type: 'arm',
             result: failure.kind,
             path,
-            latencyMs: this.deps.clock.nowMs() - sentAt,
+            latencyMs: this.deps.clock.monoMs() - sentMono,
             reason: failure.kind === 'rate_limited' ? 'rate_limited' : failure.reason,
             message: failure.kind === 'rate_limited' ? undefined : failure.message,
             retryAfterMs: failure.kind === 'rate_limited' ? failure.retryAfterMs : undefined,
@@ -225,15 +267,16 @@ export class AccountRunner {
 
   private sendClear(path: ArmPath): void {
     this.dispatch({ type: 'clear_sent', path });
-    let sentAt = this.deps.clock.nowMs();
+    let sentMono = this.deps.clock.monoMs();
     this.deps.scheduler
       .run({ kind: 'arm', scopes: armScopes(path), urgency: 0 }, async () => {
-        sentAt = this.deps.clock.nowMs();
+        sentMono = this.deps.clock.monoMs();
         await this.deps.sender.send({ path });
       })
       .then(
         () => {
-          this.deps.report({ type: 'clear', result: 'ok', path, latencyMs: this.deps.clock.nowMs() - sentAt });
+          this.latestRearmMono = null;
+          this.deps.report({ type: 'clear', result: 'ok', path, latencyMs: this.deps.clock.monoMs() - sentMono });
           this.dispatch({ type: 'clear_ok', path });
         },
         (e: unknown) => {
@@ -243,7 +286,7 @@ export class AccountRunner {
             type: 'clear',
             result: failure.kind,
             path,
-            latencyMs: this.deps.clock.nowMs() - sentAt,
+            latencyMs: this.deps.clock.monoMs() - sentMono,
             reason: failure.kind === 'rate_limited' ? 'rate_limited' : failure.reason,
             message: failure.kind === 'rate_limited' ? undefined : failure.message,
           });
@@ -258,17 +301,28 @@ export class AccountRunner {
     const rl = e.rateLimit;
     const scope = path === 'exchange' ? 'exchange' : rl?.scope === 'global' ? 'global' : 'schedule_cancel';
     const retryAfterMs = Math.max(1, rl?.retry_after_seconds ?? 1) * 1000;
-    // The scheduler runs on local time; retry_after is a duration, so no venue offset applies.
-    this.deps.scheduler.blockScope(scope, this.deps.clock.localAt(this.deps.clock.nowMs()) + retryAfterMs);
-    if (rl) this.deps.scheduler.adoptLimit(scope, { limit: rl.limit, windowMs: rl.window_seconds * 1000 });
+    // The scheduler runs on the local monotonic clock; retry_after is a duration, so no venue
+    // offset applies and no correction of the estimate can shorten or stretch the hold.
+    this.deps.scheduler.blockScope(scope, this.deps.clock.monoMs() + retryAfterMs);
+    // Only numbers the venue announced: a 429 completed from Retry-After carries none (limit 0).
+    if (rl && rl.limit > 0 && rl.window_seconds > 0) this.deps.scheduler.adoptLimit(scope, { limit: rl.limit, windowMs: rl.window_seconds * 1000 });
   }
 
+  /**
+   * One timer: at the venue-time wake-up, or at the monotonic latest re-arm time if that comes
+   * first, whatever the estimate did in between.
+   */
   private setTimer(atVenueMs: number): void {
     this.clearTimer();
-    const delay = Math.max(0, atVenueMs - this.deps.clock.nowMs());
+    let delay = Math.max(0, atVenueMs - this.venueNowMs());
+    const latest = this.latestRearmMono;
+    if (latest !== null && this.state.inFlight === null) delay = Math.min(delay, Math.max(0, latest - this.deps.clock.monoMs()));
     this.timer = this.deps.clock.setTimeout(() => {
       this.timer = null;
-      this.dispatch({ type: 'tick' });
+      const due = this.latestRearmMono !== null && this.deps.clock.monoMs() >= this.latestRearmMono;
+      // Once: a 429 hold may keep the arm back, and a bound in the past must not spin the timer.
+      if (due) this.latestRearmMono = null;
+      this.dispatch(due ? { type: 'rearm_due' } : { type: 'tick' });
     }, delay);
   }
 

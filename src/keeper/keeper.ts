@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { Clock, TimerHandle } from '../sched/clock.js';
 import type { RequestScheduler } from '../sched/scheduler.js';
-import type { VenueClock } from '../sched/venue-clock.js';
+import type { ClockStep, VenueClock } from '../sched/venue-clock.js';
 import type { AgentStore } from '../state/agent-store.js';
 import { StateWriteError } from '../state/atomic-file.js';
 import type { TriggerCounter } from '../state/triggers.js';
@@ -146,6 +146,7 @@ export class Keeper {
   private startPromise?: Promise<void>;
   private stopPromise?: Promise<void>;
   private skewLogged = false;
+  private readonly unsubscribeClock: () => void;
   private loopCount = 0;
   private cadence?: CadencePlan;
   /** Effective re-arm period per account name (the adaptive cadence's output). */
@@ -163,6 +164,23 @@ export class Keeper {
     this.options = options;
     this.nonces = new NonceSource(deps.clock, () => deps.venueClock.nowMs());
     deps.metrics.onCollect.push(() => this.refreshGauges());
+    for (const direction of ['forward', 'backward']) deps.metrics.venueClockSteps.inc({ direction }, 0);
+    this.unsubscribeClock = deps.venueClock.onStep((step) => this.onVenueClockStep(step));
+  }
+
+  /**
+   * The venue clock estimate moved by more than a second: every plan made in venue time is stale.
+   * Re-plan every account now (each keeps its real instants, see AccountRunner.clockStepped) and
+   * say so loudly: a venue clock that jumps is worth a look even when nothing lapsed.
+   */
+  private onVenueClockStep(step: ClockStep): void {
+    const direction = step.deltaMs > 0 ? 'forward' : 'backward';
+    this.deps.metrics.venueClockSteps.inc({ direction });
+    this.deps.logger.error(
+      { event: 'venue_clock_step', direction, delta_ms: step.deltaMs, offset_ms: step.offsetMs, samples: step.samples, accounts: this.accounts.size },
+      `venue clock estimate moved ${direction} by ${(Math.abs(step.deltaMs) / 1000).toFixed(1)} s; every account re-planned`,
+    );
+    for (const m of this.accounts.values()) m.runner?.clockStepped();
   }
 
   /** Idempotent. Resolves once every account had its first provisioning attempt. */
@@ -184,10 +202,11 @@ export class Keeper {
     if (!loaded.ok) deps.logger.warn({ event: 'state_load_failed', problem: loaded.problem }, 'trigger counts not loaded');
     // Start-up pacing: what the previous instance sent still counts in the venue's windows.
     const recent = (await deps.budgetLog?.load()) ?? {};
-    deps.scheduler.importRecent(recent);
+    // Saved in wall-clock time (it outlives the process); the scheduler counts on the monotonic clock.
+    deps.scheduler.importRecent(shiftTimes(recent, deps.clock.monoMs() - deps.clock.nowMs()));
     const carried = Object.values(recent).reduce((n, l) => n + l.length, 0);
     if (carried > 0) deps.logger.info({ event: 'budget_carried_over', requests: carried }, 'pacing start-up around the previous instance\'s recent requests');
-    this.lastLoopMs = deps.clock.nowMs();
+    this.lastLoopMs = deps.clock.monoMs();
     this.loop();
     await this.checkVenueClock();
     this.scheduleHealthCheck();
@@ -224,6 +243,7 @@ export class Keeper {
     }
     await this.feed?.stop().catch(() => undefined);
     await this.saveBudget();
+    this.unsubscribeClock();
     deps.scheduler.stop();
     if (this.loopTimer) deps.clock.clearTimeout(this.loopTimer);
     this.loopTimer = null;
@@ -575,6 +595,11 @@ export class Keeper {
         break;
       case 'read_failed':
         if (r.reason === 'shed') metrics.readsShed.inc();
+        if (r.what === 'orders') {
+          // A count we could not read is unknown, not the last one we saw: `orders_open` arms.
+          m.orders = undefined;
+          m.runner?.observeOrders(null);
+        }
         m.log.warn({ event: 'read_failed', what: r.what, reason: r.reason, err: r.message }, `could not read ${r.what}`);
         break;
     }
@@ -611,7 +636,7 @@ export class Keeper {
 
   private loop(): void {
     const { deps } = this;
-    this.lastLoopMs = deps.clock.nowMs();
+    this.lastLoopMs = deps.clock.monoMs();
     // A 429 may have announced a tighter budget: re-plan the cadence within it.
     const budget = this.armBudget();
     if (budget !== undefined && Math.abs(budget - this.cadenceBudget) > 1e-9 && this.state !== 'new') this.applyCadence();
@@ -657,10 +682,13 @@ export class Keeper {
   /** `/v1/health` `as_of` is the precise venue clock sample (Date headers refine it continuously). */
   private async checkVenueClock(): Promise<void> {
     const { deps } = this;
-    const t0 = deps.clock.nowMs();
+    let t0 = deps.clock.monoMs();
     try {
-      const h = await deps.scheduler.run({ kind: 'read', scopes: ['global', 'endpoint:GET /v1/health'], maxWaitMs: 30_000 }, () => deps.venue.health());
-      if (h.as_of) deps.venueClock.observeTimestamp(h.as_of, t0, deps.clock.nowMs());
+      const h = await deps.scheduler.run({ kind: 'read', scopes: ['global', 'endpoint:GET /v1/health'], maxWaitMs: 30_000 }, () => {
+        t0 = deps.clock.monoMs();
+        return deps.venue.health();
+      });
+      if (h.as_of) deps.venueClock.observeTimestamp(h.as_of, t0, deps.clock.monoMs());
     } catch (e) {
       deps.logger.warn({ event: 'venue_health_failed', err: (e as Error).message }, 'cannot read the venue clock from /v1/health');
     }
@@ -677,7 +705,7 @@ export class Keeper {
   private async saveBudget(): Promise<void> {
     const { deps } = this;
     try {
-      await deps.budgetLog?.save(deps.scheduler.exportRecent(), deps.clock.nowMs());
+      await deps.budgetLog?.save(shiftTimes(deps.scheduler.exportRecent(), deps.clock.nowMs() - deps.clock.monoMs()), deps.clock.nowMs());
     } catch (e) {
       if (e instanceof StateWriteError) deps.metrics.stateWriteErrors.inc({ reason: e.reason });
     }
@@ -702,18 +730,17 @@ export class Keeper {
   // ---- views ----
 
   liveness(): { alive: boolean; lastLoopAgeMs: number } {
-    const age = this.deps.clock.nowMs() - this.lastLoopMs;
+    const age = this.deps.clock.monoMs() - this.lastLoopMs;
     return { alive: this.state !== 'stopped' && this.state !== 'new' && age < 10 * LOOP_EVERY_MS, lastLoopAgeMs: age };
   }
 
   readiness(): { ready: boolean; faults: Array<{ account: string; problem: string; horizon_seconds: number | null }> } {
-    const venueNow = this.deps.venueClock.nowMs();
     const faults: Array<{ account: string; problem: string; horizon_seconds: number | null }> = [];
     if (this.state !== 'running') faults.push({ account: '*', problem: `keeper ${this.state}`, horizon_seconds: null });
     for (const m of this.accounts.values()) {
       if (!this.shouldBeArmed(m)) continue;
-      const d = m.runner?.snapshot().deadlineMs ?? null;
-      const horizon = d === null ? null : (d - venueNow) / 1000;
+      const h = m.runner?.horizonMs() ?? null;
+      const horizon = h === null ? null : h / 1000;
       if (!m.runner) faults.push({ account: m.spec.name, problem: `not provisioned: ${m.provisionError ?? 'pending'}`, horizon_seconds: null });
       else if (horizon === null || horizon * 1000 < m.spec.switch.minHorizonMs) {
         faults.push({ account: m.spec.name, problem: horizon === null ? 'not armed' : `horizon ${horizon.toFixed(1)} s below ${m.spec.switch.minHorizonMs / 1000} s`, horizon_seconds: horizon });
@@ -772,4 +799,11 @@ export class Keeper {
   runnerOf(name: string): AccountRunner | undefined {
     return this.accounts.get(name)?.runner;
   }
+}
+
+/** Moves every recorded time by `deltaMs` (between the wall and the monotonic clock). */
+function shiftTimes(scopes: Record<string, number[]>, deltaMs: number): Record<string, number[]> {
+  const out: Record<string, number[]> = {};
+  for (const [k, times] of Object.entries(scopes)) out[k] = times.map((t) => t + deltaMs);
+  return out;
 }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   initialState,
+  latestRearmAfterMs,
   retryDelayMs,
   RETRY,
   step,
@@ -32,6 +33,46 @@ function timeline(settings: SwitchSettings, events: Array<[number, SwitchEvent]>
 }
 
 const T0 = 1_700_000_000_000;
+
+describe('venue time corrections', () => {
+  const armedAt = (): SwitchState =>
+    timeline(base, [
+      [T0, { type: 'start' }],
+      [T0, { type: 'arm_sent', path: 'rest' }],
+      [T0 + 10, { type: 'arm_ok', deadlineMs: T0 + 60_000, path: 'rest', sentAtMs: T0 }],
+    ]).state;
+
+  it('a step back keeps every plan and hold at its real instant', () => {
+    const s0 = { ...armedAt(), notBeforeMs: T0 + 8_000 };
+    const r = timeline(base, [[T0 + 1_000 - 30_000, { type: 'clock_step', deltaMs: -30_000 }]], s0);
+    expect(r.state.nextArmAtMs).toBe(T0 + 15_000 - 30_000);
+    expect(r.state.notBeforeMs).toBe(T0 + 8_000 - 30_000);
+    expect(r.state.deadlineMs).toBe(T0 + 60_000); // the venue's fact does not move
+    expect(r.last).toEqual([{ type: 'wake_at', atMs: T0 + 15_000 - 30_000 }]);
+  });
+
+  it('a step forward that brings the deadline near re-plans the next arm by the horizon', () => {
+    // Venue time is 40 s later than we thought: the deadline is 19 s away, not 59 s.
+    const r = timeline(base, [[T0 + 1_000 + 40_000, { type: 'clock_step', deltaMs: 40_000 }]], armedAt());
+    expect(r.last[0]).toMatchObject({ type: 'send_arm' });
+  });
+
+  it('rearm_due moves a later regular re-arm to now, but never past a 429 hold, and not a retry', () => {
+    const due = timeline(base, [[T0 + 5_000, { type: 'rearm_due' }]], armedAt());
+    expect(due.last[0]).toMatchObject({ type: 'send_arm' });
+    const held = timeline(base, [[T0 + 5_000, { type: 'rearm_due' }]], { ...armedAt(), notBeforeMs: T0 + 9_000 });
+    expect(held.last).toEqual([{ type: 'wake_at', atMs: T0 + 9_000 }]);
+    const retrying = timeline(base, [[T0 + 5_000, { type: 'rearm_due' }]], { ...armedAt(), consecutiveFailures: 1 });
+    expect(retrying.last).toEqual([{ type: 'wake_at', atMs: T0 + 15_000 }]);
+  });
+
+  it('the latest re-arm leaves the retry reserve before min_horizon, never before the planned period', () => {
+    expect(latestRearmAfterMs(base)).toBe(60_000 - 20_000 - 5_000);
+    const tight = { ...base, deadlineMs: 30_000, rearmEveryMs: 10_000, minHorizonMs: 12_000 };
+    expect(latestRearmAfterMs(tight)).toBe(30_000 - 12_000 - 4_000);
+    expect(latestRearmAfterMs(tight)).toBeGreaterThanOrEqual(tight.rearmEveryMs);
+  });
+});
 
 describe('replan (the slot calendar)', () => {
   const armed = (): SwitchState =>
@@ -278,6 +319,19 @@ describe('arm_when: orders_open', () => {
     expect(r.log.flatMap((l) => l.effects).some((e) => e.type === 'send_clear')).toBe(false);
     expect(r.log[5]!.effects).toEqual([{ type: 'lapsed', deadlineMs: T0 + 60_000 }]);
     expect(r.log[6]!.effects[0]).toMatchObject({ type: 'send_arm' });
+  });
+
+  it('a failed orders read makes the count unknown: an idle account arms again', () => {
+    const r = timeline(s, [
+      [T0, { type: 'start' }],
+      [T0, { type: 'arm_sent', path: 'rest' }],
+      [T0 + 10, { type: 'arm_ok', deadlineMs: T0 + 60_000, path: 'rest' }],
+      [T0 + 1_000, { type: 'orders_observed', count: 0 }],
+      [T0 + 30_000, { type: 'orders_observed', count: null }],
+    ]);
+    expect(r.log[3]!.effects).toEqual([{ type: 'wake_at', atMs: T0 + 60_000 }]);
+    expect(r.state.openOrders).toBeNull();
+    expect(r.last[0]).toMatchObject({ type: 'send_arm' });
   });
 });
 

@@ -83,10 +83,18 @@ export type SwitchEvent =
   | { type: 'clear_sent'; path: ArmPath }
   | { type: 'clear_ok'; path: ArmPath }
   | { type: 'clear_failed'; path: ArmPath; failure: Failure }
-  | { type: 'orders_observed'; count: number }
+  /** null: the read failed, the count is unknown (treated as open orders). */
+  | { type: 'orders_observed'; count: number | null }
   | { type: 'reprovisioned'; ok: boolean }
   /** The keeper's slot calendar moved the planned re-arm to `atMs`: only ever earlier, never past. */
   | { type: 'replan'; atMs: number }
+  /**
+   * Venue time moved by `deltaMs` against the local monotonic clock (the estimate was corrected).
+   * Plans and holds keep their real instants; the deadline, a venue fact, does not move.
+   */
+  | { type: 'clock_step'; deltaMs: number }
+  /** The monotonic latest re-arm time fixed by the last accepted arm has come: arm now. */
+  | { type: 'rearm_due' }
   | { type: 'stop'; mode?: 'keep' | 'clear' };
 
 export type Failure =
@@ -134,7 +142,21 @@ export const RETRY = {
    * otherwise make the two rotate each other's agent forever: re-provision at most this often.
    */
   reprovisionEveryMs: 10 * 60_000,
+  /** Upper bound of the retry reserve kept before the monotonic latest re-arm time. */
+  rearmReserveMaxMs: 5_000,
 } as const;
+
+/**
+ * How long after an accepted arm left the next one must leave at the latest, on the monotonic clock:
+ * when the horizon it set would fall to `min_horizon` plus a retry reserve. The reserve is half the
+ * margin the cadence leaves (deadline - min_horizon - rearm_every), at most 5 s, so on time it is
+ * never earlier than the planned period.
+ */
+export function latestRearmAfterMs(settings: SwitchSettings): number {
+  const marginMs = Math.max(0, settings.deadlineMs - settings.minHorizonMs - settings.rearmEveryMs);
+  const reserveMs = Math.min(RETRY.rearmReserveMaxMs, marginMs / 2);
+  return settings.deadlineMs - settings.minHorizonMs - reserveMs;
+}
 
 export function initialState(): SwitchState {
   return {
@@ -210,6 +232,31 @@ export function step(settings: SwitchSettings, state: SwitchState, event: Switch
       }
       break;
 
+    case 'clock_step': {
+      const d = event.deltaMs;
+      const shift = (v: number | null): number | null => (v === null ? null : v + d);
+      s.nextArmAtMs = shift(s.nextArmAtMs);
+      s.plannedSlotMs = shift(s.plannedSlotMs);
+      s.lastReprovisionMs = shift(s.lastReprovisionMs);
+      if (s.notBeforeMs > 0) s.notBeforeMs += d;
+      if (s.exchangeUntilMs > 0) s.exchangeUntilMs += d;
+      if (s.inFlight) s.inFlight = { ...s.inFlight, sentAtMs: s.inFlight.sentAtMs + d };
+      // The deadline is where the venue holds it: nearer now when venue time moved forward. Re-plan
+      // so the next arm still leaves with `deadline - rearm_every` of horizon at the latest.
+      if (s.phase === 'armed' && s.deadlineMs !== null && s.nextArmAtMs !== null && s.stopMode === null) {
+        const byHorizon = s.deadlineMs - (settings.deadlineMs - settings.rearmEveryMs);
+        if (byHorizon < s.nextArmAtMs) s.plannedSlotMs = s.nextArmAtMs = Math.max(nowMs, byHorizon);
+      }
+      break;
+    }
+
+    case 'rearm_due':
+      // Only the regular re-arm: once an arm failed, the deadline-aware retry plan governs.
+      if (s.phase === 'armed' && s.consecutiveFailures === 0 && s.inFlight === null && s.stopMode === null && s.nextArmAtMs !== null && s.nextArmAtMs > nowMs) {
+        s.plannedSlotMs = s.nextArmAtMs = nowMs;
+      }
+      break;
+
     case 'arm_sent':
       s.inFlight = { op: 'arm', path: event.path, sentAtMs: nowMs };
       s.nextArmAtMs = null;
@@ -273,7 +320,7 @@ export function step(settings: SwitchSettings, state: SwitchState, event: Switch
     }
 
     case 'orders_observed':
-      s.openOrders = Math.max(0, Math.floor(event.count));
+      s.openOrders = event.count === null ? null : Math.max(0, Math.floor(event.count));
       break;
 
     case 'reprovisioned':

@@ -29,6 +29,7 @@ export interface KeeperMetrics {
   venueRequests: Counter<'endpoint' | 'code'>;
   rateLimited: Counter<'scope'>;
   clockSkew: Gauge;
+  venueClockSteps: Counter<'direction'>;
   agentApproved: Gauge<'account'>;
   configReloads: Counter<'result'>;
   buildInfo: Gauge<'version'>;
@@ -85,6 +86,7 @@ export function createMetrics(opts: { version: string; defaultMetrics?: boolean;
     venueRequests: new Counter({ name: 'dms_keeper_venue_requests_total', help: 'Requests to the venue by endpoint and HTTP status (or error)', labelNames: ['endpoint', 'code'], registers: r }),
     rateLimited: new Counter({ name: 'dms_keeper_rate_limited_total', help: 'Requests refused or held back for rate limits, by scope', labelNames: ['scope'], registers: r }),
     clockSkew: new Gauge({ name: 'dms_keeper_clock_skew_seconds', help: 'Local clock minus venue clock, in seconds', registers: r }),
+    venueClockSteps: new Counter({ name: 'dms_keeper_venue_clock_steps_total', help: 'Corrections of the venue clock estimate over 1 s (every account re-planned), by direction', labelNames: ['direction'], registers: r }),
     agentApproved: new Gauge({ name: 'dms_keeper_agent_approved', help: '1 while the account has an approved agent signing for it', labelNames: ['account'], registers: r }),
     configReloads: new Counter({ name: 'dms_keeper_config_reloads_total', help: 'Config reloads (SIGHUP) by result', labelNames: ['result'], registers: r }),
     buildInfo: new Gauge({ name: 'dms_keeper_build_info', help: 'Build information; always 1', labelNames: ['version'], registers: r }),
