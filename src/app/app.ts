@@ -143,7 +143,7 @@ export class App {
       global: { limit: config.rateLimits.global.requests, windowMs: config.rateLimits.global.perSeconds * 1000 },
       schedule_cancel: { limit: config.rateLimits.scheduleCancel.requests, windowMs: config.rateLimits.scheduleCancel.perSeconds * 1000 },
       exchange: { limit: VENUE_FACTS.ipWeightPerMinute, windowMs: 60_000 },
-    }, { onThrottled: () => metrics.rateLimited.inc({ scope: 'client' }) });
+    }, { onThrottled: (kind) => metrics.clientPacingWaits.inc({ kind }) });
 
     const notifications = (onEvent: Parameters<NonNullable<import('../keeper/keeper.js').KeeperDeps['notifications']>>[0]): NotificationFeed => {
       const client = new NotificationClient({

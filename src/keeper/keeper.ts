@@ -644,6 +644,8 @@ export class Keeper {
       m.horizon.set({ account: name }, armed ? (deadline - venueNow) / 1000 : 0);
       if (deadline !== null) m.deadline.set({ account: name }, deadline / 1000);
       m.shouldBeArmed.set({ account: name }, this.shouldBeArmed(acct) ? 1 : 0);
+      m.minHorizonConfigured.set({ account: name }, acct.spec.switch.minHorizonMs / 1000);
+      m.deadlineConfigured.set({ account: name }, acct.spec.switch.deadlineMs / 1000);
     }
   }
 
