@@ -18,6 +18,7 @@ import { RestClient } from '../venue/rest.js';
 import { NotificationClient } from '../venue/ws.js';
 import { VENUE_FACTS } from '../venue/facts.js';
 import type { Simulator } from '../sim/simulator.js';
+import { prettyStream, type LogFormat } from '../obs/logger.js';
 
 /** What the app needs from the validated config (mapped by `from-config.ts`). */
 export interface AppConfig {
@@ -37,6 +38,8 @@ export interface AppConfig {
   stateDir: string;
   listen: string;
   logLevel: string;
+  /** `json` (default) for machines, `pretty` for people (log.format). */
+  logFormat?: LogFormat;
 }
 
 export interface AppDeps {
@@ -53,10 +56,14 @@ export interface AppDeps {
   random?: () => number;
 }
 
-/** pino on our clock: log times are the same time the keeper decides with (virtual in tests). */
-export function createLogger(level: string, stream?: DestinationStream, clock?: Clock): Logger {
+/**
+ * pino on our clock: log times are the same time the keeper decides with (virtual in tests).
+ * `format: pretty` formats the same records with pino-pretty for people (see obs/logger.ts).
+ */
+export function createLogger(level: string, stream?: DestinationStream, clock?: Clock, format: LogFormat = 'json'): Logger {
   const timestamp = clock ? () => `,"time":"${new Date(clock.nowMs()).toISOString()}"` : pino.stdTimeFunctions.isoTime;
-  return pino({ level, base: { service: 'dms-keeper' }, serializers: logSerializers, redact: { paths: redactPaths, censor: '[redacted]' }, timestamp }, stream);
+  const out = format === 'pretty' ? prettyStream(stream ?? process.stdout) : stream;
+  return pino({ level, base: { service: 'dms-keeper' }, serializers: logSerializers, redact: { paths: redactPaths, censor: '[redacted]' }, timestamp }, out);
 }
 
 /**
@@ -80,7 +87,7 @@ export class App {
     private readonly deps: AppDeps,
   ) {
     this.config = config;
-    this.logger = createLogger(config.logLevel, deps.logStream, deps.clock);
+    this.logger = createLogger(config.logLevel, deps.logStream, deps.clock, config.logFormat);
     this.metrics = createMetrics({ version: deps.version });
   }
 
