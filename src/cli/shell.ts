@@ -1,33 +1,33 @@
-#!/usr/bin/env node
 /**
- * The thin shell: the only module that reads argv, env and signals, and that owns the exit code
- * (0 clean stop, 1 runtime failure, 2 bad config or usage). Everything below gets a validated
- * config, a clock and callbacks.
+ * The thin shell (loaded by `main.ts` once the Node.js version is known to be good): the only
+ * module that reads argv, env and signals, and that owns the exit code (0 success, 1 runtime
+ * failure, 2 bad config or usage; `EXIT_CODES`). Everything below gets a validated config, a clock
+ * and callbacks.
  */
 import { readFileSync } from 'node:fs';
-import { App, createLogger } from './app/app.js';
-import { disarmAccounts } from './app/disarm.js';
-import { toAppConfig } from './app/from-config.js';
-import { parseCommand, USAGE, UsageError, type Command } from './cli/args.js';
-import { keygen } from './cli/keygen.js';
-import { ConfigError, formatProblems } from './config/errors.js';
-import { loadConfig } from './config/load.js';
-import { buildPlan, formatPlan } from './config/plan.js';
-import { createNotifier } from './obs/systemd.js';
-import { systemClock } from './sched/clock.js';
-import { startSimulator } from './sim/simulator.js';
-import { AgentStore } from './state/agent-store.js';
-import { ExchangeClient } from './venue/exchange.js';
-import { HttpTransport } from './venue/http.js';
-import { RestClient } from './venue/rest.js';
+import { App, createLogger } from '../app/app.js';
+import { disarmAccounts } from '../app/disarm.js';
+import { toAppConfig } from '../app/from-config.js';
+import { COMMAND_HELP, EXIT_CODES, helpText, parseCommand, USAGE, UsageError, type Command } from './args.js';
+import { keygen } from './keygen.js';
+import { ConfigError, formatProblems } from '../config/errors.js';
+import { loadConfig } from '../config/load.js';
+import { buildPlan, formatPlan } from '../config/plan.js';
+import { createNotifier } from '../obs/systemd.js';
+import { systemClock } from '../sched/clock.js';
+import { startSimulator } from '../sim/simulator.js';
+import { AgentStore } from '../state/agent-store.js';
+import { ExchangeClient } from '../venue/exchange.js';
+import { HttpTransport } from '../venue/http.js';
+import { RestClient } from '../venue/rest.js';
 
-const EXIT_OK = 0;
-const EXIT_RUNTIME = 1;
-const EXIT_USAGE = 2;
+const EXIT_OK = EXIT_CODES.ok;
+const EXIT_RUNTIME = EXIT_CODES.runtime;
+const EXIT_USAGE = EXIT_CODES.usage;
 
 function version(): string {
   try {
-    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version?: string };
+    const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version?: string };
     return pkg.version ?? '0.0.0';
   } catch {
     return '0.0.0';
@@ -106,8 +106,12 @@ async function checkConfig(cmd: Extract<Command, { name: 'check-config' }>): Pro
 async function disarm(cmd: Extract<Command, { name: 'disarm' }>): Promise<number> {
   const { app: appConfig } = await load(cmd.config);
   if (appConfig.venue.simulator) {
-    process.stderr.write('disarm: venue.simulator is set; the embedded simulator lives only inside a running keeper, nothing to disarm\n');
-    return EXIT_USAGE;
+    throw new UsageError('venue.simulator is set; the embedded simulator lives only inside a running keeper, nothing to disarm');
+  }
+  const names = appConfig.keeper.accounts.map((a) => a.name);
+  if (cmd.account !== undefined && !names.includes(cmd.account)) {
+    // Decided before anything is sent: a misspelt name is a usage error, not a venue failure.
+    throw new UsageError(`no account named '${cmd.account}' in ${cmd.config} (this instance's accounts: ${names.join(', ') || 'none'})`);
   }
   const transport = new HttpTransport({ requestTimeoutMs: appConfig.venue.requestTimeoutMs });
   try {
@@ -139,7 +143,7 @@ async function disarm(cmd: Extract<Command, { name: 'disarm' }>): Promise<number
 }
 
 async function simulate(cmd: Extract<Command, { name: 'simulate' }>): Promise<number> {
-  const logger = createLogger(process.env.DMS_KEEPER_LOG__LEVEL ?? 'info');
+  const logger = createLogger(process.env.DMS_KEEPER_LOG__LEVEL ?? 'info', undefined, undefined, process.env.DMS_KEEPER_LOG__FORMAT === 'pretty' ? 'pretty' : 'json');
   const sim = await startSimulator({ port: cmd.port, host: cmd.host, logger: (line) => logger.info(line) });
   process.stdout.write(`venue simulator on ${sim.baseUrl}\n  REST     ${sim.baseUrl}/v1\n  exchange ${sim.exchangeUrl}/exchange\n  ws       ${sim.wsUrl}/ws\n  admin    ${sim.baseUrl}/_sim/state\n`);
   await new Promise<void>((resolve) => {
@@ -156,7 +160,9 @@ async function main(argv: string[]): Promise<number> {
     cmd = parseCommand(argv);
   } catch (e) {
     if (e instanceof UsageError) {
-      process.stderr.write(`dms-keeper: ${e.message}\n\n${USAGE}`);
+      // The help of the command that was meant, when it is known; the general usage otherwise.
+      const meant = argv[0] !== undefined && argv[0] in COMMAND_HELP ? (COMMAND_HELP as Record<string, string>)[argv[0]] : USAGE;
+      process.stderr.write(`dms-keeper: ${e.message}\n\n${meant}`);
       return EXIT_USAGE;
     }
     throw e;
@@ -164,7 +170,7 @@ async function main(argv: string[]): Promise<number> {
   try {
     switch (cmd.name) {
       case 'help':
-        process.stdout.write(USAGE);
+        process.stdout.write(helpText(cmd.topic));
         return EXIT_OK;
       case 'version':
         process.stdout.write(`dms-keeper ${version()}\n`);
@@ -188,10 +194,16 @@ async function main(argv: string[]): Promise<number> {
       process.stderr.write(`${formatProblems(e.problems, (cmd as { config?: string }).config)}\n`);
       return EXIT_USAGE;
     }
+    if (e instanceof UsageError) {
+      const topic = cmd.name === 'help' || cmd.name === 'version' ? '' : ` (dms-keeper ${cmd.name} --help)`;
+      process.stderr.write(`dms-keeper ${cmd.name}: ${e.message}${topic}\n`);
+      return EXIT_USAGE;
+    }
     const err = e as NodeJS.ErrnoException;
     if (cmd.name === 'keygen' && err.code === 'EEXIST') {
+      // The command line asked for something the file system already holds: fix the command.
       process.stderr.write(`dms-keeper keygen: ${cmd.out} exists; refusing to overwrite a key (use --force)\n`);
-      return EXIT_RUNTIME;
+      return EXIT_USAGE;
     }
     process.stderr.write(`dms-keeper ${cmd.name}: ${err.message}\n`);
     return EXIT_RUNTIME;
