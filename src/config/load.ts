@@ -83,6 +83,12 @@ export async function loadConfig(opts: LoadOptions): Promise<Config> {
 
 type Segments = Array<string | number>;
 
+/** Said of every missing relative key file while CREDENTIALS_DIRECTORY is unset; the first says why. */
+const NO_CREDENTIALS_DIRECTORY = ' (CREDENTIALS_DIRECTORY is not set)';
+const CREDENTIALS_HINT =
+  ' (CREDENTIALS_DIRECTORY is not set, so relative key files are looked for beside the config file;' +
+  ' set it to the directory holding the key files, as systemd LoadCredential= does; for the shipped example: npm run check-config)';
+
 /** YAML's core schema reads unquoted `0x…` as a hex integer, which would mangle addresses. */
 type TagList = Array<{ format?: string } | string>;
 const withoutHexInts = (tags: TagList): TagList => tags.filter((t) => typeof t === 'string' || t.format !== 'HEX');
@@ -189,7 +195,7 @@ class Loader {
 
     const ok = this.problems.length === 0;
     if (!ok || !venue || !sw || !watch || !rateLimits || !shard || !server || !listen || !log || !accounts) {
-      throw new ConfigError(sortProblems(this.problems, (p) => this.columns.get(p) ?? 0), opts.source);
+      throw new ConfigError(this.sorted(), opts.source);
     }
 
     const topSwitch = toSwitch(sw);
@@ -216,7 +222,7 @@ class Loader {
     const plan = buildPlan(config);
     if (!plan.canHoldEveryHorizon) {
       for (const f of plan.problems) this.add(f.path.split('.'), f.message);
-      throw new ConfigError(sortProblems(this.problems, (p) => this.columns.get(p) ?? 0), opts.source);
+      throw new ConfigError(this.sorted(), opts.source);
     }
     return deepFreeze(config);
   }
@@ -315,10 +321,18 @@ class Loader {
     if (raw.file === undefined || isAbsolute(raw.file) || !message.includes('ENOENT')) return '';
     const credDir = this.opts.env.CREDENTIALS_DIRECTORY;
     if (credDir !== undefined && credDir !== '') return ` (looked for in $CREDENTIALS_DIRECTORY=${credDir})`;
-    return (
-      ' (CREDENTIALS_DIRECTORY is not set, so relative key files are looked for beside the config file;' +
-      ' set it to the directory holding the key files, as systemd LoadCredential= does; for the shipped example: npm run check-config)'
-    );
+    return NO_CREDENTIALS_DIRECTORY;
+  }
+
+  /** Problems in reading order; the first missing key file carries the whole credentials hint. */
+  private sorted(): ConfigProblem[] {
+    const list = sortProblems(this.problems, (p) => this.columns.get(p) ?? 0);
+    const first = list.findIndex((p) => p.message.endsWith(NO_CREDENTIALS_DIRECTORY));
+    if (first >= 0) {
+      const p = list[first]!;
+      list[first] = { ...p, message: p.message.slice(0, -NO_CREDENTIALS_DIRECTORY.length) + CREDENTIALS_HINT };
+    }
+    return list;
   }
 
   /** Relative files resolve in `$CREDENTIALS_DIRECTORY` (systemd LoadCredential=), else beside the config. */
