@@ -7,6 +7,9 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { demoAddress, demoMasterKey } from '../src/sim/venue/demo.js';
 import { spawnSync } from 'node:child_process';
+import { once } from 'node:events';
+import { createServer, type AddressInfo } from 'node:net';
+import { COMMAND_HELP, EXIT_CODES } from '../src/cli/args.js';
 import { freePort, getJson, MAIN, runCli, startCli, tempDir, writeKey, type Proc } from './support/cli.js';
 import { keeperConfig, simAccount, startSim } from './support/keeper-process.js';
 
@@ -296,4 +299,52 @@ describe('npm start (the example config, embedded simulator)', () => {
     k.child.kill('SIGINT');
     expect((await k.exited).code).toBe(0);
   }, 60_000);
+});
+
+describe('the README', () => {
+  it('has one exit-code table, the one every command follows (EXIT_CODES, and each command\'s help)', async () => {
+    const readme = await readFile(join(import.meta.dirname, '..', 'README.md'), 'utf8');
+    const section = readme.slice(readme.indexOf('## Exit codes'), readme.indexOf('\n## ', readme.indexOf('## Exit codes') + 1));
+    const rows = [...section.matchAll(/^\| (\d) \| ([^|]+) \|/gm)].map((m) => [Number(m[1]), m[2]!.trim()] as const);
+    expect(rows.map(([code]) => code)).toEqual([EXIT_CODES.ok, EXIT_CODES.runtime, EXIT_CODES.usage]);
+    expect(rows[2]![1]).toMatch(/^bad config or usage/);
+    expect(readme.match(/^\| code \| means \|/gm)).toHaveLength(1);
+    for (const [name, help] of Object.entries(COMMAND_HELP)) {
+      const codes = [...help.slice(help.indexOf('Exit codes:')).matchAll(/\b([0-9]) [a-z(]/g)].map((m) => Number(m[1]));
+      expect(codes.length, name).toBeGreaterThan(0);
+      for (const c of codes) expect([0, 1, 2], `${name} help names exit code ${c}`).toContain(c);
+    }
+  });
+
+  it('the exit-code table\'s remaining cases: 1 for the world failing, 2 for what the command line got wrong', async () => {
+    const { file, creds } = await keeperConfig('http://127.0.0.1:9'); // nothing listens on port 9
+    const unreachable = await runCli(['disarm', '--config', file], { env: { CREDENTIALS_DIRECTORY: creds } });
+    expect(unreachable.code).toBe(1);
+    expect(unreachable.stdout).toMatch(/^FAILED\s+arb-desk/m);
+    const noDir = await runCli(['keygen', '--out', join(await tempDir(), 'missing', 'k.key')]);
+    expect(noDir.code).toBe(1);
+    const blocker = createServer().listen(0, '127.0.0.1');
+    await once(blocker, 'listening');
+    const port = (blocker.address() as AddressInfo).port;
+    const busy = await runCli(['run', '--config', file], { env: { CREDENTIALS_DIRECTORY: creds, DMS_KEEPER_SERVER__LISTEN: `127.0.0.1:${port}` } });
+    blocker.close();
+    expect(busy.code).toBe(1);
+    const demo = join(await tempDir(), 'creds');
+    expect(spawnSync(process.execPath, ['scripts/demo-credentials.mjs', demo], { cwd: join(import.meta.dirname, '..') }).status).toBe(0);
+    const sim = await runCli(['disarm', '--config', 'config/dms-keeper.example.yaml'], { env: { CREDENTIALS_DIRECTORY: demo } });
+    expect(sim.code).toBe(2);
+    expect(sim.stderr).toContain('venue.simulator is set');
+  }, 30_000);
+
+  it('its configuration essentials are a valid config once the address is filled in', async () => {
+    const readme = await readFile(join(import.meta.dirname, '..', 'README.md'), 'utf8');
+    const yaml = /## Configuration essentials[\s\S]*?```yaml\n([\s\S]*?)```/.exec(readme)![1]!;
+    const dir = await tempDir();
+    await writeKey(join(dir, 'creds'), 'mm-main.master', demoMasterKey('bob'));
+    const file = join(dir, 'essentials.yaml');
+    await writeFile(file, yaml.replace('"0x…"', `"${BOB}"`));
+    const r = await runCli(['check-config', '--config', file], { env: { CREDENTIALS_DIRECTORY: join(dir, 'creds') } });
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+  });
 });
