@@ -1,4 +1,5 @@
-# dms-keeper container image. The config and the key files are mounted as files, state on a volume:
+# dms-keeper container image (docs/operations.md, "Container"). The config and the key files are
+# mounted as files, state on a volume:
 #
 #   docker run -d --name dms-keeper --stop-timeout 20 \
 #     -v /etc/dms-keeper/dms-keeper.yaml:/etc/dms-keeper/dms-keeper.yaml:ro \
@@ -7,11 +8,14 @@
 #     -p 127.0.0.1:9464:9464 dms-keeper
 #
 # - Key files named `{ file: NAME }` in the config are read from /run/secrets (CREDENTIALS_DIRECTORY;
-#   Docker/Compose secrets land there too). They must be readable by uid 1000 (`node`) and not by
-#   group or others: `chown 1000 FILE && chmod 600 FILE` on the host, or Compose secrets with uid/mode.
+#   Docker/Compose secrets land there too). The rule is the systemd unit's: readable by the keeper's
+#   user and nobody else. Here no systemd copies them for that user, so on the host they belong to
+#   uid 1000 (`node`): `chown 1000:1000 FILE && chmod 0400 FILE`; Kubernetes: defaultMode 0400 and
+#   runAsUser 1000, no group read.
 # - The keeper handles SIGTERM/SIGINT itself (graceful stop within 15 s), so it runs as PID 1;
-#   `docker run --init` is optional. Give it more than 15 s to stop: --stop-timeout 20
-#   (Compose: stop_grace_period: 20s); Docker's default of 10 s would SIGKILL it mid-stop.
+#   `docker run --init` is optional. Give it 20 s to stop, as the systemd unit does: --stop-timeout 20
+#   (Compose: stop_grace_period: 20s; Kubernetes: terminationGracePeriodSeconds: 20); Docker's
+#   default of 10 s would SIGKILL it mid-stop.
 # - Ops endpoints listen on 0.0.0.0:9464 inside the container (no authentication): publish the port
 #   on loopback or a private network only.
 # - Other commands: `docker run --rm -v ...:ro dms-keeper check-config --config /etc/dms-keeper/dms-keeper.yaml`.

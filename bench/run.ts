@@ -5,7 +5,7 @@
  *
  * For each account count: the simulator (signature checks on) and the keeper run in separate
  * processes, then a naive keeper against a fresh simulator with the same budget. Writes
- * BENCHMARKS.md (with --quick: artifacts/bench-quick.md) and exits 1 if the keeper had any lapse
+ * docs/benchmark-results.md (with --quick: artifacts/bench-quick.md) and exits 1 if the keeper had any lapse
  * (never on timings: those are reported, not enforced).
  *
  * Definitions:
@@ -384,7 +384,7 @@ async function main(): Promise<number> {
     const ratio = (a: number | null, b: number | null) => (a === null || b === null || b === 0 ? (a !== null && a > 0 && b === 0 ? `${a} vs 0` : 'n/a') : (a / b).toFixed(2));
     lines.push(`| ${spec.n} | ${ratio(naive.rateLimited, keeper.rateLimited)} | ${ratio(naive.lapses, keeper.lapses)} | ${ratio(naive.timeToAllArmedS, keeper.timeToAllArmedS)} | ${ratio(naive.cpuSecondsPerArm, keeper.cpuSecondsPerArm)} |`);
   }
-  const out = quick ? join(ROOT, 'artifacts/bench-quick.md') : join(ROOT, 'BENCHMARKS.md');
+  const out = quick ? join(ROOT, 'artifacts/bench-quick.md') : join(ROOT, 'docs/benchmark-results.md');
   await mkdir(join(ROOT, 'artifacts'), { recursive: true });
   await writeFile(out, lines.join('\n') + '\n');
   console.log(lines.join('\n'));

@@ -1,7 +1,7 @@
-// The README's reliability table, produced by the suite itself:
+// The reliability table of docs/reliability.md, produced by the suite itself:
 //   npm test                                     (writes artifacts/vitest.json, see vitest.config.ts)
-//   node scripts/reliability-table.mjs [--write]     (--write splices it into README.md)
-// Test titles read "<scenario> :: <invariant>". Without --write it exits 1 when README.md is stale.
+//   node scripts/reliability-table.mjs [--write]     (--write splices it into docs/reliability.md)
+// Test titles read "<scenario> :: <invariant>". Without --write it exits 1 when the table is stale.
 import { readFileSync, writeFileSync } from 'node:fs';
 
 const SUITES = ['test/reliability.test.ts', 'test/process-faults.test.ts', 'test/hostile-input.test.ts'];
@@ -19,18 +19,19 @@ for (const file of files) {
 const table = ['| scenario | invariant | result |', '|---|---|---|', ...rows].join('\n');
 const begin = '<!-- reliability-table:begin -->';
 const end = '<!-- reliability-table:end -->';
-const readme = readFileSync('README.md', 'utf8');
+const DOC = 'docs/reliability.md';
+const readme = readFileSync(DOC, 'utf8');
 const i = readme.indexOf(begin);
 const j = readme.indexOf(end);
-if (i < 0 || j < 0) throw new Error('README.md has no reliability-table markers');
+if (i < 0 || j < 0) throw new Error(`${DOC} has no reliability-table markers`);
 const next = `${readme.slice(0, i + begin.length)}\n${table}\n${readme.slice(j)}`;
 if (process.argv.includes('--write')) {
-  writeFileSync('README.md', next);
-  console.log(`README.md: ${rows.length} rows`);
+  writeFileSync(DOC, next);
+  console.log(`${DOC}: ${rows.length} rows`);
 } else if (next !== readme) {
-  console.error('README.md reliability table is stale: run the suite, then node scripts/reliability-table.mjs --write');
+  console.error(`${DOC}: the reliability table is stale: run the suite, then node scripts/reliability-table.mjs --write`);
   process.exit(1);
 } else {
-  console.log(`README.md reliability table is current (${rows.length} rows, ${rows.filter((r) => r.endsWith('| pass |')).length} pass)`);
+  console.log(`${DOC}: the reliability table is current (${rows.length} rows, ${rows.filter((r) => r.endsWith('| pass |')).length} pass)`);
 }
 if (rows.some((r) => !r.endsWith('| pass |'))) process.exit(1);

@@ -6,7 +6,11 @@ import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { demoAddress, demoMasterKey } from '../src/sim/venue/demo.js';
-import { freePort, getJson, runCli, startCli, tempDir, type Proc } from './support/cli.js';
+import { spawnSync } from 'node:child_process';
+import { once } from 'node:events';
+import { createServer, type AddressInfo } from 'node:net';
+import { COMMAND_HELP, EXIT_CODES } from '../src/cli/args.js';
+import { freePort, getJson, MAIN, runCli, startCli, tempDir, writeKey, type Proc } from './support/cli.js';
 import { keeperConfig, simAccount, startSim } from './support/keeper-process.js';
 
 const BOB = demoAddress('bob');
@@ -49,8 +53,35 @@ describe('CLI basics', () => {
     expect(r.stdout + r.stderr).not.toContain(key.slice(2));
     expect((await stat(out)).mode & 0o777).toBe(0o600);
     const again = await runCli(['keygen', '--out', out]);
-    expect(again.code).toBe(1);
+    expect(again.code).toBe(2);
     expect(again.stderr).toContain('refusing to overwrite');
+  });
+
+  it('per-command help: `COMMAND --help` and `help COMMAND` print that command\'s help, exit 0', async () => {
+    for (const name of ['run', 'check-config', 'disarm', 'keygen', 'simulate']) {
+      const a = await runCli([name, '--help']);
+      expect(a.code).toBe(0);
+      expect(a.stdout).toMatch(new RegExp(`^Usage: dms-keeper ${name === 'run' ? '\\[run\\]' : name}`));
+      expect(a.stdout).toContain('Exit codes:');
+      expect((await runCli(['help', name])).stdout).toBe(a.stdout);
+    }
+    expect((await runCli(['disarm', '--help'])).stdout).toContain('--account NAME');
+    const unknown = await runCli(['help', 'nope']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain("no help for 'nope'");
+    // a usage error shows the help of the command that was meant
+    const bad = await runCli(['keygen', '--bogus']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('Usage: dms-keeper keygen');
+  });
+
+  it('refuses a Node.js older than 20.19 in one line naming the version it needs, exit 1', async () => {
+    const fake = "data:text/javascript,Object.defineProperty(process.versions,'node',{value:'18.20.4'})";
+    const r = spawnSync(process.execPath, ['--import', fake, MAIN, '--version'], { encoding: 'utf8', timeout: 20_000 });
+    expect(r.status).toBe(1);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(r.stderr).toMatch(/^dms-keeper: needs Node\.js >= 20\.19, this is v18\.20\.4 /);
+    expect(r.stdout).toBe('');
   });
 
   it('check-config: every problem named by its YAML path, exit 2; a good file prints the plan, exit 0', async () => {
@@ -69,6 +100,35 @@ describe('CLI basics', () => {
     expect(ok.code).toBe(0);
     expect(ok.stdout).toMatch(/arb-desk/);
     expect(ok.stdout.toLowerCase()).toContain('budget');
+  });
+
+  it('check-config on the shipped example: names CREDENTIALS_DIRECTORY when the key files are missing; passes with the demo keys', async () => {
+    const bare = await runCli(['check-config', '--config', 'config/dms-keeper.example.yaml']);
+    expect(bare.code).toBe(2);
+    expect(bare.stderr).toContain('ENOENT');
+    expect(bare.stderr).toContain('CREDENTIALS_DIRECTORY is not set');
+    expect(bare.stderr).toContain('npm run check-config');
+    // what `npm run check-config` does: the demo keys, in the directory npm start uses
+    const creds = join(await tempDir(), 'creds');
+    expect(spawnSync(process.execPath, ['scripts/demo-credentials.mjs', creds], { cwd: join(import.meta.dirname, '..') }).status).toBe(0);
+    const ok = await runCli(['check-config', '--config', 'config/dms-keeper.example.yaml'], { env: { CREDENTIALS_DIRECTORY: creds } });
+    expect(ok.code).toBe(0);
+    const pkg = JSON.parse(await readFile(join(import.meta.dirname, '..', 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+    expect(pkg.scripts['check-config']).toContain('CREDENTIALS_DIRECTORY=state/demo-credentials');
+    expect(pkg.scripts['check-config']).toContain('check-config --config config/dms-keeper.example.yaml');
+  });
+
+  it('check-config reports every problem of an account at once: a bad address does not hide its key file\'s mode', async () => {
+    const dir = await tempDir();
+    await writeKey(join(dir, 'creds'), 'loose.master', demoMasterKey('bob'), 0o644);
+    const file = join(dir, 'k.yaml');
+    await writeFile(file, `venue:\n  simulator: true\naccounts:\n  - name: a\n    address: "0x12"\n    master_key: { file: loose.master }\n  - name: b\n    address: "${BOB}"\n    master_key: { file: missing.master }\n`);
+    const r = await runCli(['check-config', '--config', file], { env: { CREDENTIALS_DIRECTORY: join(dir, 'creds') } });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('3 problems');
+    expect(r.stderr).toContain('accounts[0].address');
+    expect(r.stderr).toMatch(/accounts\[0\]\.master_key\.file .*mode 0644/);
+    expect(r.stderr).toMatch(/accounts\[1\]\.master_key\.file .*ENOENT.*looked for in \$CREDENTIALS_DIRECTORY/);
   });
 });
 
@@ -168,8 +228,9 @@ describe('the keeper process against a simulator process', () => {
     expect(r.stdout).toMatch(/cleared\s+arb-desk \(0x[0-9a-f]{40}\) via rest, signed by the stored agent/);
     expect((await simAccount(sim.url, BOB)).schedule.timeMs).toBeNull();
     const unknown = await runCli(['disarm', '--config', cfg.file, '--account', 'nope'], { env: { CREDENTIALS_DIRECTORY: cfg.creds } });
-    expect(unknown.code).toBe(1);
+    expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain("no account named 'nope'");
+    expect(unknown.stderr).toContain('arb-desk');
   }, 60_000);
 
   it('a bad config at start exits 2 naming the YAML path, without echoing secrets', async () => {
@@ -184,30 +245,53 @@ describe('the keeper process against a simulator process', () => {
   });
 });
 
+/** The environment and arguments of package.json's `start` script (after its prestart build). */
+async function npmStartCommand(): Promise<{ env: Record<string, string>; args: string[] }> {
+  const pkg = JSON.parse(await readFile(join(import.meta.dirname, '..', 'package.json'), 'utf8')) as { scripts: { start: string } };
+  const words = pkg.scripts.start.split(/\s+/);
+  const env: Record<string, string> = {};
+  while (words[0]?.includes('=')) {
+    const [k, v] = words.shift()!.split('=') as [string, string];
+    env[k] = v;
+  }
+  expect(words.slice(0, 2)).toEqual(['node', 'dist/src/main.js']);
+  return { env, args: words.slice(2) };
+}
+
 describe('npm start (the example config, embedded simulator)', () => {
-  it('becomes ready with every example account handled, and stops on SIGINT with exit 0', async () => {
+  it('becomes ready with every example account handled, prints readable lines, and stops on SIGINT with exit 0', async () => {
     const dir = await tempDir();
     const creds = join(dir, 'creds');
     const w = await runCli([]).catch(() => undefined); // warm the binary (no-op: usage error)
     expect(w?.code).toBe(2);
-    const { spawnSync } = await import('node:child_process');
     const gen = spawnSync(process.execPath, ['scripts/demo-credentials.mjs', creds], { cwd: join(import.meta.dirname, '..') });
     expect(gen.status).toBe(0);
     const port = await freePort();
+    const start = await npmStartCommand();
+    expect(start.args).toEqual(['run', '--config', 'config/dms-keeper.example.yaml']);
+    expect(start.env.DMS_KEEPER_LOG__FORMAT).toBe('pretty');
     const k = track(
-      startCli(['run', '--config', 'config/dms-keeper.example.yaml'], {
-        env: { CREDENTIALS_DIRECTORY: creds, DMS_KEEPER_SERVER__LISTEN: `127.0.0.1:${port}`, DMS_KEEPER_STATE_DIR: join(dir, 'state') },
+      startCli(start.args, {
+        env: { ...start.env, CREDENTIALS_DIRECTORY: creds, DMS_KEEPER_SERVER__LISTEN: `127.0.0.1:${port}`, DMS_KEEPER_STATE_DIR: join(dir, 'state') },
       }),
     );
     const ops = `http://127.0.0.1:${port}`;
-    await k.waitFor(() => k.logs().some((l) => l.event === 'started'), 20_000, 'started');
+    await k.waitFor(() => k.stdout().includes('start-up done'), 20_000, 'start-up done');
+    // readable lines, not JSON: time, level, account, message
+    const lines = k.stdout().trimEnd().split('\n');
+    expect(lines.every((l) => /^\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3}Z\] (INFO|WARN|ERROR): /.test(l))).toBe(true);
+    expect(k.stdout()).toMatch(/INFO: start-up done in [\d.]+ s: armed 3 of 4 accounts; 1 with nothing to arm/);
+    expect(k.stdout()).toMatch(/WARN: small-desk: arm failed/);
+    expect(k.stdout()).not.toMatch(/: armed \{/); // single arms are debug
     let ready = await getJson(`${ops}/readyz`);
     for (let i = 0; i < 50 && ready.status !== 200; i++) {
       await new Promise((r) => setTimeout(r, 200));
       ready = await getJson(`${ops}/readyz`);
     }
     expect(ready.status).toBe(200);
-    const status = (await getJson(`${ops}/status`)).body as { accounts: Array<{ name: string; phase: string }> };
+    const status = (await getJson(`${ops}/status`)).body as { start_progress: { complete: boolean; armed: number }; accounts: Array<{ name: string; phase: string; last_cancel_fired: unknown }> };
+    expect(status.start_progress).toMatchObject({ complete: true, armed: 3 });
+    expect(status.accounts.every((a) => a.last_cancel_fired === null)).toBe(true);
     expect(status.accounts.length).toBeGreaterThanOrEqual(3);
     expect(status.accounts.filter((a) => a.phase === 'armed').length).toBeGreaterThanOrEqual(3);
     const page = await fetch(`${ops}/`);
@@ -215,4 +299,52 @@ describe('npm start (the example config, embedded simulator)', () => {
     k.child.kill('SIGINT');
     expect((await k.exited).code).toBe(0);
   }, 60_000);
+});
+
+describe('the README', () => {
+  it('has one exit-code table, the one every command follows (EXIT_CODES, and each command\'s help)', async () => {
+    const readme = await readFile(join(import.meta.dirname, '..', 'README.md'), 'utf8');
+    const section = readme.slice(readme.indexOf('## Exit codes'), readme.indexOf('\n## ', readme.indexOf('## Exit codes') + 1));
+    const rows = [...section.matchAll(/^\| (\d) \| ([^|]+) \|/gm)].map((m) => [Number(m[1]), m[2]!.trim()] as const);
+    expect(rows.map(([code]) => code)).toEqual([EXIT_CODES.ok, EXIT_CODES.runtime, EXIT_CODES.usage]);
+    expect(rows[2]![1]).toMatch(/^bad config or usage/);
+    expect(readme.match(/^\| code \| means \|/gm)).toHaveLength(1);
+    for (const [name, help] of Object.entries(COMMAND_HELP)) {
+      const codes = [...help.slice(help.indexOf('Exit codes:')).matchAll(/\b([0-9]) [a-z(]/g)].map((m) => Number(m[1]));
+      expect(codes.length, name).toBeGreaterThan(0);
+      for (const c of codes) expect([0, 1, 2], `${name} help names exit code ${c}`).toContain(c);
+    }
+  });
+
+  it('the exit-code table\'s remaining cases: 1 for the world failing, 2 for what the command line got wrong', async () => {
+    const { file, creds } = await keeperConfig('http://127.0.0.1:9'); // nothing listens on port 9
+    const unreachable = await runCli(['disarm', '--config', file], { env: { CREDENTIALS_DIRECTORY: creds } });
+    expect(unreachable.code).toBe(1);
+    expect(unreachable.stdout).toMatch(/^FAILED\s+arb-desk/m);
+    const noDir = await runCli(['keygen', '--out', join(await tempDir(), 'missing', 'k.key')]);
+    expect(noDir.code).toBe(1);
+    const blocker = createServer().listen(0, '127.0.0.1');
+    await once(blocker, 'listening');
+    const port = (blocker.address() as AddressInfo).port;
+    const busy = await runCli(['run', '--config', file], { env: { CREDENTIALS_DIRECTORY: creds, DMS_KEEPER_SERVER__LISTEN: `127.0.0.1:${port}` } });
+    blocker.close();
+    expect(busy.code).toBe(1);
+    const demo = join(await tempDir(), 'creds');
+    expect(spawnSync(process.execPath, ['scripts/demo-credentials.mjs', demo], { cwd: join(import.meta.dirname, '..') }).status).toBe(0);
+    const sim = await runCli(['disarm', '--config', 'config/dms-keeper.example.yaml'], { env: { CREDENTIALS_DIRECTORY: demo } });
+    expect(sim.code).toBe(2);
+    expect(sim.stderr).toContain('venue.simulator is set');
+  }, 30_000);
+
+  it('its configuration essentials are a valid config once the address is filled in', async () => {
+    const readme = await readFile(join(import.meta.dirname, '..', 'README.md'), 'utf8');
+    const yaml = /## Configuration essentials[\s\S]*?```yaml\n([\s\S]*?)```/.exec(readme)![1]!;
+    const dir = await tempDir();
+    await writeKey(join(dir, 'creds'), 'mm-main.master', demoMasterKey('bob'));
+    const file = join(dir, 'essentials.yaml');
+    await writeFile(file, yaml.replace('"0x…"', `"${BOB}"`));
+    const r = await runCli(['check-config', '--config', file], { env: { CREDENTIALS_DIRECTORY: join(dir, 'creds') } });
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+  });
 });

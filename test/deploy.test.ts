@@ -267,7 +267,8 @@ describe('systemd units', () => {
     expect(last('Type')).toBe('notify');
     expect(last('NotifyAccess')).toBe('all');
     expect(seconds(last('WatchdogSec')!)).toBeGreaterThanOrEqual(10);
-    expect(last('ExecStart')).toMatch(/^\/\S+\/node \/opt\/dms-keeper\/dist\/src\/main\.js run --config \/etc\/dms-keeper\/\S+\.yaml$/);
+    // Never a distribution's node (Debian 12's is 18): the Node.js the install steps link.
+    expect(last('ExecStart')).toMatch(/^\/opt\/dms-keeper\/bin\/node \/opt\/dms-keeper\/dist\/src\/main\.js run --config \/etc\/dms-keeper\/\S+\.yaml$/);
     expect(last('ExecReload')).toBe('/bin/kill -HUP $MAINPID');
     expect(svc.LoadCredential?.length).toBeGreaterThan(0);
     for (const c of svc.LoadCredential!) expect(c).toMatch(/^[^:/]+:\/etc\/dms-keeper\/credentials\/\S+$/);
@@ -317,6 +318,43 @@ describe('systemd units', () => {
     const shared = (u: Unit) =>
       Object.fromEntries(Object.entries(u).map(([s, kv]) => [s, Object.fromEntries(Object.entries(kv).filter(([k]) => !PER_INSTANCE.has(k)))]));
     expect(shared(template)).toEqual(shared(single));
+  });
+
+  it("what Documentation= names is installed by docs/operations.md's steps, and the steps link the unit's node", async () => {
+    const ops = await readFile(join(ROOT, 'docs/operations.md'), 'utf8');
+    // The install step: `sudo cp -r ITEMS /opt/dms-keeper/`.
+    const cp = /^sudo cp -r (.+) \/opt\/dms-keeper\/$/m.exec(ops);
+    expect(cp, 'docs/operations.md has a `sudo cp -r ... /opt/dms-keeper/` step').not.toBeNull();
+    const installed = cp![1]!.split(/\s+/);
+    for (const name of ['dms-keeper.service', 'dms-keeper@.service']) {
+      const docs = (await readUnit(name)).Unit!.Documentation!.join(' ').split(/\s+/);
+      expect(docs.length).toBeGreaterThan(0);
+      for (const d of docs) {
+        const m = /^file:\/\/\/opt\/dms-keeper\/(.+)$/.exec(d);
+        expect(m, `${name}: ${d} is a file under /opt/dms-keeper`).not.toBeNull();
+        expect(installed, `${name}: ${d} is copied by the install step`).toContain(m![1]!.split('/')[0]);
+        await readFile(join(ROOT, m![1]!)); // and exists in the release
+      }
+    }
+    expect(ops).toMatch(/^sudo ln -sf "\$\(command -v node\)" \/opt\/dms-keeper\/bin\/node$/m);
+    expect(ops).toContain('Node.js 20.19 or newer');
+  });
+
+  it('systemd, the image and the docs agree on the stop timeout and on credentials', async () => {
+    const unitStop = seconds((await readUnit('dms-keeper.service')).Service!.TimeoutStopSec!.at(-1)!);
+    const { text, env } = await readDockerfile();
+    const ops = await readFile(join(ROOT, 'docs/operations.md'), 'utf8');
+    const runs = [text, ops].flatMap((t) => [...t.matchAll(/docker run -d [^\n]*--stop-timeout (\d+)/g)].map((m) => Number(m[1])));
+    expect(runs.length).toBe(2); // the Dockerfile's example and the docs'
+    for (const s of runs) expect(s).toBe(unitStop);
+    expect(ops).toContain(`stop_grace_period: ${unitStop}s`);
+    expect(ops).toContain(`terminationGracePeriodSeconds: ${unitStop}`);
+    expect(unitStop).toBeGreaterThan(15); // the keeper's own bound
+    // credentials: the image reads /run/secrets as uid 1000; the docs' docker run mounts there and chowns to 1000
+    expect(env.CREDENTIALS_DIRECTORY).toBe('/run/secrets');
+    expect(ops).toContain('-v /etc/dms-keeper/credentials:/run/secrets:ro');
+    expect(ops).toMatch(/chown 1000:1000 \/etc\/dms-keeper\/credentials\/\* && sudo chmod 0400/);
+    expect(text).toContain('chown 1000:1000 FILE && chmod 0400 FILE');
   });
 
   it('the unit, the image and package.json start the same script', async () => {

@@ -25,7 +25,7 @@ afterEach(async () => {
 
 type Family = [name: string, type: 'gauge' | 'counter' | 'histogram', labels: string[]];
 
-/** DESIGN.md section 2: names, types and label names are the contract. */
+/** docs/DESIGN.md section 2: names, types and label names are the contract. */
 const CONTRACT: Family[] = [
   ['dms_keeper_armed', 'gauge', ['account']],
   ['dms_keeper_deadline_timestamp_seconds', 'gauge', ['account']],
@@ -58,6 +58,9 @@ const ADDITIONS: Family[] = [
   ['dms_keeper_state_write_errors_total', 'counter', ['reason']],
   ['dms_keeper_reads_shed_total', 'counter', []],
   ['dms_keeper_arm_lag_seconds', 'histogram', []],
+  ['dms_keeper_min_horizon_seconds', 'gauge', ['account']],
+  ['dms_keeper_deadline_seconds', 'gauge', ['account']],
+  ['dms_keeper_client_pacing_waits_total', 'counter', ['kind']],
 ];
 
 /** Sample lines of one family: `name{...} v` or `name v` (histograms: their _bucket/_sum/_count). */
@@ -125,7 +128,10 @@ describe('/metrics of a running keeper', () => {
       }
       expect(value(text, `dms_keeper_agent_approved{account="${account}"}`), account).toBe(1);
     }
-    for (const scope of ['endpoint', 'global', 'client']) expect(text).toMatch(new RegExp(`^dms_keeper_rate_limited_total\\{scope="${scope}"\\} \\d+$`, 'm'));
+    // venue 429s by the venue's scope; our own pacing is a separate counter, by request class
+    for (const scope of ['endpoint', 'global']) expect(value(text, `dms_keeper_rate_limited_total{scope="${scope}"}`)).toBe(0);
+    expect(text).not.toContain('dms_keeper_rate_limited_total{scope="client"}');
+    for (const kind of ['arm', 'read']) expect(text).toMatch(new RegExp(`^dms_keeper_client_pacing_waits_total\\{kind="${kind}"\\} \\d+$`, 'm'));
     for (const path of ['rest', 'exchange']) expect(text).toMatch(new RegExp(`^dms_keeper_arm_latency_seconds_count\\{path="${path}"\\} \\d+$`, 'm'));
     for (const result of ['ok', 'error']) expect(value(text, `dms_keeper_config_reloads_total{result="${result}"}`)).toBe(0);
     for (const reason of ['read_only', 'no_space', 'permission', 'io']) expect(value(text, `dms_keeper_state_write_errors_total{reason="${reason}"}`)).toBe(0);
@@ -144,6 +150,11 @@ describe('/metrics of a running keeper', () => {
     expect(value(text, 'dms_keeper_should_be_armed{account="small-desk"}')).toBe(0);
     expect(value(text, 'dms_keeper_armed{account="small-desk"}')).toBe(0);
     expect(value(text, 'dms_keeper_horizon_seconds{account="small-desk"}')).toBe(0);
+    // each account's configured switch, for the alerts to compare against (arb-desk has its own)
+    expect(value(text, 'dms_keeper_min_horizon_seconds{account="mm-main"}')).toBe(20);
+    expect(value(text, 'dms_keeper_deadline_seconds{account="mm-main"}')).toBe(60);
+    expect(value(text, 'dms_keeper_min_horizon_seconds{account="arb-desk"}')).toBe(10);
+    expect(value(text, 'dms_keeper_deadline_seconds{account="arb-desk"}')).toBe(30);
 
     // prom-client's default process metrics (the dashboard's CPU / RSS panel)
     for (const name of ['process_cpu_seconds_total', 'process_resident_memory_bytes', 'process_start_time_seconds', 'nodejs_eventloop_lag_p99_seconds']) {

@@ -7,11 +7,12 @@
  *   a-low    mm-main's horizon drops below its 20 s minimum after a rate-limited re-arm         -> NOT READY
  *   down     /status answers 500                                                             -> UNREACHABLE
  *   back     /status answers again, with a new account whose name is HTML                    -> READY
- * Asserts rows and states, a countdown that ticks between polls, the readiness banner, updates
+ * Also the last fired cancel (the panel above the table and the account's triggers cell) and the
+ * cold start's progress. Asserts rows and states, a countdown that ticks between polls, the readiness banner, updates
  * within one poll, the unreachable warning, no console errors, no external requests, that the
  * page works behind a path prefix, and that data never becomes markup. Saves
- * artifacts/status-page.png (light), artifacts/status-page-dark.png and
- * artifacts/status-page-unreachable.png.
+ * artifacts/status-page.png (light; also docs/status-page.png, the README's picture, regenerated on
+ * every run), artifacts/status-page-dark.png and artifacts/status-page-unreachable.png.
  *
  * Without /usr/bin/chromium the suite is skipped locally and FAILS under CI (env CI set):
  * .ci/checks/browser.sh installs it. DMS_KEEPER_TEST_CHROMIUM overrides the path (to test that).
@@ -71,9 +72,14 @@ function account(name: string, deadline: number | null, over: Record<string, unk
     on_shutdown: 'keep',
     notifications: true,
     rearm_every_seconds: 15,
+    last_cancel_fired: null as null | Record<string, unknown>,
     ...over,
   };
 }
+
+/** arb-desk's last scheduled cancel fired 5 minutes before the test started. */
+const FIRED_AT = Date.now() - 300_000;
+const FIRED = (_now: number) => ({ at: new Date(FIRED_AT).toISOString(), orders_cancelled: 5, positions_open: 2, position_value_usdc: '1234.5', unrealized_pnl_usdc: '-12.25', triggers_today: 8 });
 
 function accounts() {
   const now = Date.now();
@@ -94,8 +100,9 @@ function accounts() {
         last_success_at: null,
         account_type: 'subaccount',
         triggers_today: 8,
+        last_cancel_fired: FIRED(now),
       }, now)
-      : account('arb-desk', bDeadline, { last_arm: { op: 'arm', result: 'ok', path: 'rest', at: at(500) }, account_type: 'subaccount', triggers_today: 8 }, now),
+      : account('arb-desk', bDeadline, { last_arm: { op: 'arm', result: 'ok', path: 'rest', at: at(500) }, account_type: 'subaccount', triggers_today: 8, last_cancel_fired: FIRED(now) }, now),
     account('small-desk', null, {
       phase: 'ineligible',
       should_be_armed: false,
@@ -126,6 +133,10 @@ function status() {
     clock_skew_seconds: 0.012,
     ws_connected: true,
     ready: faults().length === 0,
+    // A cold start still under way while the page first loads; done once arb-desk is armed.
+    start_progress: phase === 'initial'
+      ? { accounts: 3, armed: 1, failed: 0, not_to_be_armed: 1, waiting: 1, elapsed_seconds: 4, eta_seconds: 12, complete: false }
+      : { accounts: 3, armed: 2, failed: 0, not_to_be_armed: 1, waiting: 0, elapsed_seconds: 9, eta_seconds: 0, complete: true },
     accounts: accounts(),
   };
 }
@@ -247,7 +258,21 @@ describe.skipIf(!present && !inCi)('status page in headless Chromium', () => {
     expect(await cell(page, 'mm-main', 7).innerText()).toBe('+1,520.75');
     expect(await cell(page, 'arb-desk', 7).innerText()).toBe('−12.25');
     expect(await cell(page, 'small-desk', 5).innerText()).toBe('—');
-    expect(await cell(page, 'arb-desk', 8).innerText()).toBe('8 / 10');
+    expect(await cell(page, 'arb-desk', 8).locator('.l1').innerText()).toBe('8 / 10');
+
+    // the last fired cancel: in the account's triggers cell and in the panel above the table
+    expect(await cell(page, 'arb-desk', 8).locator('.l2').innerText()).toBe('fired 5 min ago');
+    expect(await cell(page, 'mm-main', 8).locator('.l2').innerText()).toBe('');
+    expect(await cell(page, 'arb-desk', 8).getAttribute('title')).toContain('5 orders cancelled');
+    await expect.poll(() => page.locator('#fired').isVisible()).toBe(true);
+    expect(await page.locator('#fired li').count()).toBe(1);
+    expect(await page.locator('#fired li').innerText()).toMatch(
+      /^arb-desk at \d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC: 5 orders cancelled; 2 positions left open \(value 1,234\.50 USDC, uPnL −12\.25 USDC\)$/,
+    );
+    expect(await page.locator('#fired').innerText()).toContain('NOT closed');
+
+    // the cold start's progress, while it lasts
+    expect(await page.locator('#startup').innerText()).toBe('armed 1 of 3 · about 12.0 s to go');
     expect(await cell(page, 'mm-main', 9).locator('.l1').innerText()).toBe('approved');
     expect(await cell(page, 'mm-main', 9).locator('.l2').innerText()).toBe('0xcd34…cd34');
     expect(await cell(page, 'small-desk', 9).locator('.l1').innerText()).toBe('configured');
@@ -288,6 +313,8 @@ describe.skipIf(!present && !inCi)('status page in headless Chromium', () => {
   it('saves light and dark full-page screenshots', async () => {
     await mkdir(join(ROOT, 'artifacts'), { recursive: true });
     await w.page.screenshot({ path: join(ROOT, 'artifacts/status-page.png'), fullPage: true });
+    // The README's picture: regenerated on every run (never compared pixel by pixel).
+    await w.page.screenshot({ path: join(ROOT, 'docs/status-page.png'), fullPage: true });
     const dark = await open(`${base}/`, 'dark');
     await expect.poll(() => dark.page.locator('#rows tr').count(), { timeout: 3_000 }).toBe(3);
     const bg = await dark.page.locator('html').evaluate((e) => getComputedStyle(e).backgroundColor);
@@ -309,6 +336,9 @@ describe.skipIf(!present && !inCi)('status page in headless Chromium', () => {
     expect(await cell(page, 'arb-desk', 3).locator('.l1').innerText()).toBe('ok');
     expect(await cell(page, 'arb-desk', 3).locator('.l2').innerText()).toMatch(/^rest · (just now|\d s ago)$/);
     expect(await page.locator('#summary').innerText()).toBe('3 · 2 armed');
+    // start-up complete: the progress fact goes; the fired cancel stays visible
+    expect(await page.locator('#startup-box').isVisible()).toBe(false);
+    expect(await page.locator('#fired').isVisible()).toBe(true);
   });
 
   it('says NOT READY and names the account when a horizon drops below its minimum', async () => {

@@ -20,20 +20,19 @@ trap 'rm -rf "$tmp"' EXIT
 cp systemd/dms-keeper.service "$tmp/dms-keeper.service"
 cp systemd/dms-keeper@.service "$tmp/dms-keeper@0.service"
 
-# `verify` checks that the ExecStart= binary exists on this host. The units name /usr/bin/node
-# (Debian's nodejs package, and where operators install it); if this machine keeps node
-# elsewhere, verify copies whose ExecStart= names the local node instead. Nothing else changes.
+# `verify` checks that the ExecStart= binary exists on this host. The units name
+# /opt/dms-keeper/bin/node, the link the install steps make to a Node.js >= 20.19 (never a
+# distribution's nodejs by default: Debian 12's is 18). This machine is not an install, so the copies
+# verified here name the node that runs CI instead. Nothing else changes.
 node_bin=$(command -v node)
-if [ ! -x /usr/bin/node ]; then
-  echo "note: /usr/bin/node absent; verifying with ExecStart=$node_bin"
-  sed -i "s#^ExecStart=/usr/bin/node #ExecStart=$node_bin #" "$tmp"/*.service
-fi
+sed -i "s#^ExecStart=/opt/dms-keeper/bin/node #ExecStart=$node_bin #" "$tmp"/*.service
+grep -q "^ExecStart=$node_bin " "$tmp/dms-keeper.service" || { echo "FAIL: ExecStart= does not start with /opt/dms-keeper/bin/node"; exit 1; }
 
 status=0
 summary=()
 for unit in "$tmp/dms-keeper.service" "$tmp/dms-keeper@0.service"; do
   name=$(basename "$unit")
-  # verify exits 0 even on parse errors (OPS.md): any output at all is a failure.
+  # verify exits 0 even on some parse errors: any output at all is a failure.
   out=$(systemd-analyze verify "$unit" 2>&1 || true)
   if [ -n "$out" ]; then
     echo "FAIL systemd-analyze verify $name:"

@@ -6,14 +6,16 @@
 #      test/metrics-scrape.test.ts during `npm test`, which CI runs before this script)
 #   4. the dashboard: JSON, datasource, variables, every query's PromQL (through promtool)
 #   5. every metric the alerts and the dashboard use is in that scrape; every alert has severity,
-#      annotations, a runbook section in README.md, and a firing and a quiet unit test
+#      annotations, an absolute runbook link to its section of docs/runbook.md (one base URL for all:
+#      scripts/runbook-links.mjs), and a firing and a quiet unit test
 #   6. end to end: the packaged prometheus scrapes the built keeper (example config, embedded
 #      simulator) with alerts.yml loaded; a healthy keeper raises exactly the expected alert
 #      (small-desk is ineligible), and a killed keeper raises DmsKeeperDown
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
-# ---- promtool and prometheus from Debian's package, unpacked, not installed (OPS.md) ----------
+# ---- promtool and prometheus from Debian's package, unpacked, not installed ---------------------
+# `apt-get download` + `dpkg -x` gives both binaries without installing or starting the service.
 # Cached under the ignored artifacts/ directory and reused; PROMETHEUS_PKG_DIR overrides the place.
 pkg="${PROMETHEUS_PKG_DIR:-artifacts/prometheus-pkg}"
 promtool="$pkg/usr/bin/promtool"
@@ -80,7 +82,6 @@ const metricNames = (expr) => [...expr.matchAll(/\b((?:dms_keeper|process|nodejs
 
 // ---- alerts ----
 const alerts = YAML.parse(readFileSync('config/prometheus/alerts.yml', 'utf8')).groups.flatMap((g) => g.rules);
-const readme = readFileSync('README.md', 'utf8');
 const tests = YAML.parse(readFileSync('config/prometheus/alerts.test.yml', 'utf8')).tests;
 const used = new Map();
 const use = (expr, where) => { for (const n of metricNames(expr)) used.set(n, used.get(n) ?? where); };
@@ -89,10 +90,7 @@ for (const r of alerts) {
   use(r.expr, `alert ${r.alert}`);
   if (!['critical', 'warning'].includes(r.labels?.severity)) fail(`${r.alert}: severity label must be critical or warning`);
   for (const a of ['summary', 'description', 'runbook', 'runbook_url']) if (!r.annotations?.[a]) fail(`${r.alert}: no ${a} annotation`);
-  const anchor = `runbook-${r.alert.toLowerCase()}`;
-  if (r.annotations?.runbook_url !== `README.md#${anchor}`) fail(`${r.alert}: runbook_url must be README.md#${anchor}`);
-  // GitHub's anchor for "### Runbook: DmsKeeperDown" is runbook-dmskeeperdown
-  if (!new RegExp(`^#+ Runbook: ${r.alert}\\s*$`, 'm').test(readme)) fail(`${r.alert}: README.md has no "### Runbook: ${r.alert}" section (runbook_url #${anchor} would be dead)`);
+  // runbook_url (one absolute base, an existing section of docs/runbook.md): scripts/runbook-links.mjs, below
   const cases = tests.flatMap((t) => (t.alert_rule_test ?? []).filter((c) => c.alertname === r.alert));
   if (!cases.some((c) => (c.exp_alerts ?? []).length > 0)) fail(`${r.alert}: alerts.test.yml has no case where it fires`);
   if (!cases.some((c) => (c.exp_alerts ?? []).length === 0)) fail(`${r.alert}: alerts.test.yml has no case where it stays quiet`);
@@ -152,9 +150,10 @@ if (problems.length) {
   for (const p of problems) console.error(`FAIL: ${p}`);
   process.exit(1);
 }
-console.log(`alerts: ${alerts.length} rules, each with severity, annotations, a README runbook section, firing and quiet tests`);
+console.log(`alerts: ${alerts.length} rules, each with severity, annotations, firing and quiet tests`);
 console.log(`dashboard: ${allPanels.length} panels, ${queries.length} queries; alerts and dashboard use ${used.size} metric names, all exported`);
 JS
+node scripts/runbook-links.mjs
 "$promtool" check rules "$work/dashboard-queries.rules.yml" >/dev/null
 echo "dashboard: every query is valid PromQL (promtool check rules)"
 

@@ -19,6 +19,7 @@ import type { VenueDateSample } from '../venue/venue-time.js';
 import { NotificationClient } from '../venue/ws.js';
 import { VENUE_FACTS } from '../venue/facts.js';
 import type { Simulator } from '../sim/simulator.js';
+import { prettyStream, type LogFormat } from '../obs/logger.js';
 
 /** What the app needs from the validated config (mapped by `from-config.ts`). */
 export interface AppConfig {
@@ -38,6 +39,8 @@ export interface AppConfig {
   stateDir: string;
   listen: string;
   logLevel: string;
+  /** `json` (default) for machines, `pretty` for people (log.format). */
+  logFormat?: LogFormat;
 }
 
 export interface AppDeps {
@@ -54,10 +57,14 @@ export interface AppDeps {
   random?: () => number;
 }
 
-/** pino on our clock: log times are the same time the keeper decides with (virtual in tests). */
-export function createLogger(level: string, stream?: DestinationStream, clock?: Clock): Logger {
+/**
+ * pino on our clock: log times are the same time the keeper decides with (virtual in tests).
+ * `format: pretty` formats the same records with pino-pretty for people (see obs/logger.ts).
+ */
+export function createLogger(level: string, stream?: DestinationStream, clock?: Clock, format: LogFormat = 'json'): Logger {
   const timestamp = clock ? () => `,"time":"${new Date(clock.nowMs()).toISOString()}"` : pino.stdTimeFunctions.isoTime;
-  return pino({ level, base: { service: 'dms-keeper' }, serializers: logSerializers, redact: { paths: redactPaths, censor: '[redacted]' }, timestamp }, stream);
+  const out = format === 'pretty' ? prettyStream(stream ?? process.stdout) : stream;
+  return pino({ level, base: { service: 'dms-keeper' }, serializers: logSerializers, redact: { paths: redactPaths, censor: '[redacted]' }, timestamp }, out);
 }
 
 /**
@@ -81,7 +88,7 @@ export class App {
     private readonly deps: AppDeps,
   ) {
     this.config = config;
-    this.logger = createLogger(config.logLevel, deps.logStream, deps.clock);
+    this.logger = createLogger(config.logLevel, deps.logStream, deps.clock, config.logFormat);
     this.metrics = createMetrics({ version: deps.version });
   }
 
@@ -141,7 +148,7 @@ export class App {
       global: { limit: config.rateLimits.global.requests, windowMs: config.rateLimits.global.perSeconds * 1000 },
       schedule_cancel: { limit: config.rateLimits.scheduleCancel.requests, windowMs: config.rateLimits.scheduleCancel.perSeconds * 1000 },
       exchange: { limit: VENUE_FACTS.ipWeightPerMinute, windowMs: 60_000 },
-    }, { onThrottled: () => metrics.rateLimited.inc({ scope: 'client' }) });
+    }, { onThrottled: (kind) => metrics.clientPacingWaits.inc({ kind }) });
 
     const notifications = (onEvent: Parameters<NonNullable<import('../keeper/keeper.js').KeeperDeps['notifications']>>[0]): NotificationFeed => {
       const client = new NotificationClient({

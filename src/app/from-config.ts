@@ -63,5 +63,6 @@ export function toAppConfig(config: Config, env: Readonly<Record<string, string 
     stateDir: config.stateDir,
     listen: config.server.listen,
     logLevel: config.log.level,
+    logFormat: config.log.format,
   };
 }

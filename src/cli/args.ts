@@ -1,8 +1,7 @@
 import { parseArgs } from 'node:util';
 
 /**
- * The CLI contract (DESIGN.md section 2), parsed without side effects so it can be tested as data.
- * Exit codes: 0 clean stop, 1 runtime failure, 2 bad config or usage.
+ * The CLI contract (docs/DESIGN.md section 2), parsed without side effects so it can be tested as data.
  */
 export type Command =
   | { name: 'run'; config: string }
@@ -21,6 +20,17 @@ export class UsageError extends Error {
   }
 }
 
+/**
+ * The exit codes every command follows (README.md, "Exit codes"; test/cli.test.ts checks each row).
+ * 2 means "fix the command line or the file": retrying the same thing cannot help, so the systemd
+ * units do not restart on it (RestartPreventExitStatus=2).
+ */
+export const EXIT_CODES = { ok: 0, runtime: 1, usage: 2 } as const;
+
+const EXIT_TEXT = `Exit codes: 0 success (or a clean stop), 1 runtime failure (the venue, the network, the
+file system, a Node.js older than 20.19), 2 bad config or usage (retrying will not help).
+`;
+
 export const USAGE = `dms-keeper: keeps the venue's dead man's switch (scheduled cancel-all) armed for many accounts
 
 Usage:
@@ -31,12 +41,88 @@ Usage:
   dms-keeper keygen --out FILE [--force]    write a new agent private key (mode 0600)
   dms-keeper simulate [--port N] [--host 127.0.0.1]
                                             run the venue simulator on loopback
-  dms-keeper help [COMMAND] | --help        this text
+  dms-keeper help [COMMAND] | COMMAND --help
+                                            this text, or one command's
   dms-keeper --version
 
-Exit codes: 0 clean stop, 1 runtime failure, 2 bad config or usage.
-Signals (run): SIGTERM/SIGINT stop gracefully (a second one forces exit); SIGHUP reloads the config.
+${EXIT_TEXT}Signals (run): SIGTERM/SIGINT stop gracefully (a second one forces exit); SIGHUP reloads the config.
 `;
+
+const KEY_FILES = `Key files named { file: NAME } resolve in $CREDENTIALS_DIRECTORY (systemd's LoadCredential=
+sets it; so does npm start, to state/demo-credentials), else beside the config file.`;
+
+/** `dms-keeper help COMMAND` and `dms-keeper COMMAND --help`. */
+export const COMMAND_HELP: Record<Exclude<Command['name'], 'help' | 'version'>, string> = {
+  run: `Usage: dms-keeper [run] --config FILE
+
+Runs the keeper: provisions an agent per account, keeps every account's scheduled cancel armed,
+watches orders and positions, and serves /metrics, /healthz, /readyz, /status and the status
+page on server.listen. Logs go to stdout (log.format: json or pretty).
+${KEY_FILES}
+
+Signals: SIGTERM/SIGINT stop within 15 s (on_shutdown decides whether schedules stay armed; a
+second signal exits at once, schedules armed); SIGHUP reloads the config (a bad file keeps the
+old one).
+
+  -c, --config FILE   the YAML config (see docs/configuration.md)
+
+Exit codes: 0 clean stop; 1 could not start (e.g. the port is in use), a forced stop (second
+signal), or a Node.js older than 20.19; 2 bad config or usage. An unreachable venue is not a start
+failure: the keeper keeps retrying and /readyz says what is missing.
+`,
+  'check-config': `Usage: dms-keeper check-config --config FILE
+
+Validates the config exactly as run does (key files included) and prints the request plan:
+accounts, cadence, budget used vs available, capacity. Every problem of every account is
+reported at once, each with its YAML path and line. Sends nothing to the venue.
+${KEY_FILES}
+
+  -c, --config FILE   the YAML config
+
+Exit codes: 0 valid and the plan holds; 2 any problem (printed on stderr).
+`,
+  disarm: `Usage: dms-keeper disarm --config FILE [--account NAME]
+
+Clears the scheduled cancel of every account of the config, or of one (planned maintenance).
+Signs with the account's configured agent, else the agent the keeper stored in state_dir, else
+the master key. Stop the keeper first, or it re-arms. Prints one line per account.
+${KEY_FILES}
+
+  -c, --config FILE   the YAML config
+  --account NAME      only this account (a name from the config)
+
+Exit codes: 0 every account cleared; 1 the venue refused or could not be reached for at least
+one account; 2 bad config, an account name the config does not have, or venue.simulator set.
+`,
+  keygen: `Usage: dms-keeper keygen --out FILE [--force]
+
+Writes a new private key (0x + 64 hex digits and a newline) to FILE with mode 0600, and prints
+only its address. Use it for agent.key, or for test accounts.
+
+  -o, --out FILE      where to write; an existing file is never overwritten without --force
+  --force             overwrite FILE (its mode is tightened to 0600)
+
+Exit codes: 0 written; 1 the file could not be written; 2 usage, or FILE exists (without --force).
+`,
+  simulate: `Usage: dms-keeper simulate [--port N] [--host 127.0.0.1]
+
+Runs the venue simulator on its own (for demos and manual tests): REST /v1, POST /exchange, /ws,
+and the admin routes /_sim/. Loopback only. Stop with Ctrl-C.
+
+  -p, --port N        0..65535 (default 8080; 0 picks a free port)
+  --host HOST         a loopback address (default 127.0.0.1)
+
+Exit codes: 0 clean stop; 1 could not listen; 2 usage.
+`,
+};
+
+/** The help for `topic`, or the general usage; an unknown topic is a usage error. */
+export function helpText(topic?: string): string {
+  if (topic === undefined || topic === 'help') return USAGE;
+  const text = (COMMAND_HELP as Record<string, string>)[topic];
+  if (text === undefined) throw new UsageError(`no help for '${topic}': commands are ${Object.keys(COMMAND_HELP).join(', ')}`);
+  return text;
+}
 
 const COMMANDS = new Set(['run', 'check-config', 'disarm', 'keygen', 'simulate', 'help']);
 

@@ -6,7 +6,7 @@ import { NETWORK_URLS } from './schema.js';
 import { KEY1, minimal, parse, paths, problemsOf } from './test-support.js';
 
 describe('defaults', () => {
-  it('fills every default of DESIGN.md section 2', async () => {
+  it('fills every default of docs/DESIGN.md section 2', async () => {
     const c = await parse(minimal());
     expect(c.venue).toEqual({
       simulator: false,
@@ -23,7 +23,7 @@ describe('defaults', () => {
     expect(c.shard).toEqual({ index: 0, count: 1 });
     expect(c.stateDir).toBe('./state');
     expect(c.server).toEqual({ listen: '127.0.0.1:9464', host: '127.0.0.1', port: 9464 });
-    expect(c.log).toEqual({ level: 'info' });
+    expect(c.log).toEqual({ level: 'info', format: 'json' });
     expect(c.accounts).toHaveLength(1);
     const a = c.accounts[0]!;
     expect(a.name).toBe('a1');
@@ -87,7 +87,7 @@ describe('unknown keys are errors at every depth, with their path and line', () 
     ['accounts[0].switch', minimal().replace('    master_key: { env: K1 }', '    master_key: { env: K1 }\n    switch:\n      deadline_secs: 30'), 'accounts[0].switch.deadline_secs', 8],
     ['shard', minimal('shard: { index: 0, count: 1, ordinal: 0 }'), 'shard.ordinal', 7],
     ['server', minimal('server:\n  port: 1'), 'server.port', 8],
-    ['log', minimal('log:\n  format: json'), 'log.format', 8],
+    ['log', minimal('log:\n  colour: true'), 'log.colour', 8],
   ];
   it.each(cases)('%s', async (_name, text, path, line) => {
     const problems = await problemsOf(text);
@@ -434,5 +434,12 @@ describe('loadConfig', () => {
   it('parseConfig keeps the source name', async () => {
     const c = await parseConfig(minimal(), { env: { K1: KEY1 }, baseDir: '/x', source: 'a.yaml' });
     expect(c.source).toBe('a.yaml');
+  });
+});
+
+describe('log.format', () => {
+  it('is json by default, pretty on request, and nothing else', async () => {
+    expect((await parse(minimal('log: { format: pretty }'))).log).toEqual({ level: 'info', format: 'pretty' });
+    await expect(parse(minimal('log: { format: text }'))).rejects.toThrow(/log\.format .*must be one of: json, pretty/);
   });
 });

@@ -22,6 +22,7 @@ import {
   AccountSchema,
   CONFIG_DEFAULTS,
   DEFAULT_STATE_DIR,
+  KeySourceSchema,
   objectShape,
   schemaAt,
   SECTION_SCHEMAS,
@@ -81,6 +82,12 @@ export async function loadConfig(opts: LoadOptions): Promise<Config> {
 }
 
 type Segments = Array<string | number>;
+
+/** Said of every missing relative key file while CREDENTIALS_DIRECTORY is unset; the first says why. */
+const NO_CREDENTIALS_DIRECTORY = ' (CREDENTIALS_DIRECTORY is not set)';
+const CREDENTIALS_HINT =
+  ' (CREDENTIALS_DIRECTORY is not set, so relative key files are looked for beside the config file;' +
+  ' set it to the directory holding the key files, as systemd LoadCredential= does; for the shipped example: npm run check-config)';
 
 /** YAML's core schema reads unquoted `0x…` as a hex integer, which would mangle addresses. */
 type TagList = Array<{ format?: string } | string>;
@@ -188,7 +195,7 @@ class Loader {
 
     const ok = this.problems.length === 0;
     if (!ok || !venue || !sw || !watch || !rateLimits || !shard || !server || !listen || !log || !accounts) {
-      throw new ConfigError(sortProblems(this.problems, (p) => this.columns.get(p) ?? 0), opts.source);
+      throw new ConfigError(this.sorted(), opts.source);
     }
 
     const topSwitch = toSwitch(sw);
@@ -209,13 +216,13 @@ class Loader {
       shard: { index: shard.index, count: shard.count },
       stateDir: stateDir ?? defaultStateDir(opts.env),
       server: { listen: server.listen, host: listen.host, port: listen.port },
-      log: { level: log.level },
+      log: { level: log.level, format: log.format },
     };
 
     const plan = buildPlan(config);
     if (!plan.canHoldEveryHorizon) {
       for (const f of plan.problems) this.add(f.path.split('.'), f.message);
-      throw new ConfigError(sortProblems(this.problems, (p) => this.columns.get(p) ?? 0), opts.source);
+      throw new ConfigError(this.sorted(), opts.source);
     }
     return deepFreeze(config);
   }
@@ -284,22 +291,48 @@ class Loader {
       ...(this.opts.readFile ? { readFile: this.opts.readFile } : {}),
       ...(this.opts.stat ? { stat: this.opts.stat } : {}),
     };
+    const rawItems = Array.isArray(this.raw.accounts) ? (this.raw.accounts as unknown[]) : [];
     return Promise.all(
       accounts.map(async (a, i) => {
-        if (!a) return {};
+        // An account whose shape failed (say, a bad address) still has its key sources checked,
+        // so one run reports every problem of the account, not the first one found.
+        const sources = a ? { master: a.master_key, agent: a.agent.key } : rawKeySources(rawItems[i]);
         const out: { master?: KeySource; agent?: KeySource } = {};
         const jobs: Array<[Segments, RawKeySource, 'master' | 'agent']> = [];
-        if (a.master_key) jobs.push([['accounts', i, 'master_key'], a.master_key, 'master']);
-        if (a.agent.key) jobs.push([['accounts', i, 'agent', 'key'], a.agent.key, 'agent']);
+        if (sources.master) jobs.push([['accounts', i, 'master_key'], sources.master, 'master']);
+        if (sources.agent) jobs.push([['accounts', i, 'agent', 'key'], sources.agent, 'agent']);
         for (const [segments, rawSource, slot] of jobs) {
           const source = this.keySource(segments, rawSource);
           const r = await tryReadKey(source, io);
-          if ('problem' in r) this.add([...segments, source.kind === 'file' ? 'file' : 'env'], r.problem.message);
+          if ('problem' in r) this.add([...segments, source.kind === 'file' ? 'file' : 'env'], r.problem.message + this.credentialsHint(rawSource, r.problem.message));
           out[slot] = source;
         }
         return out;
       }),
     );
+  }
+
+  /**
+   * A missing key file named relatively while `CREDENTIALS_DIRECTORY` is unset is most often a
+   * command run without the environment the service gets (systemd's LoadCredential=, or what
+   * `npm start` sets for the example): say where the file was looked for and why.
+   */
+  private credentialsHint(raw: RawKeySource, message: string): string {
+    if (raw.file === undefined || isAbsolute(raw.file) || !message.includes('ENOENT')) return '';
+    const credDir = this.opts.env.CREDENTIALS_DIRECTORY;
+    if (credDir !== undefined && credDir !== '') return ` (looked for in $CREDENTIALS_DIRECTORY=${credDir})`;
+    return NO_CREDENTIALS_DIRECTORY;
+  }
+
+  /** Problems in reading order; the first missing key file carries the whole credentials hint. */
+  private sorted(): ConfigProblem[] {
+    const list = sortProblems(this.problems, (p) => this.columns.get(p) ?? 0);
+    const first = list.findIndex((p) => p.message.endsWith(NO_CREDENTIALS_DIRECTORY));
+    if (first >= 0) {
+      const p = list[first]!;
+      list[first] = { ...p, message: p.message.slice(0, -NO_CREDENTIALS_DIRECTORY.length) + CREDENTIALS_HINT };
+    }
+    return list;
   }
 
   /** Relative files resolve in `$CREDENTIALS_DIRECTORY` (systemd LoadCredential=), else beside the config. */
@@ -359,6 +392,20 @@ function rawIdentity(item: unknown): AccountIdentity {
   if (agentName === undefined) id.agentName = CONFIG_DEFAULTS.agent.name;
   else if (typeof agentName === 'string') id.agentName = agentName;
   return id;
+}
+
+/** The key sources of an account item whose shape failed, as far as each is valid on its own. */
+function rawKeySources(item: unknown): { master?: RawKeySource; agent?: RawKeySource } {
+  if (!item || typeof item !== 'object') return {};
+  const o = item as { master_key?: unknown; agent?: { key?: unknown } | null };
+  const parse = (v: unknown): RawKeySource | undefined => {
+    if (v === undefined) return undefined;
+    const r = KeySourceSchema.safeParse(v);
+    return r.success ? r.data : undefined;
+  };
+  const agent = o.agent && typeof o.agent === 'object' ? parse(o.agent.key) : undefined;
+  const master = parse(o.master_key);
+  return { ...(master ? { master } : {}), ...(agent ? { agent } : {}) };
 }
 
 /** The env names `{ env: VAR }` key sources mention, read from the raw document (before validation). */

@@ -61,7 +61,7 @@ export const CONFIG_DEFAULTS = {
   agent: { name: 'dms-keeper', valid_days: 30 },
   shard: { index: 0, count: 1 },
   server: { listen: DEFAULT_LISTEN },
-  log: { level: 'info' },
+  log: { level: 'info', format: 'json' },
 } as const;
 
 /** A metric label value: lower-case, starts with a letter or digit. */
@@ -243,8 +243,12 @@ export const ServerSchema = z.strictObject({
   listen: z.string().min(1).default(D.server.listen),
 });
 
+/** json: one JSON object a line, for log shippers; pretty: pino-pretty's readable lines, for people. */
+export const LOG_FORMATS = ['json', 'pretty'] as const;
+
 export const LogSchema = z.strictObject({
   level: z.enum(LOG_LEVELS).default(D.log.level),
+  format: z.enum(LOG_FORMATS).default(D.log.format),
 });
 
 /**

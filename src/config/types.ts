@@ -1,5 +1,5 @@
 import type { KeySource } from './secret.js';
-import type { LOG_LEVELS } from './schema.js';
+import type { LOG_FORMATS, LOG_LEVELS } from './schema.js';
 
 /**
  * The validated, fully defaulted configuration. camelCase throughout; durations keep the unit the
@@ -11,6 +11,7 @@ export type ArmWhen = 'always' | 'orders_open';
 export type OnShutdown = 'keep' | 'clear';
 export type PathPolicy = 'rest' | 'exchange' | 'rest_then_exchange';
 export type LogLevel = (typeof LOG_LEVELS)[number];
+export type LogFormat = (typeof LOG_FORMATS)[number];
 
 export interface SwitchConfig {
   deadlineSeconds: number;
@@ -85,5 +86,5 @@ export interface Config {
   stateDir: string;
   /** `listen` as written; `host` without IPv6 brackets, ready for `server.listen(port, host)`. */
   server: { listen: string; host: string; port: number };
-  log: { level: LogLevel };
+  log: { level: LogLevel; format: LogFormat };
 }

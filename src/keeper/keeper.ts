@@ -19,6 +19,7 @@ import type { SwitchSettings } from './switch-machine.js';
 import { planCadence, type CadencePlan } from '../sched/cadence.js';
 import { SlotCalendar } from '../sched/slot-calendar.js';
 import { AccountWatcher, type PositionsSummary, type WatchReport, type WatchSource } from './watcher.js';
+import { ActivityReporter, type AccountActivity, type LastCancelFired, type StartProgress } from './activity.js';
 
 export interface KeeperAccountSpec extends ProvisionSpec {
   switch: SwitchSettings;
@@ -110,6 +111,8 @@ export interface AccountStatus {
   notifications: boolean;
   /** The effective period (the configured one unless the adaptive cadence stretched it). */
   rearm_every_seconds: number;
+  /** The last scheduled cancel that fired since the keeper started (null: none). */
+  last_cancel_fired: LastCancelFired | null;
 }
 
 export interface KeeperStatus {
@@ -118,6 +121,8 @@ export interface KeeperStatus {
   clock_skew_seconds: number;
   ws_connected: boolean;
   ready: boolean;
+  /** The cold start: accounts armed so far, ETA; `complete` once every account had its first arm. */
+  start_progress: StartProgress | null;
   accounts: AccountStatus[];
 }
 
@@ -156,6 +161,8 @@ export class Keeper {
   private calendar?: SlotCalendar;
   /** Watchers started so far: the position of the next one in the start-up read stagger. */
   private watchersStarted = 0;
+  /** Minute summaries, start-up progress, last fired cancels (activity.ts). */
+  private readonly activity = new ActivityReporter();
 
   constructor(
     options: KeeperOptions,
@@ -509,11 +516,13 @@ export class Keeper {
     switch (r.type) {
       case 'arm': {
         metrics.armRequests.inc({ account, result: r.result });
+        this.activity.recordArm(r.result);
         metrics.armLatency.observe({ path: r.path }, r.latencyMs / 1000);
         if (r.result === 'ok') {
           metrics.lastArmSuccess.set({ account }, this.deps.clock.nowMs() / 1000);
           if (r.lagMs !== undefined) metrics.armLag.observe(Math.max(0, r.lagMs) / 1000);
-          m.log.info({ event: 'arm', result: 'ok', path: r.path, deadline: new Date(r.deadlineMs!).toISOString(), latency_ms: r.latencyMs, venue: { status: 'ok' } }, 'armed');
+          // Routine: debug. The minute summary counts arms; state changes and failures are info+.
+          m.log.debug({ event: 'arm', result: 'ok', path: r.path, deadline: new Date(r.deadlineMs!).toISOString(), latency_ms: r.latencyMs, venue: { status: 'ok' } }, 'armed');
         } else {
           if (r.result === 'rate_limited') metrics.rateLimited.inc({ scope: r.scope === 'global' ? 'global' : 'endpoint' });
           m.log.warn({ event: 'arm', result: r.result, path: r.path, reason: r.reason, retry_after_ms: r.retryAfterMs, venue: r.message }, 'arm failed');
@@ -526,16 +535,20 @@ export class Keeper {
       case 'lapsed':
         void this.onLapsed(m, r.deadlineMs);
         break;
-      case 'phase':
-        m.log.info({ event: 'phase', from: r.from, to: r.to }, `switch ${r.to}`);
+      case 'phase': {
+        // The way into the first arm (starting -> unarmed -> armed) is start-up, which the
+        // progress records cover; every later change is news and logged at info.
+        const startUp = r.from === 'starting' || (r.to === 'armed' && this.activity.firstArm(account));
+        m.log[startUp ? 'debug' : 'info']({ event: 'phase', from: r.from, to: r.to }, `switch ${r.to}`);
         metrics.ineligible.set({ account }, r.to === 'ineligible' ? 1 : 0);
         break;
+      }
       case 'reprovision_requested':
         m.log.warn({ event: 'reprovision' }, 'the venue does not know our signer; approving a new agent');
         metrics.agentApproved.set({ account }, 0);
         break;
       case 'stopped':
-        m.log.info({ event: 'stopped' }, 'switch stopped');
+        m.log.debug({ event: 'stopped' }, 'switch stopped'); // the phase change says it at info
         break;
     }
   }
@@ -557,6 +570,15 @@ export class Keeper {
     metrics.triggersToday.set({ account }, count);
     const seen = await m.watcher?.reconcile().catch(() => undefined);
     const positions = seen?.positions ?? m.positions;
+    const ordersAfter = seen?.orders?.length ?? null;
+    this.activity.recordCancelFired(account, {
+      at: new Date(deadlineMs).toISOString(),
+      orders_cancelled: ordersBefore === null ? null : Math.max(0, ordersBefore - (ordersAfter ?? 0)),
+      positions_open: positions?.count ?? null,
+      position_value_usdc: positions?.valueUsdc ?? null,
+      unrealized_pnl_usdc: positions?.unrealizedPnlUsdc ?? null,
+      triggers_today: count,
+    });
     m.log.error(
       {
         event: 'cancel_fired',
@@ -647,6 +669,7 @@ export class Keeper {
     // hung event loop stops this loop, and with it the pings.
     if (this.state === 'running') deps.onHealthyTick?.();
     if (++this.loopCount % 2 === 0 && this.state === 'running') void this.saveBudget();
+    if (this.state === 'starting' || this.state === 'running') this.reportActivity();
     if (this.state !== 'stopped') {
       this.loopTimer = deps.clock.setTimeout(() => this.loop(), LOOP_EVERY_MS);
     }
@@ -669,6 +692,8 @@ export class Keeper {
       m.horizon.set({ account: name }, armed ? (deadline - venueNow) / 1000 : 0);
       if (deadline !== null) m.deadline.set({ account: name }, deadline / 1000);
       m.shouldBeArmed.set({ account: name }, this.shouldBeArmed(acct) ? 1 : 0);
+      m.minHorizonConfigured.set({ account: name }, acct.spec.switch.minHorizonMs / 1000);
+      m.deadlineConfigured.set({ account: name }, acct.spec.switch.deadlineMs / 1000);
     }
   }
 
@@ -727,6 +752,19 @@ export class Keeper {
     return m.runner.shouldBeArmed();
   }
 
+  /** The minute summary and the start-up progress (activity.ts), logged from the loop. */
+  private reportActivity(): void {
+    const venueNow = this.deps.venueClock.nowMs();
+    const views = (): AccountActivity[] =>
+      [...this.accounts.values()].map((m) => {
+        const s = m.runner?.snapshot();
+        const d = s?.deadlineMs ?? null;
+        const armed = d !== null && d > venueNow;
+        return { name: m.spec.name, shouldBeArmed: this.shouldBeArmed(m), armed, horizonSeconds: armed ? (d - venueNow) / 1000 : null, everArmed: (s?.lastSuccessMs ?? null) !== null, provisionFailed: !m.runner && m.provisionError !== undefined };
+      });
+    for (const r of this.activity.tick(this.deps.clock.nowMs(), this.options.accounts.length, views, this.armBudget())) this.deps.logger[r.level](r.fields, r.msg);
+  }
+
   // ---- views ----
 
   liveness(): { alive: boolean; lastLoopAgeMs: number } {
@@ -780,6 +818,7 @@ export class Keeper {
         on_shutdown: m.spec.switch.onShutdown,
         notifications: m.subscribed,
         rearm_every_seconds: this.effectiveSettings(m.spec).rearmEveryMs / 1000,
+        last_cancel_fired: this.activity.lastCancelFired(m.spec.name),
       });
     }
     const c = this.cadence;
@@ -791,6 +830,7 @@ export class Keeper {
       clock_skew_seconds: this.deps.venueClock.skewSeconds(),
       ws_connected: this.feed?.connected() ?? false,
       ready: this.readiness().ready,
+      start_progress: this.activity.startProgress(),
       accounts,
     };
   }

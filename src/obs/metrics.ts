@@ -1,12 +1,18 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 /**
- * Every metric of DESIGN.md section 2 (names and labels are the contract), declared once here.
+ * Every metric of docs/DESIGN.md section 2 (names and labels are the contract), declared once here.
  * The registry is ours (never prom-client's global one); label values are pre-created so that
  * rates and absent() alerts work from the first scrape.
  */
 export const ARM_RESULTS = ['ok', 'rate_limited', 'rejected', 'error'] as const;
-export const RATE_LIMIT_SCOPES = ['endpoint', 'global', 'client'] as const;
+/**
+ * Scopes of the venue's 429s. `client` is gone from this metric: our own budget holding a request
+ * back is ordinary pacing, not a refusal, and is counted apart (dms_keeper_client_pacing_waits_total).
+ */
+export const RATE_LIMIT_SCOPES = ['endpoint', 'global'] as const;
+/** Request classes of the client budget (sched/scheduler.ts RequestClass). */
+export const PACING_KINDS = ['arm', 'read'] as const;
 export const ARM_PATHS = ['rest', 'exchange'] as const;
 
 export interface KeeperMetrics {
@@ -45,6 +51,11 @@ export interface KeeperMetrics {
   cadenceStretch: Gauge;
   capacityAccounts: Gauge;
   armBudgetUtilisation: Gauge;
+  /** The configured switch of each account, so alerts compare against it instead of a constant. */
+  minHorizonConfigured: Gauge<'account'>;
+  deadlineConfigured: Gauge<'account'>;
+  /** Requests our own budget made wait for a slot: normal pacing, not trouble (see RATE_LIMIT_SCOPES). */
+  clientPacingWaits: Counter<'kind'>;
 }
 
 export function createMetrics(opts: { version: string; defaultMetrics?: boolean; registry?: Registry }): KeeperMetrics {
@@ -84,7 +95,7 @@ export function createMetrics(opts: { version: string; defaultMetrics?: boolean;
     notifications: new Counter({ name: 'dms_keeper_notifications_total', help: 'WebSocket notifications received', labelNames: ['account'], registers: r }),
     wsConnected: new Gauge({ name: 'dms_keeper_ws_connected', help: '1 while the notification WebSocket is connected', registers: r }),
     venueRequests: new Counter({ name: 'dms_keeper_venue_requests_total', help: 'Requests to the venue by endpoint and HTTP status (or error)', labelNames: ['endpoint', 'code'], registers: r }),
-    rateLimited: new Counter({ name: 'dms_keeper_rate_limited_total', help: 'Requests refused or held back for rate limits, by scope', labelNames: ['scope'], registers: r }),
+    rateLimited: new Counter({ name: 'dms_keeper_rate_limited_total', help: 'Arm requests the venue refused with 429, by the scope it named (endpoint, global)', labelNames: ['scope'], registers: r }),
     clockSkew: new Gauge({ name: 'dms_keeper_clock_skew_seconds', help: 'Local clock minus venue clock, in seconds', registers: r }),
     venueClockSteps: new Counter({ name: 'dms_keeper_venue_clock_steps_total', help: 'Corrections of the venue clock estimate over 1 s (every account re-planned), by direction', labelNames: ['direction'], registers: r }),
     agentApproved: new Gauge({ name: 'dms_keeper_agent_approved', help: '1 while the account has an approved agent signing for it', labelNames: ['account'], registers: r }),
@@ -106,9 +117,13 @@ export function createMetrics(opts: { version: string; defaultMetrics?: boolean;
     cadenceStretch: new Gauge({ name: 'dms_keeper_cadence_stretch', help: 'Factor applied to configured re-arm periods to fit the arm budget (1 = as configured)', registers: r }),
     capacityAccounts: new Gauge({ name: 'dms_keeper_capacity_accounts', help: 'Accounts the arm budget can hold at the longest periods their margins allow', registers: r }),
     armBudgetUtilisation: new Gauge({ name: 'dms_keeper_arm_budget_utilisation', help: 'Planned arms per second over the arm budget', registers: r }),
+    minHorizonConfigured: new Gauge({ name: 'dms_keeper_min_horizon_seconds', help: "The account's configured switch.min_horizon_seconds (readiness and DmsKeeperHorizonLow compare the horizon with it)", labelNames: ['account'], registers: r }),
+    deadlineConfigured: new Gauge({ name: 'dms_keeper_deadline_seconds', help: "The account's configured switch.deadline_seconds (each arm sets the cancel this far ahead)", labelNames: ['account'], registers: r }),
+    clientPacingWaits: new Counter({ name: 'dms_keeper_client_pacing_waits_total', help: "Requests that waited for a slot of the keeper's own request budget (ordinary pacing; venue 429s are dms_keeper_rate_limited_total)", labelNames: ['kind'], registers: r }),
   };
   m.buildInfo.set({ version: opts.version }, 1);
   for (const scope of RATE_LIMIT_SCOPES) m.rateLimited.inc({ scope }, 0);
+  for (const kind of PACING_KINDS) m.clientPacingWaits.inc({ kind }, 0);
   for (const path of ARM_PATHS) m.armLatency.zero({ path });
   for (const result of ['ok', 'error']) m.configReloads.inc({ result }, 0);
   for (const reason of ['read_only', 'no_space', 'permission', 'io']) m.stateWriteErrors.inc({ reason }, 0);
@@ -131,7 +146,7 @@ export function initAccountSeries(m: KeeperMetrics, account: string): void {
 
 /** Removes an account's series (after a reload dropped it). */
 export function removeAccountSeries(m: KeeperMetrics, account: string): void {
-  for (const g of [m.armed, m.deadline, m.horizon, m.lastArmSuccess, m.openOrders, m.positions, m.positionValue, m.unrealizedPnl, m.agentApproved, m.triggersToday, m.shouldBeArmed, m.ineligible, m.cancelsFired, m.notifications, m.lapses]) {
+  for (const g of [m.armed, m.deadline, m.horizon, m.lastArmSuccess, m.openOrders, m.positions, m.positionValue, m.unrealizedPnl, m.agentApproved, m.triggersToday, m.shouldBeArmed, m.ineligible, m.cancelsFired, m.notifications, m.lapses, m.minHorizonConfigured, m.deadlineConfigured]) {
     g.remove({ account });
   }
   for (const result of ARM_RESULTS) m.armRequests.remove({ account, result });

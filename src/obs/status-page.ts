@@ -48,6 +48,7 @@ const PAGE = `<!doctype html>
   h1 .sub { color: var(--muted); font-weight: 400; }
   .facts { display: flex; flex-wrap: wrap; gap: 6px; margin: 0; }
   .facts div { background: var(--panel); border: 1px solid var(--line); border-radius: 6px; padding: 2px 8px; display: flex; gap: 6px; align-items: baseline; }
+  .facts div[hidden] { display: none; }
   .facts dt { color: var(--muted); font-size: 10px; text-transform: uppercase; letter-spacing: .04em; }
   .facts dd { margin: 0; font-weight: 600; white-space: nowrap; }
   .pill { display: inline-block; padding: 0 8px; border-radius: 999px; font-size: 12px; font-weight: 600; line-height: 19px; border: 1px solid transparent; white-space: nowrap; }
@@ -88,6 +89,10 @@ const PAGE = `<!doctype html>
   [title] { cursor: help; }
   main.stale .wrap, .facts.stale dd:not(#age) { opacity: .55; }
   #empty { padding: 14px; color: var(--muted); margin: 0; }
+  #fired { border: 1px solid var(--bad); border-left-width: 5px; border-radius: 6px; padding: 7px 12px; margin-bottom: 12px; background: var(--bad-bg); }
+  #fired h2 { font-size: 13px; margin: 0 0 4px; color: var(--bad); }
+  #fired ul { margin: 0; padding-left: 18px; }
+  #fired .note { color: var(--muted); margin: 4px 0 0; }
   footer { margin-top: 10px; color: var(--muted); font-size: 12px; }
   footer a { color: inherit; }
 </style>
@@ -102,14 +107,20 @@ const PAGE = `<!doctype html>
     <div><dt>updated</dt><dd id="age">—</dd></div>
     <div><dt>accounts</dt><dd id="summary">—</dd></div>
     <div><dt>cadence</dt><dd id="cadence">—</dd></div>
+    <div id="startup-box" hidden><dt>start-up</dt><dd id="startup">—</dd></div>
   </dl>
 </header>
 <div id="banner" class="info" role="status" aria-live="polite" aria-atomic="true">Loading status…</div>
+<section id="fired" hidden aria-labelledby="fired-h">
+  <h2 id="fired-h">Scheduled cancels that fired</h2>
+  <ul id="fired-list"></ul>
+  <p class="note">The venue cancelled these accounts' open orders at the deadline. Open positions are NOT closed by a dead man's switch: they need a human.</p>
+</section>
 <noscript><p>This page needs JavaScript to poll <a href="status">status</a> (JSON).</p></noscript>
 <main id="main">
   <div class="wrap">
     <table id="accounts">
-      <caption class="sr">Accounts protected by this keeper: switch state, time left to the scheduled cancel, last arm result, orders, positions, daily triggers and agent.</caption>
+      <caption class="sr">Accounts protected by this keeper: switch state, time left to the scheduled cancel, last arm result, orders, positions, daily triggers with the last fired cancel, and agent.</caption>
       <thead>
         <tr class="group">
           <th scope="col" rowspan="2">Account</th>
@@ -219,7 +230,9 @@ const PAGE = `<!doctype html>
     r.last = el("td", "last"); r.lastRes = el("span", "l1"); r.lastMeta = el("span", "l2"); r.lastSr = el("span", "sr");
     r.last.appendChild(r.lastRes); r.last.appendChild(r.lastSr); r.last.appendChild(r.lastMeta);
     r.orders = el("td", "num"); r.pcount = el("td", "num"); r.pvalue = el("td", "num"); r.pnl = el("td", "num");
-    r.triggers = el("td", "num"); r.agent = el("td"); r.agentSrc = el("span", "l1"); r.agentMeta = el("span", "l2 mono");
+    r.triggers = el("td", "num"); r.trigCount = el("span", "l1"); r.trigFired = el("span", "l2");
+    r.triggers.appendChild(r.trigCount); r.triggers.appendChild(r.trigFired);
+    r.agent = el("td"); r.agentSrc = el("span", "l1"); r.agentMeta = el("span", "l2 mono");
     r.agent.appendChild(r.agentSrc); r.agent.appendChild(r.agentMeta);
     [r.head, stateTd, r.cdTd, r.min, r.last, r.orders, r.pcount, r.pvalue, r.pnl, r.triggers, r.agent].forEach(function (c) { r.tr.appendChild(c); });
     return r;
@@ -270,9 +283,32 @@ const PAGE = `<!doctype html>
     setCls(r.pnl, "num" + (pnl > 0 ? " t-ok" : pnl < 0 ? " t-bad" : ""));
 
     var tr = num(a.triggers_today);
-    setText(r.triggers, tr === null ? "—" : tr + " / " + TRIGGER_LIMIT);
+    setText(r.trigCount, tr === null ? "—" : tr + " / " + TRIGGER_LIMIT);
     setCls(r.triggers, "num" + (tr !== null && tr >= TRIGGER_LIMIT ? " t-bad" : tr !== null && tr >= TRIGGER_LIMIT - 3 ? " t-warn" : ""));
-    setTitle(r.triggers, "scheduled-cancel triggers used today (UTC) of the venue's " + TRIGGER_LIMIT);
+    var f = firedOf(a);
+    setTitle(r.triggers, "scheduled-cancel triggers used today (UTC) of the venue's " + TRIGGER_LIMIT + (f ? NL + "last fired: " + firedText(a.name, f) : ""));
+  }
+
+  function firedOf(a) { return a.last_cancel_fired && typeof a.last_cancel_fired === "object" ? a.last_cancel_fired : null; }
+  // "mm-main at 12:03:07 UTC: 5 orders cancelled; 2 positions left open (value 1,234.50 USDC, uPnL −12.25 USDC)"
+  function firedText(name, f) {
+    var at = Date.parse(f.at), oc = num(f.orders_cancelled), po = num(f.positions_open);
+    var t = str(name) + " at " + (isFinite(at) ? utc(at) : str(f.at)) + ": " +
+      (oc === null ? "orders cancelled" : oc + " order" + (oc === 1 ? "" : "s") + " cancelled") + "; ";
+    if (po === null) t += "positions unknown";
+    else if (po === 0) t += "no positions open";
+    else t += po + " position" + (po === 1 ? "" : "s") + " left open (value " + usdc(f.position_value_usdc, false) + " USDC, uPnL " + usdc(f.unrealized_pnl_usdc, true) + " USDC)";
+    return t;
+  }
+
+  // The accounts whose last scheduled cancel fired, newest first, above the table.
+  function applyFired(list) {
+    var fired = list.filter(firedOf).sort(function (x, y) { return Date.parse(firedOf(y).at) - Date.parse(firedOf(x).at); });
+    var ul = $("fired-list");
+    var items = fired.map(function (a) { return el("li", "", firedText(a.name, firedOf(a))); });
+    var key = items.map(function (li) { return li.textContent; }).join(NL);
+    if (ul.getAttribute("data-text") !== key) { ul.setAttribute("data-text", key); ul.replaceChildren.apply(ul, items); }
+    $("fired").hidden = fired.length === 0;
   }
 
   // Everything that moves with time: countdown, bar, severity, last-arm age, agent expiry.
@@ -289,6 +325,9 @@ const PAGE = `<!doctype html>
     r.fill.style.width = (h === null ? 0 : Math.max(0, Math.min(1, h / scale)) * 100).toFixed(1) + "%";
     setCls(r.fill, "fill " + (a.should_be_armed ? sev : "idle"));
     r.mark.style.left = (Math.min(1, min / scale) * 100).toFixed(1) + "%";
+    var f = firedOf(a), fat = f ? Date.parse(f.at) : NaN;
+    setText(r.trigFired, f && isFinite(fat) ? "fired " + ago(Math.max(0, (venueNowMs() - fat) / 1000)) : "");
+    setCls(r.trigFired, "l2" + (f ? " t-bad" : ""));
     var la = a.last_arm, at = la ? Date.parse(la.at) : NaN;
     setText(r.lastMeta, la ? str(la.path) + (isFinite(at) ? " · " + ago(Math.max(0, (venueNowMs() - at) / 1000)) : "") : "");
 
@@ -317,6 +356,13 @@ const PAGE = `<!doctype html>
     });
     rows.forEach(function (r, name) { if (!seen.has(name)) { r.tr.remove(); rows.delete(name); maxSeen.delete(name); } });
     $("empty").hidden = list.length > 0;
+    applyFired(list);
+    var sp = snap.start_progress && typeof snap.start_progress === "object" ? snap.start_progress : null;
+    $("startup-box").hidden = !sp || sp.complete === true;
+    if (sp && !sp.complete) {
+      setText($("startup"), "armed " + str(sp.armed) + " of " + str(sp.accounts) + (num(sp.eta_seconds) !== null ? " · about " + secs(sp.eta_seconds) + " to go" : ""));
+      setTitle($("startup-box"), str(sp.failed) + " failed to provision (retrying) · " + str(sp.not_to_be_armed) + " with nothing to arm · " + str(sp.waiting) + " waiting for their first arm");
+    }
 
     var armed = list.filter(function (a) { return a.armed; }).length;
     var faults = list.map(fault).filter(function (f) { return f; });

@@ -47,7 +47,7 @@ state_dir: ${over.stateDir ?? join(dir, 'state')}
 server:
   listen: 127.0.0.1:${listenPort}
 log:
-  level: info
+  level: debug
 `;
   const file = join(dir, 'keeper.yaml');
   await writeFile(file, yaml);

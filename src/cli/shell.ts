@@ -1,0 +1,220 @@
+/**
+ * The thin shell (loaded by `main.ts` once the Node.js version is known to be good): the only
+ * module that reads argv, env and signals, and that owns the exit code (0 success, 1 runtime
+ * failure, 2 bad config or usage; `EXIT_CODES`). Everything below gets a validated config, a clock
+ * and callbacks.
+ */
+import { readFileSync } from 'node:fs';
+import { App, createLogger } from '../app/app.js';
+import { disarmAccounts } from '../app/disarm.js';
+import { toAppConfig } from '../app/from-config.js';
+import { COMMAND_HELP, EXIT_CODES, helpText, parseCommand, USAGE, UsageError, type Command } from './args.js';
+import { keygen } from './keygen.js';
+import { ConfigError, formatProblems } from '../config/errors.js';
+import { loadConfig } from '../config/load.js';
+import { buildPlan, formatPlan } from '../config/plan.js';
+import { createNotifier } from '../obs/systemd.js';
+import { systemClock } from '../sched/clock.js';
+import { startSimulator } from '../sim/simulator.js';
+import { AgentStore } from '../state/agent-store.js';
+import { ExchangeClient } from '../venue/exchange.js';
+import { HttpTransport } from '../venue/http.js';
+import { RestClient } from '../venue/rest.js';
+
+const EXIT_OK = EXIT_CODES.ok;
+const EXIT_RUNTIME = EXIT_CODES.runtime;
+const EXIT_USAGE = EXIT_CODES.usage;
+
+function version(): string {
+  try {
+    const pkg = JSON.parse(readFileSync(new URL('../../../package.json', import.meta.url), 'utf8')) as { version?: string };
+    return pkg.version ?? '0.0.0';
+  } catch {
+    return '0.0.0';
+  }
+}
+
+async function load(path: string) {
+  const config = await loadConfig({ path, env: process.env });
+  return { config, app: toAppConfig(config, process.env) };
+}
+
+async function run(cmd: Extract<Command, { name: 'run' }>): Promise<number> {
+  const { app: appConfig } = await load(cmd.config);
+  const clock = systemClock();
+  const notifier = createNotifier(process.env);
+  const app = new App(appConfig, {
+    clock,
+    version: version(),
+    startSimulator: () => startSimulator({ port: 0, network: appConfig.venue.network }),
+    onHealthyTick: () => notifier.healthy(clock.nowMs()),
+  });
+
+  let stopping = false;
+  const done = new Promise<number>((resolve) => {
+    const onStop = (signal: NodeJS.Signals): void => {
+      if (stopping) {
+        app.logger.error({ event: 'forced_exit', signal }, 'second signal: exiting now (schedules stay armed)');
+        resolve(EXIT_RUNTIME);
+        return;
+      }
+      stopping = true;
+      app.logger.info({ event: 'signal', signal }, 'stopping');
+      notifier.stopping();
+      app.stop().then(
+        () => resolve(EXIT_OK),
+        (e: unknown) => {
+          app.logger.error({ event: 'stop_failed', err: e }, 'stop failed');
+          resolve(EXIT_RUNTIME);
+        },
+      );
+    };
+    process.on('SIGTERM', onStop);
+    process.on('SIGINT', onStop);
+    process.on('SIGHUP', () => {
+      if (stopping) return;
+      load(cmd.config)
+        .then(({ app: next }) => app.reload(next))
+        .then(
+          () => app.metrics.configReloads.inc({ result: 'ok' }),
+          (e: unknown) => {
+            app.metrics.configReloads.inc({ result: 'error' });
+            const detail = e instanceof ConfigError ? formatProblems(e.problems, cmd.config) : (e as Error).message;
+            app.logger.error({ event: 'config_reload', result: 'error', problems: detail }, 'config reload refused; the old config stays in force');
+          },
+        );
+    });
+  });
+
+  try {
+    await app.start();
+  } catch (e) {
+    app.logger.fatal({ event: 'start_failed', err: e }, 'could not start');
+    return EXIT_RUNTIME;
+  }
+  notifier.ready();
+  return done;
+}
+
+async function checkConfig(cmd: Extract<Command, { name: 'check-config' }>): Promise<number> {
+  const { config } = await load(cmd.config);
+  const plan = buildPlan(config);
+  process.stdout.write(formatPlan(plan));
+  return plan.problems.length > 0 ? EXIT_USAGE : EXIT_OK;
+}
+
+async function disarm(cmd: Extract<Command, { name: 'disarm' }>): Promise<number> {
+  const { app: appConfig } = await load(cmd.config);
+  if (appConfig.venue.simulator) {
+    throw new UsageError('venue.simulator is set; the embedded simulator lives only inside a running keeper, nothing to disarm');
+  }
+  const names = appConfig.keeper.accounts.map((a) => a.name);
+  if (cmd.account !== undefined && !names.includes(cmd.account)) {
+    // Decided before anything is sent: a misspelt name is a usage error, not a venue failure.
+    throw new UsageError(`no account named '${cmd.account}' in ${cmd.config} (this instance's accounts: ${names.join(', ') || 'none'})`);
+  }
+  const transport = new HttpTransport({ requestTimeoutMs: appConfig.venue.requestTimeoutMs });
+  try {
+    const rest = new RestClient({ baseUrl: appConfig.venue.baseUrl, transport });
+    const exchange = new ExchangeClient({ exchangeUrl: appConfig.venue.exchangeUrl, transport });
+    const results = await disarmAccounts({
+      accounts: appConfig.keeper.accounts,
+      only: cmd.account,
+      network: appConfig.venue.network,
+      venue: {
+        getAccount: (a) => rest.getAccount(a),
+        postExchange: (b) => exchange.post(b as Parameters<ExchangeClient['post']>[0]),
+        scheduleCancelRest: (b) => rest.scheduleCancel(b),
+      },
+      store: new AgentStore(appConfig.stateDir),
+      clock: systemClock(),
+    });
+    for (const r of results) {
+      process.stdout.write(
+        r.result === 'cleared'
+          ? `cleared  ${r.account} (${r.address}) via ${r.path}, signed by the ${r.signer?.replace('_', ' ')}\n`
+          : `FAILED   ${r.account} (${r.address}): ${r.message}\n`,
+      );
+    }
+    return results.every((r) => r.result === 'cleared') ? EXIT_OK : EXIT_RUNTIME;
+  } finally {
+    await transport.close();
+  }
+}
+
+async function simulate(cmd: Extract<Command, { name: 'simulate' }>): Promise<number> {
+  const logger = createLogger(process.env.DMS_KEEPER_LOG__LEVEL ?? 'info', undefined, undefined, process.env.DMS_KEEPER_LOG__FORMAT === 'pretty' ? 'pretty' : 'json');
+  const sim = await startSimulator({ port: cmd.port, host: cmd.host, logger: (line) => logger.info(line) });
+  process.stdout.write(`venue simulator on ${sim.baseUrl}\n  REST     ${sim.baseUrl}/v1\n  exchange ${sim.exchangeUrl}/exchange\n  ws       ${sim.wsUrl}/ws\n  admin    ${sim.baseUrl}/_sim/state\n`);
+  await new Promise<void>((resolve) => {
+    process.once('SIGTERM', () => resolve());
+    process.once('SIGINT', () => resolve());
+  });
+  await sim.stop();
+  return EXIT_OK;
+}
+
+async function main(argv: string[]): Promise<number> {
+  let cmd: Command;
+  try {
+    cmd = parseCommand(argv);
+  } catch (e) {
+    if (e instanceof UsageError) {
+      // The help of the command that was meant, when it is known; the general usage otherwise.
+      const meant = argv[0] !== undefined && argv[0] in COMMAND_HELP ? (COMMAND_HELP as Record<string, string>)[argv[0]] : USAGE;
+      process.stderr.write(`dms-keeper: ${e.message}\n\n${meant}`);
+      return EXIT_USAGE;
+    }
+    throw e;
+  }
+  try {
+    switch (cmd.name) {
+      case 'help':
+        process.stdout.write(helpText(cmd.topic));
+        return EXIT_OK;
+      case 'version':
+        process.stdout.write(`dms-keeper ${version()}\n`);
+        return EXIT_OK;
+      case 'keygen': {
+        const { address } = await keygen(cmd.out, cmd.force);
+        process.stdout.write(`wrote a new private key to ${cmd.out} (mode 0600); its address is ${address}\n`);
+        return EXIT_OK;
+      }
+      case 'simulate':
+        return await simulate(cmd);
+      case 'check-config':
+        return await checkConfig(cmd);
+      case 'disarm':
+        return await disarm(cmd);
+      case 'run':
+        return await run(cmd);
+    }
+  } catch (e) {
+    if (e instanceof ConfigError) {
+      process.stderr.write(`${formatProblems(e.problems, (cmd as { config?: string }).config)}\n`);
+      return EXIT_USAGE;
+    }
+    if (e instanceof UsageError) {
+      const topic = cmd.name === 'help' || cmd.name === 'version' ? '' : ` (dms-keeper ${cmd.name} --help)`;
+      process.stderr.write(`dms-keeper ${cmd.name}: ${e.message}${topic}\n`);
+      return EXIT_USAGE;
+    }
+    const err = e as NodeJS.ErrnoException;
+    if (cmd.name === 'keygen' && err.code === 'EEXIST') {
+      // The command line asked for something the file system already holds: fix the command.
+      process.stderr.write(`dms-keeper keygen: ${cmd.out} exists; refusing to overwrite a key (use --force)\n`);
+      return EXIT_USAGE;
+    }
+    process.stderr.write(`dms-keeper ${cmd.name}: ${err.message}\n`);
+    return EXIT_RUNTIME;
+  }
+}
+
+// Exit explicitly: a stopped keeper must not linger on a stuck socket or a forgotten timer.
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (e: unknown) => {
+    process.stderr.write(`dms-keeper: unexpected failure: ${(e as Error)?.message ?? String(e)}\n`);
+    process.exit(EXIT_RUNTIME);
+  },
+);

@@ -1,0 +1,208 @@
+import type { z } from 'zod';
+import { envVarFor } from './env.js';
+import { AccountSchema, CONFIG_DEFAULTS, objectShape, SECTION_SCHEMAS, TOP_LEVEL_KEYS, unwrapSchema } from './schema.js';
+
+/**
+ * docs/configuration.md, generated from the schema: every key, its type, bounds, allowed values,
+ * default and environment variable come from the zod schema and CONFIG_DEFAULTS, so the reference
+ * cannot drift from what the loader accepts. Only the one-line meanings are written here, and a
+ * test fails when a key has none or a meaning names a key the schema does not have.
+ *
+ *   node scripts/config-reference.mjs --write    regenerate docs/configuration.md (after a build)
+ */
+export const KEY_MEANINGS: Record<string, string> = {
+  venue: 'Where the venue is.',
+  'venue.simulator': 'Start the embedded venue simulator on loopback and point every URL at it (demo and tests only; the URLs below are then ignored).',
+  'venue.network': 'Signing chain and the default `exchange_url` / `ws_url`.',
+  'venue.base_url': 'REST service URL. Required unless `simulator`. `https://` (plain `http://` only for a loopback host), no `user:password@`.',
+  'venue.exchange_url': 'Exchange endpoint base: the keeper posts to `{exchange_url}/exchange`. Default per network: mainnet `https://api.hyperliquid.xyz`, testnet `https://api.hyperliquid-testnet.xyz`.',
+  'venue.ws_url': 'WebSocket base: the keeper connects to `{ws_url}/ws`. Default per network, as `exchange_url` with `wss://`.',
+  'venue.request_timeout_ms': 'Deadline of one request (connect, headers, body). Also sets the retry slot of the re-arm rule: `request_timeout_ms / 1000 + 1` s.',
+  switch: 'The dead man\'s switch of every account; an account may override any key in its own `switch:`.',
+  'switch.deadline_seconds': 'Each arm sets the cancel time to venue now + this. If the keeper dies, open orders are cancelled at most this long after its last arm. At least 10 (the venue\'s 5 s minimum lead plus a 5 s margin).',
+  'switch.rearm_every_seconds': 'Planned re-arm period. Rule: `deadline_seconds - rearm_every_seconds >= min_horizon_seconds + 2 x retry slot`, so two failed attempts can be retried before the horizon drops below the minimum. The adaptive cadence may stretch it to fit the request budget, never past that rule.',
+  'switch.min_horizon_seconds': 'Readiness fails, and the alert DmsKeeperHorizonLow fires, for an account whose horizon (deadline minus now) drops below this. Less than `deadline_seconds`. Exported per account as `dms_keeper_min_horizon_seconds`.',
+  'switch.arm_when': '`always`, or `orders_open`: keep the account armed only while it has open orders (an unknown count counts as open).',
+  'switch.on_shutdown': '`keep`: a clean stop leaves the schedule armed and it fires later (fail safe). `clear`: a clean stop clears it. Use `keep` for any account another instance also protects.',
+  'switch.path': 'How arms are sent: `rest` (`POST {base_url}/v1/trading/orders/schedule-cancel`), `exchange` (`POST {exchange_url}/exchange`), or `rest_then_exchange` (REST, switching to the exchange endpoint for a minute when REST fails).',
+  watch: 'How each account is watched.',
+  'watch.orders_every_seconds': 'Open-orders poll per account; how fast a fired cancel is noticed without notifications.',
+  'watch.positions_every_seconds': 'Positions poll per account.',
+  'watch.notifications': 'Subscribe to the venue\'s WebSocket notifications per account (at most 10 accounts per IP; the rest are polled only). A notification triggers a prompt re-read.',
+  rate_limits: 'The client-side request budget shared by every account of this instance. The venue\'s 429 details always win (a tighter announced limit is adopted).',
+  'rate_limits.global': 'All requests.',
+  'rate_limits.global.requests': 'Requests allowed per window.',
+  'rate_limits.global.per_seconds': 'Window length in seconds.',
+  'rate_limits.schedule_cancel': 'Arms and clears (scheduleCancel). `check-config` refuses a plan whose re-arms alone exceed it.',
+  'rate_limits.schedule_cancel.requests': 'Requests allowed per window.',
+  'rate_limits.schedule_cancel.per_seconds': 'Window length in seconds.',
+  accounts: 'The accounts to protect. Required, at least one. Not overridable from the environment.',
+  'accounts[].name': 'Unique; the `account` label of every metric.',
+  'accounts[].address': 'The account: a master account or a subaccount (resolved with `GET /v1/accounts/{address}`; a subaccount is armed with `vaultAddress`). In quotes.',
+  'accounts[].master_key': 'The master key: `{ file: NAME }` or `{ env: VAR }`. Signs `approveAgent` / `approveBuilderFee` at start-up, then is dropped from memory. For a subaccount, its master account\'s key. Required unless `agent.key` is given.',
+  'accounts[].agent': 'The agent wallet that signs the account\'s arms.',
+  'accounts[].agent.name': 'A named agent slot; approving the same name again rotates the agent. Each account under one master needs its own name.',
+  'accounts[].agent.key': 'An agent the venue already approved: `{ file: NAME }` or `{ env: VAR }`. Without it, a fresh agent is generated, approved at start-up and stored in `state_dir`.',
+  'accounts[].agent.valid_days': 'Approval expiry of a generated agent; it is renewed at 80% of this.',
+  'accounts[].builder_fee': 'Optional `approveBuilderFee` at start-up.',
+  'accounts[].builder_fee.builder': 'The builder\'s address, in quotes.',
+  'accounts[].builder_fee.max_fee_rate': 'The highest fee rate approved, a percent string such as `"0.01%"`.',
+  'accounts[].switch': 'This account\'s own values for any key of the top-level `switch:`.',
+  shard: 'Which accounts this instance protects: those whose address hashes to `index` of `count` (first 8 bytes of sha256 of the lower-case `0x` address, as an unsigned integer, mod `count`).',
+  'shard.index': 'This instance\'s shard, 0 to `count - 1`. systemd\'s `dms-keeper@N` and a StatefulSet ordinal set it from the environment.',
+  'shard.count': 'How many instances share the accounts.',
+  state_dir: 'Daily trigger counts, start-up pacing and generated agent keys. Default: `$STATE_DIRECTORY` (systemd `StateDirectory=`), else `./state`. The shipped units and the image force it to their state directory.',
+  server: 'The ops HTTP server.',
+  'server.listen': '`host:port` (IPv6 in brackets) of `/metrics`, `/healthz`, `/readyz`, `/status` and the status page. No authentication: keep it on loopback or a private network.',
+  log: 'Logging (stdout).',
+  'log.level': '`info`: state changes, failures, a summary a minute and start-up progress; `debug` adds every arm.',
+  'log.format': '`json`: one JSON object a line (journald, log shippers); `pretty`: readable lines (pino-pretty). `npm start` uses `pretty`.',
+};
+
+interface Row {
+  path: string;
+  type: string;
+  def: string;
+  env: string;
+  meaning: string;
+}
+
+type Def = { type: string; innerType?: z.ZodType; entries?: Record<string, string>; checks?: Array<{ _zod: { def: CheckDef } }>; format?: string };
+type CheckDef = { check: string; value?: unknown; minimum?: number; maximum?: number; inclusive?: boolean; pattern?: RegExp };
+const defOf = (s: z.ZodType): Def => (s as unknown as { _zod: { def: Def } })._zod.def;
+
+/** Required unless some wrapper (optional, default, prefault) lets it be left out. */
+function optional(s: z.ZodType): boolean {
+  let cur: z.ZodType | undefined = s;
+  for (let i = 0; i < 20 && cur; i++) {
+    const d = defOf(cur);
+    if (['optional', 'default', 'prefault'].includes(d.type)) return true;
+    if (d.type === 'pipe') cur = (d as unknown as { out: z.ZodType }).out;
+    else cur = d.innerType;
+  }
+  return false;
+}
+
+function describeType(path: string, s: z.ZodType): string {
+  if (path.endsWith('master_key') || path.endsWith('agent.key')) return '`{ file: NAME }` or `{ env: VAR }`';
+  const d = defOf(unwrapSchema(s));
+  const checks = (d.checks ?? []).map((c) => c._zod.def);
+  switch (d.type) {
+    case 'enum':
+      return Object.values(d.entries ?? {}).map((v) => `\`${v}\``).join(' | ');
+    case 'boolean':
+      return 'boolean';
+    case 'number': {
+      const min = checks.find((c) => c.check === 'greater_than')?.value;
+      const max = checks.find((c) => c.check === 'less_than')?.value;
+      const kind = d.format === 'safeint' ? 'integer' : 'number';
+      return min !== undefined && max !== undefined ? `${kind} ${min}..${max}` : min !== undefined ? `${kind} >= ${min}` : kind;
+    }
+    case 'string': {
+      const pattern = checks.find((c) => c.check === 'string_format')?.pattern;
+      const max = checks.find((c) => c.check === 'max_length')?.maximum;
+      if (pattern?.source === '^0x[0-9a-fA-F]{40}$') return 'address (`0x` + 40 hex digits)';
+      if (pattern) return `string \`${pattern.source}\`${max !== undefined ? `, <= ${max} chars` : ''}`;
+      return max !== undefined ? `string, <= ${max} chars` : 'string';
+    }
+    case 'object':
+      return 'mapping';
+    case 'array':
+      return 'list';
+    default:
+      return d.type;
+  }
+}
+
+function defaultAt(path: string): string {
+  if (path === 'state_dir') return '`$STATE_DIRECTORY`, else `./state`';
+  if (path === 'venue.exchange_url' || path === 'venue.ws_url') return 'per network';
+  const key = path.replace(/^accounts\[\]\.agent\./, 'agent.').replace(/^accounts\[\]\.switch\./, 'switch.');
+  if (path.startsWith('accounts[].switch.')) return 'the top-level value';
+  let cur: unknown = CONFIG_DEFAULTS;
+  for (const seg of key.split('.')) {
+    if (cur === null || typeof cur !== 'object' || !(seg in cur)) return '';
+    cur = (cur as Record<string, unknown>)[seg];
+  }
+  return typeof cur === 'object' ? '' : `\`${String(cur)}\``;
+}
+
+function rows(): Row[] {
+  const out: Row[] = [];
+  const walk = (schema: z.ZodType, path: string, envSegments: string[] | null): void => {
+    const shape = objectShape(schema);
+    const keySource = path.endsWith('master_key') || path.endsWith('agent.key');
+    out.push({
+      path,
+      type: describeType(path, schema),
+      def: optional(schema) ? defaultAt(path) || '—' : '**required**',
+      env: envSegments && !shape ? `\`${envVarFor(envSegments)}\`` : '',
+      meaning: KEY_MEANINGS[path] ?? '',
+    });
+    // An account's switch: has exactly the keys of the top-level one (described there).
+    if (shape && !keySource && path !== 'accounts[].switch') for (const [k, child] of Object.entries(shape)) walk(child, `${path}.${k}`, envSegments ? [...envSegments, k] : null);
+  };
+  for (const top of TOP_LEVEL_KEYS) {
+    if (top === 'accounts') {
+      out.push({ path: 'accounts', type: 'list', def: '**required**', env: '', meaning: KEY_MEANINGS.accounts ?? '' });
+      for (const [k, child] of Object.entries(objectShape(AccountSchema) ?? {})) walk(child, `accounts[].${k}`, null);
+    } else walk(SECTION_SCHEMAS[top], top, [top]);
+  }
+  return out;
+}
+
+/** Keys of the schema without a meaning, and meanings of keys the schema does not have. */
+export function referenceProblems(): string[] {
+  const r = rows();
+  const paths = new Set(r.map((x) => x.path));
+  return [
+    ...r.filter((x) => !x.meaning).map((x) => `${x.path}: no meaning in KEY_MEANINGS`),
+    ...Object.keys(KEY_MEANINGS)
+      .filter((k) => !paths.has(k))
+      .map((k) => `KEY_MEANINGS.${k}: not a key of the schema`),
+  ];
+}
+
+/** A Markdown table cell: a pipe would end the cell. */
+const cell = (s: string): string => s.replace(/\|/g, '\\|');
+
+/** The whole of docs/configuration.md. */
+export function configReference(): string {
+  const lines = [
+    '# Configuration reference',
+    '',
+    '<!-- Generated from src/config/schema.ts by `node scripts/config-reference.mjs --write`; a test fails when it is stale. Do not edit by hand. -->',
+    '',
+    'One YAML file, passed with `--config FILE`. `config/dms-keeper.example.yaml` is an annotated example that runs as shipped',
+    '(`npm start`). Check a file with `dms-keeper check-config --config FILE`: it reports every problem at once, each with its',
+    'YAML path and line, or prints the request plan.',
+    '',
+    '- **Unknown keys are errors**, at every level: a typo never falls back to a default.',
+    '- **Secrets are never in the file.** A key is named as `{ file: NAME }` or `{ env: VAR }`. A relative file resolves in',
+    '  `$CREDENTIALS_DIRECTORY` (systemd `LoadCredential=` sets it; so does `npm start`), else beside the config file. A key file',
+    '  holds `0x` and 64 hex digits, optionally followed by a newline, and must not be readable or writable by group or others',
+    '  (mode 0600 or 0400).',
+    '- **Environment overrides**: every scalar outside `accounts` can be set with `DMS_KEEPER_` + its YAML path in upper case,',
+    '  levels joined by a double underscore (column "env" below). Numbers as digits; booleans as `true`/`false`, `1`/`0`,',
+    '  `yes`/`no`, `on`/`off`; an empty value counts as unset. A `DMS_KEEPER_` variable that names no key is an error.',
+    '- A config is checked at start (exit 2 when invalid) and on every reload (SIGHUP): an invalid file is refused and the',
+    '  running config stays in force (`dms_keeper_config_reloads_total{result="error"}`).',
+    '',
+    '| key | type | default | env | meaning |',
+    '|---|---|---|---|---|',
+    ...rows().map((r) => `| \`${r.path}\` | ${cell(r.type)} | ${r.def} | ${r.env} | ${cell(r.meaning)} |`),
+    '',
+    '## Rules across keys',
+    '',
+    '- `switch.deadline_seconds` >= 10, and `min_horizon_seconds` < `deadline_seconds`.',
+    '- `deadline_seconds - rearm_every_seconds >= min_horizon_seconds + 2 x (request_timeout_ms / 1000 + 1)`, per account after',
+    '  its overrides. With the defaults: 60 - 15 = 45 >= 20 + 2 x 6 = 32.',
+    '- The re-arms of all accounts must fit `rate_limits.schedule_cancel`, and re-arms plus polls must fit',
+    '  `rate_limits.global`, at the longest periods the rule above allows (`check-config` prints the plan and the capacity).',
+    '- `accounts[].name` and `accounts[].address` are unique; two accounts under one master need different `agent.name`s.',
+    '- `master_key` is required unless `agent.key` is given; `builder_fee` needs `master_key`.',
+    '- `shard.index` < `shard.count`.',
+    '',
+  ];
+  return lines.join('\n');
+}

@@ -1,0 +1,217 @@
+/**
+ * What the keeper tells people about its routine work, so that the log stays readable at any
+ * number of accounts: single arms are debug records, and instead
+ *  - one info summary a minute (armed N of M, the lowest horizon, arms, failures, 429s), and
+ *  - during a long cold start, a progress record every few seconds (armed N of M, ETA), also
+ *    served in /status as `start_progress`.
+ * State changes and failures are logged where they happen (keeper.ts), at info or above.
+ *
+ * The decisions are pure functions of what the keeper passes in; `ActivityReporter` only keeps the
+ * counters and the times of the last records.
+ */
+
+/** One account as the summary sees it. */
+export interface AccountActivity {
+  name: string;
+  /** Should carry a schedule now (eligible, and arm_when says so). */
+  shouldBeArmed: boolean;
+  armed: boolean;
+  /** Seconds to the deadline, when armed. */
+  horizonSeconds: number | null;
+  /** Has been armed at least once since the keeper started. */
+  everArmed: boolean;
+  /** Provisioning failed (it is retried; the account cannot be armed until it succeeds). */
+  provisionFailed: boolean;
+}
+
+export interface ArmCounts {
+  arms: number;
+  failures: number;
+  /** Arms the venue refused with 429. */
+  rateLimited: number;
+}
+
+export interface LogRecord {
+  level: 'info' | 'warn';
+  fields: Record<string, unknown>;
+  msg: string;
+}
+
+export interface StartProgress {
+  accounts: number;
+  /** Accounts armed at least once. */
+  armed: number;
+  /** Accounts that cannot be armed yet: provisioning failed (retried) . */
+  failed: number;
+  /** Accounts with nothing to arm (ineligible, or orders_open with no orders). */
+  not_to_be_armed: number;
+  /** Accounts still waiting for their first arm. */
+  waiting: number;
+  elapsed_seconds: number;
+  /** At the rate seen so far (or the arm budget before the first arm); null when unknown. */
+  eta_seconds: number | null;
+  complete: boolean;
+}
+
+export interface LastCancelFired {
+  /** Venue time of the deadline that fired. */
+  at: string;
+  /** Orders the venue cancelled, as far as the keeper saw them (before minus after); null if unknown. */
+  orders_cancelled: number | null;
+  /** Positions left open (a dead man's switch cancels orders; it does not flatten positions). */
+  positions_open: number | null;
+  position_value_usdc: string | null;
+  unrealized_pnl_usdc: string | null;
+  triggers_today: number;
+}
+
+const round1 = (x: number): number => Math.round(x * 10) / 10;
+
+/**
+ * The cold-start progress, `elapsedMs` after the start: `accounts` are those added so far, of
+ * `total` configured (the rest are still waiting for their turn to be resolved).
+ */
+export function startProgress(accounts: readonly AccountActivity[], total: number, elapsedMs: number, armsPerSecondBudget?: number): StartProgress {
+  let armed = 0;
+  let failed = 0;
+  let idle = 0;
+  for (const a of accounts) {
+    if (a.everArmed) armed++;
+    else if (a.provisionFailed) failed++;
+    else if (!a.shouldBeArmed) idle++;
+  }
+  const count = Math.max(total, accounts.length);
+  const waiting = count - armed - failed - idle;
+  const elapsedSeconds = elapsedMs / 1000;
+  // The observed rate once a few arms landed; before that, the budget is the best guess.
+  const rate = armed >= 3 && elapsedSeconds > 0 ? armed / elapsedSeconds : armsPerSecondBudget;
+  const eta = waiting === 0 ? 0 : rate !== undefined && rate > 0 ? Math.ceil(waiting / rate) : null;
+  return { accounts: count, armed, failed, not_to_be_armed: idle, waiting, elapsed_seconds: round1(elapsedSeconds), eta_seconds: eta, complete: waiting === 0 };
+}
+
+export function progressRecord(p: StartProgress): LogRecord {
+  const parts = [`starting: armed ${p.armed} of ${p.accounts} accounts`];
+  if (p.failed > 0) parts.push(`${p.failed} failed to provision (retrying)`);
+  if (p.not_to_be_armed > 0) parts.push(`${p.not_to_be_armed} with nothing to arm`);
+  const eta = p.eta_seconds === null ? '' : `, about ${p.eta_seconds} s to go`;
+  return { level: 'info', fields: { event: 'start_progress', ...p }, msg: `${parts.join(', ')}${eta}` };
+}
+
+export function startCompleteRecord(p: StartProgress): LogRecord {
+  const notes: string[] = [];
+  if (p.failed > 0) notes.push(`${p.failed} failed to provision (retrying; see /readyz)`);
+  if (p.not_to_be_armed > 0) notes.push(`${p.not_to_be_armed} with nothing to arm`);
+  return {
+    level: p.failed > 0 ? 'warn' : 'info',
+    fields: { event: 'start_complete', ...p },
+    msg: `start-up done in ${p.elapsed_seconds} s: armed ${p.armed} of ${p.accounts} accounts${notes.length ? `; ${notes.join(', ')}` : ''}`,
+  };
+}
+
+/** The minute summary: how many accounts are protected, the lowest horizon, and the traffic. */
+export function summaryRecord(accounts: readonly AccountActivity[], counts: ArmCounts, periodSeconds: number): LogRecord {
+  let expected = 0;
+  let armed = 0;
+  let min: { name: string; horizon: number } | null = null;
+  for (const a of accounts) {
+    if (!a.shouldBeArmed) continue;
+    expected++;
+    if (!a.armed || a.horizonSeconds === null) continue;
+    armed++;
+    if (min === null || a.horizonSeconds < min.horizon) min = { name: a.name, horizon: a.horizonSeconds };
+  }
+  const fields = {
+    event: 'summary',
+    period_seconds: periodSeconds,
+    accounts: accounts.length,
+    should_be_armed: expected,
+    armed,
+    min_horizon_seconds: min === null ? null : round1(min.horizon),
+    min_horizon_account: min?.name ?? null,
+    arms: counts.arms,
+    arm_failures: counts.failures,
+    rate_limited: counts.rateLimited,
+  };
+  const horizon = min === null ? 'no horizon' : `lowest horizon ${round1(min.horizon)} s (${min.name})`;
+  const traffic = `${counts.arms} arms, ${counts.failures} failed, ${counts.rateLimited} refused with 429 in the last ${periodSeconds} s`;
+  return { level: armed < expected ? 'warn' : 'info', fields, msg: `armed ${armed} of ${expected} accounts that should be; ${horizon}; ${traffic}` };
+}
+
+export interface ActivityTiming {
+  summaryEveryMs: number;
+  progressEveryMs: number;
+}
+
+export const DEFAULT_ACTIVITY_TIMING: ActivityTiming = { summaryEveryMs: 60_000, progressEveryMs: 5_000 };
+
+/** Counters and record times; the keeper calls `tick` from its 1 s loop and logs what it returns. */
+export class ActivityReporter {
+  private counts: ArmCounts = { arms: 0, failures: 0, rateLimited: 0 };
+  private startedMs: number | null = null;
+  private lastSummaryMs = 0;
+  private lastProgressMs = 0;
+  private lastLoggedSettled = 0;
+  private progress: StartProgress | null = null;
+  private readonly fired = new Map<string, LastCancelFired>();
+  private readonly armedOnce = new Set<string>();
+
+  constructor(private readonly timing: ActivityTiming = DEFAULT_ACTIVITY_TIMING) {}
+
+  recordArm(result: string): void {
+    this.counts.arms++;
+    if (result !== 'ok') this.counts.failures++;
+    if (result === 'rate_limited') this.counts.rateLimited++;
+  }
+
+  /** True the first time `account` is armed since the keeper started (then false). */
+  firstArm(account: string): boolean {
+    if (this.armedOnce.has(account)) return false;
+    this.armedOnce.add(account);
+    return true;
+  }
+
+  recordCancelFired(account: string, fired: LastCancelFired): void {
+    this.fired.set(account, fired);
+  }
+
+  lastCancelFired(account: string): LastCancelFired | null {
+    return this.fired.get(account) ?? null;
+  }
+
+  /** The cold start's progress as last computed (null before the first tick). */
+  startProgress(): StartProgress | null {
+    return this.progress;
+  }
+
+  /**
+   * Called every loop while the keeper runs. `accounts` is evaluated only when a record is due
+   * (it walks every account). Returns the records to log now.
+   */
+  tick(nowMs: number, total: number, accounts: () => readonly AccountActivity[], armsPerSecondBudget?: number): LogRecord[] {
+    if (this.startedMs === null) {
+      this.startedMs = nowMs;
+      this.lastSummaryMs = nowMs;
+      this.lastProgressMs = nowMs;
+    }
+    const out: LogRecord[] = [];
+    // Until the start is complete, every tick (it is also /status's start_progress); a record
+    // every progressEveryMs, from progressEveryMs on: a short start logs only its completion.
+    if (this.progress === null || !this.progress.complete) {
+      const p = startProgress(accounts(), total, nowMs - this.startedMs, armsPerSecondBudget);
+      this.progress = p;
+      if (p.complete) out.push(startCompleteRecord(p));
+      else if (nowMs - this.lastProgressMs >= this.timing.progressEveryMs && p.armed + p.failed !== this.lastLoggedSettled) {
+        // Nothing moved (a venue outage at start): the failures and the minute summary say so.
+        out.push(progressRecord(p));
+        this.lastProgressMs = nowMs;
+        this.lastLoggedSettled = p.armed + p.failed;
+      }
+    }
+    if (nowMs - this.lastSummaryMs >= this.timing.summaryEveryMs) {
+      out.push(summaryRecord(accounts(), this.counts, Math.round((nowMs - this.lastSummaryMs) / 1000)));
+      this.counts = { arms: 0, failures: 0, rateLimited: 0 };
+      this.lastSummaryMs = nowMs;
+    }
+    return out;
+  }
+}

@@ -1,0 +1,34 @@
+import type { DestinationStream } from 'pino';
+import { prettyFactory } from 'pino-pretty';
+
+/**
+ * Log formats (`log.format`). `json` (the default) writes one JSON object a line, for journald and
+ * log shippers (pino's numeric levels: 30 info, 40 warn, 50 error, 60 fatal). `pretty` writes
+ * pino-pretty's readable lines for people; `npm start` uses it:
+ *
+ *   [2026-11-24 05:44:50.868Z] INFO: mm-main: switch armed {"from":"arming","to":"armed"}
+ *
+ * Both carry the same records: `pretty` only formats them (one line per record, the account first,
+ * the remaining fields as compact JSON). Key material reaches neither: the serializers scrub
+ * errors and `redact` censors key-like fields before any formatting.
+ */
+export type LogFormat = 'json' | 'pretty';
+
+/**
+ * pino-pretty's formatter on a synchronous stream: no worker thread, so the last lines before an
+ * exit are not lost and tests can capture the output in-process. Colours only on a terminal.
+ */
+export function prettyStream(out: { write(line: string): unknown; isTTY?: boolean }, colorize: boolean = out.isTTY === true): DestinationStream {
+  const prettify = prettyFactory({
+    colorize,
+    singleLine: true,
+    translateTime: "UTC:yyyy-mm-dd HH:MM:ss.l'Z'",
+    // The account leads the message. `event` stays in the JSON format for machines; a reader has
+    // the message. `service`, `pid` and `hostname` are the same on every line.
+    ignore: 'pid,hostname,service,event,account',
+    messageFormat: '{if account}{account}: {end}{msg}',
+    // Errors inline on the record's line like any other field (pino-pretty expands them by default).
+    errorLikeObjectKeys: [],
+  });
+  return { write: (line: string) => void out.write(prettify(line)) };
+}
