@@ -6,18 +6,13 @@ import { createMetrics, type KeeperMetrics } from '../obs/metrics.js';
 import { startOpsServer, type OpsServer } from '../obs/http-server.js';
 import { renderStatusPage } from '../obs/status-page.js';
 import { logSerializers, redactPaths } from '../obs/log.js';
-import { monotonicView, type Clock } from '../sched/clock.js';
-import { PREPARE_URGENCY, RequestScheduler } from '../sched/scheduler.js';
-import { VenueClock } from '../sched/venue-clock.js';
+import type { Clock } from '../sched/clock.js';
 import { AgentStore } from '../state/agent-store.js';
 import { TriggerCounter } from '../state/triggers.js';
 import { BudgetLog } from '../state/budget-log.js';
-import { ExchangeClient } from '../venue/exchange.js';
 import { HttpTransport } from '../venue/http.js';
-import { RestClient } from '../venue/rest.js';
-import type { VenueDateSample } from '../venue/venue-time.js';
+import { buildVenue } from './venue.js';
 import { NotificationClient } from '../venue/ws.js';
-import { VENUE_FACTS } from '../venue/facts.js';
 import type { Simulator } from '../sim/simulator.js';
 import { prettyStream, type LogFormat } from '../obs/logger.js';
 
@@ -131,7 +126,6 @@ export class App {
       logger.info({ event: 'simulator_started', base_url: baseUrl }, 'embedded venue simulator started (demo only)');
     }
 
-    const venueClock = new VenueClock(deps.clock);
     this.dispatcher = new Agent({ connections: 64, pipelining: 1, keepAliveTimeout: 30_000 });
     this.transport = new HttpTransport({
       dispatcher: this.dispatcher,
@@ -139,16 +133,14 @@ export class App {
       requestTimeoutMs: config.venue.requestTimeoutMs,
       onResponse: (o) => metrics.venueRequests.inc({ endpoint: o.endpoint, code: String(o.status) }),
     });
-    // Venue time is learned only from answers the venue wrote (venue-time.ts).
-    const onVenueDate = (d: VenueDateSample): void => venueClock.observeDateHeader(d.dateHeader, d.sendMonoMs, d.recvMonoMs);
-    const rest = new RestClient({ baseUrl, transport: this.transport, onVenueDate });
-    const exchange = new ExchangeClient({ exchangeUrl, transport: this.transport, onVenueDate });
-    // Rate windows and holds run on the monotonic clock: a wall-clock step must not move them.
-    const scheduler = new RequestScheduler(monotonicView(deps.clock), {
-      global: { limit: config.rateLimits.global.requests, windowMs: config.rateLimits.global.perSeconds * 1000 },
-      schedule_cancel: { limit: config.rateLimits.scheduleCancel.requests, windowMs: config.rateLimits.scheduleCancel.perSeconds * 1000 },
-      exchange: { limit: VENUE_FACTS.ipWeightPerMinute, windowMs: 60_000 },
-    }, { onThrottled: (kind) => metrics.clientPacingWaits.inc({ kind }) });
+    // Every request from here on goes through the port: budget, 429 holds, venue clock samples.
+    const { venueClock, scheduler, port: venue } = buildVenue({
+      config,
+      urls: { baseUrl, exchangeUrl },
+      transport: this.transport,
+      clock: deps.clock,
+      onThrottled: (kind) => metrics.clientPacingWaits.inc({ kind }),
+    });
 
     const notifications = (onEvent: Parameters<NonNullable<import('../keeper/keeper.js').KeeperDeps['notifications']>>[0]): NotificationFeed => {
       const client = new NotificationClient({
@@ -170,15 +162,7 @@ export class App {
       clock: deps.clock,
       venueClock,
       scheduler,
-      venue: {
-        // Resolving an account prepares its first arm: after every arm, before every read.
-        getAccount: (address) => scheduler.run({ kind: 'arm', scopes: ['global', 'endpoint:GET /v1/accounts/{address}'], urgency: PREPARE_URGENCY }, () => rest.getAccount(address)),
-        postExchange: (body, opts) => exchange.post(body as Parameters<ExchangeClient["post"]>[0], opts),
-        scheduleCancelRest: (body, opts) => rest.scheduleCancel(body, opts),
-        ordersPages: (address, _q, opts) => rest.ordersPages(address, {}, opts),
-        positionsPages: (address, _q, opts) => rest.positionsPages(address, {}, opts),
-        health: () => rest.getHealth(),
-      },
+      venue,
       notifications: config.keeper.watch.notifications ? notifications : undefined,
       metrics,
       logger,

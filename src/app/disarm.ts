@@ -5,16 +5,15 @@ import { signerFromPrivateKey, type Signer } from '../venue/signing/signer.js';
 import { buildScheduleCancel } from '../venue/actions.js';
 import type { AgentStore } from '../state/agent-store.js';
 import type { Clock } from '../sched/clock.js';
-import type { Network, ScheduleCancelAction, SignedRequest } from '../venue/types.js';
+import type { Network } from '../venue/types.js';
+import type { VenuePort } from '../venue/port.js';
 
 /**
  * `dms-keeper disarm`: clears the scheduled cancel of one or every account (planned maintenance).
  * Signs with the account's configured agent, else the agent the keeper stored, else the master key
  * (the master may sign L1 actions too): it never approves a new agent just to disarm.
  */
-export interface DisarmVenue extends ProvisionVenue {
-  scheduleCancelRest(body: SignedRequest<ScheduleCancelAction>): Promise<unknown>;
-}
+export type DisarmVenue = ProvisionVenue & Pick<VenuePort, 'scheduleCancel'>;
 
 export interface DisarmResult {
   account: string;
@@ -49,17 +48,16 @@ export async function disarmAccounts(args: {
     try {
       const where = await resolveAccount(args.venue, spec.name, spec.address);
       const { signer, kind } = await pickSigner(spec, where.masterAddress, args.store);
-      const body = await buildScheduleCancel({ signer, network: args.network, nonce: nonces.next(signer.address), vaultAddress: where.vaultAddress });
+      // A clear: no time. Signed when the port lets it leave, with a fresh nonce each time.
+      const clear = () => buildScheduleCancel({ signer, network: args.network, nonce: nonces.next(signer.address), vaultAddress: where.vaultAddress });
+      const opts = { signer: signer.address, urgency: 0 };
       const path: 'rest' | 'exchange' = spec.switch.path === 'exchange' ? 'exchange' : 'rest';
       try {
-        if (path === 'rest') await args.venue.scheduleCancelRest(body);
-        else await args.venue.postExchange(body);
+        await args.venue.scheduleCancel(path, clear, opts);
         results.push({ account: spec.name, address: spec.address, result: 'cleared', signer: kind, path });
       } catch (e) {
         if (spec.switch.path !== 'rest_then_exchange') throw e;
-        // Same signed body on the fallback path; a fresh nonce so the venue sees a new action.
-        const retry = await buildScheduleCancel({ signer, network: args.network, nonce: nonces.next(signer.address), vaultAddress: where.vaultAddress });
-        await args.venue.postExchange(retry);
+        await args.venue.scheduleCancel('exchange', clear, opts);
         results.push({ account: spec.name, address: spec.address, result: 'cleared', signer: kind, path: 'exchange' });
       }
     } catch (e) {

@@ -17,9 +17,8 @@ import { createNotifier } from '../obs/systemd.js';
 import { systemClock } from '../sched/clock.js';
 import { startSimulator } from '../sim/simulator.js';
 import { AgentStore } from '../state/agent-store.js';
-import { ExchangeClient } from '../venue/exchange.js';
 import { HttpTransport } from '../venue/http.js';
-import { RestClient } from '../venue/rest.js';
+import { buildVenue } from '../app/venue.js';
 
 const EXIT_OK = EXIT_CODES.ok;
 const EXIT_RUNTIME = EXIT_CODES.runtime;
@@ -114,18 +113,17 @@ async function disarm(cmd: Extract<Command, { name: 'disarm' }>): Promise<number
     throw new UsageError(`no account named '${cmd.account}' in ${cmd.config} (this instance's accounts: ${names.join(', ') || 'none'})`);
   }
   const transport = new HttpTransport({ requestTimeoutMs: appConfig.venue.requestTimeoutMs });
+  // The budget paces requests on unref'd timers; with no server to hold the process, Node would
+  // exit (code 0, nothing done) while a clear waits for its slot.
+  const keepAlive = setInterval(() => undefined, 60_000);
   try {
-    const rest = new RestClient({ baseUrl: appConfig.venue.baseUrl, transport });
-    const exchange = new ExchangeClient({ exchangeUrl: appConfig.venue.exchangeUrl, transport });
+    // The same port as the daemon's: the budget, 429 holds and tolerant reading apply to disarm too.
+    const { port } = buildVenue({ config: appConfig, urls: appConfig.venue, transport, clock: systemClock() });
     const results = await disarmAccounts({
       accounts: appConfig.keeper.accounts,
       only: cmd.account,
       network: appConfig.venue.network,
-      venue: {
-        getAccount: (a) => rest.getAccount(a),
-        postExchange: (b) => exchange.post(b as Parameters<ExchangeClient['post']>[0]),
-        scheduleCancelRest: (b) => rest.scheduleCancel(b),
-      },
+      venue: port,
       store: new AgentStore(appConfig.stateDir),
       clock: systemClock(),
     });
@@ -138,6 +136,7 @@ async function disarm(cmd: Extract<Command, { name: 'disarm' }>): Promise<number
     }
     return results.every((r) => r.result === 'cleared') ? EXIT_OK : EXIT_RUNTIME;
   } finally {
+    clearInterval(keepAlive);
     await transport.close();
   }
 }

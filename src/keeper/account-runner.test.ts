@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../sched/fake-clock.js';
-import { RequestScheduler } from '../sched/scheduler.js';
 import { VenueClock } from '../sched/venue-clock.js';
 import { ActionError, RestError } from '../venue/errors.js';
 import { AccountRunner, type RunnerReport, type ScheduleCancelSender } from './account-runner.js';
@@ -24,10 +23,11 @@ function fakeVenue(clock: FakeClock, fault: Fault = () => undefined) {
   const sender: ScheduleCancelSender = {
     async send({ path, timeMs }) {
       const now = clock.nowMs();
+      const time = timeMs();
       attempts.push({ atMs: now, path });
       const e = fault(now, path);
       if (e) throw e;
-      accepted.push({ atMs: now, timeMs, path });
+      accepted.push({ atMs: now, timeMs: time, path });
     },
   };
   /** The venue's view: the schedule in force at time t. */
@@ -51,16 +51,10 @@ function rateLimited(retryAfterSeconds: number): RestError {
 function setup(fault?: Fault, s: SwitchSettings = settings, claimSlot?: (wishMs: number, nowMs: number) => number) {
   const local = new FakeClock(Date.UTC(2026, 5, 1, 12));
   const clock = new VenueClock(local);
-  const scheduler = new RequestScheduler(local, {
-    global: { limit: 1200, windowMs: 60_000 },
-    schedule_cancel: { limit: 600, windowMs: 60_000 },
-    exchange: { limit: 1200, windowMs: 60_000 },
-  });
   const venue = fakeVenue(local, fault);
   const reports: RunnerReport[] = [];
   const runner = new AccountRunner('acct', s, {
     clock,
-    scheduler,
     sender: venue.sender,
     reprovision: async () => true,
     report: (r) => reports.push(r),

@@ -1,5 +1,4 @@
 import type { TimerHandle } from '../sched/clock.js';
-import type { RequestScheduler } from '../sched/scheduler.js';
 import type { VenueClock } from '../sched/venue-clock.js';
 import { ActionError, isVenueError, RestError } from '../venue/errors.js';
 import {
@@ -22,7 +21,11 @@ import {
  * sees a key.
  */
 export interface ScheduleCancelSender {
-  send(args: { path: ArmPath; timeMs?: number; signal?: AbortSignal }): Promise<void>;
+  /**
+   * `timeMs` is read once the request is admitted and leaves: the deadline to arm (undefined:
+   * clear). `urgency` orders arms in the budget: the venue time of the current deadline (0: none).
+   */
+  send(args: { path: ArmPath; timeMs: () => number | undefined; urgency: number; signal?: AbortSignal }): Promise<void>;
 }
 
 /** What the runner tells the outside world (logs, metrics, watchers). */
@@ -37,7 +40,6 @@ export type RunnerReport =
 export interface AccountRunnerDeps {
   /** Venue time estimate for decisions; local (monotonic) timers underneath. */
   clock: VenueClock;
-  scheduler: RequestScheduler;
   sender: ScheduleCancelSender;
   /** Re-approve the agent (after `User or API Wallet … does not exist`). Resolves to success. */
   reprovision: () => Promise<boolean>;
@@ -47,11 +49,6 @@ export interface AccountRunnerDeps {
    * before it). Absent: re-arms go at their period's end.
    */
   claimSlot?: (wishMs: number, nowMs: number) => number;
-}
-
-/** Scope keys a scheduleCancel spends, per path. */
-export function armScopes(path: ArmPath): readonly string[] {
-  return path === 'rest' ? ['global', 'schedule_cancel'] : ['exchange'];
 }
 
 /** Maps a failed request to the machine's vocabulary (and the metric's `result` label). */
@@ -226,14 +223,19 @@ export class AccountRunner {
     let sentAt = queuedAt;
     let sentMono = this.deps.clock.monoMs();
     let deadlineMs = 0;
-    this.deps.scheduler
-      .run({ kind: 'arm', scopes: armScopes(path), urgency: this.state.deadlineMs ?? 0, signal: this.abort.signal }, async () => {
-        sentAt = this.venueNowMs();
-        sentMono = this.deps.clock.monoMs();
-        // The deadline is fixed when the request leaves, not when it was queued; whole ms, rounded
-        // up (clocks and budget spacing may be fractional; the venue takes an integer).
-        deadlineMs = Math.ceil(sentAt + this.settings.deadlineMs);
-        await this.deps.sender.send({ path, timeMs: deadlineMs, signal: this.abort.signal });
+    this.deps.sender
+      .send({
+        path,
+        urgency: this.state.deadlineMs ?? 0,
+        signal: this.abort.signal,
+        timeMs: () => {
+          sentAt = this.venueNowMs();
+          sentMono = this.deps.clock.monoMs();
+          // The deadline is fixed when the request leaves, not when it was queued; whole ms, rounded
+          // up (clocks and budget spacing may be fractional; the venue takes an integer).
+          deadlineMs = Math.ceil(sentAt + this.settings.deadlineMs);
+          return deadlineMs;
+        },
       })
       .then(
         () => {
@@ -249,7 +251,6 @@ export class AccountRunner {
         },
         (e: unknown) => {
           const failure = toFailure(e);
-          this.noteRateLimit(e, path);
           this.deps.report({
             type: 'arm',
             result: failure.kind,
@@ -268,10 +269,14 @@ export class AccountRunner {
   private sendClear(path: ArmPath): void {
     this.dispatch({ type: 'clear_sent', path });
     let sentMono = this.deps.clock.monoMs();
-    this.deps.scheduler
-      .run({ kind: 'arm', scopes: armScopes(path), urgency: 0 }, async () => {
-        sentMono = this.deps.clock.monoMs();
-        await this.deps.sender.send({ path });
+    this.deps.sender
+      .send({
+        path,
+        urgency: 0,
+        timeMs: () => {
+          sentMono = this.deps.clock.monoMs();
+          return undefined;
+        },
       })
       .then(
         () => {
@@ -281,7 +286,6 @@ export class AccountRunner {
         },
         (e: unknown) => {
           const failure = toFailure(e);
-          this.noteRateLimit(e, path);
           this.deps.report({
             type: 'clear',
             result: failure.kind,
@@ -293,19 +297,6 @@ export class AccountRunner {
           this.dispatch({ type: 'clear_failed', path, failure });
         },
       );
-  }
-
-  /** A 429 holds back the whole scope for every account, not just this one. */
-  private noteRateLimit(e: unknown, path: ArmPath): void {
-    if (!(e instanceof RestError) || e.httpStatus !== 429) return;
-    const rl = e.rateLimit;
-    const scope = path === 'exchange' ? 'exchange' : rl?.scope === 'global' ? 'global' : 'schedule_cancel';
-    const retryAfterMs = Math.max(1, rl?.retry_after_seconds ?? 1) * 1000;
-    // The scheduler runs on the local monotonic clock; retry_after is a duration, so no venue
-    // offset applies and no correction of the estimate can shorten or stretch the hold.
-    this.deps.scheduler.blockScope(scope, this.deps.clock.monoMs() + retryAfterMs);
-    // Only numbers the venue announced: a 429 completed from Retry-After carries none (limit 0).
-    if (rl && rl.limit > 0 && rl.window_seconds > 0) this.deps.scheduler.adoptLimit(scope, { limit: rl.limit, windowMs: rl.window_seconds * 1000 });
   }
 
   /**

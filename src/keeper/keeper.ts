@@ -12,9 +12,10 @@ import { VENUE_FACTS } from '../venue/facts.js';
 import { NonceSource } from '../venue/signing/nonce.js';
 import type { NotificationClientEvent, SubscribeResult } from '../venue/ws.js';
 import type { Network } from '../venue/types.js';
+import type { VenuePort } from '../venue/port.js';
 import { AccountRunner, type RunnerReport, type ScheduleCancelSender } from './account-runner.js';
 import { ProvisionError, provisionAccount, renewAtMs, type ProvisionSpec, type ProvisionVenue, type Provisioned } from './provision.js';
-import { makeSender, SignerQueues, type SenderVenue } from './sender.js';
+import { makeSender, type SenderVenue } from './sender.js';
 import type { SwitchSettings } from './switch-machine.js';
 import { planCadence, type CadencePlan } from '../sched/cadence.js';
 import { SlotCalendar } from '../sched/slot-calendar.js';
@@ -54,7 +55,8 @@ export interface KeeperDeps {
   /** Venue time estimate. */
   venueClock: VenueClock;
   scheduler: RequestScheduler;
-  venue: ProvisionVenue & SenderVenue & WatchSource & { health(): Promise<{ as_of?: string }> };
+  /** The venue port: every request, admitted through the shared budget (venue/port.ts). */
+  venue: ProvisionVenue & SenderVenue & WatchSource & Pick<VenuePort, 'health'>;
   /** Built lazily with the event sink; undefined when notifications are off. */
   notifications?: (onEvent: (e: NotificationClientEvent) => void) => NotificationFeed;
   metrics: KeeperMetrics;
@@ -139,7 +141,6 @@ export class Keeper {
   private readonly accounts = new Map<string, Managed>();
   private options: KeeperOptions;
   private readonly nonces: NonceSource;
-  private readonly signerQueues = new SignerQueues();
   /** `master|agentName` -> the account that uses that agent slot. */
   private readonly agentNames = new Map<string, string>();
   private feed?: NotificationFeed;
@@ -462,13 +463,11 @@ export class Keeper {
       network: this.options.network,
       nonces: this.nonces,
       venue: deps.venue,
-      queues: this.signerQueues,
     });
     m.sender = sender;
     if (m.runner) return; // re-provisioned: only the signer changes
     const runner = new AccountRunner(m.spec.name, this.effectiveSettings(m.spec), {
       clock: deps.venueClock,
-      scheduler: deps.scheduler,
       sender: { send: (args) => (m.sender ?? sender).send(args) },
       reprovision: () => this.provision(m, true),
       report: (r) => this.onRunnerReport(m, r),
@@ -479,7 +478,6 @@ export class Keeper {
 
     m.watcher = new AccountWatcher(m.spec.address, this.options.watch, {
       clock: deps.clock,
-      scheduler: deps.scheduler,
       source: deps.venue,
       report: (r) => this.onWatchReport(m, r),
     });
@@ -704,16 +702,11 @@ export class Keeper {
     }, HEALTH_EVERY_MS);
   }
 
-  /** `/v1/health` `as_of` is the precise venue clock sample (Date headers refine it continuously). */
+  /** `/v1/health` `as_of` is the precise venue clock sample (the port takes it; Date headers refine it). */
   private async checkVenueClock(): Promise<void> {
     const { deps } = this;
-    let t0 = deps.clock.monoMs();
     try {
-      const h = await deps.scheduler.run({ kind: 'read', scopes: ['global', 'endpoint:GET /v1/health'], maxWaitMs: 30_000 }, () => {
-        t0 = deps.clock.monoMs();
-        return deps.venue.health();
-      });
-      if (h.as_of) deps.venueClock.observeTimestamp(h.as_of, t0, deps.clock.monoMs());
+      await deps.venue.health();
     } catch (e) {
       deps.logger.warn({ event: 'venue_health_failed', err: (e as Error).message }, 'cannot read the venue clock from /v1/health');
     }

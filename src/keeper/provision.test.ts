@@ -24,7 +24,7 @@ describe('provisionAccount', () => {
         {
           venue: {
             getAccount: async (address) => ({ address, account_type: 'main' }) as never,
-            postExchange: async (body) => {
+            approve: async (body) => {
               posted.push(body as never);
               return { status: 'ok', response: { type: 'default' } };
             },

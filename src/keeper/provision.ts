@@ -1,3 +1,4 @@
+import type { VenuePort } from '../venue/port.js';
 import { ADDRESS_RE } from '../venue/address.js';
 import { generatePrivateKey, privateKeyToAddress } from 'viem/accounts';
 import type { Clock } from '../sched/clock.js';
@@ -9,7 +10,7 @@ import { ActionError } from '../venue/errors.js';
 import { VENUE_FACTS } from '../venue/facts.js';
 import type { NonceSource } from '../venue/signing/nonce.js';
 import { signerFromPrivateKey, type Signer } from '../venue/signing/signer.js';
-import type { Account, Network, SignedRequest } from '../venue/types.js';
+import type { Account, Network } from '../venue/types.js';
 
 /**
  * Provisioning at start: resolve the account, get an agent that may sign for it, approve the
@@ -30,10 +31,8 @@ export interface ProvisionSpec {
   builderFee?: { builder: string; maxFeeRate: string };
 }
 
-export interface ProvisionVenue {
-  getAccount(address: string): Promise<Account>;
-  postExchange(body: SignedRequest<unknown>, opts?: { signal?: AbortSignal }): Promise<unknown>;
-}
+/** The venue port as provisioning needs it (approvals are admitted after arms, before reads). */
+export type ProvisionVenue = Pick<VenuePort, 'getAccount' | 'approve'>;
 
 export interface Provisioned {
   accountType: 'main' | 'subaccount';
@@ -168,7 +167,7 @@ export async function provisionAccount(
       const nonce = deps.nonces.next(master.address);
       const body = await buildApproveBuilderFee({ signer: master, network: deps.network, nonce, builder: spec.builderFee!.builder, maxFeeRate: spec.builderFee!.maxFeeRate });
       try {
-        await deps.venue.postExchange(body);
+        await deps.venue.approve(body, { signer: master.address });
       } catch (e) {
         throw new ProvisionError(spec.name, 'approve_builder_fee', `approveBuilderFee refused: ${(e as Error).message}`, { cause: e });
       }
@@ -216,7 +215,7 @@ async function approveNewAgent(
         agentName: agentNameWithExpiry(spec.agentName, validUntilMs),
       });
       try {
-        await deps.venue.postExchange(body);
+        await deps.venue.approve(body, { signer: master.address });
         return;
       } catch (e) {
         if (e instanceof ActionError && e.reason === 'pending_agent_removal' && attempt < 4) {

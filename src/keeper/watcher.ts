@@ -1,16 +1,15 @@
 import type { Clock, TimerHandle } from '../sched/clock.js';
-import type { RequestScheduler } from '../sched/scheduler.js';
 import { addDecimals } from '../venue/decimal.js';
 import type { OpenOrder, OrdersPage, Position, PositionsPage } from '../venue/types.js';
 
 /**
- * Watches one account's open orders and positions by polling, every page through the shared
- * budget as a read (so reads are shed before arms under pressure). A notification or a lapsed
- * deadline asks for a prompt `reconcile()`.
+ * Watches one account's open orders and positions by polling. The venue port admits every page
+ * through the shared budget as a read (so reads are shed before arms under pressure). A
+ * notification or a lapsed deadline asks for a prompt `reconcile()`.
  */
 export interface WatchSource {
-  ordersPages(address: string, query: object, opts?: { signal?: AbortSignal }): AsyncGenerator<OrdersPage>;
-  positionsPages(address: string, query: object, opts?: { signal?: AbortSignal }): AsyncGenerator<PositionsPage>;
+  ordersPages(address: string, opts?: { signal?: AbortSignal }): AsyncGenerator<OrdersPage>;
+  positionsPages(address: string, opts?: { signal?: AbortSignal }): AsyncGenerator<PositionsPage>;
 }
 
 export interface PositionsSummary {
@@ -27,13 +26,9 @@ export type WatchReport =
 
 export interface WatcherDeps {
   clock: Clock;
-  scheduler: RequestScheduler;
   source: WatchSource;
   report: (r: WatchReport) => void;
 }
-
-const ORDERS_SCOPES = ['global', 'endpoint:GET /v1/accounts/{address}/orders'] as const;
-const POSITIONS_SCOPES = ['global', 'endpoint:GET /v1/accounts/{address}/positions'] as const;
 
 export function summarizePositions(positions: Position[]): PositionsSummary {
   return {
@@ -95,7 +90,7 @@ export class AccountWatcher {
     if (this.ordersInFlight) return this.ordersInFlight;
     if (this.ordersTimer) this.deps.clock.clearTimeout(this.ordersTimer);
     this.ordersTimer = null;
-    this.ordersInFlight = this.readAll(ORDERS_SCOPES, (signal) => this.deps.source.ordersPages(this.address, {}, { signal }))
+    this.ordersInFlight = this.readAll(this.deps.source.ordersPages(this.address, { signal: this.abort.signal }))
       .then(
         (orders) => {
           this.deps.report({ type: 'orders', count: orders.length, orders, atMs: this.deps.clock.nowMs() });
@@ -118,7 +113,7 @@ export class AccountWatcher {
     if (this.positionsInFlight) return this.positionsInFlight;
     if (this.positionsTimer) this.deps.clock.clearTimeout(this.positionsTimer);
     this.positionsTimer = null;
-    this.positionsInFlight = this.readAll(POSITIONS_SCOPES, (signal) => this.deps.source.positionsPages(this.address, {}, { signal }))
+    this.positionsInFlight = this.readAll(this.deps.source.positionsPages(this.address, { signal: this.abort.signal }))
       .then(
         (positions) => {
           const summary = summarizePositions(positions);
@@ -137,19 +132,10 @@ export class AccountWatcher {
     return this.positionsInFlight;
   }
 
-  /** Every cursor page, each admitted by the budget as a read. */
-  private async readAll<T>(scopes: readonly string[], pages: (signal: AbortSignal) => AsyncGenerator<{ data?: T[] }>): Promise<T[]> {
-    const it = pages(this.abort.signal);
+  /** Every cursor page (the port admits each one). */
+  private async readAll<T>(pages: AsyncGenerator<{ data?: T[] }>): Promise<T[]> {
     const out: T[] = [];
-    try {
-      for (;;) {
-        const r = await this.deps.scheduler.run({ kind: 'read', scopes, signal: this.abort.signal }, () => it.next());
-        if (r.done) break;
-        out.push(...(r.value.data ?? []));
-      }
-    } finally {
-      await it.return?.(undefined).catch(() => undefined);
-    }
+    for await (const page of pages) out.push(...(page.data ?? []));
     return out;
   }
 

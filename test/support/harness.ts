@@ -18,10 +18,8 @@ import { VenueClock } from '../../src/sched/venue-clock.js';
 import { startSimulator, type Simulator, type SimulatorOptions } from '../../src/sim/simulator.js';
 import { AgentStore } from '../../src/state/agent-store.js';
 import { TriggerCounter } from '../../src/state/triggers.js';
-import { ExchangeClient } from '../../src/venue/exchange.js';
 import { HttpTransport } from '../../src/venue/http.js';
-import { RestClient } from '../../src/venue/rest.js';
-import type { VenueDateSample } from '../../src/venue/venue-time.js';
+import { VenuePort } from '../../src/venue/port.js';
 import { NotificationClient } from '../../src/venue/ws.js';
 import type { SwitchSettings } from '../../src/keeper/switch-machine.js';
 
@@ -127,7 +125,7 @@ export async function startHarness(opts: {
     requestTimeoutMs: opts.requestTimeoutMs ?? 5_000,
     onResponse: (o) => metrics.venueRequests.inc({ endpoint: o.endpoint, code: String(o.status) }),
   });
-  const onVenueDate = (d: VenueDateSample): void => venueClock.observeDateHeader(d.dateHeader, d.sendMonoMs, d.recvMonoMs);
+
   // State writes are real I/O too: virtual time must not run ahead of them.
   const track = async <T>(p: Promise<T>): Promise<T> => {
     inflight++;
@@ -147,14 +145,13 @@ export async function startHarness(opts: {
       return track(super.save());
     }
   }
-  const rest = new RestClient({ baseUrl: sim.baseUrl, transport, onVenueDate });
-  const exchange = new ExchangeClient({ exchangeUrl: sim.exchangeUrl, transport, onVenueDate });
   const rl = opts.rateLimits ?? { global: 1200, scheduleCancel: 600 };
   const scheduler = new RequestScheduler(monotonicView(clock), {
     global: { limit: rl.global, windowMs: 60_000 },
     schedule_cancel: { limit: rl.scheduleCancel, windowMs: 60_000 },
     exchange: { limit: 1200, windowMs: 60_000 },
   });
+  const venue = new VenuePort({ baseUrl: sim.baseUrl, exchangeUrl: sim.exchangeUrl, transport, scheduler, venueClock, clock });
   const keeperOptions: KeeperOptions = {
     network: 'testnet',
     accounts: opts.accounts(sim),
@@ -167,14 +164,7 @@ export async function startHarness(opts: {
     clock,
     venueClock,
     scheduler,
-    venue: {
-      getAccount: (a) => rest.getAccount(a),
-      postExchange: (b, o) => exchange.post(b as Parameters<ExchangeClient['post']>[0], o),
-      scheduleCancelRest: (b, o) => rest.scheduleCancel(b, o),
-      ordersPages: (a, _q, o) => rest.ordersPages(a, {}, o),
-      positionsPages: (a, _q, o) => rest.positionsPages(a, {}, o),
-      health: () => rest.getHealth(),
-    },
+    venue,
     notifications: opts.notifications
       ? (onEvent) => new NotificationClient({ wsUrl: sim.wsUrl, clock, onEvent, usersPerConnection: 1, random: () => 0.5 })
       : undefined,
@@ -183,6 +173,20 @@ export async function startHarness(opts: {
     agentStore: new TrackedStore(stateDir),
     triggers: new TrackedTriggers(TriggerCounter.fileIn(stateDir), sim.clock.nowMs()),
   });
+
+  // start() waits for every account's first provisioning, which the port admits through the budget
+  // (spaced on virtual timers): keep time moving, in small steps, until it resolves.
+  // reload() likewise waits for the accounts it adds.
+  const driving = async <T>(work: Promise<T>): Promise<T> => {
+    let done = false;
+    const tracked = work.finally(() => (done = true));
+    for (let i = 0; i < 20_000 && !done; i++) await clock.advance(10);
+    return tracked;
+  };
+  const start = keeper.start.bind(keeper);
+  const reload = keeper.reload.bind(keeper);
+  keeper.start = () => driving(start());
+  keeper.reload = (next) => driving(reload(next));
 
   // stop() may wait on virtual timers (budget spacing, the stop bound): keep time moving.
   const stopMoving = async (): Promise<void> => {

@@ -1,0 +1,210 @@
+import type { Clock } from '../sched/clock.js';
+import { PREPARE_URGENCY, type RequestOptions, type RequestScheduler } from '../sched/scheduler.js';
+import type { VenueClock } from '../sched/venue-clock.js';
+import { RestError } from './errors.js';
+import { ExchangeClient } from './exchange.js';
+import type { HttpTransport } from './http.js';
+import { REST_ENDPOINTS, RestClient } from './rest.js';
+import type { Account, ActionOk, ApproveAgentAction, ApproveBuilderFeeAction, Health, OrdersPage, PositionsPage, ScheduleCancelAction, SignedRequest } from './types.js';
+import type { VenueDateSample } from './venue-time.js';
+
+/**
+ * The one way to the venue. Every REST read, arm, clear, approveAgent and approveBuilderFee goes
+ * through here and nowhere else: it owns which rate scopes each call spends and how urgent it is,
+ * admits it through the shared request budget, turns a 429 into a hold on the scope that refused
+ * it (and adopts the limits the venue announced), serializes each signer's requests so nonces
+ * arrive in order, and feeds the venue clock from the answers the venue wrote. The keeper,
+ * `disarm`, the CLI and the test harness all build one of these; nothing else holds a transport.
+ */
+
+/** Which way a scheduleCancel goes: the REST trading endpoint or the exchange endpoint. */
+export type ArmRoute = 'rest' | 'exchange';
+
+/** Rate scopes (keys of the request budget) and their meaning. */
+export const SCOPES = {
+  /** The venue's combined rolling window (spec part 8, scope `global`). */
+  global: 'global',
+  /** POST /v1/trading/orders/schedule-cancel's own window (scope `endpoint`). */
+  scheduleCancel: 'schedule_cancel',
+  /** POST {exchange_url}/exchange: the venue's per-IP weight, a quota of its own. */
+  exchange: 'exchange',
+} as const;
+
+/** The per-endpoint scope key of a REST read. */
+export function endpointScope(endpoint: string): string {
+  return `endpoint:${endpoint}`;
+}
+
+/** Scope keys a scheduleCancel spends, per route. */
+export function armScopes(route: ArmRoute): readonly string[] {
+  return route === 'rest' ? [SCOPES.global, SCOPES.scheduleCancel] : [SCOPES.exchange];
+}
+
+/** Urgency of an approval: after every arm and clear, before resolves and reads. */
+export const APPROVAL_URGENCY = PREPARE_URGENCY - 1;
+
+/** How long a health read (a clock sample, not urgent) may wait for room before it is shed. */
+const HEALTH_MAX_WAIT_MS = 30_000;
+
+export interface VenuePortOptions {
+  baseUrl: string;
+  exchangeUrl: string;
+  transport: HttpTransport;
+  scheduler: RequestScheduler;
+  venueClock: VenueClock;
+  /** The local clock: 429 holds are set on its monotonic reading. */
+  clock: Clock;
+  /** Reads wait at most this long for budget before they are shed (the scheduler's default otherwise). */
+  readMaxWaitMs?: number;
+}
+
+/** One 429 as the port handled it: which budget scope it held, for how long. */
+export interface RateLimitHold {
+  scope: string;
+  /** The venue's scope name (`endpoint` or `global`). */
+  venueScope: 'endpoint' | 'global';
+  retryAfterMs: number;
+  endpoint: string;
+}
+
+export class VenuePort {
+  readonly rest: RestClient;
+  private readonly exchange: ExchangeClient;
+  private readonly scheduler: RequestScheduler;
+  private readonly venueClock: VenueClock;
+  private readonly clock: Clock;
+  private readonly readMaxWaitMs: number | undefined;
+  private readonly signerTails = new Map<string, Promise<unknown>>();
+  private readonly holdListeners = new Set<(hold: RateLimitHold) => void>();
+
+  constructor(opts: VenuePortOptions) {
+    const onVenueDate = (d: VenueDateSample): void => opts.venueClock.observeDateHeader(d.dateHeader, d.sendMonoMs, d.recvMonoMs);
+    this.rest = new RestClient({ baseUrl: opts.baseUrl, transport: opts.transport, onVenueDate });
+    this.exchange = new ExchangeClient({ exchangeUrl: opts.exchangeUrl, transport: opts.transport, onVenueDate });
+    this.scheduler = opts.scheduler;
+    this.venueClock = opts.venueClock;
+    this.clock = opts.clock;
+    this.readMaxWaitMs = opts.readMaxWaitMs;
+  }
+
+  /** Hears every 429 the port turned into a hold (metrics, logs). */
+  onRateLimited(fn: (hold: RateLimitHold) => void): () => void {
+    this.holdListeners.add(fn);
+    return () => this.holdListeners.delete(fn);
+  }
+
+  /** Resolves an account: prepares its first arm, so after every arm and before every read. */
+  getAccount(address: string): Promise<Account> {
+    const endpoint = REST_ENDPOINTS.account;
+    return this.admit({ kind: 'arm', scopes: [SCOPES.global, endpointScope(endpoint)], urgency: PREPARE_URGENCY }, endpoint, endpointScope(endpoint), () =>
+      this.rest.getAccount(address),
+    );
+  }
+
+  /** `/v1/health`; its `as_of` is the venue clock's precise sample. Shed after 30 s of waiting. */
+  async health(): Promise<Health> {
+    const endpoint = REST_ENDPOINTS.health;
+    let sentMono = this.clock.monoMs();
+    const h = await this.admit({ kind: 'read', scopes: [SCOPES.global, endpointScope(endpoint)], maxWaitMs: HEALTH_MAX_WAIT_MS }, endpoint, endpointScope(endpoint), () => {
+      sentMono = this.clock.monoMs();
+      return this.rest.getHealth();
+    });
+    if (h.as_of) this.venueClock.observeTimestamp(h.as_of, sentMono, this.clock.monoMs());
+    return h;
+  }
+
+  /** Every page of an account's open orders, each admitted as a read. */
+  ordersPages(address: string, opts: { signal?: AbortSignal } = {}): AsyncGenerator<OrdersPage> {
+    return this.readPages(REST_ENDPOINTS.orders, this.rest.ordersPages(address, {}, opts), opts.signal);
+  }
+
+  /** Every page of an account's positions, each admitted as a read. */
+  positionsPages(address: string, opts: { signal?: AbortSignal } = {}): AsyncGenerator<PositionsPage> {
+    return this.readPages(REST_ENDPOINTS.positions, this.rest.positionsPages(address, {}, opts), opts.signal);
+  }
+
+  /**
+   * Arms or clears one account's switch. `build` signs the body once the request is admitted and
+   * its signer's turn has come, so the deadline and the nonce are drawn when it leaves, not when it
+   * was queued. `urgency`: the venue time of the account's current deadline (0: none).
+   */
+  scheduleCancel(
+    route: ArmRoute,
+    build: () => Promise<SignedRequest<ScheduleCancelAction>>,
+    opts: { signer: string; urgency: number; signal?: AbortSignal },
+  ): Promise<ActionOk> {
+    const endpoint = route === 'rest' ? REST_ENDPOINTS.scheduleCancel : 'exchange:scheduleCancel';
+    const holdScope = route === 'rest' ? SCOPES.scheduleCancel : SCOPES.exchange;
+    const request: RequestOptions = { kind: 'arm', scopes: armScopes(route), urgency: opts.urgency, ...(opts.signal ? { signal: opts.signal } : {}) };
+    return this.admit(request, endpoint, holdScope, () =>
+      this.bySigner(opts.signer, async () => {
+        const body = await build();
+        return route === 'rest' ? this.rest.scheduleCancel(body, { signal: opts.signal }) : this.exchange.post(body, { signal: opts.signal });
+      }),
+    );
+  }
+
+  /** approveAgent / approveBuilderFee, signed by the master: after arms, before reads. */
+  approve(body: SignedRequest<ApproveAgentAction | ApproveBuilderFeeAction>, opts: { signer: string; signal?: AbortSignal }): Promise<ActionOk> {
+    const endpoint = `exchange:${body.action.type}`;
+    const request: RequestOptions = { kind: 'arm', scopes: [SCOPES.exchange], urgency: APPROVAL_URGENCY, ...(opts.signal ? { signal: opts.signal } : {}) };
+    return this.admit(request, endpoint, SCOPES.exchange, () => this.bySigner(opts.signer, () => this.exchange.post(body, { signal: opts.signal })));
+  }
+
+  private async *readPages<P>(endpoint: string, pages: AsyncGenerator<P>, signal: AbortSignal | undefined): AsyncGenerator<P> {
+    const request: RequestOptions = {
+      kind: 'read',
+      scopes: [SCOPES.global, endpointScope(endpoint)],
+      ...(this.readMaxWaitMs !== undefined ? { maxWaitMs: this.readMaxWaitMs } : {}),
+      ...(signal ? { signal } : {}),
+    };
+    try {
+      for (;;) {
+        const r = await this.admit(request, endpoint, endpointScope(endpoint), () => pages.next());
+        if (r.done) return;
+        yield r.value;
+      }
+    } finally {
+      await pages.return?.(undefined).catch(() => undefined);
+    }
+  }
+
+  /** Admission through the budget; a 429 holds `holdScope` (or `global`, as the venue says). */
+  private async admit<T>(request: RequestOptions, endpoint: string, holdScope: string, fn: () => Promise<T>): Promise<T> {
+    try {
+      return await this.scheduler.run(request, fn);
+    } catch (e) {
+      if (e instanceof RestError && e.httpStatus === 429) this.hold(e, endpoint, holdScope);
+      throw e;
+    }
+  }
+
+  private hold(e: RestError, endpoint: string, holdScope: string): void {
+    const rl = e.rateLimit;
+    const venueScope = rl?.scope === 'endpoint' ? 'endpoint' : 'global';
+    // The exchange endpoint is a quota of its own whatever scope its answer names.
+    const scope = holdScope === SCOPES.exchange ? SCOPES.exchange : venueScope === 'global' ? SCOPES.global : holdScope;
+    const retryAfterMs = Math.max(1, rl?.retry_after_seconds ?? 1) * 1000;
+    // retry_after is a duration: held on the monotonic clock, no venue offset applies.
+    this.scheduler.blockScope(scope, this.clock.monoMs() + retryAfterMs);
+    // Only numbers the venue announced: a 429 completed from Retry-After carries none (limit 0).
+    if (rl && rl.limit > 0 && rl.window_seconds > 0) this.scheduler.adoptLimit(scope, { limit: rl.limit, windowMs: rl.window_seconds * 1000 });
+    const hold: RateLimitHold = { scope, venueScope, retryAfterMs, endpoint };
+    for (const fn of this.holdListeners) fn(hold);
+  }
+
+  /**
+   * One request at a time per signer: the venue accepts nonces out of order, so two requests of one
+   * signer in flight together could land in the wrong order (a late arm overwriting a clear).
+   */
+  private bySigner<T>(signer: string, fn: () => Promise<T>): Promise<T> {
+    const prev = this.signerTails.get(signer) ?? Promise.resolve();
+    const next = prev.then(fn, fn);
+    const tail = next.catch(() => undefined);
+    this.signerTails.set(signer, tail);
+    void tail.then(() => {
+      if (this.signerTails.get(signer) === tail) this.signerTails.delete(signer);
+    });
+    return next;
+  }
+}
