@@ -1,3 +1,4 @@
+import { parseProfile, SIM_PROFILES } from '../sim/profiles.js';
 import { parseArgs } from 'node:util';
 
 /**
@@ -8,7 +9,7 @@ export type Command =
   | { name: 'check-config'; config: string }
   | { name: 'disarm'; config: string; account?: string }
   | { name: 'keygen'; out: string; force: boolean }
-  | { name: 'simulate'; port: number; host: string }
+  | { name: 'simulate'; port: number; host: string; profile: string }
   | { name: 'help'; topic?: string }
   | { name: 'version' };
 
@@ -39,7 +40,7 @@ Usage:
   dms-keeper disarm --config FILE [--account NAME]
                                             clear the scheduled cancel (planned maintenance)
   dms-keeper keygen --out FILE [--force]    write a new agent private key (mode 0600)
-  dms-keeper simulate [--port N] [--host 127.0.0.1]
+  dms-keeper simulate [--port N] [--host 127.0.0.1] [--profile NAME]
                                             run the venue simulator on loopback
   dms-keeper help [COMMAND] | COMMAND --help
                                             this text, or one command's
@@ -104,13 +105,14 @@ only its address. Use it for agent.key, or for test accounts.
 
 Exit codes: 0 written; 1 the file could not be written; 2 usage, or FILE exists (without --force).
 `,
-  simulate: `Usage: dms-keeper simulate [--port N] [--host 127.0.0.1]
+  simulate: `Usage: dms-keeper simulate [--port N] [--host 127.0.0.1] [--profile NAME]
 
 Runs the venue simulator on its own (for demos and manual tests): REST /v1, POST /exchange, /ws,
 and the admin routes /_sim/. Loopback only. Stop with Ctrl-C.
 
   -p, --port N        0..65535 (default 8080; 0 picks a free port)
   --host HOST         a loopback address (default 127.0.0.1)
+  --profile NAME      how the venue varies within the spec (default strict): ${SIM_PROFILES.join(', ')}
 
 Exit codes: 0 clean stop; 1 could not listen; 2 usage.
 `,
@@ -143,6 +145,7 @@ export function parseCommand(argv: readonly string[]): Command {
     force: { type: 'boolean' },
     port: { type: 'string', short: 'p' },
     host: { type: 'string' },
+    profile: { type: 'string' },
   } as const;
   let values: { [k: string]: string | boolean | undefined };
   let positionals: string[];
@@ -159,7 +162,7 @@ export function parseCommand(argv: readonly string[]): Command {
     'check-config': ['config'],
     disarm: ['config', 'account'],
     keygen: ['out', 'force'],
-    simulate: ['port', 'host'],
+    simulate: ['port', 'host', 'profile'],
   };
   for (const key of Object.keys(values)) {
     if (!allowed[name]?.includes(key)) throw new UsageError(`option --${key} does not apply to '${name}'`);
@@ -189,7 +192,13 @@ export function parseCommand(argv: readonly string[]): Command {
       if (!/^\d+$/.test(portText) || Number(portText) > 65535) {
         throw new UsageError(`--port must be an integer 0..65535, got '${portText}'`);
       }
-      return { name, port: Number(portText), host: str('host') ?? '127.0.0.1' };
+      const profile = str('profile') ?? 'strict';
+      try {
+        parseProfile(profile);
+      } catch (e) {
+        throw new UsageError((e as Error).message);
+      }
+      return { name, port: Number(portText), host: str('host') ?? '127.0.0.1', profile };
     }
     default:
       throw new UsageError(`unknown command '${name}'`);

@@ -386,14 +386,25 @@ describe('stop', () => {
     expect(refused.last).toEqual([{ type: 'stopped' }]);
     let st = step(s, armed(s), { type: 'stop' }, T0 + 1).state;
     let sends = 1;
+    let now = T0 + 1;
+    const waits: number[] = [];
     for (let i = 0; i < 10; i++) {
-      st = step(s, st, { type: 'clear_sent', path: 'rest' }, T0 + 2).state;
-      const r = step(s, st, { type: 'clear_failed', path: 'rest', failure: { kind: 'error', reason: 'timeout', message: 't' } }, T0 + 3);
+      st = step(s, st, { type: 'clear_sent', path: 'rest' }, now).state;
+      let r = step(s, st, { type: 'clear_failed', path: 'rest', failure: { kind: 'error', reason: 'timeout', message: 't' } }, now);
       st = r.state;
+      const wake = r.effects.find((e) => e.type === 'wake_at');
+      if (wake?.type === 'wake_at') {
+        // A transient failure waits before the next clear (0.5 s, doubling): a short outage passes.
+        waits.push(wake.atMs - now);
+        now = wake.atMs;
+        r = step(s, st, { type: 'tick' }, now);
+        st = r.state;
+      }
       if (r.effects.some((e) => e.type === 'send_clear')) sends++;
       if (r.effects.some((e) => e.type === 'stopped')) break;
     }
     expect(sends).toBe(RETRY.maxClearAttempts);
+    expect(waits).toEqual([500, 1_000, 2_000]);
     expect(st.phase).toBe('stopped');
   });
 

@@ -131,7 +131,12 @@ export const RETRY = {
   pendingAgentRemovalMs: VENUE_FACTS.pendingAgentRemovalMs + 500,
   /** After the REST path fails, stay on the exchange path this long before trying REST again. */
   exchangeStickyMs: 60_000,
-  maxClearAttempts: 3,
+  /**
+   * A clear on a clean stop is tried this often, waiting `clearRetryMs` doubling in between, so a
+   * few seconds' outage (a proxy's 502s) does not leave a schedule the operator asked to remove.
+   */
+  maxClearAttempts: 4,
+  clearRetryMs: 500,
   /**
    * An arm sent this late (or a tenth of the period, if less) re-bases the account's cadence on
    * its send time. Network latency does not count (the send time is when the request left).
@@ -314,8 +319,13 @@ export function step(settings: SwitchSettings, state: SwitchState, event: Switch
       s.inFlight = null;
       const f = event.failure;
       s.lastResult = failedResult('clear', f, event.path, nowMs);
-      // A refused clear (ineligible, unknown signer) will not succeed on retry; a transient one may.
+      // A refused clear (ineligible, unknown signer) will not succeed on retry; a transient one may,
+      // after a short wait (a 429's retry_after at least).
       if (f.kind === 'rejected') s.clearAttempts = RETRY.maxClearAttempts;
+      else {
+        const waitMs = f.kind === 'rate_limited' ? f.retryAfterMs : RETRY.clearRetryMs * 2 ** Math.max(0, s.clearAttempts - 1);
+        s.notBeforeMs = Math.max(s.notBeforeMs, nowMs + waitMs);
+      }
       break;
     }
 

@@ -43,6 +43,8 @@ export interface SimServerOptions {
   admin?: ((req: SimRequest) => Promise<SimResponse>) | undefined;
   logger?: SimLogger | undefined;
   maxBodyBytes?: number;
+  /** Rewrites a route's JSON answer before it is sent (the venue profile, see profiles.ts). */
+  transform?: ((endpoint: string, r: SimResponse) => SimResponse) | undefined;
 }
 
 export interface SimServer {
@@ -281,7 +283,8 @@ export async function listenSimServer(opts: SimServerOptions): Promise<SimServer
       if (req.socket.destroyed) return; // the client gave up while we "worked"
     }
     const action = plan.action;
-    if (action?.kind === 'status') return send(req, res, statusFaultResponse(action));
+    const shape = (r: SimResponse): SimResponse => (opts.transform ? opts.transform(route.endpoint, r) : r);
+    if (action?.kind === 'status') return send(req, res, shape(statusFaultResponse(action)));
     if (action?.kind === 'body' && action.mode === 'html') return sendHtml(req, res, action.status ?? 502, action.dateShiftMs);
     if (action?.kind === 'reset' && action.phase === 'before_handler') {
       req.socket.destroy();
@@ -291,7 +294,7 @@ export async function listenSimServer(opts: SimServerOptions): Promise<SimServer
     const decision = rateLimiter.check(clientIp(remoteAddress), route.endpoint);
     if (!decision.ok) {
       const r = restError(429, `rate limit exceeded (${decision.detail.scope} quota)`, [decision.detail]);
-      return send(req, res, { ...r, headers: { 'Retry-After': String(decision.detail.retry_after_seconds) } });
+      return send(req, res, shape({ ...r, headers: { 'Retry-After': String(decision.detail.retry_after_seconds) } }));
     }
 
     let parsedBody: unknown;
@@ -310,7 +313,7 @@ export async function listenSimServer(opts: SimServerOptions): Promise<SimServer
       response = restError(500, 'the server could not complete the request');
     }
     const breaking = action?.kind === 'reset' || action?.kind === 'body' ? action : undefined;
-    send(req, res, response, breaking);
+    send(req, res, shape(response), breaking);
   };
 
   const server = http.createServer((req, res) => {

@@ -14,6 +14,7 @@ import { accountRoutes } from './account-routes.js';
 import { adminHandler, isLoopbackAddress } from './admin.js';
 import { buildCatalog, catalogRoutes, type SimCatalog } from './catalog/index.js';
 import { FaultControl } from './faults.js';
+import { parseProfile } from './profiles.js';
 import { RateLimiter, type RateLimitConfig } from './rate-limit.js';
 import { listenSimServer } from './server.js';
 import type { SimAccountSeed, VenueStateApi } from './types.js';
@@ -42,6 +43,11 @@ export interface SimulatorOptions {
   logger?: SimLogger;
   /** Request body cap (default 64 KiB). */
   maxBodyBytes?: number;
+  /**
+   * How the venue varies within the spec (profiles.ts): a name such as `nulls`, `proxy` or
+   * `random:7`, default `strict`. Its clock offset applies unless `clockOffsetMs` is given.
+   */
+  profile?: string;
 }
 
 export interface Simulator {
@@ -73,7 +79,8 @@ function loopbackHost(host: string): string {
 export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simulator> {
   const host = loopbackHost(opts.host ?? '127.0.0.1');
   const baseClock = opts.clock ?? systemClock();
-  const faults = new FaultControl(baseClock, opts.clockOffsetMs ?? 0);
+  const profile = parseProfile(opts.profile ?? 'strict');
+  const faults = new FaultControl(baseClock, opts.clockOffsetMs ?? profile.clockOffsetMs);
   const clock = offsetClock(baseClock, () => faults.clockOffsetMs());
   // Windows are measured on the base clock: an offset step must not open or close a window.
   const rateLimiter = new RateLimiter(baseClock, opts.rateLimits ?? {});
@@ -122,7 +129,12 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
       admin: opts.admin === false ? undefined : adminHandler({ state, faults, rateLimiter, clock }),
       logger: opts.logger,
       ...(opts.maxBodyBytes !== undefined ? { maxBodyBytes: opts.maxBodyBytes } : {}),
+      transform: (endpoint, r) => {
+        const out = profile.transform(endpoint, r.status, r.body, { venueNowMs: clock.nowMs(), hostNowMs: baseClock.nowMs() });
+        return out.dateMs === undefined ? { ...r, body: out.body } : { ...r, body: out.body, headers: { ...r.headers, Date: new Date(out.dateMs).toUTCString() } };
+      },
     });
+    const uninstall = profile.install(faults, baseClock);
 
     const hostPart = host.includes(':') ? `[${host}]` : host;
     const httpBase = `http://${hostPart}:${server.port}`;
@@ -141,6 +153,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
       clock,
       stop: () => {
         stopping ??= (async () => {
+          uninstall();
           try {
             await server.close();
           } finally {
