@@ -135,7 +135,7 @@ describe('the keeper under every venue profile', () => {
           h = undefined;
         }
       }),
-      { numRuns: 6 },
+      { numRuns: 20 },
     );
   }, 180_000);
 });

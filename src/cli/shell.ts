@@ -144,7 +144,7 @@ async function disarm(cmd: Extract<Command, { name: 'disarm' }>): Promise<number
 async function simulate(cmd: Extract<Command, { name: 'simulate' }>): Promise<number> {
   const logger = createLogger(process.env.DMS_KEEPER_LOG__LEVEL ?? 'info', undefined, undefined, process.env.DMS_KEEPER_LOG__FORMAT === 'pretty' ? 'pretty' : 'json');
   const sim = await startSimulator({ port: cmd.port, host: cmd.host, profile: cmd.profile, logger: (line) => logger.info(line) });
-  process.stdout.write(`venue simulator (profile ${cmd.profile}) on ${sim.baseUrl}\n  REST     ${sim.baseUrl}/v1\n  exchange ${sim.exchangeUrl}/exchange\n  ws       ${sim.wsUrl}/ws\n  admin    ${sim.baseUrl}/_sim/state\n`);
+  process.stdout.write(`venue simulator on ${sim.baseUrl}\n  profile  ${cmd.profile}\n  REST     ${sim.baseUrl}/v1\n  exchange ${sim.exchangeUrl}/exchange\n  ws       ${sim.wsUrl}/ws\n  admin    ${sim.baseUrl}/_sim/state\n`);
   await new Promise<void>((resolve) => {
     process.once('SIGTERM', () => resolve());
     process.once('SIGINT', () => resolve());

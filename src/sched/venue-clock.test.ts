@@ -85,6 +85,15 @@ describe('VenueClock', () => {
     expect(c.stats().forwardSteps).toBe(1);
   });
 
+  it('a foreign first sample, then a burst of the venue\'s own answers within 250 ms: corrected at once', () => {
+    const local = new FakeClock(Date.UTC(2026, 0, 1));
+    const c = new VenueClock(local);
+    const t = local.monoMs();
+    c.observeDateHeader(new Date(t).toUTCString(), t, t + 4); // a proxy's page with the host's clock
+    for (let i = 1; i <= FORWARD_CONFIRM; i++) c.observeDateHeader(new Date(t + 30_000 + 10 * i).toUTCString(), t + 10 * i, t + 10 * i + 4);
+    expect(c.current().offsetMs).toBeGreaterThan(29_000);
+  });
+
   it('one answer 30 s behind (a proxy stamping host time) never moves venue time back', () => {
     const local = new FakeClock(Date.UTC(2026, 0, 1));
     const c = new VenueClock(local);

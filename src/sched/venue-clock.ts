@@ -175,8 +175,6 @@ export class VenueClock implements Clock {
   observe(sample: ClockSample): void {
     const iv = sampleInterval(sample);
     if (!iv) return;
-    const last = this.intervals[this.intervals.length - 1];
-    if (last && iv.high - iv.low >= COARSE_SAMPLE_WIDTH_MS && iv.atLocalMs - last.atLocalMs < MIN_COARSE_SAMPLE_GAP_MS && iv.atLocalMs >= last.atLocalMs) return;
     const maxAge = this.opts.maxAgeMs ?? 10 * 60_000;
     const maxSamples = this.opts.maxSamples ?? 64;
     const fresh = (x: Interval): boolean => iv.atLocalMs - x.atLocalMs <= maxAge;
@@ -196,7 +194,12 @@ export class VenueClock implements Clock {
         return;
       }
     }
-    this.forwardPending = [];
+    // Spacing applies to samples that agree, not to witnesses of a step: at start-up a burst of
+    // answers inside 250 ms once kept a wrong first estimate for 15 s.
+    const last = this.intervals[this.intervals.length - 1];
+    if (last && iv.high - iv.low >= COARSE_SAMPLE_WIDTH_MS && iv.atLocalMs - last.atLocalMs < MIN_COARSE_SAMPLE_GAP_MS && iv.atLocalMs >= last.atLocalMs) return;
+    // Pending forward witnesses stay (until they age out): a stale or foreign answer between two
+    // of the venue's own must not keep a real step from being confirmed.
     this.intervals.push(iv);
     if (this.intervals.length > maxSamples) this.intervals.shift();
     let best = agreedRegion(this.intervals);
