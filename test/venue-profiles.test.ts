@@ -11,6 +11,18 @@
  * same decisions as against the strict venue.
  */
 import fc from 'fast-check';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Agent } from 'undici';
+import { disarmAccounts } from '../src/app/disarm.js';
+import { buildVenue } from '../src/app/venue.js';
+import { systemClock } from '../src/sched/clock.js';
+import { startSimulator } from '../src/sim/simulator.js';
+import { AgentStore } from '../src/state/agent-store.js';
+import { HttpTransport } from '../src/venue/http.js';
+import { signerFromPrivateKey } from '../src/venue/signing/signer.js';
+import { buildScheduleCancel } from '../src/venue/actions.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { demoAddress, demoMasterKey } from '../src/sim/venue/demo.js';
 import { account, DEFAULT_SWITCH, startHarness, type Harness } from './support/harness.js';
@@ -138,4 +150,39 @@ describe('the keeper under every venue profile', () => {
       { numRuns: 20 },
     );
   }, 180_000);
+});
+
+describe('disarm under the profiles that null or omit every optional field', () => {
+  it.each(['nulls', 'omitted', 'unknown_enums'])('%s :: resolves main and subaccount and clears both', async (profile) => {
+    const sim = await startSimulator({ profile });
+    const dispatcher = new Agent();
+    const transport = new HttpTransport({ requestTimeoutMs: 5_000, dispatcher });
+    try {
+      const { port } = buildVenue({ config: { rateLimits: { global: { requests: 1200, perSeconds: 60 }, scheduleCancel: { requests: 600, perSeconds: 60 } } }, urls: sim, transport, clock: systemClock() });
+      // Arm both with the master (an L1 signer the venue accepts), as a keeper would have.
+      const master = signerFromPrivateKey(demoMasterKey('alice'));
+      for (const [i, vault] of [undefined, ALICE_SUB].entries()) {
+        const build = () => buildScheduleCancel({ signer: master, network: 'testnet', nonce: sim.clock.nowMs() + i, timeMs: sim.clock.nowMs() + 60_000, vaultAddress: vault });
+        await port.scheduleCancel('rest', build, { signer: master.address, urgency: 0 });
+      }
+      expect(sim.state.schedule(ALICE_SUB).timeMs).toBeGreaterThan(sim.clock.nowMs());
+      const results = await disarmAccounts({
+        accounts: [account('mm-main', ALICE, demoMasterKey('alice')), account('mm-sub', ALICE_SUB, demoMasterKey('alice'), { agentName: 'dms-keeper-sub' })],
+        network: 'testnet',
+        venue: port,
+        store: new AgentStore(await mkdtemp(join(tmpdir(), 'dmsk-disarm-'))),
+        clock: systemClock(),
+      });
+      expect(results.map((r) => [r.account, r.result, r.message])).toEqual([
+        ['mm-main', 'cleared', undefined],
+        ['mm-sub', 'cleared', undefined],
+      ]);
+      expect(sim.state.schedule(ALICE).timeMs).toBeUndefined();
+      expect(sim.state.schedule(ALICE_SUB).timeMs).toBeUndefined();
+    } finally {
+      await transport.close();
+      await dispatcher.destroy();
+      await sim.stop();
+    }
+  });
 });
