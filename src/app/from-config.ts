@@ -27,6 +27,7 @@ export function toAppConfig(config: Config, env: Readonly<Record<string, string 
     masterKey: loader(a.masterKey),
     agentKey: loader(a.agent.key),
     builderFee: a.builderFee,
+    priority: a.priority,
     identity: [a.address, a.agent.name, describe(a.masterKey), describe(a.agent.key)].join('|'),
     switch: {
       deadlineMs: a.switch.deadlineSeconds * 1000,

@@ -80,7 +80,8 @@ ${KEY_FILES}
 
   -c, --config FILE   the YAML config
 
-Exit codes: 0 valid and the plan holds; 2 any problem (printed on stderr).
+Exit codes: 0 valid, every account keeps its min horizon; 1 valid and the keeper will run, but the
+budget cannot keep every min horizon (the plan names the accounts); 2 any problem (on stderr).
 `,
   disarm: `Usage: dms-keeper disarm --config FILE [--account NAME]
 

@@ -99,7 +99,8 @@ async function checkConfig(cmd: Extract<Command, { name: 'check-config' }>): Pro
   const { config } = await load(cmd.config);
   const plan = buildPlan(config);
   process.stdout.write(formatPlan(plan));
-  return plan.problems.length > 0 ? EXIT_USAGE : EXIT_OK;
+  // 1: the config is valid and the keeper will run, but not every account keeps its min horizon.
+  return plan.canHoldEveryHorizon ? EXIT_OK : EXIT_RUNTIME;
 }
 
 async function disarm(cmd: Extract<Command, { name: 'disarm' }>): Promise<number> {

@@ -3,7 +3,6 @@ import { isAlias, isMap, isScalar, isSeq, LineCounter, parseDocument, type Docum
 import type { z } from 'zod';
 import { collectEnvOverrides, applyEnvOverrides } from './env.js';
 import { ConfigError, formatPath, safeKeyName, shownKeyName, sortProblems, type ConfigProblem } from './errors.js';
-import { buildPlan } from './plan.js';
 import {
   accountProblems,
   accountSwitchProblems,
@@ -219,11 +218,8 @@ class Loader {
       log: { level: log.level, format: log.format },
     };
 
-    const plan = buildPlan(config);
-    if (!plan.canHoldEveryHorizon) {
-      for (const f of plan.problems) this.add(f.path.split('.'), f.message);
-      throw new ConfigError(this.sorted(), opts.source);
-    }
+    // Budget arithmetic never makes a config invalid: the keeper protects what the budget allows
+    // (config/plan.ts), and `check-config` says how much that is.
     return deepFreeze(config);
   }
 
@@ -552,6 +548,7 @@ function toAccount(a: RawAccount, top: RawSwitch, keys: { master?: KeySource; ag
     ...(a.builder_fee ? { builderFee: { builder: a.builder_fee.builder, maxFeeRate: a.builder_fee.max_fee_rate } } : {}),
     switch: toSwitch(effective as RawSwitch),
     switchOverrides: overrides.map((k) => CAMEL[k]),
+    priority: a.priority,
   };
 }
 

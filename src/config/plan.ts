@@ -1,4 +1,4 @@
-import { planCadence } from '../sched/cadence.js';
+import { planProtection, type AccountVerdict, type ProtectionTier } from '../sched/cadence.js';
 import type { ConfigProblem } from './errors.js';
 import { retriesThatFit } from './rules.js';
 import { isLoopbackHost } from './rules.js';
@@ -18,8 +18,12 @@ import { VENUE_FACTS } from '../venue/facts.js';
  *   poll (each further page of an account with many orders or positions costs one more).
  *   Notifications come over the WebSocket and cost no request budget.
  * - budgets: requests * 60 / per_seconds of `rate_limits.schedule_cancel` and `.global`.
- * The plan holds when arms <= schedule_cancel budget and arms + reads <= global budget. Otherwise
- * `problems` names the limit (the loader turns them into config problems).
+ * The keeper never refuses to protect over this arithmetic (sched/cadence.ts, planProtection): as
+ * the accounts outgrow the budget it stretches reads, then re-arm periods, then gives up the retry
+ * reserve, then keeps every account armed with a horizon below its minimum, and only past that
+ * protects the highest-priority accounts and reports the rest `over_budget`. The plan says which
+ * of these it will be, per account; `check-config` exits 0 when every account keeps its minimum
+ * horizon and 1 when some would not.
  */
 
 /** Below this share of a budget left over, warn: retries after errors and 429s need room. */
@@ -37,6 +41,10 @@ export interface PlanAccount {
   actionsPerDay: number;
   /** Retry slots that fit between the pre-re-arm horizon and min_horizon_seconds. */
   retriesThatFit: number;
+  priority: number;
+  /** The period the keeper will use (s); null when the account is left over_budget. */
+  effectivePeriodSeconds: number | null;
+  verdict: AccountVerdict;
 }
 
 export interface BudgetUse {
@@ -56,8 +64,13 @@ export interface Plan {
   scheduleCancel: BudgetUse;
   /** needed = arms + reads. */
   global: BudgetUse;
+  /** Every account keeps its min horizon (check-config exits 0; else 1). */
   canHoldEveryHorizon: boolean;
-  /** Why not, at `rate_limits.schedule_cancel` / `rate_limits.global`; empty when it can. */
+  /** Which tier of the never-refuse plan the budget allows (sched/cadence.ts). */
+  tier: ProtectionTier;
+  /** Reads stretched by this factor to fit the global budget beside the arms (1 = as configured). */
+  readStretch: number;
+  /** Budget arithmetic never makes a config invalid: always empty (kept for the loader's contract). */
   problems: ConfigProblem[];
   warnings: string[];
   /** Arms per minute the configured cadence would need (before any stretch). */
@@ -91,51 +104,52 @@ function buildPlanWith(config: Config): Plan {
     readsPerMinute: readsEach,
     actionsPerDay: Math.ceil(86_400 / a.switch.rearmEverySeconds),
     retriesThatFit: retriesThatFit(a.switch, timeoutMs),
+    priority: a.priority,
+    effectivePeriodSeconds: a.switch.rearmEverySeconds,
+    verdict: 'keeps_min_horizon' as AccountVerdict,
   }));
   const configuredArms = accounts.reduce((s, a) => s + a.armsPerMinute, 0);
-  const reads = accounts.reduce((s, a) => s + a.readsPerMinute, 0);
-  // The keeper stretches re-arm periods within each account's margin when the configured cadence
-  // would exceed the arm budget (sched/cadence.ts); the plan is judged on what it will really send.
-  const cad = planCadence(
-    mine.map((a) => ({ rearmEveryMs: a.switch.rearmEverySeconds * 1000, deadlineMs: a.switch.deadlineSeconds * 1000, minHorizonMs: a.switch.minHorizonSeconds * 1000 })),
-    perMinute(config.rateLimits.scheduleCancel) / 60,
+  const configuredReads = accounts.reduce((s, a) => s + a.readsPerMinute, 0);
+  // The arm budget is the schedule_cancel scope, and never more than the global one.
+  const armBudgetPerSecond = Math.min(perMinute(config.rateLimits.scheduleCancel), perMinute(config.rateLimits.global)) / 60;
+  const protection = planProtection(
+    mine.map((a) => ({ rearmEveryMs: a.switch.rearmEverySeconds * 1000, deadlineMs: a.switch.deadlineSeconds * 1000, minHorizonMs: a.switch.minHorizonSeconds * 1000, priority: a.priority })),
+    armBudgetPerSecond,
   );
-  const arms = cad.holds && cad.stretch > 1 ? cad.armsPerSecond * 60 : configuredArms;
+  accounts.forEach((a, i) => {
+    const period = protection.periodsMs[i] ?? null;
+    a.effectivePeriodSeconds = period === null ? null : period / 1000;
+    a.verdict = protection.verdicts[i]!;
+    a.armsPerMinute = period === null ? 0 : 60_000 / period;
+    a.actionsPerDay = period === null ? 0 : Math.ceil(86_400_000 / period);
+  });
+  const arms = protection.armsPerSecond * 60;
+  // Reads take what the arms leave of the global budget: stretched first, before any arm is.
+  const readRoom = perMinute(config.rateLimits.global) * READ_UTILISATION - arms;
+  const readStretch = configuredReads === 0 ? 1 : readRoom <= 0 ? Number.POSITIVE_INFINITY : Math.max(1, configuredReads / readRoom);
+  const reads = Number.isFinite(readStretch) ? configuredReads / readStretch : 0;
   const scheduleCancel = use(perMinute(config.rateLimits.scheduleCancel), arms);
   const global = use(perMinute(config.rateLimits.global), arms + reads);
-
-  const problems: ConfigProblem[] = [];
-  if (!cad.holds) {
-    problems.push({
-      path: 'rate_limits.schedule_cancel',
-      message:
-        `cannot hold every horizon: ${accounts.length} accounts need ${num(cad.armsPerSecond * 60)} arms per minute even at the longest periods their margins allow, the usable budget is ${num(cad.usablePerSecond * 60)}; ` +
-        `this budget holds about ${cad.capacityAccounts} such accounts; raise the limit (only as far as the venue allows), lengthen deadline_seconds, or split the accounts over more shards`,
-    });
-  }
-  if (global.headroomPerMinute < 0) {
-    problems.push({
-      path: 'rate_limits.global',
-      message:
-        `cannot hold every horizon: ${num(arms)} arms + ${num(reads)} reads = ${num(arms + reads)} requests per minute, the budget is ${num(global.budgetPerMinute)}; ` +
-        'lengthen watch.orders_every_seconds / positions_every_seconds or rearm_every_seconds, or split the accounts over more shards',
-    });
-  }
   return {
     shard: { ...config.shard },
     accountsTotal: config.accounts.length,
     accounts,
     armsPerMinute: arms,
     configuredArmsPerMinute: configuredArms,
-    cadence: { stretch: cad.stretch, capacityAccounts: cad.capacityAccounts },
+    cadence: { stretch: protection.stretch, capacityAccounts: protection.capacityAccounts },
     readsPerMinute: reads,
     scheduleCancel,
     global,
-    canHoldEveryHorizon: problems.length === 0,
-    problems,
+    canHoldEveryHorizon: protection.verdicts.every((v) => v === 'keeps_min_horizon'),
+    tier: protection.tier,
+    readStretch,
+    problems: [],
     warnings: planWarnings(config, mine, accounts, scheduleCancel, global),
   };
 }
+
+/** Share of the global budget arms and reads may plan on together; the rest absorbs retries. */
+const READ_UTILISATION = 0.97;
 
 function planWarnings(config: Config, mine: AccountConfig[], accounts: PlanAccount[], sc: BudgetUse, gl: BudgetUse): string[] {
   const w: string[] = [];
@@ -203,13 +217,16 @@ export function formatPlan(plan: Plan): string {
     `Shard ${plan.shard.index} of ${plan.shard.count}: ${plan.accounts.length} of ${plan.accountsTotal} account${plan.accountsTotal === 1 ? '' : 's'} protected here.`,
   );
   if (plan.accounts.length > 0) {
-    const header = ['account', 'address', 'rearm', 'deadline', 'min horizon', 'retries', 'path', 'arm when', 'on shutdown', 'arms/min', 'reads/min'];
+    const header = ['account', 'address', 'rearm', 'effective', 'deadline', 'min horizon', 'priority', 'verdict', 'retries', 'path', 'arm when', 'on shutdown', 'arms/min', 'reads/min'];
     const rows = plan.accounts.map((a) => [
       a.name,
       a.address,
       `${a.switch.rearmEverySeconds} s`,
+      a.effectivePeriodSeconds === null ? '-' : `${num(a.effectivePeriodSeconds)} s`,
       `${a.switch.deadlineSeconds} s`,
       `${a.switch.minHorizonSeconds} s`,
+      String(a.priority),
+      a.verdict,
       String(a.retriesThatFit),
       a.switch.path,
       a.switch.armWhen,
@@ -226,19 +243,44 @@ export function formatPlan(plan: Plan): string {
     `  global           need ${num(plan.armsPerMinute)} arms + ${num(plan.readsPerMinute)} reads = ${num(plan.global.neededPerMinute)} of ${num(plan.global.budgetPerMinute)}: headroom ${headroom(plan.global)}`,
     '  (reads: one page per orders and positions poll; each further page costs one more)',
   );
-  if (plan.cadence.stretch > 1 && plan.canHoldEveryHorizon) {
+  if (plan.readStretch > 1) {
     lines.push(
-      `  adaptive cadence: the configured periods need ${num(plan.configuredArmsPerMinute)} arms per minute; the keeper will stretch every period x${num(plan.cadence.stretch)} (within each account's margin) to fit`,
+      Number.isFinite(plan.readStretch)
+        ? `  reads stretched x${num(plan.readStretch)} to leave the global budget to the arms`
+        : '  reads: the arms need the whole global budget; orders and positions are read only when room is left',
     );
+  }
+  if (plan.cadence.stretch > 1) {
+    lines.push(`  adaptive cadence: the configured periods need ${num(plan.configuredArmsPerMinute)} arms per minute; the keeper stretches them up to x${num(plan.cadence.stretch)} to fit (${TIER_TEXT[plan.tier]})`);
   }
   lines.push(`  capacity: about ${plan.cadence.capacityAccounts} accounts of the median shape at the longest periods their margins allow (${plan.accounts.length} configured)`);
   const perDay = plan.accounts.reduce((m, a) => Math.max(m, a.actionsPerDay), 0);
   if (perDay > 0) lines.push(`  venue actions per address: up to ${perDay} per day (one per re-arm)`);
   lines.push('');
   if (plan.canHoldEveryHorizon) lines.push('OK: the budget holds every horizon.');
-  else lines.push('CANNOT hold every horizon:', ...plan.problems.map((f) => `  - ${f.path}: ${f.message}`));
+  else {
+    const short = plan.accounts.filter((a) => a.verdict === 'short_horizon').map((a) => a.name);
+    const over = plan.accounts.filter((a) => a.verdict === 'over_budget').map((a) => a.name);
+    lines.push(`NOT EVERY HORIZON HOLDS (${TIER_TEXT[plan.tier]}); the keeper still runs and protects what the budget allows:`);
+    if (short.length > 0) lines.push(`  - armed with a horizon below min_horizon_seconds: ${list(short)}`);
+    if (over.length > 0) lines.push(`  - over_budget, not armed (lowest priority): ${list(over)}`);
+    lines.push('  raise rate_limits (only as far as the venue allows), lengthen deadline_seconds, or split the accounts over more shards');
+  }
   if (plan.warnings.length > 0) lines.push('', 'Warnings:', ...plan.warnings.map((x) => `  - ${x}`));
   return lines.join('\n') + '\n';
+}
+
+const TIER_TEXT: Record<ProtectionTier, string> = {
+  configured: 'as configured',
+  stretched: 'periods stretched within each margin',
+  reserve: 'periods stretched, retry reserve given up',
+  short_horizon: 'every account armed, horizons below their minimum',
+  over_budget: 'only the highest-priority accounts can be armed',
+};
+
+/** Names, at most 10, then a count. */
+function list(names: string[]): string {
+  return names.length <= 10 ? names.join(', ') : `${names.slice(0, 10).join(', ')} and ${names.length - 10} more`;
 }
 
 function headroom(u: BudgetUse): string {

@@ -232,6 +232,8 @@ export const AccountSchema = z.strictObject({
       .optional(),
   ),
   switch: section(AccountSwitchSchema.optional()),
+  /** Who is protected first when the budget cannot arm every account (higher first). */
+  priority: z.int().min(-1_000_000).max(1_000_000).default(0),
 });
 
 export const ShardSchema = z.strictObject({

@@ -69,6 +69,8 @@ export interface AccountConfig {
   switch: SwitchConfig;
   /** Which switch keys this account's own block set (for the plan and for messages). */
   switchOverrides: Array<keyof SwitchConfig>;
+  /** Protected first (higher first, then config order) when the budget cannot arm everyone. */
+  priority: number;
 }
 
 export interface Config {

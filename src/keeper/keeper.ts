@@ -17,13 +17,15 @@ import { AccountRunner, type RunnerReport, type ScheduleCancelSender } from './a
 import { ProvisionError, provisionAccount, renewAtMs, type ProvisionSpec, type ProvisionVenue, type Provisioned } from './provision.js';
 import { makeSender, type SenderVenue } from './sender.js';
 import type { SwitchSettings } from './switch-machine.js';
-import { planCadence, type CadencePlan } from '../sched/cadence.js';
+import { planProtection, type ProtectionPlan } from '../sched/cadence.js';
 import { SlotCalendar } from '../sched/slot-calendar.js';
 import { AccountWatcher, type PositionsSummary, type WatchReport, type WatchSource } from './watcher.js';
 import { ActivityReporter, type AccountActivity, type LastCancelFired, type StartProgress } from './activity.js';
 
 export interface KeeperAccountSpec extends ProvisionSpec {
   switch: SwitchSettings;
+  /** Protected first when the budget cannot arm every account (config `priority`, default 0). */
+  priority?: number;
   /** Compared on reload: anything that changes who signs (address, agent name, key sources). */
   identity: string;
 }
@@ -119,7 +121,7 @@ export interface AccountStatus {
 
 export interface KeeperStatus {
   venue_time: string;
-  cadence: null | { stretch: number; arms_per_second: number; budget_per_second: number; capacity_accounts: number; holds: boolean };
+  cadence: null | { stretch: number; arms_per_second: number; budget_per_second: number; capacity_accounts: number; holds: boolean; tier: string; over_budget: number; short_horizon: number };
   clock_skew_seconds: number;
   ws_connected: boolean;
   ready: boolean;
@@ -154,9 +156,9 @@ export class Keeper {
   private skewLogged = false;
   private readonly unsubscribeClock: () => void;
   private loopCount = 0;
-  private cadence?: CadencePlan;
-  /** Effective re-arm period per account name (the adaptive cadence's output). */
-  private periods = new Map<string, number>();
+  private cadence?: ProtectionPlan;
+  /** Effective re-arm period per account name (the adaptive cadence's output); null: over_budget. */
+  private periods = new Map<string, number | null>();
   private cadenceBudget = 0;
   /** Re-arm slots at the planned arm rate (rebuilt when the cadence plan changes). */
   private calendar?: SlotCalendar;
@@ -306,7 +308,8 @@ export class Keeper {
 
   private effectiveSettings(spec: KeeperAccountSpec): SwitchSettings {
     const period = this.periods.get(spec.name);
-    return period === undefined ? spec.switch : { ...spec.switch, rearmEveryMs: period };
+    if (period === undefined) return spec.switch;
+    return period === null ? { ...spec.switch, overBudget: true } : { ...spec.switch, rearmEveryMs: period };
   }
 
   /** The arm budget in force: the configured one, or the venue's announced one when tighter. */
@@ -319,32 +322,45 @@ export class Keeper {
   }
 
   /**
-   * Stretches re-arm periods when the accounts approach the arm budget (see cadence.ts) and hands
-   * each runner its effective period; runners keep their timers, the next slot uses the new one.
+   * Fits the accounts to the arm budget, never refusing (planProtection: stretch periods, give up
+   * the retry reserve, shorten horizons, and only then leave the lowest-priority accounts
+   * over_budget) and hands each runner its effective settings; runners keep their timers, the
+   * next slot uses the new period.
    */
   private applyCadence(): void {
     const budget = this.armBudget();
     if (budget === undefined) return;
     this.cadenceBudget = budget;
     const specs = this.options.accounts;
-    const plan = planCadence(specs.map((a) => a.switch), budget);
-    const before = this.cadence?.stretch;
+    const plan = planProtection(
+      specs.map((a) => {
+        const s = this.accounts.get(a.name)?.runner?.snapshot();
+        return { ...a.switch, priority: a.priority ?? 0, noOpenOrders: a.switch.armWhen === 'orders_open' && s?.openOrders === 0 };
+      }),
+      budget,
+    );
+    const before = this.cadence;
     if (plan.usablePerSecond > 0 && this.calendar?.spacingMs !== 1000 / plan.usablePerSecond) this.calendar = new SlotCalendar(1000 / plan.usablePerSecond);
     this.cadence = plan;
-    this.periods = new Map(specs.map((a, i) => [a.name, plan.periodsMs[i]!]));
+    this.periods = new Map(specs.map((a, i) => [a.name, plan.periodsMs[i] ?? null]));
     const m = this.deps.metrics;
     m.cadenceStretch.set(plan.stretch);
     m.capacityAccounts.set(plan.capacityAccounts);
     m.armBudgetUtilisation.set(budget > 0 ? plan.armsPerSecond / budget : 0);
-    if (before === undefined || Math.abs(before - plan.stretch) > 1e-6) {
-      const fields = { event: 'cadence', stretch: Number(plan.stretch.toFixed(3)), arms_per_second: Number(plan.armsPerSecond.toFixed(2)), budget_per_second: budget, accounts: specs.length, capacity_accounts: plan.capacityAccounts };
-      if (!plan.holds) this.deps.logger.error(fields, 'the arm budget cannot hold every horizon even at the longest periods the margins allow');
+    specs.forEach((a, i) => m.overBudget.set({ account: a.name }, plan.verdicts[i] === 'over_budget' ? 1 : 0));
+    if (before === undefined || before.tier !== plan.tier || Math.abs(before.stretch - plan.stretch) > 1e-6) {
+      const over = plan.verdicts.filter((v) => v === 'over_budget').length;
+      const short = plan.verdicts.filter((v) => v === 'short_horizon').length;
+      const fields = { event: 'cadence', tier: plan.tier, stretch: Number(plan.stretch.toFixed(3)), arms_per_second: Number(plan.armsPerSecond.toFixed(2)), budget_per_second: budget, accounts: specs.length, capacity_accounts: plan.capacityAccounts, short_horizon: short, over_budget: over };
+      if (over > 0) this.deps.logger.error(fields, `the arm budget cannot arm every account: ${over} left over_budget (lowest priority)`);
+      else if (short > 0) this.deps.logger.error(fields, `the arm budget keeps every account armed, but ${short} with a horizon below its minimum`);
       else if (plan.stretch > 1) this.deps.logger.warn(fields, 're-arm periods stretched to fit the arm budget');
       else if (before !== undefined) this.deps.logger.info(fields, 're-arm periods back to the configured cadence');
     }
     for (const acct of this.accounts.values()) {
       const want = this.effectiveSettings(acct.spec);
-      if (acct.runner && acct.runner.currentSettings().rearmEveryMs !== want.rearmEveryMs) acct.runner.updateSettings(want);
+      const now = acct.runner?.currentSettings();
+      if (acct.runner && now && (now.rearmEveryMs !== want.rearmEveryMs || Boolean(now.overBudget) !== Boolean(want.overBudget))) acct.runner.updateSettings(want);
     }
   }
 
@@ -769,6 +785,10 @@ export class Keeper {
     const faults: Array<{ account: string; problem: string; horizon_seconds: number | null }> = [];
     if (this.state !== 'running') faults.push({ account: '*', problem: `keeper ${this.state}`, horizon_seconds: null });
     for (const m of this.accounts.values()) {
+      if (this.periods.get(m.spec.name) === null) {
+        faults.push({ account: m.spec.name, problem: 'over_budget: the request budget cannot arm it (higher-priority accounts come first)', horizon_seconds: m.runner?.horizonMs() ?? null });
+        continue;
+      }
       if (!this.shouldBeArmed(m)) continue;
       const h = m.runner?.horizonMs() ?? null;
       const horizon = h === null ? null : h / 1000;
@@ -818,7 +838,16 @@ export class Keeper {
     return {
       venue_time: new Date(venueNow).toISOString(),
       cadence: c
-        ? { stretch: Number(c.stretch.toFixed(3)), arms_per_second: Number(c.armsPerSecond.toFixed(3)), budget_per_second: this.cadenceBudget, capacity_accounts: c.capacityAccounts, holds: c.holds }
+        ? {
+            stretch: Number(c.stretch.toFixed(3)),
+            arms_per_second: Number(c.armsPerSecond.toFixed(3)),
+            budget_per_second: this.cadenceBudget,
+            capacity_accounts: c.capacityAccounts,
+            holds: c.verdicts.every((v) => v === 'keeps_min_horizon'),
+            tier: c.tier,
+            over_budget: c.verdicts.filter((v) => v === 'over_budget').length,
+            short_horizon: c.verdicts.filter((v) => v === 'short_horizon').length,
+          }
         : null,
       clock_skew_seconds: this.deps.venueClock.skewSeconds(),
       ws_connected: this.feed?.connected() ?? false,

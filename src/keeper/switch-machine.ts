@@ -23,6 +23,8 @@ export interface SwitchSettings {
   armWhen: 'always' | 'orders_open';
   onShutdown: 'keep' | 'clear';
   path: PathPolicy;
+  /** The request budget cannot arm this account (lower priority than those it can): not armed. */
+  overBudget?: boolean;
 }
 
 export type Phase =
@@ -30,6 +32,7 @@ export type Phase =
   | 'armed' // a deadline we set is in the future
   | 'unarmed' // should be armed, but the last attempts failed (or the deadline lapsed)
   | 'idle' // arm_when: orders_open and no open orders: deliberately not re-arming
+  | 'over_budget' // the request budget cannot arm it (planProtection): not armed, reported
   | 'ineligible' // the venue's volume gate refuses this account
   | 'blocked' // the signer is not accepted (agent pruned, unfunded): waiting for re-provisioning
   | 'stopping'
@@ -160,7 +163,9 @@ export const RETRY = {
 export function latestRearmAfterMs(settings: SwitchSettings): number {
   const marginMs = Math.max(0, settings.deadlineMs - settings.minHorizonMs - settings.rearmEveryMs);
   const reserveMs = Math.min(RETRY.rearmReserveMaxMs, marginMs / 2);
-  return settings.deadlineMs - settings.minHorizonMs - reserveMs;
+  // A period the budget stretched past the margin (short horizons, see planProtection) is the
+  // plan: forcing arms sooner would spend budget the plan does not have.
+  return Math.max(settings.rearmEveryMs, settings.deadlineMs - settings.minHorizonMs - reserveMs);
 }
 
 export function initialState(): SwitchState {
@@ -187,6 +192,7 @@ export function initialState(): SwitchState {
 /** Whether this account should carry a schedule now. Unknown orders count as open: fail safe. */
 export function wantsArmed(settings: SwitchSettings, state: SwitchState): boolean {
   if (state.stopMode !== null) return false;
+  if (settings.overBudget) return false;
   if (settings.armWhen === 'always') return true;
   return state.openOrders === null || state.openOrders > 0;
 }
@@ -460,10 +466,11 @@ function finish(settings: SwitchSettings, s: SwitchState, nowMs: number, effects
   if (!want) {
     // orders_open with no orders: stop re-arming and let the schedule lapse on its own (a clear
     // is reserved for stops and disarm), and look again when orders appear.
-    if (s.phase === 'armed' || s.phase === 'unarmed' || s.phase === 'starting') s.phase = 'idle';
+    if (settings.overBudget) s.phase = 'over_budget';
+    else if (s.phase === 'armed' || s.phase === 'unarmed' || s.phase === 'starting' || s.phase === 'over_budget') s.phase = 'idle';
     s.nextArmAtMs = null;
   } else {
-    if (s.phase === 'idle' || (s.phase === 'starting' && s.nextArmAtMs === null)) {
+    if (s.phase === 'idle' || s.phase === 'over_budget' || (s.phase === 'starting' && s.nextArmAtMs === null)) {
       s.phase = s.deadlineMs !== null ? 'armed' : 'unarmed';
       s.nextArmAtMs = nowMs;
       s.plannedSlotMs = nowMs;

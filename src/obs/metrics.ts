@@ -36,6 +36,7 @@ export interface KeeperMetrics {
   rateLimited: Counter<'scope'>;
   clockSkew: Gauge;
   venueClockSteps: Counter<'direction'>;
+  overBudget: Gauge<'account'>;
   agentApproved: Gauge<'account'>;
   configReloads: Counter<'result'>;
   buildInfo: Gauge<'version'>;
@@ -97,6 +98,7 @@ export function createMetrics(opts: { version: string; defaultMetrics?: boolean;
     venueRequests: new Counter({ name: 'dms_keeper_venue_requests_total', help: 'Requests to the venue by endpoint and HTTP status (or error)', labelNames: ['endpoint', 'code'], registers: r }),
     rateLimited: new Counter({ name: 'dms_keeper_rate_limited_total', help: 'Arm requests the venue refused with 429, by the scope it named (endpoint, global)', labelNames: ['scope'], registers: r }),
     clockSkew: new Gauge({ name: 'dms_keeper_clock_skew_seconds', help: 'Local clock minus venue clock, in seconds', registers: r }),
+    overBudget: new Gauge({ name: 'dms_keeper_over_budget', help: '1 while the request budget cannot arm this account (lower priority than those it can)', labelNames: ['account'], registers: r }),
     venueClockSteps: new Counter({ name: 'dms_keeper_venue_clock_steps_total', help: 'Corrections of the venue clock estimate over 1 s (every account re-planned), by direction', labelNames: ['direction'], registers: r }),
     agentApproved: new Gauge({ name: 'dms_keeper_agent_approved', help: '1 while the account has an approved agent signing for it', labelNames: ['account'], registers: r }),
     configReloads: new Counter({ name: 'dms_keeper_config_reloads_total', help: 'Config reloads (SIGHUP) by result', labelNames: ['result'], registers: r }),

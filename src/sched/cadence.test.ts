@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { LAG_ALLOWANCE_MS, maxPeriodMs, planCadence } from './cadence.js';
+import { LAG_ALLOWANCE_MS, maxPeriodMs, planCadence, planProtection, SHORT_HORIZON_FLOOR_MS } from './cadence.js';
 
 const acct = (rearmEveryMs = 15_000, deadlineMs = 60_000, minHorizonMs = 20_000) => ({ rearmEveryMs, deadlineMs, minHorizonMs });
 const many = (n: number, a = acct()) => Array.from({ length: n }, () => a);
@@ -50,5 +50,49 @@ describe('planCadence', () => {
 
   it('an empty account list is trivially held', () => {
     expect(planCadence([], 10)).toMatchObject({ stretch: 1, holds: true, periodsMs: [] });
+  });
+});
+
+describe('planProtection: never refuse to protect', () => {
+  // The figures: B = 20 arms/s, deadline 20 s, min horizon 8 s, configured every 10 s.
+  const a = (priority = 0, noOpenOrders = false) => ({ rearmEveryMs: 10_000, deadlineMs: 20_000, minHorizonMs: 8_000, priority, noOpenOrders });
+  const n = (count: number) => Array.from({ length: count }, () => a());
+  const rate = (p: { periodsMs: Array<number | null> }) => p.periodsMs.reduce<number>((s, x) => s + (x === null ? 0 : 1000 / x), 0);
+
+  it('228 accounts (0.95 of B x (deadline - min_horizon)): every one keeps its min horizon', () => {
+    const p = planProtection(n(228), 20);
+    expect(['stretched', 'reserve']).toContain(p.tier);
+    expect(p.verdicts.every((v) => v === 'keeps_min_horizon')).toBe(true);
+    expect(rate(p)).toBeLessThanOrEqual(p.usablePerSecond + 1e-9);
+    for (const period of p.periodsMs) expect(20_000 - period!).toBeGreaterThanOrEqual(8_000);
+  });
+
+  it('270 accounts (past that, within B x (deadline - 5 s)): every one armed, horizons short, no deadline can pass', () => {
+    const p = planProtection(n(270), 20);
+    expect(p.tier).toBe('short_horizon');
+    expect(p.verdicts.every((v) => v === 'short_horizon')).toBe(true);
+    for (const period of p.periodsMs) expect(20_000 - period!).toBeGreaterThanOrEqual(SHORT_HORIZON_FLOOR_MS);
+    expect(rate(p)).toBeLessThanOrEqual(p.usablePerSecond + 1e-9);
+  });
+
+  it('400 accounts: the highest priority are held, the rest over_budget; no open orders goes last', () => {
+    const accounts = [...n(398), a(5), a(9, true)];
+    const p = planProtection(accounts, 20);
+    expect(p.tier).toBe('over_budget');
+    const held = p.verdicts.filter((v) => v !== 'over_budget').length;
+    expect(held).toBeGreaterThan(200);
+    expect(held).toBeLessThan(400);
+    expect(p.verdicts[398]).not.toBe('over_budget'); // priority 5
+    expect(p.verdicts[399]).toBe('over_budget'); // priority 9, but known to have no open orders
+    expect(p.verdicts[0]).not.toBe('over_budget'); // config order among equals
+    expect(p.verdicts[397]).toBe('over_budget');
+    expect(rate(p)).toBeLessThanOrEqual(p.usablePerSecond + 1e-9);
+    p.periodsMs.forEach((x, i) => expect(x === null).toBe(p.verdicts[i] === 'over_budget'));
+  });
+
+  it('within the budget nothing changes', () => {
+    const p = planProtection(n(100), 20);
+    expect(p).toMatchObject({ tier: 'configured', stretch: 1 });
+    expect(p.periodsMs.every((x) => x === 10_000)).toBe(true);
   });
 });

@@ -69,3 +69,105 @@ export function planCadence(accounts: readonly CadenceInput[], budgetPerSecond: 
   const periodsMs = at(hi).map((p, i) => Math.min(Math.ceil(p), maxes[i]!));
   return { stretch: hi, periodsMs, armsPerSecond: rate(periodsMs), usablePerSecond: usable, holds: true, capacityAccounts };
 }
+
+// ---- never refuse to protect ----
+
+/**
+ * How close to the deadline the keeper may let an account's next arm slip once the budget cannot
+ * keep every min_horizon: the previous deadline must still be ahead when the next arm lands, with
+ * room for the send lag and a quick retry. 5 s, the venue's own minimum lead for a new deadline.
+ */
+export const SHORT_HORIZON_FLOOR_MS = 5_000;
+
+export interface ProtectionInput extends CadenceInput {
+  /** Higher is protected first when not every account fits (config `priority`, default 0). */
+  priority: number;
+  /** Known to have no open orders (arm_when: orders_open, last read 0): protected last. */
+  noOpenOrders?: boolean;
+}
+
+/**
+ * What the budget allows, from best to worst:
+ * - `configured`: the configured periods fit;
+ * - `stretched`: periods stretched by one factor within each margin (deadline - min_horizon - lag);
+ * - `reserve`: the lag and retry reserve given up (periods up to deadline - min_horizon);
+ * - `short_horizon`: every account armed, but horizons below min_horizon (periods up to
+ *   deadline - SHORT_HORIZON_FLOOR_MS): readiness and the horizon alert say so;
+ * - `over_budget`: even then the budget cannot arm everyone; the highest-priority accounts are
+ *   protected, the rest are reported `over_budget` and not armed.
+ */
+export type ProtectionTier = 'configured' | 'stretched' | 'reserve' | 'short_horizon' | 'over_budget';
+export type AccountVerdict = 'keeps_min_horizon' | 'short_horizon' | 'over_budget';
+
+export interface ProtectionPlan {
+  tier: ProtectionTier;
+  /** Effective period per account, input order; null for an account left over_budget. */
+  periodsMs: Array<number | null>;
+  verdicts: AccountVerdict[];
+  armsPerSecond: number;
+  usablePerSecond: number;
+  /** Common stretch factor over the configured periods (1 = as configured). */
+  stretch: number;
+  capacityAccounts: number;
+}
+
+/** The smallest common stretch (at most each account's cap) whose arm rate fits `usable`. */
+function fitStretch(accounts: readonly CadenceInput[], caps: readonly number[], usable: number): number[] | null {
+  const rate = (periods: number[]) => periods.reduce((s, p) => s + 1000 / p, 0);
+  const at = (k: number) => accounts.map((a, i) => Math.min(a.rearmEveryMs * k, caps[i]!));
+  if (rate(at(1)) <= usable) return at(1);
+  if (rate([...caps]) > usable) return null;
+  let lo = 1;
+  let hi = Math.max(...accounts.map((a, i) => caps[i]! / a.rearmEveryMs));
+  for (let i = 0; i < 50; i++) {
+    const mid = (lo + hi) / 2;
+    if (rate(at(mid)) <= usable) hi = mid;
+    else lo = mid;
+  }
+  return at(hi).map((p, i) => Math.min(Math.ceil(p), caps[i]!));
+}
+
+/** Pure: the periods and verdicts the keeper runs with, and `check-config` prints. Never refuses. */
+export function planProtection(accounts: readonly ProtectionInput[], budgetPerSecond: number, utilisation = BUDGET_UTILISATION): ProtectionPlan {
+  const usable = budgetPerSecond * utilisation;
+  const base = planCadence(accounts, budgetPerSecond, utilisation);
+  const rate = (periods: Array<number | null>) => periods.reduce<number>((s, p) => s + (p === null ? 0 : 1000 / p), 0);
+  const result = (tier: ProtectionTier, periodsMs: Array<number | null>, verdicts: AccountVerdict[]): ProtectionPlan => {
+    const armed = periodsMs.map((p, i) => (p === null ? null : p / accounts[i]!.rearmEveryMs)).filter((x): x is number => x !== null);
+    return { tier, periodsMs, verdicts, armsPerSecond: rate(periodsMs), usablePerSecond: usable, stretch: armed.length ? Math.max(1, ...armed) : 1, capacityAccounts: base.capacityAccounts };
+  };
+  const keeps = (periods: number[]): AccountVerdict[] => periods.map((p, i) => (accounts[i]!.deadlineMs - p >= accounts[i]!.minHorizonMs ? 'keeps_min_horizon' : 'short_horizon'));
+  if (base.holds) return result(base.stretch > 1 ? 'stretched' : 'configured', base.periodsMs, keeps(base.periodsMs));
+
+  const reserveCaps = accounts.map((a) => Math.max(a.rearmEveryMs, a.deadlineMs - a.minHorizonMs));
+  const reserve = fitStretch(accounts, reserveCaps, usable);
+  if (reserve) return result('reserve', reserve, keeps(reserve));
+
+  const shortCaps = accounts.map((a) => Math.max(a.rearmEveryMs, a.deadlineMs - SHORT_HORIZON_FLOOR_MS));
+  const short = fitStretch(accounts, shortCaps, usable);
+  if (short) return result('short_horizon', short, keeps(short));
+
+  // Not everyone can be armed: the highest priority first, then config order; accounts known to
+  // have no open orders last. Each taken at its longest safe period until the budget is spent.
+  const order = accounts
+    .map((a, i) => ({ a, i }))
+    .sort((x, y) => Number(x.a.noOpenOrders ?? false) - Number(y.a.noOpenOrders ?? false) || y.a.priority - x.a.priority || x.i - y.i);
+  const chosen = new Set<number>();
+  let used = 0;
+  for (const { i } of order) {
+    const cost = 1000 / shortCaps[i]!;
+    // One that does not fit is passed over, not the end: arming others beats arming nobody.
+    if (used + cost > usable) continue;
+    chosen.add(i);
+    used += cost;
+  }
+  const kept = [...chosen].sort((x, y) => x - y);
+  const inner = planProtection(kept.map((i) => accounts[i]!), budgetPerSecond, utilisation);
+  const periodsMs: Array<number | null> = accounts.map(() => null);
+  const verdicts: AccountVerdict[] = accounts.map(() => 'over_budget');
+  kept.forEach((i, k) => {
+    periodsMs[i] = inner.periodsMs[k]!;
+    verdicts[i] = inner.verdicts[k]!;
+  });
+  return result('over_budget', periodsMs, verdicts);
+}
