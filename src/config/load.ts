@@ -219,7 +219,7 @@ class Loader {
     };
 
     // Budget arithmetic never makes a config invalid: the keeper protects what the budget allows
-    // (config/plan.ts), and `check-config` says how much that is.
+    // (src/config/plan.ts), and `check-config` says how much that is.
     return deepFreeze(config);
   }
 
