@@ -1,0 +1,105 @@
+/**
+ * Never refuse to protect, against the simulator with a 20 arms/s window (deadline 20 s, min
+ * horizon 8 s, configured every 10 s): B x (deadline - min_horizon) = 240 accounts.
+ * - 228 (0.95 of that): every horizon stays at or above min_horizon;
+ * - 270 (within B x (deadline - 5 s) = 300): every account stays armed, no deadline passes, and
+ *   readiness names the short horizons;
+ * - 400: the highest-priority accounts are held with zero lapses, the rest reported over_budget.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { benchAddresses, benchKey } from '../bench/keys.js';
+import { account, startHarness, type Harness } from './support/harness.js';
+
+const SWITCH = { deadlineMs: 20_000, rearmEveryMs: 10_000, minHorizonMs: 8_000 };
+
+let h: Harness | undefined;
+afterEach(async () => {
+  await h?.close();
+  h = undefined;
+});
+
+async function run(n: number, priorityOf: (i: number) => number = () => 0) {
+  const addresses = benchAddresses(n);
+  h = await startHarness({
+    sim: {
+      accounts: addresses.map((address) => ({ address, tradedVolumeUsd: 50_000_000 })),
+      rateLimits: { scheduleCancel: { limit: 1_200, windowSeconds: 60 }, global: { limit: 6_000, windowSeconds: 60 } },
+    },
+    accounts: () => addresses.map((a, i) => account(`acct-${i}`, a, benchKey(i), { priority: priorityOf(i) }, SWITCH)),
+    rateLimits: { global: 6_000, scheduleCancel: 1_200 },
+    watch: { ordersEveryMs: 120_000, positionsEveryMs: 300_000 },
+  });
+  await h.keeper.start();
+  await h.advance(40_000); // the cold start: every approval and first arm through the budget
+  const worst = new Map<string, number>();
+  for (let t = 0; t < 60_000; t += 1_000) {
+    await h.advance(1_000);
+    addresses.forEach((a, i) => worst.set(`acct-${i}`, Math.min(worst.get(`acct-${i}`) ?? Number.POSITIVE_INFINITY, h!.venueHorizonMs(a) ?? Number.NEGATIVE_INFINITY)));
+  }
+  const text = await h.metricsText();
+  const limited = [...text.matchAll(/dms_keeper_rate_limited_total\{scope="[^"]+"\} (\d+)/g)].reduce((s, m) => s + Number(m[1]), 0);
+  return { worst, status: h.keeper.status(), readiness: h.keeper.readiness(), limited };
+}
+
+describe('cold start with approvals inside the budget', () => {
+  it('180 accounts needing agent approvals :: all armed within 1.1 x (approvals + arms) / B, zero 429s', async () => {
+    const n = 180;
+    const addresses = benchAddresses(n);
+    h = await startHarness({
+      sim: {
+        accounts: addresses.map((address) => ({ address, tradedVolumeUsd: 50_000_000 })),
+        rateLimits: { scheduleCancel: { limit: 1_200, windowSeconds: 60 }, endpoints: { 'POST /exchange': { limit: 1_200, windowSeconds: 60 } }, global: { limit: 6_000, windowSeconds: 60 } },
+      },
+      accounts: () => addresses.map((a, i) => account(`acct-${i}`, a, benchKey(i), {}, SWITCH)),
+      rateLimits: { global: 6_000, scheduleCancel: 1_200 },
+      watch: { ordersEveryMs: 120_000, positionsEveryMs: 300_000 },
+    });
+    const t0 = h.clock.monoMs();
+    await h.keeper.start();
+    let allArmedMs = Number.POSITIVE_INFINITY;
+    for (let t = 0; t < 40_000 && !Number.isFinite(allArmedMs); t += 250) {
+      await h.advance(250);
+      if (addresses.every((a) => (h!.venueHorizonMs(a) ?? 0) > 0)) allArmedMs = h.clock.monoMs() - t0;
+    }
+    const boundMs = (1.1 * (n + n) * 1000) / 20;
+    expect(allArmedMs).toBeLessThanOrEqual(boundMs);
+    const approvals = h.sim.state.actionLog().filter((x) => x.type === 'approveAgent' && x.result === 'ok').length;
+    expect(approvals).toBe(n);
+    const text = await h.metricsText();
+    expect([...text.matchAll(/dms_keeper_rate_limited_total\{scope="[^"]+"\} (\d+)/g)].reduce((s, m) => s + Number(m[1]), 0)).toBe(0);
+    h.logs.push({ summary: { allArmedMs, boundMs } });
+  }, 120_000);
+});
+
+describe('never refuse to protect (20 arms/s, deadline 20 s, min horizon 8 s)', () => {
+  it('228 accounts :: the keeper runs and every horizon stays >= min_horizon', async () => {
+    const r = await run(228);
+    expect(Math.min(...r.worst.values())).toBeGreaterThanOrEqual(SWITCH.minHorizonMs);
+    expect(r.status.cadence?.tier).toMatch(/^(stretched|reserve)$/);
+    expect(r.readiness.ready).toBe(true);
+    expect(r.limited).toBe(0);
+  }, 120_000);
+
+  it('270 accounts :: every account armed, no venue deadline passes, readiness names the short horizons', async () => {
+    const r = await run(270);
+    expect(Math.min(...r.worst.values())).toBeGreaterThan(0);
+    expect(r.status.cadence).toMatchObject({ tier: 'short_horizon', over_budget: 0 });
+    expect(r.readiness.ready).toBe(false);
+    expect(r.readiness.faults.some((f) => /horizon .* below 8 s/.test(f.problem))).toBe(true);
+    expect(r.limited).toBe(0);
+  }, 120_000);
+
+  it('400 accounts :: the priority subset is held with zero lapses; the rest reported over_budget', async () => {
+    const r = await run(400, (i) => (i >= 300 ? 10 : 0)); // the last 100 matter most
+    const over = r.status.accounts.filter((a) => a.phase === 'over_budget').map((a) => a.name);
+    expect(over.length).toBeGreaterThan(0);
+    expect(r.status.cadence?.over_budget).toBe(over.length);
+    for (let i = 300; i < 400; i++) expect(over).not.toContain(`acct-${i}`);
+    const held = [...r.worst.entries()].filter(([name]) => !over.includes(name));
+    expect(held.length).toBeGreaterThan(200);
+    expect(Math.min(...held.map(([, w]) => w))).toBeGreaterThan(0);
+    expect(r.readiness.faults.filter((f) => f.problem.startsWith('over_budget')).length).toBe(over.length);
+    expect(await h!.metricsText()).toContain(`dms_keeper_over_budget{account="${over[0]}"} 1`);
+    expect(r.limited).toBe(0);
+  }, 120_000);
+});
