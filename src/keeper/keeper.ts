@@ -1,134 +1,20 @@
-import type { Logger } from 'pino';
-import type { Clock, TimerHandle } from '../sched/clock.js';
-import type { RequestScheduler } from '../sched/scheduler.js';
-import type { ClockStep, VenueClock } from '../sched/venue-clock.js';
-import type { AgentStore } from '../state/agent-store.js';
+import type { TimerHandle } from '../sched/clock.js';
+import type { ClockStep } from '../sched/venue-clock.js';
 import { StateWriteError } from '../state/atomic-file.js';
-import type { TriggerCounter } from '../state/triggers.js';
-import type { BudgetLog } from '../state/budget-log.js';
-import { initAccountSeries, removeAccountSeries, type KeeperMetrics } from '../obs/metrics.js';
+import { initAccountSeries, removeAccountSeries } from '../obs/metrics.js';
 import { decToNumber } from '../venue/decimal.js';
 import { VENUE_FACTS } from '../venue/facts.js';
 import { NonceSource } from '../venue/signing/nonce.js';
-import type { NotificationClientEvent, SubscribeResult } from '../venue/ws.js';
-import type { Network } from '../venue/types.js';
-import type { VenuePort } from '../venue/port.js';
+import type { NotificationClientEvent } from '../venue/ws.js';
 import { AccountRunner, type RunnerReport, type ScheduleCancelSender } from './account-runner.js';
-import { ProvisionError, provisionAccount, renewAtMs, type ProvisionSpec, type ProvisionVenue, type Provisioned } from './provision.js';
-import { makeSender, type SenderVenue } from './sender.js';
-import type { SwitchSettings } from './switch-machine.js';
-import { planProtection, type ProtectionPlan } from '../sched/cadence.js';
-import { SlotCalendar } from '../sched/slot-calendar.js';
-import { AccountWatcher, type PositionsSummary, type WatchReport, type WatchSource } from './watcher.js';
-import { ActivityReporter, type AccountActivity, type LastCancelFired, type StartProgress } from './activity.js';
+import { ProvisionError, provisionAccount, renewAtMs } from './provision.js';
+import { makeSender } from './sender.js';
+import { CadenceControl } from './cadence-control.js';
+import { AccountWatcher, type WatchReport } from './watcher.js';
+import { ActivityReporter, type AccountActivity } from './activity.js';
+import type { AccountStatus, KeeperAccountSpec, KeeperDeps, KeeperOptions, KeeperStatus, Managed, NotificationFeed } from './keeper-types.js';
 
-export interface KeeperAccountSpec extends ProvisionSpec {
-  switch: SwitchSettings;
-  /** Protected first when the budget cannot arm every account (config `priority`, default 0). */
-  priority?: number;
-  /** Compared on reload: anything that changes who signs (address, agent name, key sources). */
-  identity: string;
-}
-
-export interface KeeperOptions {
-  network: Network;
-  accounts: KeeperAccountSpec[];
-  watch: { ordersEveryMs: number; positionsEveryMs: number; notifications: boolean };
-  /** A skew (local minus venue) beyond this is logged as an error. */
-  maxClockSkewMs: number;
-  /** Warn when this many of the day's triggers are spent. */
-  triggerWarnAt: number;
-  /** Arms per second the schedule-cancel budget allows (the adaptive cadence plans within it). */
-  armBudgetPerSecond?: number;
-}
-
-/** The WebSocket client as the keeper uses it. */
-export interface NotificationFeed {
-  start(): void;
-  stop(): Promise<void>;
-  subscribe(user: string): SubscribeResult;
-  unsubscribe(user: string): void;
-  connected(): boolean;
-}
-
-export interface KeeperDeps {
-  /** Local clock (timers). */
-  clock: Clock;
-  /** Venue time estimate. */
-  venueClock: VenueClock;
-  scheduler: RequestScheduler;
-  /** The venue port: every request, admitted through the shared budget (venue/port.ts). */
-  venue: ProvisionVenue & SenderVenue & WatchSource & Pick<VenuePort, 'health'>;
-  /** Built lazily with the event sink; undefined when notifications are off. */
-  notifications?: (onEvent: (e: NotificationClientEvent) => void) => NotificationFeed;
-  metrics: KeeperMetrics;
-  logger: Logger;
-  agentStore: AgentStore;
-  triggers: TriggerCounter;
-  /** Calendar job at 00:00 UTC (node-cron in production). */
-  scheduleDaily?: (fn: () => void) => { stop(): void };
-  generateKey?: () => `0x${string}`;
-  /** Persists the budget's recent admissions so a restart paces itself (absent: no pacing memory). */
-  budgetLog?: BudgetLog;
-  /** Called from the loop while the keeper is healthy (systemd watchdog). */
-  onHealthyTick?: () => void;
-}
-
-interface Managed {
-  spec: KeeperAccountSpec;
-  log: Logger;
-  runner?: AccountRunner;
-  /** The live sender (replaced when the agent is re-provisioned; the runner keeps its timers). */
-  sender?: ScheduleCancelSender;
-  watcher?: AccountWatcher;
-  provisioned?: Provisioned;
-  provisionError?: string;
-  provisionTimer?: TimerHandle;
-  renewTimer?: TimerHandle;
-  provisionAttempts: number;
-  orders?: { count: number; atMs: number };
-  positions?: PositionsSummary & { atMs: number };
-  subscribed: boolean;
-  removed: boolean;
-}
-
-export interface AccountStatus {
-  name: string;
-  address: string;
-  account_type?: 'main' | 'subaccount';
-  phase: string;
-  should_be_armed: boolean;
-  armed: boolean;
-  deadline: string | null;
-  horizon_seconds: number | null;
-  min_horizon_seconds: number;
-  last_arm: null | { op: string; result: string; reason?: string; message?: string; path: string; at: string };
-  last_success_at: string | null;
-  open_orders: number | null;
-  positions: null | { count: number; value_usdc: string; unrealized_pnl_usdc: string };
-  triggers_today: number;
-  agent: null | { address: string; source: string; valid_until: string | null };
-  provision_error: string | null;
-  path: string;
-  arm_when: string;
-  on_shutdown: string;
-  notifications: boolean;
-  /** The effective period (the configured one unless the adaptive cadence stretched it). */
-  rearm_every_seconds: number;
-  /** The last scheduled cancel that fired since the keeper started (null: none). */
-  last_cancel_fired: LastCancelFired | null;
-}
-
-export interface KeeperStatus {
-  venue_time: string;
-  cadence: null | { stretch: number; arms_per_second: number; budget_per_second: number; capacity_accounts: number; holds: boolean; tier: string; over_budget: number; short_horizon: number };
-  clock_skew_seconds: number;
-  ws_connected: boolean;
-  ready: boolean;
-  /** The cold start: accounts armed so far, ETA; `complete` once every account had its first arm. */
-  start_progress: StartProgress | null;
-  accounts: AccountStatus[];
-}
+export type { AccountStatus, KeeperAccountSpec, KeeperDeps, KeeperOptions, KeeperStatus, NotificationFeed } from './keeper-types.js';
 
 const LOOP_EVERY_MS = 1_000;
 /**
@@ -156,12 +42,8 @@ export class Keeper {
   private skewLogged = false;
   private readonly unsubscribeClock: () => void;
   private loopCount = 0;
-  private cadence?: ProtectionPlan;
-  /** Effective re-arm period per account name (the adaptive cadence's output); null: over_budget. */
-  private periods = new Map<string, number | null>();
-  private cadenceBudget = 0;
-  /** Re-arm slots at the planned arm rate (rebuilt when the cadence plan changes). */
-  private calendar?: SlotCalendar;
+  /** Periods, slots and over_budget verdicts within the arm budget (cadence-control.ts). */
+  private readonly cadence: CadenceControl;
   /** Watchers started so far: the position of the next one in the start-up read stagger. */
   private watchersStarted = 0;
   /** Minute summaries, start-up progress, last fired cancels (activity.ts). */
@@ -172,6 +54,7 @@ export class Keeper {
     private readonly deps: KeeperDeps,
   ) {
     this.options = options;
+    this.cadence = new CadenceControl(deps);
     this.nonces = new NonceSource(deps.clock, () => deps.venueClock.nowMs());
     deps.metrics.onCollect.push(() => this.refreshGauges());
     for (const direction of ['forward', 'backward']) deps.metrics.venueClockSteps.inc({ direction }, 0);
@@ -225,7 +108,7 @@ export class Keeper {
       this.feed = deps.notifications((e) => this.onNotificationEvent(e));
       this.feed.start();
     }
-    this.applyCadence();
+    this.cadence.apply(this.options, this.accounts.values());
     await Promise.all(this.options.accounts.map((spec) => this.addAccount(spec)));
     this.state = 'running';
   }
@@ -295,73 +178,13 @@ export class Keeper {
       if (watchChanged) m.watcher?.setIntervals(next.watch);
     }
     await Promise.all(work);
-    this.applyCadence();
+    this.cadence.apply(this.options, this.accounts.values());
     for (const name of result.updated) {
       const m = this.accounts.get(name);
-      m?.runner?.updateSettings(this.effectiveSettings(m.spec));
+      m?.runner?.updateSettings(this.cadence.effectiveSettings(m.spec));
     }
     await Promise.all(next.accounts.filter((s) => !this.accounts.has(s.name)).map((s) => this.addAccount(s)));
     return result;
-  }
-
-  // ---- cadence ----
-
-  private effectiveSettings(spec: KeeperAccountSpec): SwitchSettings {
-    const period = this.periods.get(spec.name);
-    if (period === undefined) return spec.switch;
-    return period === null ? { ...spec.switch, overBudget: true } : { ...spec.switch, rearmEveryMs: period };
-  }
-
-  /** The arm budget in force: the configured one, or the venue's announced one when tighter. */
-  private armBudget(): number | undefined {
-    const configured = this.options.armBudgetPerSecond;
-    const live = this.deps.scheduler.specOf('schedule_cancel');
-    const announced = live ? (live.limit * 1000) / live.windowMs : undefined;
-    if (configured === undefined) return announced;
-    return announced === undefined ? configured : Math.min(configured, announced);
-  }
-
-  /**
-   * Fits the accounts to the arm budget, never refusing (planProtection: stretch periods, give up
-   * the retry reserve, shorten horizons, and only then leave the lowest-priority accounts
-   * over_budget) and hands each runner its effective settings; runners keep their timers, the
-   * next slot uses the new period.
-   */
-  private applyCadence(): void {
-    const budget = this.armBudget();
-    if (budget === undefined) return;
-    this.cadenceBudget = budget;
-    const specs = this.options.accounts;
-    const plan = planProtection(
-      specs.map((a) => {
-        const s = this.accounts.get(a.name)?.runner?.snapshot();
-        return { ...a.switch, priority: a.priority ?? 0, noOpenOrders: a.switch.armWhen === 'orders_open' && s?.openOrders === 0 };
-      }),
-      budget,
-    );
-    const before = this.cadence;
-    if (plan.usablePerSecond > 0 && this.calendar?.spacingMs !== 1000 / plan.usablePerSecond) this.calendar = new SlotCalendar(1000 / plan.usablePerSecond);
-    this.cadence = plan;
-    this.periods = new Map(specs.map((a, i) => [a.name, plan.periodsMs[i] ?? null]));
-    const m = this.deps.metrics;
-    m.cadenceStretch.set(plan.stretch);
-    m.capacityAccounts.set(plan.capacityAccounts);
-    m.armBudgetUtilisation.set(budget > 0 ? plan.armsPerSecond / budget : 0);
-    specs.forEach((a, i) => m.overBudget.set({ account: a.name }, plan.verdicts[i] === 'over_budget' ? 1 : 0));
-    if (before === undefined || before.tier !== plan.tier || Math.abs(before.stretch - plan.stretch) > 1e-6) {
-      const over = plan.verdicts.filter((v) => v === 'over_budget').length;
-      const short = plan.verdicts.filter((v) => v === 'short_horizon').length;
-      const fields = { event: 'cadence', tier: plan.tier, stretch: Number(plan.stretch.toFixed(3)), arms_per_second: Number(plan.armsPerSecond.toFixed(2)), budget_per_second: budget, accounts: specs.length, capacity_accounts: plan.capacityAccounts, short_horizon: short, over_budget: over };
-      if (over > 0) this.deps.logger.error(fields, `the arm budget cannot arm every account: ${over} left over_budget (lowest priority)`);
-      else if (short > 0) this.deps.logger.error(fields, `the arm budget keeps every account armed, but ${short} with a horizon below its minimum`);
-      else if (plan.stretch > 1) this.deps.logger.warn(fields, 're-arm periods stretched to fit the arm budget');
-      else if (before !== undefined) this.deps.logger.info(fields, 're-arm periods back to the configured cadence');
-    }
-    for (const acct of this.accounts.values()) {
-      const want = this.effectiveSettings(acct.spec);
-      const now = acct.runner?.currentSettings();
-      if (acct.runner && now && (now.rearmEveryMs !== want.rearmEveryMs || Boolean(now.overBudget) !== Boolean(want.overBudget))) acct.runner.updateSettings(want);
-    }
   }
 
   // ---- accounts ----
@@ -482,12 +305,12 @@ export class Keeper {
     });
     m.sender = sender;
     if (m.runner) return; // re-provisioned: only the signer changes
-    const runner = new AccountRunner(m.spec.name, this.effectiveSettings(m.spec), {
+    const runner = new AccountRunner(m.spec.name, this.cadence.effectiveSettings(m.spec), {
       clock: deps.venueClock,
       sender: { send: (args) => (m.sender ?? sender).send(args) },
       reprovision: () => this.provision(m, true),
       report: (r) => this.onRunnerReport(m, r),
-      claimSlot: (wishMs, nowMs) => this.calendar?.claim(wishMs, nowMs) ?? wishMs,
+      claimSlot: (wishMs, nowMs) => this.cadence.claimSlot(wishMs, nowMs),
     });
     m.runner = runner;
     runner.start();
@@ -674,8 +497,7 @@ export class Keeper {
     const { deps } = this;
     this.lastLoopMs = deps.clock.monoMs();
     // A 429 may have announced a tighter budget: re-plan the cadence within it.
-    const budget = this.armBudget();
-    if (budget !== undefined && Math.abs(budget - this.cadenceBudget) > 1e-9 && this.state !== 'new') this.applyCadence();
+    if (this.state !== 'new' && this.cadence.budgetChanged(this.options)) this.cadence.apply(this.options, this.accounts.values());
     // Per-account gauges are recomputed at scrape time (metrics.onCollect), not every second: with
     // thousands of accounts that would be most of the loop's work for nothing.
     // The watchdog proves the process works, not that the venue cooperates: a keeper retrying
@@ -771,7 +593,7 @@ export class Keeper {
         const armed = d !== null && d > venueNow;
         return { name: m.spec.name, shouldBeArmed: this.shouldBeArmed(m), armed, horizonSeconds: armed ? (d - venueNow) / 1000 : null, everArmed: (s?.lastSuccessMs ?? null) !== null, provisionFailed: !m.runner && m.provisionError !== undefined };
       });
-    for (const r of this.activity.tick(this.deps.clock.nowMs(), this.options.accounts.length, views, this.armBudget())) this.deps.logger[r.level](r.fields, r.msg);
+    for (const r of this.activity.tick(this.deps.clock.nowMs(), this.options.accounts.length, views, this.cadence.armBudget(this.options))) this.deps.logger[r.level](r.fields, r.msg);
   }
 
   // ---- views ----
@@ -785,7 +607,7 @@ export class Keeper {
     const faults: Array<{ account: string; problem: string; horizon_seconds: number | null }> = [];
     if (this.state !== 'running') faults.push({ account: '*', problem: `keeper ${this.state}`, horizon_seconds: null });
     for (const m of this.accounts.values()) {
-      if (this.periods.get(m.spec.name) === null) {
+      if (this.cadence.isOverBudget(m.spec.name)) {
         faults.push({ account: m.spec.name, problem: 'over_budget: the request budget cannot arm it (higher-priority accounts come first)', horizon_seconds: m.runner?.horizonMs() ?? null });
         continue;
       }
@@ -830,25 +652,13 @@ export class Keeper {
         arm_when: m.spec.switch.armWhen,
         on_shutdown: m.spec.switch.onShutdown,
         notifications: m.subscribed,
-        rearm_every_seconds: this.effectiveSettings(m.spec).rearmEveryMs / 1000,
+        rearm_every_seconds: this.cadence.effectiveSettings(m.spec).rearmEveryMs / 1000,
         last_cancel_fired: this.activity.lastCancelFired(m.spec.name),
       });
     }
-    const c = this.cadence;
     return {
       venue_time: new Date(venueNow).toISOString(),
-      cadence: c
-        ? {
-            stretch: Number(c.stretch.toFixed(3)),
-            arms_per_second: Number(c.armsPerSecond.toFixed(3)),
-            budget_per_second: this.cadenceBudget,
-            capacity_accounts: c.capacityAccounts,
-            holds: c.verdicts.every((v) => v === 'keeps_min_horizon'),
-            tier: c.tier,
-            over_budget: c.verdicts.filter((v) => v === 'over_budget').length,
-            short_horizon: c.verdicts.filter((v) => v === 'short_horizon').length,
-          }
-        : null,
+      cadence: this.cadence.view(),
       clock_skew_seconds: this.deps.venueClock.skewSeconds(),
       ws_connected: this.feed?.connected() ?? false,
       ready: this.readiness().ready,

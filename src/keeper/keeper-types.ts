@@ -1,0 +1,130 @@
+/**
+ * The keeper's contract with its composition root and its parts: options, dependencies, the
+ * per-account record, and the shapes of /status.
+ */
+import type { Logger } from 'pino';
+import type { KeeperMetrics } from '../obs/metrics.js';
+import type { Clock, TimerHandle } from '../sched/clock.js';
+import type { RequestScheduler } from '../sched/scheduler.js';
+import type { VenueClock } from '../sched/venue-clock.js';
+import type { AgentStore } from '../state/agent-store.js';
+import type { BudgetLog } from '../state/budget-log.js';
+import type { TriggerCounter } from '../state/triggers.js';
+import type { VenuePort } from '../venue/port.js';
+import type { Network } from '../venue/types.js';
+import type { NotificationClientEvent, SubscribeResult } from '../venue/ws.js';
+import type { AccountRunner, ScheduleCancelSender } from './account-runner.js';
+import type { LastCancelFired, StartProgress } from './activity.js';
+import type { ProvisionSpec, ProvisionVenue, Provisioned } from './provision.js';
+import type { SenderVenue } from './sender.js';
+import type { SwitchSettings } from './switch-machine.js';
+import type { AccountWatcher, PositionsSummary, WatchSource } from './watcher.js';
+
+export interface KeeperAccountSpec extends ProvisionSpec {
+  switch: SwitchSettings;
+  /** Protected first when the budget cannot arm every account (config `priority`, default 0). */
+  priority?: number;
+  /** Compared on reload: anything that changes who signs (address, agent name, key sources). */
+  identity: string;
+}
+
+export interface KeeperOptions {
+  network: Network;
+  accounts: KeeperAccountSpec[];
+  watch: { ordersEveryMs: number; positionsEveryMs: number; notifications: boolean };
+  /** A skew (local minus venue) beyond this is logged as an error. */
+  maxClockSkewMs: number;
+  /** Warn when this many of the day's triggers are spent. */
+  triggerWarnAt: number;
+  /** Arms per second the schedule-cancel budget allows (the adaptive cadence plans within it). */
+  armBudgetPerSecond?: number;
+}
+
+/** The WebSocket client as the keeper uses it. */
+export interface NotificationFeed {
+  start(): void;
+  stop(): Promise<void>;
+  subscribe(user: string): SubscribeResult;
+  unsubscribe(user: string): void;
+  connected(): boolean;
+}
+
+export interface KeeperDeps {
+  /** Local clock (timers). */
+  clock: Clock;
+  /** Venue time estimate. */
+  venueClock: VenueClock;
+  scheduler: RequestScheduler;
+  /** The venue port: every request, admitted through the shared budget (venue/port.ts). */
+  venue: ProvisionVenue & SenderVenue & WatchSource & Pick<VenuePort, 'health'>;
+  /** Built lazily with the event sink; undefined when notifications are off. */
+  notifications?: (onEvent: (e: NotificationClientEvent) => void) => NotificationFeed;
+  metrics: KeeperMetrics;
+  logger: Logger;
+  agentStore: AgentStore;
+  triggers: TriggerCounter;
+  /** Calendar job at 00:00 UTC (node-cron in production). */
+  scheduleDaily?: (fn: () => void) => { stop(): void };
+  generateKey?: () => `0x${string}`;
+  /** Persists the budget's recent admissions so a restart paces itself (absent: no pacing memory). */
+  budgetLog?: BudgetLog;
+  /** Called from the loop while the keeper is healthy (systemd watchdog). */
+  onHealthyTick?: () => void;
+}
+
+/** What the keeper holds per account (the parts of it share). */
+export interface Managed {
+  spec: KeeperAccountSpec;
+  log: Logger;
+  runner?: AccountRunner;
+  /** The live sender (replaced when the agent is re-provisioned; the runner keeps its timers). */
+  sender?: ScheduleCancelSender;
+  watcher?: AccountWatcher;
+  provisioned?: Provisioned;
+  provisionError?: string;
+  provisionTimer?: TimerHandle;
+  renewTimer?: TimerHandle;
+  provisionAttempts: number;
+  orders?: { count: number; atMs: number };
+  positions?: PositionsSummary & { atMs: number };
+  subscribed: boolean;
+  removed: boolean;
+}
+
+export interface AccountStatus {
+  name: string;
+  address: string;
+  account_type?: 'main' | 'subaccount';
+  phase: string;
+  should_be_armed: boolean;
+  armed: boolean;
+  deadline: string | null;
+  horizon_seconds: number | null;
+  min_horizon_seconds: number;
+  last_arm: null | { op: string; result: string; reason?: string; message?: string; path: string; at: string };
+  last_success_at: string | null;
+  open_orders: number | null;
+  positions: null | { count: number; value_usdc: string; unrealized_pnl_usdc: string };
+  triggers_today: number;
+  agent: null | { address: string; source: string; valid_until: string | null };
+  provision_error: string | null;
+  path: string;
+  arm_when: string;
+  on_shutdown: string;
+  notifications: boolean;
+  /** The effective period (the configured one unless the adaptive cadence stretched it). */
+  rearm_every_seconds: number;
+  /** The last scheduled cancel that fired since the keeper started (null: none). */
+  last_cancel_fired: LastCancelFired | null;
+}
+
+export interface KeeperStatus {
+  venue_time: string;
+  cadence: null | { stretch: number; arms_per_second: number; budget_per_second: number; capacity_accounts: number; holds: boolean; tier: string; over_budget: number; short_horizon: number };
+  clock_skew_seconds: number;
+  ws_connected: boolean;
+  ready: boolean;
+  /** The cold start: accounts armed so far, ETA; `complete` once every account had its first arm. */
+  start_progress: StartProgress | null;
+  accounts: AccountStatus[];
+}
