@@ -1,0 +1,179 @@
+import type { Logger } from 'pino';
+import type { KeeperMetrics } from '../obs/metrics.js';
+import type { Clock } from '../sched/clock.js';
+import type { VenueClock } from '../sched/venue-clock.js';
+import { StateWriteError } from '../state/atomic-file.js';
+import type { TriggerCounter } from '../state/triggers.js';
+import { decToNumber } from '../venue/decimal.js';
+import { VENUE_FACTS } from '../venue/facts.js';
+import type { NotificationClientEvent } from '../venue/ws.js';
+import type { RunnerReport } from './account-runner.js';
+import type { ActivityReporter } from './activity.js';
+import type { Managed } from './keeper-types.js';
+import type { WatchReport } from './watcher.js';
+
+/**
+ * What the keeper tells the world about its accounts: the runners', watchers' and WebSocket's
+ * reports turned into metrics, log lines and state (open orders, positions, fired cancels with what
+ * they left open, the daily trigger count).
+ */
+export interface ReportsDeps {
+  clock: Clock;
+  venueClock: VenueClock;
+  metrics: KeeperMetrics;
+  logger: Logger;
+  triggers: TriggerCounter;
+  activity: ActivityReporter;
+  /** Warn when this many of the day's triggers are spent (the config may change on reload). */
+  triggerWarnAt: () => number;
+  accounts: () => Iterable<Managed>;
+}
+
+export class AccountReports {
+  constructor(private readonly deps: ReportsDeps) {}
+
+
+  runner(m: Managed, r: RunnerReport): void {
+    const { metrics } = this.deps;
+    const account = m.spec.name;
+    switch (r.type) {
+      case 'arm': {
+        metrics.armRequests.inc({ account, result: r.result });
+        this.deps.activity.recordArm(r.result);
+        metrics.armLatency.observe({ path: r.path }, r.latencyMs / 1000);
+        if (r.result === 'ok') {
+          metrics.lastArmSuccess.set({ account }, this.deps.clock.nowMs() / 1000);
+          if (r.lagMs !== undefined) metrics.armLag.observe(Math.max(0, r.lagMs) / 1000);
+          // Routine: debug. The minute summary counts arms; state changes and failures are info+.
+          m.log.debug({ event: 'arm', result: 'ok', path: r.path, deadline: new Date(r.deadlineMs!).toISOString(), latency_ms: r.latencyMs, venue: { status: 'ok' } }, 'armed');
+        } else {
+          if (r.result === 'rate_limited') metrics.rateLimited.inc({ scope: r.scope === 'global' ? 'global' : 'endpoint' });
+          m.log.warn({ event: 'arm', result: r.result, path: r.path, reason: r.reason, retry_after_ms: r.retryAfterMs, venue: r.message }, 'arm failed');
+        }
+        break;
+      }
+      case 'clear':
+        m.log[r.result === 'ok' ? 'info' : 'warn']({ event: 'clear', result: r.result, path: r.path, reason: r.reason, venue: r.message ?? { status: 'ok' } }, r.result === 'ok' ? 'schedule cleared' : 'clear failed');
+        break;
+      case 'lapsed':
+        void this.lapsed(m, r.deadlineMs);
+        break;
+      case 'phase': {
+        // The way into the first arm (starting -> unarmed -> armed) is start-up, which the
+        // progress records cover; every later change is news and logged at info.
+        const startUp = r.from === 'starting' || (r.to === 'armed' && this.deps.activity.firstArm(account));
+        m.log[startUp ? 'debug' : 'info']({ event: 'phase', from: r.from, to: r.to }, `switch ${r.to}`);
+        metrics.ineligible.set({ account }, r.to === 'ineligible' ? 1 : 0);
+        break;
+      }
+      case 'reprovision_requested':
+        m.log.warn({ event: 'reprovision' }, 'the venue does not know our signer; approving a new agent');
+        metrics.agentApproved.set({ account }, 0);
+        break;
+      case 'stopped':
+        m.log.debug({ event: 'stopped' }, 'switch stopped'); // the phase change says it at info
+        break;
+    }
+  }
+
+  /** A deadline passed: the venue cancelled the account's orders. Count it and say what is left. */
+  async lapsed(m: Managed, deadlineMs: number): Promise<void> {
+    const { metrics, triggers } = this.deps;
+    const account = m.spec.name;
+    const ordersBefore = m.orders?.count ?? null;
+    metrics.lapses.inc({ account });
+    metrics.cancelsFired.inc({ account });
+    let count = triggers.get(account) + 1;
+    try {
+      count = await triggers.record(account, this.deps.venueClock.nowMs());
+    } catch (e) {
+      if (e instanceof StateWriteError) metrics.stateWriteErrors.inc({ reason: e.reason });
+      m.log.error({ event: 'state_write_failed', err: (e as Error).message }, 'could not persist the trigger count');
+    }
+    metrics.triggersToday.set({ account }, count);
+    const seen = await m.watcher?.reconcile().catch(() => undefined);
+    const positions = seen?.positions ?? m.positions;
+    const ordersAfter = seen?.orders?.length ?? null;
+    this.deps.activity.recordCancelFired(account, {
+      at: new Date(deadlineMs).toISOString(),
+      orders_cancelled: ordersBefore === null ? null : Math.max(0, ordersBefore - (ordersAfter ?? 0)),
+      positions_open: positions?.count ?? null,
+      position_value_usdc: positions?.valueUsdc ?? null,
+      unrealized_pnl_usdc: positions?.unrealizedPnlUsdc ?? null,
+      triggers_today: count,
+    });
+    m.log.error(
+      {
+        event: 'cancel_fired',
+        deadline: new Date(deadlineMs).toISOString(),
+        orders_before: ordersBefore,
+        orders_after: seen?.orders?.length ?? null,
+        positions_open: positions?.count ?? null,
+        position_value_usdc: positions?.valueUsdc ?? null,
+        unrealized_pnl_usdc: positions?.unrealizedPnlUsdc ?? null,
+        triggers_today: count,
+        triggers_cap: VENUE_FACTS.maxTriggersPerUtcDay,
+      },
+      positions && positions.count > 0
+        ? `scheduled cancel fired: orders cancelled, ${positions.count} open position(s) remain (not flattened)`
+        : 'scheduled cancel fired: orders cancelled',
+    );
+    if (count >= this.deps.triggerWarnAt()) {
+      m.log.warn({ event: 'trigger_budget', triggers_today: count, cap: VENUE_FACTS.maxTriggersPerUtcDay }, 'daily scheduled-cancel trigger budget nearly spent');
+    }
+  }
+
+  watch(m: Managed, r: WatchReport): void {
+    const { metrics } = this.deps;
+    const account = m.spec.name;
+    switch (r.type) {
+      case 'orders':
+        m.orders = { count: r.count, atMs: r.atMs };
+        metrics.openOrders.set({ account }, r.count);
+        m.runner?.observeOrders(r.count);
+        break;
+      case 'positions':
+        m.positions = { ...r };
+        metrics.positions.set({ account }, r.count);
+        metrics.positionValue.set({ account }, decToNumber(r.valueUsdc));
+        metrics.unrealizedPnl.set({ account }, decToNumber(r.unrealizedPnlUsdc));
+        break;
+      case 'read_failed':
+        if (r.reason === 'shed') metrics.readsShed.inc();
+        if (r.what === 'orders') {
+          // A count we could not read is unknown, not the last one we saw: `orders_open` arms.
+          m.orders = undefined;
+          m.runner?.observeOrders(null);
+        }
+        m.log.warn({ event: 'read_failed', what: r.what, reason: r.reason, err: r.message }, `could not read ${r.what}`);
+        break;
+    }
+  }
+
+  notification(e: NotificationClientEvent): void {
+    const byAddress = (addr: string) => [...this.deps.accounts()].find((m) => m.spec.address === addr);
+    switch (e.type) {
+      case 'notification': {
+        const targets = (e.user ? [e.user] : e.users).map(byAddress).filter((m): m is Managed => m !== undefined);
+        for (const m of targets) {
+          this.deps.metrics.notifications.inc({ account: m.spec.name });
+          m.log.info({ event: 'notification', text: e.text.slice(0, 500), attributed: e.user !== undefined }, 'venue notification');
+          void m.watcher?.reconcile();
+        }
+        break;
+      }
+      case 'reconnected':
+        for (const u of e.users) void byAddress(u)?.watcher?.reconcile();
+        this.deps.logger.info({ event: 'ws_reconnected', users: e.users.length }, 'notification WebSocket reconnected');
+        break;
+      case 'disconnected':
+        this.deps.logger.warn({ event: 'ws_disconnected', reason: e.reason, retry_in_ms: e.retryInMs }, 'notification WebSocket lost');
+        break;
+      case 'server_error':
+        this.deps.logger.warn({ event: 'ws_error', message: e.message.slice(0, 500) }, 'WebSocket error channel');
+        break;
+      default:
+        break;
+    }
+  }
+}
