@@ -4,10 +4,10 @@ import { StateWriteError } from '../state/atomic-file.js';
 import { initAccountSeries, removeAccountSeries } from '../obs/metrics.js';
 import { NonceSource } from '../venue/signing/nonce.js';
 import { AccountRunner, type ScheduleCancelSender } from './account-runner.js';
-import { ProvisionError, provisionAccount, renewAtMs } from './provision.js';
 import { makeSender } from './sender.js';
 import { CadenceControl } from './cadence-control.js';
 import { AccountReports } from './reports.js';
+import { AgentLifecycle } from './agents.js';
 import { AccountWatcher } from './watcher.js';
 import { ActivityReporter, type AccountActivity } from './activity.js';
 import type { AccountStatus, KeeperAccountSpec, KeeperDeps, KeeperOptions, KeeperStatus, Managed, NotificationFeed } from './keeper-types.js';
@@ -21,14 +21,11 @@ const LOOP_EVERY_MS = 1_000;
  */
 const FIRST_READ_SPREAD_SLOTS = 8;
 const HEALTH_EVERY_MS = 60_000;
-const PROVISION_RETRY_MS = [5_000, 15_000, 30_000, 60_000, 120_000, 300_000];
 
 export class Keeper {
   private readonly accounts = new Map<string, Managed>();
   private options: KeeperOptions;
   private readonly nonces: NonceSource;
-  /** `master|agentName` -> the account that uses that agent slot. */
-  private readonly agentNames = new Map<string, string>();
   private feed?: NotificationFeed;
   private loopTimer: TimerHandle | null = null;
   private healthTimer: TimerHandle | null = null;
@@ -44,6 +41,8 @@ export class Keeper {
   private readonly cadence: CadenceControl;
   /** Reports of runners, watchers and the WebSocket into metrics and logs (reports.ts). */
   private readonly reports: AccountReports;
+  /** Provisioning, renewal and agent-name claims (agents.ts). */
+  private readonly agents: AgentLifecycle;
   /** Watchers started so far: the position of the next one in the start-up read stagger. */
   private watchersStarted = 0;
   /** Minute summaries, start-up progress, last fired cancels (activity.ts). */
@@ -54,9 +53,17 @@ export class Keeper {
     private readonly deps: KeeperDeps,
   ) {
     this.options = options;
-    this.cadence = new CadenceControl(deps);
-    this.reports = new AccountReports({ ...deps, activity: this.activity, triggerWarnAt: () => this.options.triggerWarnAt, accounts: () => this.accounts.values() });
     this.nonces = new NonceSource(deps.clock, () => deps.venueClock.nowMs());
+    this.cadence = new CadenceControl(deps);
+    this.agents = new AgentLifecycle({
+      ...deps,
+      nonces: this.nonces,
+      network: () => this.options.network,
+      hasAccount: (name) => this.accounts.has(name),
+      accepting: () => this.state !== 'stopping' && this.state !== 'stopped',
+      onProvisioned: (m) => this.ensureRunning(m),
+    });
+    this.reports = new AccountReports({ ...deps, activity: this.activity, triggerWarnAt: () => this.options.triggerWarnAt, accounts: () => this.accounts.values() });
     deps.metrics.onCollect.push(() => this.refreshGauges());
     for (const direction of ['forward', 'backward']) deps.metrics.venueClockSteps.inc({ direction }, 0);
     this.unsubscribeClock = deps.venueClock.onStep((step) => this.onVenueClockStep(step));
@@ -195,7 +202,7 @@ export class Keeper {
     this.accounts.set(spec.name, m);
     initAccountSeries(this.deps.metrics, spec.name);
     this.deps.metrics.triggersToday.set({ account: spec.name }, this.deps.triggers.get(spec.name));
-    await this.provision(m, false);
+    await this.agents.provision(m, false);
   }
 
   private async removeAccount(m: Managed): Promise<void> {
@@ -218,82 +225,6 @@ export class Keeper {
     m.subscribed = false;
   }
 
-  /**
-   * Two accounts under one master must not share an agent name: approving a name replaces the
-   * agent that had it, so they would prune each other's agent forever.
-   */
-  private claimAgentName(m: Managed, masterAddress: string): string | undefined {
-    if (m.spec.agentKey) return undefined; // a configured agent is managed elsewhere
-    const key = `${masterAddress}|${m.spec.agentName}`;
-    const holder = this.agentNames.get(key);
-    if (holder !== undefined && holder !== m.spec.name && this.accounts.has(holder)) return holder;
-    // Claimed synchronously: accounts provision concurrently.
-    this.agentNames.set(key, m.spec.name);
-    return undefined;
-  }
-
-  private async provision(m: Managed, force: boolean): Promise<boolean> {
-    const { deps } = this;
-    m.provisionAttempts += 1;
-    try {
-      const p = await provisionAccount(m.spec, {
-        venue: deps.venue,
-        network: this.options.network,
-        clock: deps.venueClock,
-        nonces: this.nonces,
-        store: deps.agentStore,
-        generateKey: deps.generateKey,
-      }, {
-        force,
-        beforeApprove: (masterAddress) => {
-          const other = this.claimAgentName(m, masterAddress);
-          if (other) {
-            throw new ProvisionError(m.spec.name, 'agent_name_collision', `agent name '${m.spec.agentName}' is already used by account '${other}' under the same master ${masterAddress}; approving it again would replace that account's agent. Give each account its own agent.name`);
-          }
-        },
-      });
-      if (m.removed) return false;
-      m.provisioned = p;
-      m.provisionError = undefined;
-      m.provisionAttempts = 0;
-      deps.metrics.agentApproved.set({ account: m.spec.name }, 1);
-      m.log.info(
-        { event: 'provision', result: 'ok', source: p.source, account_type: p.accountType, agent: p.agent.address, valid_until: p.agentValidUntilMs ? new Date(p.agentValidUntilMs).toISOString() : null, builder_fee: p.builderFeeApproved },
-        `agent ${p.source === 'approved' ? 'approved' : p.source === 'stored' ? 'reused' : 'configured'}`,
-      );
-      for (const w of p.warnings) m.log.warn({ event: 'provision_warning' }, w);
-      if (p.stateWriteFailure) deps.metrics.stateWriteErrors.inc({ reason: p.stateWriteFailure });
-      this.scheduleRenewal(m);
-      this.ensureRunning(m);
-      return true;
-    } catch (e) {
-      if (m.removed) return false;
-      const message = (e as Error).message;
-      m.provisionError = message;
-      deps.metrics.agentApproved.set({ account: m.spec.name }, 0);
-      const delay = PROVISION_RETRY_MS[Math.min(m.provisionAttempts - 1, PROVISION_RETRY_MS.length - 1)]!;
-      m.log.error({ event: 'provision', result: 'error', reason: (e as { reason?: string }).reason ?? 'internal', retry_in_ms: delay, err: message }, 'provisioning failed; this account is not protected');
-      if (this.state !== 'stopping' && this.state !== 'stopped') {
-        m.provisionTimer = deps.clock.setTimeout(() => void this.provision(m, force), delay);
-      }
-      return false;
-    }
-  }
-
-  private scheduleRenewal(m: Managed): void {
-    const p = m.provisioned;
-    if (m.renewTimer) this.deps.clock.clearTimeout(m.renewTimer);
-    if (!p || p.source === 'configured' || p.agentValidUntilMs === undefined || !m.spec.masterKey) return;
-    const approvedAt = p.agentValidUntilMs - m.spec.validDays * 86_400_000;
-    const atVenue = renewAtMs(approvedAt, p.agentValidUntilMs);
-    const delay = Math.max(1_000, atVenue - this.deps.venueClock.nowMs());
-    // setTimeout cannot wait longer than ~24.8 days; re-check then.
-    m.renewTimer = this.deps.clock.setTimeout(() => {
-      if (this.deps.venueClock.nowMs() >= atVenue) void this.provision(m, true);
-      else this.scheduleRenewal(m);
-    }, Math.min(delay, 2 ** 31 - 1));
-  }
-
   private ensureRunning(m: Managed): void {
     const { deps } = this;
     const p = m.provisioned!;
@@ -309,7 +240,7 @@ export class Keeper {
     const runner = new AccountRunner(m.spec.name, this.cadence.effectiveSettings(m.spec), {
       clock: deps.venueClock,
       sender: { send: (args) => (m.sender ?? sender).send(args) },
-      reprovision: () => this.provision(m, true),
+      reprovision: () => this.agents.provision(m, true),
       report: (r) => this.reports.runner(m, r),
       claimSlot: (wishMs, nowMs) => this.cadence.claimSlot(wishMs, nowMs),
     });

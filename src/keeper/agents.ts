@@ -1,0 +1,115 @@
+import type { Clock } from '../sched/clock.js';
+import type { VenueClock } from '../sched/venue-clock.js';
+import type { AgentStore } from '../state/agent-store.js';
+import type { KeeperMetrics } from '../obs/metrics.js';
+import type { NonceSource } from '../venue/signing/nonce.js';
+import type { Network } from '../venue/types.js';
+import type { Managed } from './keeper-types.js';
+import { ProvisionError, provisionAccount, renewAtMs, type ProvisionVenue } from './provision.js';
+
+/** Retries of a failed provisioning, then every 5 minutes. */
+const PROVISION_RETRY_MS = [5_000, 15_000, 30_000, 60_000, 120_000, 300_000];
+
+export interface AgentLifecycleDeps {
+  clock: Clock;
+  venueClock: VenueClock;
+  venue: ProvisionVenue;
+  agentStore: AgentStore;
+  metrics: KeeperMetrics;
+  nonces: NonceSource;
+  generateKey?: () => `0x${string}`;
+  network: () => Network;
+  hasAccount: (name: string) => boolean;
+  /** False once the keeper is stopping: no more retries are planned. */
+  accepting: () => boolean;
+  /** An account's agent is approved (or reused): start or re-key its switch. */
+  onProvisioned: (m: Managed) => void;
+}
+
+/**
+ * Each account's agent: provisioned at start (reused, configured, or approved by the master),
+ * retried with backoff when that fails, renewed before its approval lapses, and one agent name per
+ * master so two accounts never rotate each other's agent away.
+ */
+export class AgentLifecycle {
+  /** `master|agentName` -> the account that uses that agent slot. */
+  private readonly agentNames = new Map<string, string>();
+
+  constructor(private readonly deps: AgentLifecycleDeps) {}
+
+  /**
+   * Two accounts under one master must not share an agent name: approving a name replaces the
+   * agent that had it, so they would prune each other's agent forever.
+   */
+  private claimAgentName(m: Managed, masterAddress: string): string | undefined {
+    if (m.spec.agentKey) return undefined; // a configured agent is managed elsewhere
+    const key = `${masterAddress}|${m.spec.agentName}`;
+    const holder = this.agentNames.get(key);
+    if (holder !== undefined && holder !== m.spec.name && this.deps.hasAccount(holder)) return holder;
+    // Claimed synchronously: accounts provision concurrently.
+    this.agentNames.set(key, m.spec.name);
+    return undefined;
+  }
+
+  async provision(m: Managed, force: boolean): Promise<boolean> {
+    const { deps } = this;
+    m.provisionAttempts += 1;
+    try {
+      const p = await provisionAccount(m.spec, {
+        venue: deps.venue,
+        network: this.deps.network(),
+        clock: deps.venueClock,
+        nonces: this.deps.nonces,
+        store: deps.agentStore,
+        generateKey: deps.generateKey,
+      }, {
+        force,
+        beforeApprove: (masterAddress) => {
+          const other = this.claimAgentName(m, masterAddress);
+          if (other) {
+            throw new ProvisionError(m.spec.name, 'agent_name_collision', `agent name '${m.spec.agentName}' is already used by account '${other}' under the same master ${masterAddress}; approving it again would replace that account's agent. Give each account its own agent.name`);
+          }
+        },
+      });
+      if (m.removed) return false;
+      m.provisioned = p;
+      m.provisionError = undefined;
+      m.provisionAttempts = 0;
+      deps.metrics.agentApproved.set({ account: m.spec.name }, 1);
+      m.log.info(
+        { event: 'provision', result: 'ok', source: p.source, account_type: p.accountType, agent: p.agent.address, valid_until: p.agentValidUntilMs ? new Date(p.agentValidUntilMs).toISOString() : null, builder_fee: p.builderFeeApproved },
+        `agent ${p.source === 'approved' ? 'approved' : p.source === 'stored' ? 'reused' : 'configured'}`,
+      );
+      for (const w of p.warnings) m.log.warn({ event: 'provision_warning' }, w);
+      if (p.stateWriteFailure) deps.metrics.stateWriteErrors.inc({ reason: p.stateWriteFailure });
+      this.scheduleRenewal(m);
+      this.deps.onProvisioned(m);
+      return true;
+    } catch (e) {
+      if (m.removed) return false;
+      const message = (e as Error).message;
+      m.provisionError = message;
+      deps.metrics.agentApproved.set({ account: m.spec.name }, 0);
+      const delay = PROVISION_RETRY_MS[Math.min(m.provisionAttempts - 1, PROVISION_RETRY_MS.length - 1)]!;
+      m.log.error({ event: 'provision', result: 'error', reason: (e as { reason?: string }).reason ?? 'internal', retry_in_ms: delay, err: message }, 'provisioning failed; this account is not protected');
+      if (this.deps.accepting()) {
+        m.provisionTimer = deps.clock.setTimeout(() => void this.provision(m, force), delay);
+      }
+      return false;
+    }
+  }
+
+  private scheduleRenewal(m: Managed): void {
+    const p = m.provisioned;
+    if (m.renewTimer) this.deps.clock.clearTimeout(m.renewTimer);
+    if (!p || p.source === 'configured' || p.agentValidUntilMs === undefined || !m.spec.masterKey) return;
+    const approvedAt = p.agentValidUntilMs - m.spec.validDays * 86_400_000;
+    const atVenue = renewAtMs(approvedAt, p.agentValidUntilMs);
+    const delay = Math.max(1_000, atVenue - this.deps.venueClock.nowMs());
+    // setTimeout cannot wait longer than ~24.8 days; re-check then.
+    m.renewTimer = this.deps.clock.setTimeout(() => {
+      if (this.deps.venueClock.nowMs() >= atVenue) void this.provision(m, true);
+      else this.scheduleRenewal(m);
+    }, Math.min(delay, 2 ** 31 - 1));
+  }
+}
