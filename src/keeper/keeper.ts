@@ -8,9 +8,10 @@ import { makeSender } from './sender.js';
 import { CadenceControl } from './cadence-control.js';
 import { AccountReports } from './reports.js';
 import { AgentLifecycle } from './agents.js';
+import { readinessOf, shouldBeArmed, statusOf, type Readiness, type ViewInput } from './views.js';
 import { AccountWatcher } from './watcher.js';
 import { ActivityReporter, type AccountActivity } from './activity.js';
-import type { AccountStatus, KeeperAccountSpec, KeeperDeps, KeeperOptions, KeeperStatus, Managed, NotificationFeed } from './keeper-types.js';
+import type { KeeperAccountSpec, KeeperDeps, KeeperOptions, KeeperStatus, Managed, NotificationFeed } from './keeper-types.js';
 
 export type { AccountStatus, KeeperAccountSpec, KeeperDeps, KeeperOptions, KeeperStatus, NotificationFeed } from './keeper-types.js';
 
@@ -313,7 +314,7 @@ export class Keeper {
       m.armed.set({ account: name }, armed ? 1 : 0);
       m.horizon.set({ account: name }, armed ? (deadline - venueNow) / 1000 : 0);
       if (deadline !== null) m.deadline.set({ account: name }, deadline / 1000);
-      m.shouldBeArmed.set({ account: name }, this.shouldBeArmed(acct) ? 1 : 0);
+      m.shouldBeArmed.set({ account: name }, shouldBeArmed(acct) ? 1 : 0);
       m.minHorizonConfigured.set({ account: name }, acct.spec.switch.minHorizonMs / 1000);
       m.deadlineConfigured.set({ account: name }, acct.spec.switch.deadlineMs / 1000);
     }
@@ -364,11 +365,6 @@ export class Keeper {
     }
   }
 
-  private shouldBeArmed(m: Managed): boolean {
-    if (!m.runner) return true; // not provisioned yet: it should be, and is not
-    return m.runner.shouldBeArmed();
-  }
-
   /** The minute summary and the start-up progress (activity.ts), logged from the loop. */
   private reportActivity(): void {
     const venueNow = this.deps.venueClock.nowMs();
@@ -377,7 +373,7 @@ export class Keeper {
         const s = m.runner?.snapshot();
         const d = s?.deadlineMs ?? null;
         const armed = d !== null && d > venueNow;
-        return { name: m.spec.name, shouldBeArmed: this.shouldBeArmed(m), armed, horizonSeconds: armed ? (d - venueNow) / 1000 : null, everArmed: (s?.lastSuccessMs ?? null) !== null, provisionFailed: !m.runner && m.provisionError !== undefined };
+        return { name: m.spec.name, shouldBeArmed: shouldBeArmed(m), armed, horizonSeconds: armed ? (d - venueNow) / 1000 : null, everArmed: (s?.lastSuccessMs ?? null) !== null, provisionFailed: !m.runner && m.provisionError !== undefined };
       });
     for (const r of this.activity.tick(this.deps.clock.nowMs(), this.options.accounts.length, views, this.cadence.armBudget(this.options))) this.deps.logger[r.level](r.fields, r.msg);
   }
@@ -389,67 +385,24 @@ export class Keeper {
     return { alive: this.state !== 'stopped' && this.state !== 'new' && age < 10 * LOOP_EVERY_MS, lastLoopAgeMs: age };
   }
 
-  readiness(): { ready: boolean; faults: Array<{ account: string; problem: string; horizon_seconds: number | null }> } {
-    const faults: Array<{ account: string; problem: string; horizon_seconds: number | null }> = [];
-    if (this.state !== 'running') faults.push({ account: '*', problem: `keeper ${this.state}`, horizon_seconds: null });
-    for (const m of this.accounts.values()) {
-      if (this.cadence.isOverBudget(m.spec.name)) {
-        faults.push({ account: m.spec.name, problem: 'over_budget: the request budget cannot arm it (higher-priority accounts come first)', horizon_seconds: m.runner?.horizonMs() ?? null });
-        continue;
-      }
-      if (!this.shouldBeArmed(m)) continue;
-      const h = m.runner?.horizonMs() ?? null;
-      const horizon = h === null ? null : h / 1000;
-      if (!m.runner) faults.push({ account: m.spec.name, problem: `not provisioned: ${m.provisionError ?? 'pending'}`, horizon_seconds: null });
-      else if (horizon === null || horizon * 1000 < m.spec.switch.minHorizonMs) {
-        faults.push({ account: m.spec.name, problem: horizon === null ? 'not armed' : `horizon ${horizon.toFixed(1)} s below ${m.spec.switch.minHorizonMs / 1000} s`, horizon_seconds: horizon });
-      }
-    }
-    return { ready: faults.length === 0, faults };
+  readiness(): Readiness {
+    return readinessOf(this.viewInput());
   }
 
   status(): KeeperStatus {
-    const venueNow = this.deps.venueClock.nowMs();
-    const accounts: AccountStatus[] = [];
-    for (const m of this.accounts.values()) {
-      const s = m.runner?.snapshot();
-      const d = s?.deadlineMs ?? null;
-      const p = m.provisioned;
-      accounts.push({
-        name: m.spec.name,
-        address: m.spec.address,
-        account_type: p?.accountType,
-        phase: s?.phase ?? (m.provisionError ? 'provisioning_failed' : 'provisioning'),
-        should_be_armed: this.shouldBeArmed(m),
-        armed: d !== null && d > venueNow,
-        deadline: d === null ? null : new Date(d).toISOString(),
-        horizon_seconds: d === null ? null : Math.round((d - venueNow) / 100) / 10,
-        min_horizon_seconds: m.spec.switch.minHorizonMs / 1000,
-        last_arm: s?.lastResult
-          ? { op: s.lastResult.op, result: s.lastResult.result, reason: s.lastResult.reason, message: s.lastResult.message, path: s.lastResult.path, at: new Date(s.lastResult.atMs).toISOString() }
-          : null,
-        last_success_at: s?.lastSuccessMs ? new Date(s.lastSuccessMs).toISOString() : null,
-        open_orders: m.orders?.count ?? null,
-        positions: m.positions ? { count: m.positions.count, value_usdc: m.positions.valueUsdc, unrealized_pnl_usdc: m.positions.unrealizedPnlUsdc } : null,
-        triggers_today: this.deps.triggers.get(m.spec.name),
-        agent: p ? { address: p.agent.address, source: p.source, valid_until: p.agentValidUntilMs ? new Date(p.agentValidUntilMs).toISOString() : null } : null,
-        provision_error: m.provisionError ?? null,
-        path: m.spec.switch.path,
-        arm_when: m.spec.switch.armWhen,
-        on_shutdown: m.spec.switch.onShutdown,
-        notifications: m.subscribed,
-        rearm_every_seconds: this.cadence.effectiveSettings(m.spec).rearmEveryMs / 1000,
-        last_cancel_fired: this.activity.lastCancelFired(m.spec.name),
-      });
-    }
+    return statusOf(this.viewInput(), this.readiness().ready);
+  }
+
+  private viewInput(): ViewInput {
     return {
-      venue_time: new Date(venueNow).toISOString(),
-      cadence: this.cadence.view(),
-      clock_skew_seconds: this.deps.venueClock.skewSeconds(),
-      ws_connected: this.feed?.connected() ?? false,
-      ready: this.readiness().ready,
-      start_progress: this.activity.startProgress(),
-      accounts,
+      state: this.state,
+      accounts: [...this.accounts.values()],
+      venueNowMs: this.deps.venueClock.nowMs(),
+      skewSeconds: this.deps.venueClock.skewSeconds(),
+      wsConnected: this.feed?.connected() ?? false,
+      cadence: this.cadence,
+      triggersToday: (name) => this.deps.triggers.get(name),
+      activity: this.activity,
     };
   }
 

@@ -1,0 +1,93 @@
+import type { ActivityReporter } from './activity.js';
+import type { CadenceControl } from './cadence-control.js';
+import type { AccountStatus, KeeperStatus, Managed } from './keeper-types.js';
+
+/**
+ * What the keeper shows: readiness (`/readyz`) and status (`/status`, the status page), as pure
+ * functions of a snapshot of its state.
+ */
+export interface ViewInput {
+  state: 'new' | 'starting' | 'running' | 'stopping' | 'stopped';
+  accounts: readonly Managed[];
+  venueNowMs: number;
+  skewSeconds: number;
+  wsConnected: boolean;
+  cadence: Pick<CadenceControl, 'isOverBudget' | 'effectiveSettings' | 'view'>;
+  triggersToday: (name: string) => number;
+  activity: Pick<ActivityReporter, 'lastCancelFired' | 'startProgress'>;
+}
+
+export interface Readiness {
+  ready: boolean;
+  faults: Array<{ account: string; problem: string; horizon_seconds: number | null }>;
+}
+
+/** Whether an account should carry a schedule now; not provisioned yet counts as yes (it is not). */
+export function shouldBeArmed(m: Managed): boolean {
+  if (!m.runner) return true;
+  return m.runner.shouldBeArmed();
+}
+
+export function readinessOf(v: ViewInput): Readiness {
+  const faults: Array<{ account: string; problem: string; horizon_seconds: number | null }> = [];
+  if (v.state !== 'running') faults.push({ account: '*', problem: `keeper ${v.state}`, horizon_seconds: null });
+  for (const m of v.accounts) {
+    if (v.cadence.isOverBudget(m.spec.name)) {
+      faults.push({ account: m.spec.name, problem: 'over_budget: the request budget cannot arm it (higher-priority accounts come first)', horizon_seconds: m.runner?.horizonMs() ?? null });
+      continue;
+    }
+    if (!shouldBeArmed(m)) continue;
+    const h = m.runner?.horizonMs() ?? null;
+    const horizon = h === null ? null : h / 1000;
+    if (!m.runner) faults.push({ account: m.spec.name, problem: `not provisioned: ${m.provisionError ?? 'pending'}`, horizon_seconds: null });
+    else if (horizon === null || horizon * 1000 < m.spec.switch.minHorizonMs) {
+      faults.push({ account: m.spec.name, problem: horizon === null ? 'not armed' : `horizon ${horizon.toFixed(1)} s below ${m.spec.switch.minHorizonMs / 1000} s`, horizon_seconds: horizon });
+    }
+  }
+  return { ready: faults.length === 0, faults };
+}
+
+export function statusOf(v: ViewInput, ready: boolean): KeeperStatus {
+  const venueNow = v.venueNowMs;
+  const accounts: AccountStatus[] = [];
+  for (const m of v.accounts) {
+    const s = m.runner?.snapshot();
+    const d = s?.deadlineMs ?? null;
+    const p = m.provisioned;
+    accounts.push({
+      name: m.spec.name,
+      address: m.spec.address,
+      account_type: p?.accountType,
+      phase: s?.phase ?? (m.provisionError ? 'provisioning_failed' : 'provisioning'),
+      should_be_armed: shouldBeArmed(m),
+      armed: d !== null && d > venueNow,
+      deadline: d === null ? null : new Date(d).toISOString(),
+      horizon_seconds: d === null ? null : Math.round((d - venueNow) / 100) / 10,
+      min_horizon_seconds: m.spec.switch.minHorizonMs / 1000,
+      last_arm: s?.lastResult
+        ? { op: s.lastResult.op, result: s.lastResult.result, reason: s.lastResult.reason, message: s.lastResult.message, path: s.lastResult.path, at: new Date(s.lastResult.atMs).toISOString() }
+        : null,
+      last_success_at: s?.lastSuccessMs ? new Date(s.lastSuccessMs).toISOString() : null,
+      open_orders: m.orders?.count ?? null,
+      positions: m.positions ? { count: m.positions.count, value_usdc: m.positions.valueUsdc, unrealized_pnl_usdc: m.positions.unrealizedPnlUsdc } : null,
+      triggers_today: v.triggersToday(m.spec.name),
+      agent: p ? { address: p.agent.address, source: p.source, valid_until: p.agentValidUntilMs ? new Date(p.agentValidUntilMs).toISOString() : null } : null,
+      provision_error: m.provisionError ?? null,
+      path: m.spec.switch.path,
+      arm_when: m.spec.switch.armWhen,
+      on_shutdown: m.spec.switch.onShutdown,
+      notifications: m.subscribed,
+      rearm_every_seconds: v.cadence.effectiveSettings(m.spec).rearmEveryMs / 1000,
+      last_cancel_fired: v.activity.lastCancelFired(m.spec.name),
+    });
+  }
+  return {
+    venue_time: new Date(venueNow).toISOString(),
+    cadence: v.cadence.view(),
+    clock_skew_seconds: v.skewSeconds,
+    ws_connected: v.wsConnected,
+    ready,
+    start_progress: v.activity.startProgress(),
+    accounts,
+  };
+}
