@@ -1,6 +1,6 @@
 import { readKey, type KeySource } from '../config/secret.js';
 import { accountsForShard } from '../config/shard.js';
-import type { Config } from '../config/types.js';
+import { switchInMs, type Config } from '../config/types.js';
 import type { KeeperAccountSpec } from '../keeper/keeper.js';
 import { VENUE_FACTS } from '../venue/facts.js';
 import type { AppConfig } from './app.js';
@@ -29,14 +29,7 @@ export function toAppConfig(config: Config, env: Readonly<Record<string, string 
     builderFee: a.builderFee,
     priority: a.priority,
     identity: [a.address, a.agent.name, describe(a.masterKey), describe(a.agent.key)].join('|'),
-    switch: {
-      deadlineMs: a.switch.deadlineSeconds * 1000,
-      rearmEveryMs: a.switch.rearmEverySeconds * 1000,
-      minHorizonMs: a.switch.minHorizonSeconds * 1000,
-      armWhen: a.switch.armWhen,
-      onShutdown: a.switch.onShutdown,
-      path: a.switch.path,
-    },
+    switch: switchInMs(a.switch),
   }));
   const v = config.venue;
   return {

@@ -4,7 +4,7 @@ import { retriesThatFit } from './rules.js';
 import { isLoopbackHost } from './rules.js';
 import { RETRIES_BEFORE_MIN_HORIZON, retrySlotSeconds } from './schema.js';
 import { accountsForShard } from './shard.js';
-import type { AccountConfig, Config, RateLimit, SwitchConfig } from './types.js';
+import { switchInMs, type AccountConfig, type Config, type RateLimit, type SwitchConfig } from './types.js';
 import { VENUE_FACTS } from '../venue/facts.js';
 
 /**
@@ -113,7 +113,7 @@ function buildPlanWith(config: Config): Plan {
   // The arm budget is the schedule_cancel scope, and never more than the global one.
   const armBudgetPerSecond = Math.min(perMinute(config.rateLimits.scheduleCancel), perMinute(config.rateLimits.global)) / 60;
   const protection = planProtection(
-    mine.map((a) => ({ rearmEveryMs: a.switch.rearmEverySeconds * 1000, deadlineMs: a.switch.deadlineSeconds * 1000, minHorizonMs: a.switch.minHorizonSeconds * 1000, priority: a.priority })),
+    mine.map((a) => ({ ...switchInMs(a.switch), priority: a.priority })),
     armBudgetPerSecond,
   );
   accounts.forEach((a, i) => {

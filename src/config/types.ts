@@ -22,6 +22,18 @@ export interface SwitchConfig {
   path: PathPolicy;
 }
 
+/** The same settings in milliseconds, as the keeper runs with them: one mapping for the app and the plan. */
+export function switchInMs(sw: SwitchConfig): { deadlineMs: number; rearmEveryMs: number; minHorizonMs: number; armWhen: ArmWhen; onShutdown: OnShutdown; path: PathPolicy } {
+  return {
+    deadlineMs: sw.deadlineSeconds * 1000,
+    rearmEveryMs: sw.rearmEverySeconds * 1000,
+    minHorizonMs: sw.minHorizonSeconds * 1000,
+    armWhen: sw.armWhen,
+    onShutdown: sw.onShutdown,
+    path: sw.path,
+  };
+}
+
 interface VenueCommon {
   network: Network;
   requestTimeoutMs: number;

@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Registry } from 'prom-client';
+import { parseListen as parseListenText } from '../config/rules.js';
 
 /**
  * The operator endpoints. Small and defensive: GET/HEAD only, no request bodies read, bounded
@@ -22,10 +23,11 @@ export interface OpsServer {
   close(): Promise<void>;
 }
 
+/** The config's grammar (config/rules.ts, the one home of it); a bad address throws. */
 export function parseListen(listen: string): { host: string; port: number } {
-  const m = /^\[([0-9a-fA-F:.]+)\]:(\d{1,5})$/.exec(listen) ?? /^([^:[\]]+):(\d{1,5})$/.exec(listen);
-  if (!m || Number(m[2]) > 65535) throw new Error(`listen must be host:port (IPv6 in brackets), got '${listen}'`);
-  return { host: m[1]!, port: Number(m[2]) };
+  const r = parseListenText(listen);
+  if ('problem' in r) throw new Error(`listen must be host:port (IPv6 in brackets), got '${listen}'`);
+  return r;
 }
 
 function send(res: ServerResponse, status: number, body: string, contentType: string, extra: Record<string, string> = {}): void {
