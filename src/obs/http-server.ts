@@ -23,7 +23,7 @@ export interface OpsServer {
   close(): Promise<void>;
 }
 
-/** The config's grammar (config/rules.ts, the one home of it); a bad address throws. */
+/** The config's grammar (src/config/rules.ts, its one home); a bad address throws. */
 export function parseListen(listen: string): { host: string; port: number } {
   const r = parseListenText(listen);
   if ('problem' in r) throw new Error(`listen must be host:port (IPv6 in brackets), got '${listen}'`);
