@@ -12,6 +12,7 @@ import { TriggerCounter } from '../state/triggers.js';
 import { BudgetLog } from '../state/budget-log.js';
 import { HttpTransport } from '../venue/http.js';
 import { buildVenue } from './venue.js';
+import { BUDGET_MODES, type BudgetMode, type SharedBudget } from '../sched/shared-budget.js';
 import { NotificationClient } from '../venue/ws.js';
 import type { Simulator } from '../sim/simulator.js';
 import { prettyStream, type LogFormat } from '../obs/logger.js';
@@ -29,6 +30,8 @@ export interface AppConfig {
   rateLimits: {
     global: { requests: number; perSeconds: number };
     scheduleCancel: { requests: number; perSeconds: number };
+    /** One budget with every instance of the same name, through Redis (sched/shared-budget.ts). */
+    shared?: { redisUrl: string; name: string; fallbackShare: number; password?: () => Promise<string> };
   };
   keeper: KeeperOptions;
   stateDir: string;
@@ -73,6 +76,7 @@ export class App {
   private ops?: OpsServer;
   private sim?: Simulator;
   private transport?: HttpTransport;
+  private shared?: SharedBudget;
   private dispatcher?: Agent;
   private started?: Promise<void>;
   private stopped?: Promise<void>;
@@ -134,13 +138,35 @@ export class App {
       onResponse: (o) => metrics.venueRequests.inc({ endpoint: o.endpoint, code: String(o.status) }),
     });
     // Every request from here on goes through the port: budget, 429 holds, venue clock samples.
-    const { venueClock, scheduler, port: venue } = buildVenue({
+    const sharedCfg = config.rateLimits.shared;
+    const setMode = (mode: BudgetMode): void => {
+      for (const m of BUDGET_MODES) metrics.budgetMode.set({ mode: m }, m === mode ? 1 : 0);
+    };
+    setMode('local');
+    const { venueClock, scheduler, port: venue, shared } = buildVenue({
       config,
       urls: { baseUrl, exchangeUrl },
       transport: this.transport,
       clock: deps.clock,
       onThrottled: (kind) => metrics.clientPacingWaits.inc({ kind }),
+      ...(sharedCfg
+        ? {
+            shared: {
+              redisUrl: sharedCfg.redisUrl,
+              name: sharedCfg.name,
+              fallbackShare: sharedCfg.fallbackShare,
+              ...(sharedCfg.password ? { password: await sharedCfg.password() } : {}),
+              onModeChange: (mode, reason) => {
+                setMode(mode);
+                const fields = { event: 'budget_mode', mode, reason, name: sharedCfg.name, fallback_share: sharedCfg.fallbackShare };
+                if (mode === 'shared') logger.info(fields, 'request budget shared with the other instances through Redis');
+                else logger.warn(fields, `request budget: this instance's share (${reason}); Redis is not needed to keep arming`);
+              },
+            },
+          }
+        : {}),
     });
+    this.shared = shared;
 
     const notifications = (onEvent: Parameters<NonNullable<import('../keeper/keeper.js').KeeperDeps['notifications']>>[0]): NotificationFeed => {
       const client = new NotificationClient({
@@ -163,6 +189,7 @@ export class App {
       venueClock,
       scheduler,
       venue,
+      budgetMode: () => shared?.mode() ?? 'local',
       notifications: config.keeper.watch.notifications ? notifications : undefined,
       metrics,
       logger,
@@ -209,6 +236,7 @@ export class App {
     const left = () => Math.max(1_000, timeoutMs - (this.deps.clock.nowMs() - t0));
     await this.keeper?.stop(Math.max(1_000, timeoutMs - 3_000)).catch((e: unknown) => this.logger.error({ err: e }, 'keeper stop failed'));
     await this.ops?.close().catch(() => undefined);
+    await this.shared?.stop().catch(() => undefined);
     await this.transport?.close().catch(() => undefined);
     await this.dispatcher?.destroy().catch(() => undefined);
     if (this.sim) await Promise.race([this.sim.stop(), new Promise((r) => setTimeout(r, left()).unref())]);

@@ -1,6 +1,6 @@
-import { readKey, type KeySource } from '../config/secret.js';
+import { readKey, readPassword, type KeySource } from '../config/secret.js';
 import { accountsForShard } from '../config/shard.js';
-import { switchInMs, type Config } from '../config/types.js';
+import { switchInMs, type Config, type SharedBudgetConfig } from '../config/types.js';
 import type { KeeperAccountSpec } from '../keeper/keeper.js';
 import { VENUE_FACTS } from '../venue/facts.js';
 import type { AppConfig } from './app.js';
@@ -41,7 +41,11 @@ export function toAppConfig(config: Config, env: Readonly<Record<string, string 
       wsUrl: v.wsUrl ?? '',
       requestTimeoutMs: v.requestTimeoutMs,
     },
-    rateLimits: config.rateLimits,
+    rateLimits: {
+      global: config.rateLimits.global,
+      scheduleCancel: config.rateLimits.scheduleCancel,
+      ...(config.rateLimits.shared ? { shared: sharedOf(config.rateLimits.shared, env) } : {}),
+    },
     keeper: {
       network: v.network,
       accounts,
@@ -58,5 +62,16 @@ export function toAppConfig(config: Config, env: Readonly<Record<string, string 
     listen: config.server.listen,
     logLevel: config.log.level,
     logFormat: config.log.format,
+  };
+}
+
+/** The shared budget's settings, with the password read only when the keeper starts. */
+function sharedOf(shared: SharedBudgetConfig, env: Readonly<Record<string, string | undefined>>): NonNullable<AppConfig['rateLimits']['shared']> {
+  const source = shared.password;
+  return {
+    redisUrl: shared.redisUrl,
+    name: shared.name,
+    fallbackShare: shared.fallbackShare,
+    ...(source ? { password: async () => (await readPassword(source, { env })).reveal() } : {}),
   };
 }

@@ -4,6 +4,7 @@ import { VenueClock } from '../sched/venue-clock.js';
 import { VENUE_FACTS } from '../venue/facts.js';
 import type { HttpTransport } from '../venue/http.js';
 import { VenuePort } from '../venue/port.js';
+import { SharedBudget, type BudgetMode } from '../sched/shared-budget.js';
 import type { AppConfig } from './app.js';
 
 /**
@@ -17,7 +18,9 @@ export function buildVenue(args: {
   transport: HttpTransport;
   clock: Clock;
   onThrottled?: (kind: RequestClass) => void;
-}): { venueClock: VenueClock; scheduler: RequestScheduler; port: VenuePort } {
+  /** `rate_limits.shared`, its password already read; absent: this instance's budget only. */
+  shared?: { redisUrl: string; name: string; fallbackShare: number; password?: string; onModeChange?: (mode: BudgetMode, reason: string) => void };
+}): { venueClock: VenueClock; scheduler: RequestScheduler; port: VenuePort; shared?: SharedBudget } {
   const { rateLimits } = args.config;
   const venueClock = new VenueClock(args.clock);
   const scheduler = new RequestScheduler(
@@ -29,6 +32,18 @@ export function buildVenue(args: {
     },
     args.onThrottled ? { onThrottled: args.onThrottled } : {},
   );
-  const port = new VenuePort({ ...args.urls, transport: args.transport, scheduler, venueClock, clock: args.clock });
-  return { venueClock, scheduler, port };
+  const s = args.shared;
+  const shared = s
+    ? new SharedBudget({
+        redisUrl: s.redisUrl,
+        name: s.name,
+        ...(s.password !== undefined ? { password: s.password } : {}),
+        fallbackShare: s.fallbackShare,
+        specs: Object.fromEntries(['global', 'schedule_cancel', 'exchange'].map((k) => [k, scheduler.specOf(k)!])),
+        setLocalSpec: (scope, spec) => scheduler.setLimit(scope, spec),
+        ...(s.onModeChange ? { onModeChange: s.onModeChange } : {}),
+      })
+    : undefined;
+  const port = new VenuePort({ ...args.urls, transport: args.transport, scheduler, venueClock, clock: args.clock, ...(shared ? { shared } : {}) });
+  return { venueClock, scheduler, port, ...(shared ? { shared } : {}) };
 }

@@ -32,7 +32,7 @@ import {
   type RawKeySource,
   type RawSwitch,
 } from './schema.js';
-import { defaultReadFile, tryReadKey, type KeyFileStat, type KeySource } from './secret.js';
+import { checkPasswordText, defaultReadFile, tryReadKey, type KeyFileStat, type KeySource } from './secret.js';
 import type { AccountConfig, Config, SwitchConfig, VenueConfig } from './types.js';
 
 /**
@@ -191,6 +191,7 @@ class Loader {
     // Key sources: every one is read and checked now (then dropped), so a bad key stops the
     // start instead of surfacing at the first approval.
     const keySources = accounts ? await this.checkKeys(accounts.parsed) : [];
+    const sharedPassword = rateLimits?.shared?.password ? await this.checkPassword(rateLimits.shared.password) : undefined;
 
     const ok = this.problems.length === 0;
     if (!ok || !venue || !sw || !watch || !rateLimits || !shard || !server || !listen || !log || !accounts) {
@@ -210,6 +211,16 @@ class Loader {
       rateLimits: {
         global: { requests: rateLimits.global.requests, perSeconds: rateLimits.global.per_seconds },
         scheduleCancel: { requests: rateLimits.schedule_cancel.requests, perSeconds: rateLimits.schedule_cancel.per_seconds },
+        ...(rateLimits.shared
+          ? {
+              shared: {
+                redisUrl: rateLimits.shared.redis_url,
+                name: rateLimits.shared.name,
+                ...(sharedPassword ? { password: sharedPassword } : {}),
+                fallbackShare: rateLimits.shared.fallback_share ?? 1 / shard.count,
+              },
+            }
+          : {}),
       },
       accounts: accounts.parsed.map((a, i) => toAccount(a as RawAccount, sw, keySources[i] ?? {})),
       shard: { index: shard.index, count: shard.count },
@@ -306,6 +317,16 @@ class Loader {
         return out;
       }),
     );
+  }
+
+  /** The shared budget's Redis password: read like a key (file mode, size), checked as one line. */
+  private async checkPassword(raw: RawKeySource): Promise<KeySource> {
+    const segments: Segments = ['rate_limits', 'shared', 'password'];
+    const source = this.keySource(segments, raw);
+    const io = { env: this.opts.env, ...(this.opts.readFile ? { readFile: this.opts.readFile } : {}), ...(this.opts.stat ? { stat: this.opts.stat } : {}) };
+    const r = await tryReadKey(source, io, checkPasswordText);
+    if ('problem' in r) this.add([...segments, source.kind === 'file' ? 'file' : 'env'], r.problem.message + this.credentialsHint(raw, r.problem.message));
+    return source;
   }
 
   /**

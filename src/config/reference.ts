@@ -35,6 +35,12 @@ export const KEY_MEANINGS: Record<string, string> = {
   'rate_limits.global.per_seconds': 'Window length in seconds.',
   'rate_limits.schedule_cancel': 'Arms and clears (scheduleCancel). Never a reason to refuse: past it the keeper stretches periods, then shortens horizons, then protects the highest `priority` first (`check-config` prints the plan).',
   'rate_limits.schedule_cancel.requests': 'Requests allowed per window.',
+  'rate_limits.shared':
+    'Optional: one budget for every instance with the same `name` (shards behind one egress IP, which the venue counts as one), kept in Redis through Bottleneck. If Redis is unreachable each instance keeps arming on its share of the budget; Redis is never needed to keep the switch armed.',
+  'rate_limits.shared.redis_url': '`redis://host:port` (or `rediss://`, optionally `/db`), without credentials.',
+  'rate_limits.shared.name': 'Instances with the same name share one budget.',
+  'rate_limits.shared.password': 'Optional Redis password: `{ file: NAME }` or `{ env: VAR }`, read like a key (a file others can read is refused).',
+  'rate_limits.shared.fallback_share': "This instance's share of each budget while Redis is unreachable, in (0, 1]; default 1 / `shard.count`.",
   'rate_limits.schedule_cancel.per_seconds': 'Window length in seconds.',
   accounts: 'The accounts to protect. Required, at least one. Not overridable from the environment.',
   'accounts[].name': 'Unique; the `account` label of every metric.',

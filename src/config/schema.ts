@@ -195,9 +195,21 @@ const limit = (d: { requests: number; per_seconds: number }) =>
       .prefault({}),
   );
 
+/** One budget for every instance with the same `name`, kept in Redis (sched/shared-budget.ts). */
+export const SharedBudgetSchema = z.strictObject({
+  redis_url: z
+    .string()
+    .max(512)
+    .regex(/^rediss?:\/\/[^\s@/]+(\/\d{1,2})?$/, 'must be redis://host:port (or rediss://, optionally /db) without credentials: the password comes from password: { file | env }'),
+  name: z.string().regex(/^[a-z0-9][a-z0-9_.-]{0,63}$/, 'must match [a-z0-9][a-z0-9_.-]{0,63}'),
+  password: KeySourceSchema.optional(),
+  fallback_share: z.number().gt(0).max(1).optional(),
+});
+
 export const RateLimitsSchema = z.strictObject({
   global: limit(D.rate_limits.global),
   schedule_cancel: limit(D.rate_limits.schedule_cancel),
+  shared: section(SharedBudgetSchema.optional()),
 });
 
 export const AgentSchema = z.strictObject({

@@ -86,12 +86,30 @@ export async function readKey(source: KeySource, io: KeyIo): Promise<Secret> {
   return r.secret;
 }
 
-export async function tryReadKey(source: KeySource, io: KeyIo): Promise<{ secret: Secret } | { problem: ConfigProblem }> {
+/** A password (the shared budget's Redis): one line of text, read like a key, never shown. */
+export function checkPasswordText(text: string, what: string): Secret | string {
+  const value = text.replace(/\r?\n$/, '');
+  if (value === '' || /[\r\n]/.test(value)) return `${what} does not hold one password (want one line of text)`;
+  return new Secret(value);
+}
+
+/** The Redis password of `rate_limits.shared`, read when the keeper starts. */
+export async function readPassword(source: KeySource, io: KeyIo): Promise<Secret> {
+  const r = await tryReadKey(source, io, checkPasswordText);
+  if ('problem' in r) throw new ConfigError([r.problem]);
+  return r.secret;
+}
+
+export async function tryReadKey(
+  source: KeySource,
+  io: KeyIo,
+  check: (text: string, what: string) => Secret | string = checkKeyText,
+): Promise<{ secret: Secret } | { problem: ConfigProblem }> {
   if (source.kind === 'env') {
     const path = `${source.yamlPath}.env`;
     const value = io.env[source.name];
     if (value === undefined || value === '') return { problem: { path, message: `environment variable ${source.name} is not set` } };
-    const checked = checkKeyText(value, `environment variable ${source.name}`);
+    const checked = check(value, `environment variable ${source.name}`);
     return typeof checked === 'string' ? { problem: { path, message: checked } } : { secret: checked };
   }
 
@@ -121,7 +139,7 @@ export async function tryReadKey(source: KeySource, io: KeyIo): Promise<{ secret
   } catch (e) {
     return { problem: { path, message: `cannot read ${source.path}: ${fsReason(e)}` } };
   }
-  const checked = checkKeyText(text, source.path);
+  const checked = check(text, source.path);
   return typeof checked === 'string' ? { problem: { path, message: checked } } : { secret: checked };
 }
 

@@ -65,6 +65,15 @@ export interface RateLimit {
   perSeconds: number;
 }
 
+/** `rate_limits.shared`: one budget for every instance with the same name, kept in Redis. */
+export interface SharedBudgetConfig {
+  redisUrl: string;
+  name: string;
+  password?: KeySource;
+  /** This instance's share while Redis is unreachable; default 1 / shard.count. */
+  fallbackShare: number;
+}
+
 export interface AccountConfig {
   name: string;
   /** Lower-case. */
@@ -92,7 +101,7 @@ export interface Config {
   /** The top-level defaults; each account carries its effective copy. */
   switch: SwitchConfig;
   watch: { ordersEverySeconds: number; positionsEverySeconds: number; notifications: boolean };
-  rateLimits: { global: RateLimit; scheduleCancel: RateLimit };
+  rateLimits: { global: RateLimit; scheduleCancel: RateLimit; shared?: SharedBudgetConfig };
   /** Every account in the file, in file order; `accountsForShard` picks this instance's. */
   accounts: AccountConfig[];
   shard: { index: number; count: number };

@@ -70,6 +70,8 @@ export interface KeeperDeps {
   budgetLog?: BudgetLog;
   /** Called from the loop while the keeper is healthy (systemd watchdog). */
   onHealthyTick?: () => void;
+  /** The request budget in force (`local`, `shared`, `local_fallback`); absent: local. */
+  budgetMode?: () => string;
 }
 
 /** What the keeper holds per account (the parts of it share). */
@@ -122,6 +124,8 @@ export interface KeeperStatus {
   venue_time: string;
   cadence: null | { stretch: number; arms_per_second: number; budget_per_second: number; capacity_accounts: number; holds: boolean; tier: string; over_budget: number; short_horizon: number };
   clock_skew_seconds: number;
+  /** The request budget in force: `local`, `shared` (rate_limits.shared, through Redis) or `local_fallback`. */
+  budget_mode: string;
   ws_connected: boolean;
   ready: boolean;
   /** The cold start: accounts armed so far, ETA; `complete` once every account had its first arm. */

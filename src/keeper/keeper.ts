@@ -400,6 +400,7 @@ export class Keeper {
       venueNowMs: this.deps.venueClock.nowMs(),
       skewSeconds: this.deps.venueClock.skewSeconds(),
       wsConnected: this.feed?.connected() ?? false,
+      budgetMode: this.deps.budgetMode?.() ?? 'local',
       cadence: this.cadence,
       triggersToday: (name) => this.deps.triggers.get(name),
       activity: this.activity,

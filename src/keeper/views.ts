@@ -12,6 +12,7 @@ export interface ViewInput {
   venueNowMs: number;
   skewSeconds: number;
   wsConnected: boolean;
+  budgetMode: string;
   cadence: Pick<CadenceControl, 'isOverBudget' | 'effectiveSettings' | 'view'>;
   triggersToday: (name: string) => number;
   activity: Pick<ActivityReporter, 'lastCancelFired' | 'startProgress'>;
@@ -85,6 +86,7 @@ export function statusOf(v: ViewInput, ready: boolean): KeeperStatus {
     venue_time: new Date(venueNow).toISOString(),
     cadence: v.cadence.view(),
     clock_skew_seconds: v.skewSeconds,
+    budget_mode: v.budgetMode,
     ws_connected: v.wsConnected,
     ready,
     start_progress: v.activity.startProgress(),

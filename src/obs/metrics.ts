@@ -57,6 +57,7 @@ export interface KeeperMetrics {
   deadlineConfigured: Gauge<'account'>;
   /** Requests our own budget made wait for a slot: normal pacing, not trouble (see RATE_LIMIT_SCOPES). */
   clientPacingWaits: Counter<'kind'>;
+  budgetMode: Gauge<'mode'>;
 }
 
 export function createMetrics(opts: { version: string; defaultMetrics?: boolean; registry?: Registry }): KeeperMetrics {
@@ -121,6 +122,7 @@ export function createMetrics(opts: { version: string; defaultMetrics?: boolean;
     armBudgetUtilisation: new Gauge({ name: 'dms_keeper_arm_budget_utilisation', help: 'Planned arms per second over the arm budget', registers: r }),
     minHorizonConfigured: new Gauge({ name: 'dms_keeper_min_horizon_seconds', help: "The account's configured switch.min_horizon_seconds (readiness and DmsKeeperHorizonLow compare the horizon with it)", labelNames: ['account'], registers: r }),
     deadlineConfigured: new Gauge({ name: 'dms_keeper_deadline_seconds', help: "The account's configured switch.deadline_seconds (each arm sets the cancel this far ahead)", labelNames: ['account'], registers: r }),
+    budgetMode: new Gauge({ name: 'dms_keeper_budget_mode', help: 'The request budget in force: local (this instance), shared (with the other instances of rate_limits.shared.name, through Redis) or local_fallback (Redis unreachable: this instance\'s share)', labelNames: ['mode'], registers: r }),
     clientPacingWaits: new Counter({ name: 'dms_keeper_client_pacing_waits_total', help: "Requests that waited for a slot of the keeper's own request budget (ordinary pacing; venue 429s are dms_keeper_rate_limited_total)", labelNames: ['kind'], registers: r }),
   };
   m.buildInfo.set({ version: opts.version }, 1);

@@ -143,6 +143,16 @@ export class RequestScheduler {
     if (spacingMs(spec) > spacingMs(s.spec) || spec.limit < s.spec.limit) s.spec = spec;
   }
 
+  /**
+   * Sets a scope's budget outright (the shared budget's local share when Redis is unreachable, the
+   * whole budget when it is back). Admissions already in the window still count.
+   */
+  setLimit(scope: string, spec: WindowSpec): void {
+    if (!(spec.limit > 0) || !(spec.windowMs > 0)) return;
+    this.scope(scope).spec = spec;
+    this.pump();
+  }
+
   /** Admissions still inside each scope's window (local ms): persisted across restarts. */
   exportRecent(): Record<string, number[]> {
     const now = this.clock.nowMs();

@@ -1,6 +1,7 @@
 import type { Clock } from '../sched/clock.js';
 import { PREPARE_URGENCY, type RequestOptions, type RequestScheduler } from '../sched/scheduler.js';
 import type { VenueClock } from '../sched/venue-clock.js';
+import type { SharedBudget, SharedClass } from '../sched/shared-budget.js';
 import { RestError } from './errors.js';
 import { ExchangeClient } from './exchange.js';
 import type { HttpTransport } from './http.js';
@@ -43,6 +44,13 @@ export function armScopes(route: ArmRoute): readonly string[] {
 /** Urgency of an approval: after every arm and clear, before resolves and reads. */
 export const APPROVAL_URGENCY = PREPARE_URGENCY - 1;
 
+/** The shared budget's priority class of a request (arms first, reads last). */
+function sharedClass(r: RequestOptions): SharedClass {
+  if (r.kind === 'read') return 'read';
+  const u = r.urgency ?? 0;
+  return u >= PREPARE_URGENCY ? 'prepare' : u >= APPROVAL_URGENCY ? 'approval' : 'arm';
+}
+
 /** How long a health read (a clock sample, not urgent) may wait for room before it is shed. */
 const HEALTH_MAX_WAIT_MS = 30_000;
 
@@ -56,6 +64,8 @@ export interface VenuePortOptions {
   clock: Clock;
   /** Reads wait at most this long for budget before they are shed (the scheduler's default otherwise). */
   readMaxWaitMs?: number;
+  /** The budget shared with other instances through Redis (`rate_limits.shared`), when configured. */
+  shared?: Pick<SharedBudget, 'take'>;
 }
 
 /** One 429 as the port handled it: which budget scope it held, for how long. */
@@ -76,6 +86,7 @@ export class VenuePort {
   private readonly readMaxWaitMs: number | undefined;
   private readonly signerTails = new Map<string, Promise<unknown>>();
   private readonly holdListeners = new Set<(hold: RateLimitHold) => void>();
+  private readonly shared: Pick<SharedBudget, 'take'> | undefined;
 
   constructor(opts: VenuePortOptions) {
     const onVenueDate = (d: VenueDateSample): void => opts.venueClock.observeDateHeader(d.dateHeader, d.sendMonoMs, d.recvMonoMs);
@@ -85,6 +96,7 @@ export class VenuePort {
     this.venueClock = opts.venueClock;
     this.clock = opts.clock;
     this.readMaxWaitMs = opts.readMaxWaitMs;
+    this.shared = opts.shared;
   }
 
   /** Hears every 429 the port turned into a hold (metrics, logs). */
@@ -171,8 +183,16 @@ export class VenuePort {
 
   /** Admission through the budget; a 429 holds `holdScope` (or `global`, as the venue says). */
   private async admit<T>(request: RequestOptions, endpoint: string, holdScope: string, fn: () => Promise<T>): Promise<T> {
+    const shared = this.shared;
+    // Admitted by this instance's budget, then (when shared) a token from the instances' common one.
+    const go = shared
+      ? async (): Promise<T> => {
+          await shared.take(request.scopes, sharedClass(request));
+          return fn();
+        }
+      : fn;
     try {
-      return await this.scheduler.run(request, fn);
+      return await this.scheduler.run(request, go);
     } catch (e) {
       if (e instanceof RestError && e.httpStatus === 429) this.hold(e, endpoint, holdScope);
       throw e;
