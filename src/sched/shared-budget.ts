@@ -18,7 +18,7 @@ import { shareOf, sharedReservoir } from './shared-reservoir.js';
  * Redis is never a single point of failure for the switch. Until Redis answers, and whenever it
  * stops (connection lost, a command failing), the keeper runs on its local budget cut to its share
  * (`fallback_share`, default 1 / shard count), and a token that does not come within
- * `maxWaitMs` is not waited for: arms go rather than lapse. When Redis is back, the shared budget
+ * `maxWaitMs` (10 s) is not waited for: arms go rather than lapse. When Redis is back, the shared budget
  * resumes and the local budget is the whole one again.
  */
 export const BUDGET_MODES = ['local', 'shared', 'local_fallback'] as const;
@@ -38,7 +38,8 @@ export interface SharedBudgetOptions {
   onModeChange?: (mode: BudgetMode, reason: string) => void;
   /** Bottleneck's heartbeat, which also refills the bucket: 100 to 200 ms. Default 150. */
   heartbeatMs?: number;
-  /** Longest wait for a shared token before the request goes anyway (arms), ms. Default 2,000. */
+  /** Longest wait for a shared token before the request goes anyway, ms. Default 10,000: the queue
+   * at a saturated shared budget is legitimately seconds long; Redis down fails at once instead. */
   maxWaitMs?: number;
 }
 
@@ -105,7 +106,7 @@ export class SharedBudget {
     if (mine.length === 0) return;
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<'timeout'>((res) => {
-      timer = setTimeout(() => res('timeout'), this.opts.maxWaitMs ?? 2_000);
+      timer = setTimeout(() => res('timeout'), this.opts.maxWaitMs ?? 10_000);
     });
     try {
       const got = await Promise.race([Promise.all(mine.map((l) => l.schedule({ priority: SHARED_PRIORITY[cls] }, async () => undefined))).then(() => 'ok' as const), timeout]);

@@ -1,0 +1,148 @@
+/**
+ * Two keeper processes (the built CLI), different shards, one venue whose schedule-cancel window
+ * (10 per 10 s) fits what both need in the steady state (16 accounts re-armed every 30 s: 0.53/s)
+ * but not what each would send at once if it believed the whole budget was its own (each spaces
+ * its 8 first arms at 1/s: 16 in 8 s). Real time, real Redis (Debian's redis-server, started here).
+ * - with `rate_limits.shared` on one Redis: zero 429s, zero lapses;
+ * - Redis killed mid-run: each falls back to its share, every horizon holds;
+ * - the control, without `shared`: the same start draws 429s.
+ */
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { benchAddresses, benchKey } from '../bench/keys.js';
+import { freePort, getJson, startCli, tempDir, writeKey, type Proc } from './support/cli.js';
+import { startSim } from './support/keeper-process.js';
+import { findRedisServer, noRedisMessage, startRedis, type TestRedis } from './support/redis.js';
+
+const N = 16;
+const ADDRESSES = benchAddresses(N);
+const binary = findRedisServer();
+if (!binary) process.stderr.write(noRedisMessage());
+
+const procs: Proc[] = [];
+let redis: TestRedis | undefined;
+afterEach(async () => {
+  for (const p of procs.splice(0)) if (p.child.exitCode === null) p.child.kill('SIGKILL');
+  await redis?.stop();
+  redis = undefined;
+});
+const track = (p: Proc): Proc => {
+  procs.push(p);
+  return p;
+};
+
+async function venue(): Promise<string> {
+  const sim = await startSim(track);
+  const post = (path: string, body: unknown) => fetch(`${sim.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  for (const address of ADDRESSES) expect((await post('/_sim/accounts', { address, tradedVolumeUsd: 50_000_000 })).status).toBe(200);
+  expect((await post('/_sim/rate-limits', { scheduleCancel: { limit: 10, windowSeconds: 10 } })).status).toBe(200);
+  return sim.url;
+}
+
+async function keeper(simUrl: string, shard: number, shared?: string): Promise<{ proc: Proc; ops: string }> {
+  const dir = await tempDir('dmsk-shared-');
+  const creds = join(dir, 'creds');
+  for (let i = 0; i < N; i++) await writeKey(creds, `a${i}.master`, benchKey(i));
+  const listen = await freePort();
+  const accounts = ADDRESSES.map((a, i) => `  - { name: a${i}, address: "${a}", master_key: { file: a${i}.master } }`).join('\n');
+  const yaml = `venue:
+  base_url: ${simUrl}
+  exchange_url: ${simUrl}
+  ws_url: ${simUrl.replace('http', 'ws')}
+  request_timeout_ms: 2000
+switch: { deadline_seconds: 60, rearm_every_seconds: 30, min_horizon_seconds: 20 }
+watch: { orders_every_seconds: 300, positions_every_seconds: 600, notifications: false }
+rate_limits:
+  global: { requests: 1200, per_seconds: 60 }
+  schedule_cancel: { requests: 10, per_seconds: 10 }
+${shared ? `  shared: { redis_url: "${shared}", name: shard-pair }\n` : ''}shard: { index: ${shard}, count: 2 }
+accounts:
+${accounts}
+state_dir: ${join(dir, 'state')}
+server: { listen: "127.0.0.1:${listen}" }
+log: { level: debug }
+`;
+  const file = join(dir, 'keeper.yaml');
+  await writeFile(file, yaml);
+  const proc = track(startCli(['run', '--config', file], { env: { CREDENTIALS_DIRECTORY: creds } }));
+  return { proc, ops: `http://127.0.0.1:${listen}` };
+}
+
+interface Sample {
+  minHorizonMs: number;
+  unarmed: number;
+}
+
+/** Every account's horizon at the venue (null: none armed). */
+async function horizons(simUrl: string): Promise<Sample> {
+  let min = Number.POSITIVE_INFINITY;
+  let unarmed = 0;
+  for (const a of ADDRESSES) {
+    const r = (await getJson(`${simUrl}/_sim/state?account=${a}`)).body as { account: { schedule: { timeMs: number | null } }; nowMs: number };
+    const t = r.account.schedule.timeMs;
+    if (t === null) unarmed++;
+    else min = Math.min(min, t - r.nowMs);
+  }
+  return { minHorizonMs: min, unarmed };
+}
+
+/** 429s the keepers saw (they count every venue refusal by scope). */
+async function venue429s(ops: string[]): Promise<number> {
+  let n = 0;
+  for (const url of ops) {
+    const text = (await getJson(`${url}/metrics`)).text;
+    for (const m of text.matchAll(/^dms_keeper_rate_limited_total\{scope="[^"]+"\} (\d+)/gm)) n += Number(m[1]);
+  }
+  return n;
+}
+
+async function sleep(ms: number): Promise<void> {
+  await new Promise((r) => setTimeout(r, ms));
+}
+
+describe.skipIf(!binary && !process.env.CI)('two keeper processes, one venue budget', () => {
+  it('with rate_limits.shared on one Redis :: zero 429s, zero lapses; Redis killed mid-run :: every horizon holds', async () => {
+    redis = await startRedis(binary ? { binary } : {});
+    const simUrl = await venue();
+    const ks = [await keeper(simUrl, 0, redis.url), await keeper(simUrl, 1, redis.url)];
+    // The cold start: 16 approvals and 16 first arms through one 1-per-second arm budget.
+    const t0 = Date.now();
+    let s = await horizons(simUrl);
+    while (s.unarmed > 0 && Date.now() - t0 < 40_000) {
+      await sleep(1_000);
+      s = await horizons(simUrl);
+    }
+    expect(s.unarmed).toBe(0);
+    const modes = await Promise.all(ks.map(async (k) => ((await getJson(`${k.ops}/status`)).body as { budget_mode: string }).budget_mode));
+    expect(modes).toEqual(['shared', 'shared']);
+    let worst = Number.POSITIVE_INFINITY;
+    for (let i = 0; i < 10; i++) {
+      await sleep(1_000);
+      worst = Math.min(worst, (await horizons(simUrl)).minHorizonMs);
+    }
+    await redis.kill();
+    for (let i = 0; i < 25; i++) {
+      await sleep(1_000);
+      const h = await horizons(simUrl);
+      expect(h.unarmed).toBe(0);
+      worst = Math.min(worst, h.minHorizonMs);
+    }
+    const after = await Promise.all(ks.map(async (k) => ((await getJson(`${k.ops}/status`)).body as { budget_mode: string }).budget_mode));
+    expect(after).toEqual(['local_fallback', 'local_fallback']);
+    expect(worst).toBeGreaterThanOrEqual(20_000);
+    expect(await venue429s(ks.map((k) => k.ops))).toBe(0);
+  }, 120_000);
+
+  it('the control, without shared :: the same cold start draws 429s', async () => {
+    const simUrl = await venue();
+    const ks = [await keeper(simUrl, 0), await keeper(simUrl, 1)];
+    const t0 = Date.now();
+    let s = await horizons(simUrl);
+    while (s.unarmed > 0 && Date.now() - t0 < 40_000) {
+      await sleep(1_000);
+      s = await horizons(simUrl);
+    }
+    expect(await venue429s(ks.map((k) => k.ops))).toBeGreaterThan(0);
+  }, 60_000);
+});
