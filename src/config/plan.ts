@@ -19,7 +19,8 @@ import { VENUE_FACTS } from '../venue/facts.js';
  *   Notifications come over the WebSocket and cost no request budget.
  * - budgets: requests * 60 / per_seconds of `rate_limits.schedule_cancel` and `.global`.
  * The keeper never refuses to protect over this arithmetic (sched/cadence.ts, planProtection): as
- * the accounts outgrow the budget it stretches reads, then re-arm periods, then gives up the retry
+ * the accounts outgrow the budget, reads give way first (the plan shows the stretch they need; the
+ * keeper's budget makes them wait behind arms and sheds them), then re-arm periods are stretched, then gives up the retry
  * reserve, then keeps every account armed with a horizon below its minimum, and only past that
  * protects the highest-priority accounts and reports the rest `over_budget`. The plan says which
  * of these it will be, per account; `check-config` exits 0 when every account keeps its minimum
@@ -246,7 +247,7 @@ export function formatPlan(plan: Plan): string {
   if (plan.readStretch > 1) {
     lines.push(
       Number.isFinite(plan.readStretch)
-        ? `  reads stretched x${num(plan.readStretch)} to leave the global budget to the arms`
+        ? `  reads: only 1/${num(plan.readStretch)} of the configured polls fit beside the arms; the keeper makes them wait behind arms and sheds the rest`
         : '  reads: the arms need the whole global budget; orders and positions are read only when room is left',
     );
   }
