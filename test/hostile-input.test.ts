@@ -54,6 +54,13 @@ function mutate(value: unknown, path: number[], replacement: unknown): unknown {
 }
 
 describe('response decoders under hostile bodies', () => {
+  /** A valid event, a path into it, and a value of the wrong type to put there. */
+  const eventMutation = [
+    fc.constantFrom(...validEvents),
+    fc.array(fc.nat(), { minLength: 1, maxLength: 6 }),
+    fc.constantFrom<unknown>(12.5, true, { nested: 1 }, [1, 2], -1e308, 'not-a-decimal-or-enum', null),
+  ] as const;
+
   it('random bytes and random JSON: a typed error or a valid decode, never a crash', () => {
     fc.assert(
       fc.property(fc.oneof(fc.uint8Array({ maxLength: 400 }).map((b) => Buffer.from(b)), fc.json().map((s) => Buffer.from(s))), fc.constantFrom(200, 400, 404, 429, 500, 502, 503), (body, status) => {
@@ -88,24 +95,19 @@ describe('response decoders under hostile bodies', () => {
     let refused = 0;
     let runs = 0;
     fc.assert(
-      fc.property(
-        fc.constantFrom(...validEvents),
-        fc.array(fc.nat(), { minLength: 1, maxLength: 6 }),
-        fc.constantFrom<unknown>(12.5, true, { nested: 1 }, [1, 2], -1e308, 'not-a-decimal-or-enum', null),
-        (text, path, replacement) => {
-          const mutated = mutate(JSON.parse(text), path, replacement);
-          const body = JSON.stringify(mutated);
-          runs++;
-          try {
-            decodeValue('GET /v1/events/{id}', EventSchema, JSON.parse(body));
-          } catch (e) {
-            refused++;
-            expect(e).toBeInstanceOf(DecodeError);
-            expect((e as DecodeError).reason).toBe('bad_shape');
-            expect((e as DecodeError).message).toMatch(/: .+/);
-          }
-        },
-      ),
+      fc.property(...eventMutation, (text, path, replacement) => {
+        const mutated = mutate(JSON.parse(text), path, replacement);
+        const body = JSON.stringify(mutated);
+        runs++;
+        try {
+          decodeValue('GET /v1/events/{id}', EventSchema, JSON.parse(body));
+        } catch (e) {
+          refused++;
+          expect(e).toBeInstanceOf(DecodeError);
+          expect((e as DecodeError).reason).toBe('bad_shape');
+          expect((e as DecodeError).message).toMatch(/: .+/);
+        }
+      }),
       { numRuns: RUNS },
     );
     // most mutations are type errors (some land on a nullable field or an unknown key): not vacuous
@@ -115,16 +117,11 @@ describe('response decoders under hostile bodies', () => {
   it('tolerantly (how the keeper reads), a wrong type anywhere in a valid event is skipped, and what remains conforms', () => {
     let changed = 0;
     fc.assert(
-      fc.property(
-        fc.constantFrom(...validEvents),
-        fc.array(fc.nat(), { minLength: 1, maxLength: 6 }),
-        fc.constantFrom<unknown>(12.5, true, { nested: 1 }, [1, 2], -1e308, 'not-a-decimal-or-enum', null),
-        (text, path, replacement) => {
-          const out = decodeResponse('GET /v1/events/{id}', response(200, JSON.stringify(mutate(JSON.parse(text), path, replacement))), EventSchema);
-          expect(() => decodeValue('GET /v1/events/{id}', EventSchema, out)).not.toThrow();
-          if (JSON.stringify(out) !== JSON.stringify(decodeValue('GET /v1/events/{id}', EventSchema, JSON.parse(text)))) changed++;
-        },
-      ),
+      fc.property(...eventMutation, (text, path, replacement) => {
+        const out = decodeResponse('GET /v1/events/{id}', response(200, JSON.stringify(mutate(JSON.parse(text), path, replacement))), EventSchema);
+        expect(() => decodeValue('GET /v1/events/{id}', EventSchema, out)).not.toThrow();
+        if (JSON.stringify(out) !== JSON.stringify(decodeValue('GET /v1/events/{id}', EventSchema, JSON.parse(text)))) changed++;
+      }),
       { numRuns: RUNS },
     );
     expect(changed).toBeGreaterThan(0);

@@ -24,8 +24,8 @@ export function decodeTolerant<S extends z.ZodType>(
   schema: S,
   value: unknown,
   critical: readonly CriticalPath[],
-  httpStatus?: number,
-  describe: (issue: z.core.$ZodIssue) => string = (i) => `${i.path.map(String).join('.') || '(root)'}: ${i.message}`,
+  httpStatus: number | undefined,
+  describe: (issue: z.core.$ZodIssue) => string,
 ): z.output<S> {
   let v: unknown;
   try {

@@ -176,11 +176,11 @@ export async function startHarness(opts: {
 
   // start() waits for every account's first provisioning, which the port admits through the budget
   // (spaced on virtual timers): keep time moving, in small steps, until it resolves.
-  // reload() likewise waits for the accounts it adds.
-  const driving = async <T>(work: Promise<T>): Promise<T> => {
+  // reload() likewise waits for the accounts it adds, and stop() for budget spacing and its bound.
+  const driving = async <T>(work: Promise<T>, stepMs = 10, maxSteps = 20_000): Promise<T> => {
     let done = false;
     const tracked = work.finally(() => (done = true));
-    for (let i = 0; i < 20_000 && !done; i++) await clock.advance(10);
+    for (let i = 0; i < maxSteps && !done; i++) await clock.advance(stepMs);
     return tracked;
   };
   const start = keeper.start.bind(keeper);
@@ -188,13 +188,7 @@ export async function startHarness(opts: {
   keeper.start = () => driving(start());
   keeper.reload = (next) => driving(reload(next));
 
-  // stop() may wait on virtual timers (budget spacing, the stop bound): keep time moving.
-  const stopMoving = async (): Promise<void> => {
-    let done = false;
-    const stopping = keeper.stop(5_000).catch(() => undefined).finally(() => (done = true));
-    for (let i = 0; i < 200 && !done; i++) await clock.advance(50);
-    await stopping;
-  };
+  const stopMoving = (): Promise<void> => driving(keeper.stop(5_000).catch(() => undefined), 50, 200);
 
   return {
     clock,
