@@ -1,4 +1,5 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { AccountFamily, AccountTable } from './account-series.js';
 
 /**
  * Every metric of docs/DESIGN.md section 2 (names and labels are the contract), declared once here.
@@ -17,35 +18,37 @@ export const ARM_PATHS = ['rest', 'exchange'] as const;
 
 export interface KeeperMetrics {
   registry: Registry;
+  /** Where the per-account series keep their values (one row an account, see account-series.ts). */
+  accounts: AccountTable;
   /** Run at every scrape before anything is read, so gauges like the horizon are exact then. */
   onCollect: Array<() => void>;
-  armed: Gauge<'account'>;
-  deadline: Gauge<'account'>;
-  horizon: Gauge<'account'>;
-  lastArmSuccess: Gauge<'account'>;
-  armRequests: Counter<'account' | 'result'>;
+  armed: AccountFamily;
+  deadline: AccountFamily;
+  horizon: AccountFamily;
+  lastArmSuccess: AccountFamily;
+  armRequests: AccountFamily<'result'>;
   armLatency: Histogram<'path'>;
-  openOrders: Gauge<'account'>;
-  positions: Gauge<'account'>;
-  positionValue: Gauge<'account'>;
-  unrealizedPnl: Gauge<'account'>;
-  cancelsFired: Counter<'account'>;
-  notifications: Counter<'account'>;
+  openOrders: AccountFamily;
+  positions: AccountFamily;
+  positionValue: AccountFamily;
+  unrealizedPnl: AccountFamily;
+  cancelsFired: AccountFamily;
+  notifications: AccountFamily;
   wsConnected: Gauge;
   venueRequests: Counter<'endpoint' | 'code'>;
   rateLimited: Counter<'scope'>;
   clockSkew: Gauge;
   venueClockSteps: Counter<'direction'>;
-  overBudget: Gauge<'account'>;
-  agentApproved: Gauge<'account'>;
+  overBudget: AccountFamily;
+  agentApproved: AccountFamily;
   configReloads: Counter<'result'>;
   buildInfo: Gauge<'version'>;
   // additions beyond the contract
-  triggersToday: Gauge<'account'>;
-  shouldBeArmed: Gauge<'account'>;
-  ineligible: Gauge<'account'>;
+  triggersToday: AccountFamily;
+  shouldBeArmed: AccountFamily;
+  ineligible: AccountFamily;
   armLag: Histogram;
-  lapses: Counter<'account'>;
+  lapses: AccountFamily;
   stateWriteErrors: Counter<'reason'>;
   readsShed: Counter;
   up: Gauge;
@@ -53,8 +56,8 @@ export interface KeeperMetrics {
   capacityAccounts: Gauge;
   armBudgetUtilisation: Gauge;
   /** The configured switch of each account, so alerts compare against it instead of a constant. */
-  minHorizonConfigured: Gauge<'account'>;
-  deadlineConfigured: Gauge<'account'>;
+  minHorizonConfigured: AccountFamily;
+  deadlineConfigured: AccountFamily;
   /** Requests our own budget made wait for a slot: normal pacing, not trouble (see RATE_LIMIT_SCOPES). */
   clientPacingWaits: Counter<'kind'>;
   budgetMode: Gauge<'mode'>;
@@ -65,23 +68,26 @@ export function createMetrics(opts: { version: string; defaultMetrics?: boolean;
   if (opts.defaultMetrics !== false) collectDefaultMetrics({ register: registry });
   const r = [registry];
   const onCollect: Array<() => void> = [];
+  const table = new AccountTable();
   const m: KeeperMetrics = {
     registry,
+    accounts: table,
     onCollect,
     // Registered first: its collect() refreshes every derived gauge before the registry reads them.
-    armed: new Gauge({
+    armed: new AccountFamily({
       name: 'dms_keeper_armed',
       help: '1 while the account has a scheduled cancel set by this keeper in the future',
-      labelNames: ['account'],
+      type: 'gauge',
+      table,
       registers: r,
-      collect: () => {
+      beforeCollect: () => {
         for (const f of onCollect) f();
       },
     }),
-    deadline: new Gauge({ name: 'dms_keeper_deadline_timestamp_seconds', help: 'Venue time of the armed scheduled cancel (Unix seconds)', labelNames: ['account'], registers: r }),
-    horizon: new Gauge({ name: 'dms_keeper_horizon_seconds', help: 'Armed deadline minus venue now, in seconds (0 when not armed)', labelNames: ['account'], registers: r }),
-    lastArmSuccess: new Gauge({ name: 'dms_keeper_last_arm_success_timestamp_seconds', help: 'Local time of the last accepted arm (Unix seconds)', labelNames: ['account'], registers: r }),
-    armRequests: new Counter({ name: 'dms_keeper_arm_requests_total', help: 'scheduleCancel arm requests by result', labelNames: ['account', 'result'], registers: r }),
+    deadline: new AccountFamily({ name: 'dms_keeper_deadline_timestamp_seconds', help: 'Venue time of the armed scheduled cancel (Unix seconds)', type: 'gauge', table, registers: r }),
+    horizon: new AccountFamily({ name: 'dms_keeper_horizon_seconds', help: 'Armed deadline minus venue now, in seconds (0 when not armed)', type: 'gauge', table, registers: r }),
+    lastArmSuccess: new AccountFamily({ name: 'dms_keeper_last_arm_success_timestamp_seconds', help: 'Local time of the last accepted arm (Unix seconds)', type: 'gauge', table, registers: r }),
+    armRequests: new AccountFamily({ name: 'dms_keeper_arm_requests_total', help: 'scheduleCancel arm requests by result', type: 'counter', table, label: { name: 'result', values: ARM_RESULTS }, registers: r }),
     armLatency: new Histogram({
       name: 'dms_keeper_arm_latency_seconds',
       help: 'Latency of scheduleCancel requests by path',
@@ -89,39 +95,39 @@ export function createMetrics(opts: { version: string; defaultMetrics?: boolean;
       buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
       registers: r,
     }),
-    openOrders: new Gauge({ name: 'dms_keeper_open_orders', help: 'Open orders of the account at the last read', labelNames: ['account'], registers: r }),
-    positions: new Gauge({ name: 'dms_keeper_positions', help: 'Open positions of the account at the last read', labelNames: ['account'], registers: r }),
-    positionValue: new Gauge({ name: 'dms_keeper_position_value_usdc', help: 'Sum of position value_usdc at the last read', labelNames: ['account'], registers: r }),
-    unrealizedPnl: new Gauge({ name: 'dms_keeper_unrealized_pnl_usdc', help: 'Sum of unrealized_pnl_usdc at the last read', labelNames: ['account'], registers: r }),
-    cancelsFired: new Counter({ name: 'dms_keeper_cancels_fired_total', help: 'Scheduled cancels that fired (orders cancelled by the venue)', labelNames: ['account'], registers: r }),
-    notifications: new Counter({ name: 'dms_keeper_notifications_total', help: 'WebSocket notifications received', labelNames: ['account'], registers: r }),
+    openOrders: new AccountFamily({ name: 'dms_keeper_open_orders', help: 'Open orders of the account at the last read', type: 'gauge', table, registers: r }),
+    positions: new AccountFamily({ name: 'dms_keeper_positions', help: 'Open positions of the account at the last read', type: 'gauge', table, registers: r }),
+    positionValue: new AccountFamily({ name: 'dms_keeper_position_value_usdc', help: 'Sum of position value_usdc at the last read', type: 'gauge', table, registers: r }),
+    unrealizedPnl: new AccountFamily({ name: 'dms_keeper_unrealized_pnl_usdc', help: 'Sum of unrealized_pnl_usdc at the last read', type: 'gauge', table, registers: r }),
+    cancelsFired: new AccountFamily({ name: 'dms_keeper_cancels_fired_total', help: 'Scheduled cancels that fired (orders cancelled by the venue)', type: 'counter', table, registers: r }),
+    notifications: new AccountFamily({ name: 'dms_keeper_notifications_total', help: 'WebSocket notifications received', type: 'counter', table, registers: r }),
     wsConnected: new Gauge({ name: 'dms_keeper_ws_connected', help: '1 while the notification WebSocket is connected', registers: r }),
     venueRequests: new Counter({ name: 'dms_keeper_venue_requests_total', help: 'Requests to the venue by endpoint and HTTP status (or error)', labelNames: ['endpoint', 'code'], registers: r }),
     rateLimited: new Counter({ name: 'dms_keeper_rate_limited_total', help: 'Arm requests the venue refused with 429, by the scope it named (endpoint, global)', labelNames: ['scope'], registers: r }),
     clockSkew: new Gauge({ name: 'dms_keeper_clock_skew_seconds', help: 'Local clock minus venue clock, in seconds', registers: r }),
-    overBudget: new Gauge({ name: 'dms_keeper_over_budget', help: '1 while the request budget cannot arm this account (lower priority than those it can)', labelNames: ['account'], registers: r }),
+    overBudget: new AccountFamily({ name: 'dms_keeper_over_budget', help: '1 while the request budget cannot arm this account (lower priority than those it can)', type: 'gauge', table, registers: r }),
     venueClockSteps: new Counter({ name: 'dms_keeper_venue_clock_steps_total', help: 'Corrections of the venue clock estimate over 1 s (every account re-planned), by direction', labelNames: ['direction'], registers: r }),
-    agentApproved: new Gauge({ name: 'dms_keeper_agent_approved', help: '1 while the account has an approved agent signing for it', labelNames: ['account'], registers: r }),
+    agentApproved: new AccountFamily({ name: 'dms_keeper_agent_approved', help: '1 while the account has an approved agent signing for it', type: 'gauge', table, registers: r }),
     configReloads: new Counter({ name: 'dms_keeper_config_reloads_total', help: 'Config reloads (SIGHUP) by result', labelNames: ['result'], registers: r }),
     buildInfo: new Gauge({ name: 'dms_keeper_build_info', help: 'Build information; always 1', labelNames: ['version'], registers: r }),
-    triggersToday: new Gauge({ name: 'dms_keeper_triggers_today', help: 'Scheduled cancels that fired this UTC day (the venue allows 10)', labelNames: ['account'], registers: r }),
-    shouldBeArmed: new Gauge({ name: 'dms_keeper_should_be_armed', help: '1 when the account should carry a schedule now (arm_when, eligibility)', labelNames: ['account'], registers: r }),
-    ineligible: new Gauge({ name: 'dms_keeper_account_ineligible', help: '1 while the venue refuses scheduleCancel for the account (volume gate)', labelNames: ['account'], registers: r }),
+    triggersToday: new AccountFamily({ name: 'dms_keeper_triggers_today', help: 'Scheduled cancels that fired this UTC day (the venue allows 10)', type: 'gauge', table, registers: r }),
+    shouldBeArmed: new AccountFamily({ name: 'dms_keeper_should_be_armed', help: '1 when the account should carry a schedule now (arm_when, eligibility)', type: 'gauge', table, registers: r }),
+    ineligible: new AccountFamily({ name: 'dms_keeper_account_ineligible', help: '1 while the venue refuses scheduleCancel for the account (volume gate)', type: 'gauge', table, registers: r }),
     armLag: new Histogram({
       name: 'dms_keeper_arm_lag_seconds',
       help: 'Re-arm send time minus planned slot',
       buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.2, 0.25, 0.5, 1, 2.5, 5, 10, 30],
       registers: r,
     }),
-    lapses: new Counter({ name: 'dms_keeper_lapses_total', help: 'Deadlines that passed while the account should have been armed', labelNames: ['account'], registers: r }),
+    lapses: new AccountFamily({ name: 'dms_keeper_lapses_total', help: 'Deadlines that passed while the account should have been armed', type: 'counter', table, registers: r }),
     stateWriteErrors: new Counter({ name: 'dms_keeper_state_write_errors_total', help: 'Failures to persist state, by reason', labelNames: ['reason'], registers: r }),
     readsShed: new Counter({ name: 'dms_keeper_reads_shed_total', help: 'Read requests dropped to keep budget for arms', registers: r }),
     up: new Gauge({ name: 'dms_keeper_up', help: '1 while the keeper loop runs', registers: r }),
     cadenceStretch: new Gauge({ name: 'dms_keeper_cadence_stretch', help: 'Factor applied to configured re-arm periods to fit the arm budget (1 = as configured)', registers: r }),
     capacityAccounts: new Gauge({ name: 'dms_keeper_capacity_accounts', help: 'Accounts the arm budget can hold at the longest periods their margins allow', registers: r }),
     armBudgetUtilisation: new Gauge({ name: 'dms_keeper_arm_budget_utilisation', help: 'Planned arms per second over the arm budget', registers: r }),
-    minHorizonConfigured: new Gauge({ name: 'dms_keeper_min_horizon_seconds', help: "The account's configured switch.min_horizon_seconds (readiness and DmsKeeperHorizonLow compare the horizon with it)", labelNames: ['account'], registers: r }),
-    deadlineConfigured: new Gauge({ name: 'dms_keeper_deadline_seconds', help: "The account's configured switch.deadline_seconds (each arm sets the cancel this far ahead)", labelNames: ['account'], registers: r }),
+    minHorizonConfigured: new AccountFamily({ name: 'dms_keeper_min_horizon_seconds', help: "The account's configured switch.min_horizon_seconds (readiness and DmsKeeperHorizonLow compare the horizon with it)", type: 'gauge', table, registers: r }),
+    deadlineConfigured: new AccountFamily({ name: 'dms_keeper_deadline_seconds', help: "The account's configured switch.deadline_seconds (each arm sets the cancel this far ahead)", type: 'gauge', table, registers: r }),
     budgetMode: new Gauge({ name: 'dms_keeper_budget_mode', help: 'The request budget in force: local (this instance), shared (with the other instances of rate_limits.shared.name, through Redis) or local_fallback (Redis unreachable: this instance\'s share)', labelNames: ['mode'], registers: r }),
     clientPacingWaits: new Counter({ name: 'dms_keeper_client_pacing_waits_total', help: "Requests that waited for a slot of the keeper's own request budget (ordinary pacing; venue 429s are dms_keeper_rate_limited_total)", labelNames: ['kind'], registers: r }),
   };
@@ -150,8 +156,5 @@ export function initAccountSeries(m: KeeperMetrics, account: string): void {
 
 /** Removes an account's series (after a reload dropped it). */
 export function removeAccountSeries(m: KeeperMetrics, account: string): void {
-  for (const g of [m.armed, m.deadline, m.horizon, m.lastArmSuccess, m.openOrders, m.positions, m.positionValue, m.unrealizedPnl, m.agentApproved, m.triggersToday, m.shouldBeArmed, m.ineligible, m.cancelsFired, m.notifications, m.lapses, m.minHorizonConfigured, m.deadlineConfigured]) {
-    g.remove({ account });
-  }
-  for (const result of ARM_RESULTS) m.armRequests.remove({ account, result });
+  m.accounts.remove(account);
 }

@@ -1,0 +1,98 @@
+import { Counter, Gauge, Registry } from 'prom-client';
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { AccountFamily, AccountTable } from './account-series.js';
+
+const RESULTS = ['ok', 'rate_limited', 'rejected', 'error'] as const;
+
+/** The same families twice: ours over one table, and prom-client's own (the oracle). */
+function pair() {
+  const ours = new Registry();
+  const theirs = new Registry();
+  const table = new AccountTable();
+  const a = {
+    horizon: new AccountFamily({ name: 't_horizon_seconds', help: 'h', type: 'gauge', table, registers: [ours] }),
+    arms: new AccountFamily({ name: 't_arm_requests_total', help: 'a', type: 'counter', table, label: { name: 'result', values: RESULTS }, registers: [ours] }),
+    fired: new AccountFamily({ name: 't_fired_total', help: 'f', type: 'counter', table, registers: [ours] }),
+  };
+  const b = {
+    horizon: new Gauge({ name: 't_horizon_seconds', help: 'h', labelNames: ['account'], registers: [theirs] }),
+    arms: new Counter({ name: 't_arm_requests_total', help: 'a', labelNames: ['account', 'result'], registers: [theirs] }),
+    fired: new Counter({ name: 't_fired_total', help: 'f', labelNames: ['account'], registers: [theirs] }),
+  };
+  return { ours, theirs, table, a, b };
+}
+
+type Op =
+  | { op: 'set'; account: string; value: number }
+  | { op: 'arm'; account: string; result: (typeof RESULTS)[number]; by: number }
+  | { op: 'fire'; account: string }
+  | { op: 'removeHorizon'; account: string };
+
+describe('AccountFamily', () => {
+  it('scrapes exactly as prom-client does for any sequence of set, inc and remove', async () => {
+    const account = fc.constantFrom('a0', 'desk "b"', 'c\\d', 'mm-main');
+    const op: fc.Arbitrary<Op> = fc.oneof(
+      fc.record({ op: fc.constant('set' as const), account, value: fc.double({ noNaN: true, min: -1e9, max: 1e9 }) }),
+      fc.record({ op: fc.constant('arm' as const), account, result: fc.constantFrom(...RESULTS), by: fc.constantFrom(0, 1, 3) }),
+      fc.record({ op: fc.constant('fire' as const), account }),
+      fc.record({ op: fc.constant('removeHorizon' as const), account }),
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.array(op, { maxLength: 40 }), async (ops) => {
+        const { ours, theirs, a, b } = pair();
+        for (const o of ops) {
+          if (o.op === 'set') {
+            a.horizon.set({ account: o.account }, o.value);
+            b.horizon.set({ account: o.account }, o.value);
+          } else if (o.op === 'arm') {
+            a.arms.inc({ account: o.account, result: o.result }, o.by);
+            b.arms.inc({ account: o.account, result: o.result }, o.by);
+          } else if (o.op === 'fire') {
+            a.fired.inc({ account: o.account });
+            b.fired.inc({ account: o.account });
+          } else {
+            a.horizon.remove({ account: o.account });
+            b.horizon.remove({ account: o.account });
+          }
+        }
+        // Series order may differ (ours: by account, then label); the set of lines may not.
+        const lines = (t: string) => t.split('\n').filter(Boolean).sort();
+        expect(lines(await ours.metrics())).toEqual(lines(await theirs.metrics()));
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('runs beforeCollect at each scrape, before any value is read', async () => {
+    const registry = new Registry();
+    const table = new AccountTable();
+    let now = 5;
+    const g = new AccountFamily({ name: 't_g', help: 'g', type: 'gauge', table, registers: [registry], beforeCollect: () => g.set({ account: 'x' }, now) });
+    expect(await registry.metrics()).toContain('t_g{account="x"} 5');
+    now = 7;
+    expect(await registry.metrics()).toContain('t_g{account="x"} 7');
+  });
+
+  it('refuses what prom-client refuses: a label value out of its set, a counter going down or being set', () => {
+    const table = new AccountTable();
+    const c = new AccountFamily({ name: 't_c', help: 'c', type: 'counter', table, label: { name: 'result', values: RESULTS } });
+    expect(() => c.inc({ account: 'x', result: 'maybe' })).toThrow(/not one of/);
+    expect(() => c.inc({ account: 'x', result: 'ok' }, -1)).toThrow(/only increases/);
+    expect(() => c.set({ account: 'x', result: 'ok' }, 1)).toThrow(/only incremented/);
+  });
+
+  it('keeps one 8-byte slot per series; dropping an account drops every family of it', async () => {
+    const { ours, table, a } = pair();
+    a.horizon.set({ account: 'x' }, 1);
+    a.fired.inc({ account: 'y' });
+    expect(table.find('x')!.length).toBe(1 + RESULTS.length + 1);
+    table.remove('x');
+    const text = await ours.metrics();
+    expect(text).not.toContain('account="x"');
+    expect(text).toContain('t_fired_total{account="y"} 1');
+    expect(() => a.horizon.remove({ account: 'nobody' })).not.toThrow();
+    expect(table.find('nobody')).toBeUndefined();
+    expect(() => new AccountFamily({ name: 't_late', help: 'l', type: 'gauge', table })).toThrow(/before the first account/);
+  });
+});

@@ -1,0 +1,142 @@
+import type { Registry } from 'prom-client';
+
+/**
+ * Per-account series without per-series objects. prom-client keeps a hash entry, a labels object
+ * and a key string for every series; at 10,000 accounts the 22 per-account series cost about
+ * 25 MB of heap that lives as long as the process. Here each account has one Float64Array row
+ * (a slot per series) and every family reads its slots at scrape time, so the only lasting cost
+ * is 8 bytes a series; the label objects exist for the length of one scrape.
+ *
+ * The families speak the part of prom-client's Gauge/Counter API the keeper uses (`set`, `inc`,
+ * `remove`) and register with a prom-client Registry like any metric (it reads `name`, `help`,
+ * `type` and `get()`), so the exposition format, escaping and ordering stay prom-client's own.
+ */
+
+/** A slot that was never set: the series is absent from the scrape (as with prom-client). */
+const ABSENT = Number.NaN;
+
+export class AccountTable {
+  private readonly rows = new Map<string, Float64Array>();
+  private width = 0;
+  private sealed = false;
+
+  /** Reserves `n` slots in every row; only before the first row exists. */
+  reserve(n: number): number {
+    if (this.sealed) throw new Error('AccountTable: slots are reserved before the first account');
+    const first = this.width;
+    this.width += n;
+    return first;
+  }
+
+  /** The account's row, created (every slot absent) on first use. */
+  row(account: string): Float64Array {
+    let r = this.rows.get(account);
+    if (!r) {
+      this.sealed = true;
+      r = new Float64Array(this.width).fill(ABSENT);
+      this.rows.set(account, r);
+    }
+    return r;
+  }
+
+  /** The account's row if it has one (reading never creates a row). */
+  find(account: string): Float64Array | undefined {
+    return this.rows.get(account);
+  }
+
+  remove(account: string): void {
+    this.rows.delete(account);
+  }
+
+  entries(): IterableIterator<[string, Float64Array]> {
+    return this.rows.entries();
+  }
+
+  get size(): number {
+    return this.rows.size;
+  }
+}
+
+interface MetricValue {
+  labels: Record<string, string>;
+  value: number;
+}
+
+interface FamilyOptions<L extends string> {
+  name: string;
+  help: string;
+  type: 'gauge' | 'counter';
+  table: AccountTable;
+  /** A second label and its fixed values (e.g. `result`: ok, rate_limited, ...); one slot each. */
+  label?: { name: L; values: readonly string[] };
+  /** Run before the values are read, at every scrape (derived gauges refresh here). */
+  beforeCollect?: () => void;
+  registers?: Registry[];
+}
+
+type Labels<L extends string> = { account: string } & Partial<Record<L, string>>;
+
+/** One metric family labelled by `account` (and optionally one more fixed label). */
+export class AccountFamily<L extends string = never> {
+  readonly name: string;
+  readonly help: string;
+  readonly type: 'gauge' | 'counter';
+  /** prom-client's registry sums per-worker values with this in cluster mode. */
+  readonly aggregator = 'sum';
+  private readonly table: AccountTable;
+  private readonly first: number;
+  private readonly label: { name: L; values: readonly string[] } | undefined;
+  private readonly beforeCollect: (() => void) | undefined;
+
+  constructor(opts: FamilyOptions<L>) {
+    this.name = opts.name;
+    this.help = opts.help;
+    this.type = opts.type;
+    this.table = opts.table;
+    this.label = opts.label;
+    this.beforeCollect = opts.beforeCollect;
+    this.first = opts.table.reserve(opts.label ? opts.label.values.length : 1);
+    for (const r of opts.registers ?? []) r.registerMetric(this as never);
+  }
+
+  private slot(labels: Labels<L>): number {
+    if (!this.label) return this.first;
+    const v = labels[this.label.name];
+    const i = v === undefined ? -1 : this.label.values.indexOf(v);
+    if (i < 0) throw new Error(`${this.name}: label ${this.label.name}=${String(v)} is not one of ${this.label.values.join(', ')}`);
+    return this.first + i;
+  }
+
+  set(labels: Labels<L>, value: number): void {
+    if (this.type === 'counter') throw new Error(`${this.name}: a counter is only incremented`);
+    this.table.row(labels.account)[this.slot(labels)] = value;
+  }
+
+  /** Counters: adds `by` (0 creates the series at 0). Gauges: adds to the value (absent counts as 0). */
+  inc(labels: Labels<L>, by = 1): void {
+    if (this.type === 'counter' && !(by >= 0)) throw new Error(`${this.name}: a counter only increases`);
+    const row = this.table.row(labels.account);
+    const i = this.slot(labels);
+    row[i] = (Number.isNaN(row[i]!) ? 0 : row[i]!) + by;
+  }
+
+  /** Drops the account's series of this family (the row stays for the others). */
+  remove(labels: { account: string }): void {
+    const n = this.label ? this.label.values.length : 1;
+    this.table.find(labels.account)?.fill(ABSENT, this.first, this.first + n);
+  }
+
+  get(): { name: string; help: string; type: string; values: MetricValue[]; aggregator: string } {
+    this.beforeCollect?.();
+    const values: MetricValue[] = [];
+    const n = this.label ? this.label.values.length : 1;
+    for (const [account, row] of this.table.entries()) {
+      for (let i = 0; i < n; i++) {
+        const value = row[this.first + i]!;
+        if (Number.isNaN(value)) continue;
+        values.push({ labels: this.label ? { account, [this.label.name]: this.label.values[i]! } : { account }, value });
+      }
+    }
+    return { name: this.name, help: this.help, type: this.type, values, aggregator: this.aggregator };
+  }
+}
