@@ -1,13 +1,13 @@
 import { Counter, Gauge, Registry } from 'prom-client';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { AccountFamily, AccountTable } from './account-series.js';
+import { AccountFamily, AccountTable, KeeperRegistry } from './account-series.js';
 
 const RESULTS = ['ok', 'rate_limited', 'rejected', 'error'] as const;
 
 /** The same families twice: ours over one table, and prom-client's own (the oracle). */
 function pair() {
-  const ours = new Registry();
+  const ours = new KeeperRegistry();
   const theirs = new Registry();
   const table = new AccountTable();
   const a = {
@@ -56,19 +56,24 @@ describe('AccountFamily', () => {
             b.horizon.remove({ account: o.account });
           }
         }
-        // Series order may differ (ours: by account, then label); the set of lines may not.
+        // Series order may differ (ours: by account, then label); the set of lines may not. Both of
+        // our paths: the text the keeper serves, and get() as prom-client's own registry reads it.
         const lines = (t: string) => t.split('\n').filter(Boolean).sort();
-        expect(lines(await ours.metrics())).toEqual(lines(await theirs.metrics()));
+        const want = lines(await theirs.metrics());
+        expect(lines(await ours.metrics())).toEqual(want);
+        const plain = new Registry();
+        for (const f of Object.values(a)) plain.registerMetric(f as never);
+        expect(lines(await plain.metrics())).toEqual(want);
       }),
       { numRuns: 200 },
     );
   });
 
   it('runs beforeCollect at each scrape, before any value is read', async () => {
-    const registry = new Registry();
+    const registry = new KeeperRegistry();
     const table = new AccountTable();
     let now = 5;
-    const g = new AccountFamily({ name: 't_g', help: 'g', type: 'gauge', table, registers: [registry], beforeCollect: () => g.set({ account: 'x' }, now) });
+    const g: AccountFamily = new AccountFamily({ name: 't_g', help: 'g', type: 'gauge', table, registers: [registry], beforeCollect: () => g.set({ account: 'x' }, now) });
     expect(await registry.metrics()).toContain('t_g{account="x"} 5');
     now = 7;
     expect(await registry.metrics()).toContain('t_g{account="x"} 7');

@@ -42,6 +42,14 @@ function send(res: ServerResponse, status: number, body: string, contentType: st
   res.end(res.req.method === 'HEAD' ? undefined : buf);
 }
 
+function sendChunks(res: ServerResponse, status: number, chunks: string[], contentType: string): void {
+  let length = 0;
+  for (const c of chunks) length += Buffer.byteLength(c, 'utf8');
+  res.writeHead(status, { 'content-type': contentType, 'content-length': String(length), 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' });
+  if (res.req.method !== 'HEAD') for (const c of chunks) res.write(c);
+  res.end();
+}
+
 function json(res: ServerResponse, status: number, value: unknown): void {
   send(res, status, `${JSON.stringify(value)}\n`, 'application/json; charset=utf-8');
 }
@@ -67,8 +75,11 @@ export async function handleOps(views: OpsViews, req: IncomingMessage, res: Serv
     case '/status':
       return json(res, 200, views.status());
     case '/metrics': {
-      const text = await views.registry.metrics();
-      return send(res, 200, text, views.registry.contentType);
+      // Chunks, when the registry gives them: at 10,000 accounts the text is about 15 MB, and one
+      // joined copy plus its Buffer would double what a scrape holds.
+      const reg = views.registry as Registry & { metricsChunks?: () => Promise<string[]> };
+      const chunks = reg.metricsChunks ? (await reg.metricsChunks()).map((c, i, all) => c + (i === all.length - 1 ? '\n' : '\n\n')) : [await reg.metrics()];
+      return sendChunks(res, 200, chunks, reg.contentType);
     }
     default:
       return send(res, 200, views.statusPage(), 'text/html; charset=utf-8', {

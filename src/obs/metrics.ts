@@ -1,5 +1,5 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import { AccountFamily, AccountTable } from './account-series.js';
+import { AccountFamily, AccountTable, KeeperRegistry } from './account-series.js';
 
 /**
  * Every metric of docs/DESIGN.md section 2 (names and labels are the contract), declared once here.
@@ -64,7 +64,7 @@ export interface KeeperMetrics {
 }
 
 export function createMetrics(opts: { version: string; defaultMetrics?: boolean; registry?: Registry }): KeeperMetrics {
-  const registry = opts.registry ?? new Registry();
+  const registry = opts.registry ?? new KeeperRegistry();
   if (opts.defaultMetrics !== false) collectDefaultMetrics({ register: registry });
   const r = [registry];
   const onCollect: Array<() => void> = [];
