@@ -1,5 +1,5 @@
 import { encode } from '@msgpack/msgpack';
-import { concat, keccak256, numberToBytes, hexToBytes, type Hex } from 'viem';
+import { concat, hashDomain, keccak256, numberToBytes, hexToBytes, stringToBytes, type Hex } from 'viem';
 import { VENUE_FACTS } from '../facts.js';
 import type { Network } from '../types.js';
 
@@ -75,4 +75,23 @@ export function l1TypedData(connectionId: Hex, network: Network) {
     primaryType: 'Agent' as const,
     message: { source: network === 'mainnet' ? 'a' : 'b', connectionId },
   };
+}
+
+/**
+ * The EIP-712 digest of `l1TypedData(connectionId, network)`, the same bytes viem's hashTypedData
+ * gives (a test holds it to that), without its generic type walk: the domain and the one struct
+ * are fixed, so the domain separator and the type hash are computed once. viem's validation and
+ * ABI encoding were 0.16 ms of the 0.54 ms an arm's signature took.
+ * digest = keccak256(0x1901 ‖ domainSeparator ‖ keccak256(typeHash ‖ keccak256(source) ‖ connectionId))
+ */
+const L1_DOMAIN_SEPARATOR = hexToBytes(
+  hashDomain({ domain: { name: 'Exchange', version: '1', chainId: BigInt(VENUE_FACTS.l1ChainId), verifyingContract: ZERO_ADDRESS }, types: { EIP712Domain: [{ name: 'name', type: 'string' }, { name: 'version', type: 'string' }, { name: 'chainId', type: 'uint256' }, { name: 'verifyingContract', type: 'address' }] } }),
+);
+const AGENT_TYPE_HASH = hexToBytes(keccak256(stringToBytes('Agent(string source,bytes32 connectionId)')));
+const SOURCE_HASH = { mainnet: hexToBytes(keccak256(stringToBytes('a'))), testnet: hexToBytes(keccak256(stringToBytes('b'))) } as const;
+const EIP712_PREFIX = new Uint8Array([0x19, 0x01]);
+
+export function l1SigningHash(connectionId: Hex, network: Network): Hex {
+  const structHash = keccak256(concat([AGENT_TYPE_HASH, SOURCE_HASH[network], hexToBytes(connectionId, { size: 32 })]), 'bytes');
+  return keccak256(concat([EIP712_PREFIX, L1_DOMAIN_SEPARATOR, structHash]));
 }

@@ -1,7 +1,7 @@
 import { parseSignature, recoverTypedDataAddress, type Hex } from 'viem';
 import { privateKeyToAccount, type PrivateKeyAccount } from 'viem/accounts';
 import type { Network, Signature } from '../types.js';
-import { l1ActionHash, l1TypedData } from './l1.js';
+import { l1ActionHash, l1SigningHash, l1TypedData } from './l1.js';
 import { userSignedTypedData, type UserSignedKind } from './user-signed.js';
 
 /**
@@ -56,7 +56,8 @@ export function signerFromPrivateKey(privateKey: string, what = 'key'): Signer {
     address,
     async signL1({ action, nonce, network, vaultAddress, expiresAfter }) {
       const connectionId = l1ActionHash(action, nonce, vaultAddress, expiresAfter);
-      const sig = await account.signTypedData(l1TypedData(connectionId, network));
+      // The typed data's digest, signed as a hash: what signTypedData(l1TypedData(...)) signs.
+      const sig = await account.sign({ hash: l1SigningHash(connectionId, network) });
       return splitSignature(sig);
     },
     async signUserAction(kind, action, opts) {

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { encode } from '@msgpack/msgpack';
-import { l1ActionHash, msgpackAction } from './l1.js';
+import fc from 'fast-check';
+import { hashTypedData, toHex } from 'viem';
+import { l1ActionHash, l1SigningHash, l1TypedData, msgpackAction } from './l1.js';
 import { recoverL1Signer, recoverUserSigner, signerFromPrivateKey, InvalidKeyError } from './signer.js';
 import { NonceSource } from './nonce.js';
 import { FakeClock } from '../../sched/fake-clock.js';
@@ -48,6 +50,18 @@ describe('L1 action hash', () => {
   it('keeps key order (type first)', () => {
     expect(l1ActionHash({ type: 'scheduleCancel', time: 5n }, 0)).not.toBe(
       l1ActionHash({ time: 5n, type: 'scheduleCancel' }, 0),
+    );
+  });
+});
+
+describe('L1 signing digest', () => {
+  it('is viem hashTypedData(l1TypedData(...)) for any connection id, on both networks', () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ minLength: 32, maxLength: 32 }), fc.constantFrom('mainnet' as const, 'testnet' as const), (bytes, network) => {
+        const connectionId = toHex(bytes);
+        expect(l1SigningHash(connectionId, network)).toBe(hashTypedData(l1TypedData(connectionId, network)));
+      }),
+      { numRuns: 300 },
     );
   });
 });
