@@ -102,6 +102,34 @@ describe('AccountRunner timelines (virtual time)', () => {
     expect(minHorizon(venue, t0 + 1, t0 + 60_000)).toBeGreaterThanOrEqual(45_000);
   });
 
+  it('splits each re-arm lag into the timer and the queue: a budget that holds a request 1.5 s shows as queued_ms', async () => {
+    const local = new FakeClock(Date.UTC(2026, 5, 1, 12));
+    const clock = new VenueClock(local);
+    const reports: RunnerReport[] = [];
+    let sends = 0;
+    const runner = new AccountRunner('acct', settings, {
+      clock,
+      // the second arm waits 1.5 s in "the budget" before its body is built (as the port does)
+      sender: {
+        async send({ timeMs }) {
+          if (++sends === 2) await new Promise<void>((r) => local.setTimeout(r, 1_500));
+          timeMs();
+        },
+      },
+      reprovision: async () => true,
+      report: (r) => reports.push(r),
+    });
+    runner.start();
+    await local.advance(20_000);
+    const arms = reports.filter((r): r is Extract<RunnerReport, { type: 'arm' }> => r.type === 'arm' && r.result === 'ok');
+    expect(arms.length).toBeGreaterThanOrEqual(2);
+    const late = arms[1]!;
+    expect(late.lagMs).toBeCloseTo(1_500, 0);
+    expect(late.queuedMs).toBeCloseTo(1_500, 0);
+    expect(late.timerLateMs).toBeCloseTo(0, 0);
+    expect(late.lagMs!).toBeCloseTo(late.timerLateMs! + late.queuedMs!, 6);
+  });
+
   it('at t=14 s the venue returns 429 for 10 s (across a re-arm slot): every horizon stays >= 20 s and nothing is sent inside retry_after', async () => {
     const faultFrom = Date.UTC(2026, 5, 1, 12) + 14_000;
     const { local, runner, venue, t0, reports } = setup((now) =>

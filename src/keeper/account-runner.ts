@@ -30,7 +30,21 @@ export interface ScheduleCancelSender {
 
 /** What the runner tells the outside world (logs, metrics, watchers). */
 export type RunnerReport =
-  | { type: 'arm'; result: 'ok' | 'rate_limited' | 'rejected' | 'error'; path: ArmPath; deadlineMs?: number; latencyMs: number; lagMs?: number; reason?: string; message?: string; retryAfterMs?: number; scope?: string }
+  | {
+      type: 'arm';
+      result: 'ok' | 'rate_limited' | 'rejected' | 'error';
+      path: ArmPath;
+      deadlineMs?: number;
+      latencyMs: number;
+      /** Send time minus planned slot, split: `timerLateMs` (slot to the request being queued) and `queuedMs` (queued to sent: budget, signer turn). */
+      lagMs?: number;
+      timerLateMs?: number;
+      queuedMs?: number;
+      reason?: string;
+      message?: string;
+      retryAfterMs?: number;
+      scope?: string;
+    }
   | { type: 'clear'; result: 'ok' | 'rate_limited' | 'rejected' | 'error'; path: ArmPath; latencyMs: number; reason?: string; message?: string }
   | { type: 'lapsed'; deadlineMs: number }
   | { type: 'phase'; from: SwitchState['phase']; to: SwitchState['phase'] }
@@ -240,12 +254,12 @@ export class AccountRunner {
       .then(
         () => {
           const latencyMs = this.deps.clock.monoMs() - sentMono;
-          const lagMs = plannedSlotMs === null ? undefined : sentAt - plannedSlotMs;
+          const lag = plannedSlotMs === null ? {} : { lagMs: sentAt - plannedSlotMs, timerLateMs: queuedAt - plannedSlotMs, queuedMs: sentAt - queuedAt };
           if (!this.accepted || sentMono >= this.accepted.monoMs) {
             this.accepted = { venueMs: sentAt, monoMs: sentMono };
             this.latestRearmMono = sentMono + latestRearmAfterMs(this.settings);
           }
-          this.deps.report({ type: 'arm', result: 'ok', path, deadlineMs, latencyMs, lagMs });
+          this.deps.report({ type: 'arm', result: 'ok', path, deadlineMs, latencyMs, ...lag });
           this.dispatch({ type: 'arm_ok', deadlineMs, path, sentAtMs: sentAt });
           this.claimNextSlot();
         },

@@ -29,6 +29,9 @@ export interface ReportsDeps {
   accounts: () => Iterable<Managed>;
 }
 
+/** A re-arm later than this after its planned slot is logged (`arm_late`) with where the time went. */
+export const ARM_LATE_WARN_MS = 1_000;
+
 export class AccountReports {
   constructor(private readonly deps: ReportsDeps) {}
 
@@ -43,7 +46,12 @@ export class AccountReports {
         metrics.armLatency.observe({ path: r.path }, r.latencyMs / 1000);
         if (r.result === 'ok') {
           metrics.lastArmSuccess.set({ account }, this.deps.clock.nowMs() / 1000);
-          if (r.lagMs !== undefined) metrics.armLag.observe(Math.max(0, r.lagMs) / 1000);
+          if (r.lagMs !== undefined) {
+            metrics.armLag.observe(Math.max(0, r.lagMs) / 1000);
+            // A re-arm that left over a second after its slot is worth a line: where the time went
+            // (timer: the event loop woke late; queued: the request budget or the signer's turn).
+            if (r.lagMs > ARM_LATE_WARN_MS) m.log.warn({ event: 'arm_late', lag_ms: Math.round(r.lagMs), timer_late_ms: Math.round(r.timerLateMs ?? 0), queued_ms: Math.round(r.queuedMs ?? 0), latency_ms: Math.round(r.latencyMs) }, 're-arm left late');
+          }
           // Routine: debug. The minute summary counts arms; state changes and failures are info+.
           m.log.debug({ event: 'arm', result: 'ok', path: r.path, deadline: new Date(r.deadlineMs!).toISOString(), latency_ms: r.latencyMs, venue: { status: 'ok' } }, 'armed');
         } else {

@@ -116,7 +116,8 @@ export function createMetrics(opts: { version: string; defaultMetrics?: boolean;
     armLag: new Histogram({
       name: 'dms_keeper_arm_lag_seconds',
       help: 'Re-arm send time minus planned slot',
-      buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.2, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+      // 10 ms apart up to 100 ms, so a p99 of tens of ms reads within 10 ms.
+      buckets: [0.001, 0.005, 0.01, 0.02, 0.03, 0.04, 0.05, 0.06, 0.07, 0.08, 0.09, 0.1, 0.15, 0.2, 0.25, 0.5, 1, 2.5, 5, 10, 30],
       registers: r,
     }),
     lapses: new AccountFamily({ name: 'dms_keeper_lapses_total', help: 'Deadlines that passed while the account should have been armed', type: 'counter', table, registers: r }),
