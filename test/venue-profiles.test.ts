@@ -145,7 +145,7 @@ describe('disarm under the profiles that null or omit every optional field', () 
     const dispatcher = new Agent();
     const transport = new HttpTransport({ requestTimeoutMs: 5_000, dispatcher });
     try {
-      const { port } = buildVenue({ config: { rateLimits: { global: { requests: 1200, perSeconds: 60 }, scheduleCancel: { requests: 600, perSeconds: 60 } } }, urls: sim, transport, clock: systemClock() });
+      const { port } = buildVenue({ config: { rateLimits: { global: { requests: 1200, perSeconds: 60 }, scheduleCancel: { requests: 600, perSeconds: 60 }, exchange: { requests: 1200, perSeconds: 60 } } }, urls: sim, transport, clock: systemClock() });
       // Arm both with the master (an L1 signer the venue accepts), as a keeper would have.
       const master = signerFromPrivateKey(demoMasterKey('alice'));
       for (const [i, vault] of [undefined, ALICE_SUB].entries()) {

@@ -30,6 +30,8 @@ export interface AppConfig {
   rateLimits: {
     global: { requests: number; perSeconds: number };
     scheduleCancel: { requests: number; perSeconds: number };
+    /** POST {exchange_url}/exchange: approvals and exchange-path arms (`rate_limits.exchange`). */
+    exchange: { requests: number; perSeconds: number };
     /** One budget with every instance of the same name, through Redis (sched/shared-budget.ts). */
     shared?: { redisUrl: string; name: string; fallbackShare: number; password?: () => Promise<string> };
   };

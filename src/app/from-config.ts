@@ -44,6 +44,7 @@ export function toAppConfig(config: Config, env: Readonly<Record<string, string 
     rateLimits: {
       global: config.rateLimits.global,
       scheduleCancel: config.rateLimits.scheduleCancel,
+      exchange: config.rateLimits.exchange,
       ...(config.rateLimits.shared ? { shared: sharedOf(config.rateLimits.shared, env) } : {}),
     },
     keeper: {

@@ -1,7 +1,6 @@
 import { monotonicView, type Clock } from '../sched/clock.js';
 import { RequestScheduler, type RequestClass } from '../sched/scheduler.js';
 import { VenueClock } from '../sched/venue-clock.js';
-import { VENUE_FACTS } from '../venue/facts.js';
 import type { HttpTransport } from '../venue/http.js';
 import { VenuePort } from '../venue/port.js';
 import { SharedBudget, type BudgetMode } from '../sched/shared-budget.js';
@@ -28,7 +27,7 @@ export function buildVenue(args: {
     {
       global: { limit: rateLimits.global.requests, windowMs: rateLimits.global.perSeconds * 1000 },
       schedule_cancel: { limit: rateLimits.scheduleCancel.requests, windowMs: rateLimits.scheduleCancel.perSeconds * 1000 },
-      exchange: { limit: VENUE_FACTS.ipWeightPerMinute, windowMs: 60_000 },
+      exchange: { limit: rateLimits.exchange.requests, windowMs: rateLimits.exchange.perSeconds * 1000 },
     },
     args.onThrottled ? { onThrottled: args.onThrottled } : {},
   );

@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError } from './errors.js';
 import { loadConfig, parseConfig } from './load.js';
 import { exchangePathProblem } from './rules.js';
+import { toAppConfig } from '../app/from-config.js';
+import { VENUE_FACTS } from '../venue/facts.js';
 import { NETWORK_URLS } from './schema.js';
 import { KEY1, minimal, parse, paths, problemsOf } from './test-support.js';
 
@@ -19,7 +21,11 @@ describe('defaults', () => {
     const sw = { deadlineSeconds: 60, rearmEverySeconds: 15, minHorizonSeconds: 20, armWhen: 'always', onShutdown: 'keep', path: 'rest' };
     expect(c.switch).toEqual(sw);
     expect(c.watch).toEqual({ ordersEverySeconds: 30, positionsEverySeconds: 60, notifications: true });
-    expect(c.rateLimits).toEqual({ global: { requests: 1200, perSeconds: 60 }, scheduleCancel: { requests: 600, perSeconds: 60 } });
+    expect(c.rateLimits).toEqual({
+      global: { requests: 1200, perSeconds: 60 },
+      scheduleCancel: { requests: 600, perSeconds: 60 },
+      exchange: { requests: 1200, perSeconds: 60 },
+    });
     expect(c.shard).toEqual({ index: 0, count: 1 });
     expect(c.stateDir).toBe('./state');
     expect(c.server).toEqual({ listen: '127.0.0.1:9464', host: '127.0.0.1', port: 9464 });
@@ -288,6 +294,52 @@ describe('cross-field rules (each good and bad, each at its YAML path)', () => {
       const c = await parse(minimal(extra));
       expect(c.accounts).toHaveLength(1);
     }
+  });
+});
+
+describe('rate_limits.exchange: the budget of POST {exchange_url}/exchange', () => {
+  it("defaults to the venue's IP weight, 1200 per 60 s, all the way to the app config", async () => {
+    for (const text of [minimal(), minimal('rate_limits: { global: { requests: 900 } }'), minimal('rate_limits:\n  # exchange: { requests: 2400 }')]) {
+      const c = await parse(text);
+      expect(c.rateLimits.exchange).toEqual({ requests: 1200, perSeconds: 60 });
+      expect(toAppConfig(c, {}).rateLimits.exchange).toEqual({ requests: VENUE_FACTS.ipWeightPerMinute, perSeconds: 60 });
+    }
+  });
+
+  it('maps a given value through to the app config, each sub-key defaulting on its own', async () => {
+    const c = await parse(minimal('rate_limits:\n  exchange: { requests: 2400, per_seconds: 30 }'));
+    expect(c.rateLimits.exchange).toEqual({ requests: 2400, perSeconds: 30 });
+    expect(c.rateLimits.global).toEqual({ requests: 1200, perSeconds: 60 }); // the others untouched
+    expect(toAppConfig(c, {}).rateLimits).toMatchObject({ exchange: { requests: 2400, perSeconds: 30 }, scheduleCancel: { requests: 600, perSeconds: 60 } });
+    expect((await parse(minimal('rate_limits: { exchange: { requests: 3000 } }'))).rateLimits.exchange).toEqual({ requests: 3000, perSeconds: 60 });
+    expect((await parse(minimal('rate_limits: { exchange: { per_seconds: 10 } }'))).rateLimits.exchange).toEqual({ requests: 1200, perSeconds: 10 });
+  });
+
+  it('can be set from the environment', async () => {
+    const c = await parse(minimal(), { DMS_KEEPER_RATE_LIMITS__EXCHANGE__REQUESTS: '6000', DMS_KEEPER_RATE_LIMITS__EXCHANGE__PER_SECONDS: '60' });
+    expect(c.rateLimits.exchange).toEqual({ requests: 6000, perSeconds: 60 });
+  });
+
+  const bad: Array<[string, string, string, RegExp]> = [
+    ['requests 0', 'rate_limits: { exchange: { requests: 0 } }', 'rate_limits.exchange.requests', /at least 1/],
+    ['requests negative', 'rate_limits: { exchange: { requests: -5, per_seconds: 60 } }', 'rate_limits.exchange.requests', /at least 1/],
+    ['per_seconds 0', 'rate_limits: { exchange: { per_seconds: 0 } }', 'rate_limits.exchange.per_seconds', /at least 1/],
+    ['per_seconds negative', 'rate_limits: { exchange: { per_seconds: -60 } }', 'rate_limits.exchange.per_seconds', /at least 1/],
+    ['requests a string', 'rate_limits: { exchange: { requests: "lots" } }', 'rate_limits.exchange.requests', /got a string/],
+    ['per_seconds a fraction', 'rate_limits: { exchange: { per_seconds: 1.5 } }', 'rate_limits.exchange.per_seconds', /whole number/],
+    ['unknown sub-key', 'rate_limits:\n  exchange: { requests: 10, per_minute: 1 }', 'rate_limits.exchange.per_minute', /^unknown key "per_minute"; allowed here: requests, per_seconds$/],
+    ['not a mapping', 'rate_limits: { exchange: 2400 }', 'rate_limits.exchange', /must be a mapping \(got 2400\)/],
+  ];
+  it.each(bad)('refuses %s, naming the YAML path', async (_name, extra, path, message) => {
+    const problems = await problemsOf(minimal(extra));
+    expect(paths(problems)).toEqual([path]);
+    expect(problems[0]!.message).toMatch(message);
+  });
+
+  it('names exchange among the keys allowed under rate_limits', async () => {
+    const [p] = await problemsOf(minimal('rate_limits:\n  exchnage: { requests: 2400 }'));
+    expect(p).toMatchObject({ path: 'rate_limits.exchnage', line: 8 });
+    expect(p!.message).toBe('unknown key "exchnage"; allowed here: global, schedule_cancel, exchange, shared');
   });
 });
 

@@ -211,6 +211,7 @@ class Loader {
       rateLimits: {
         global: { requests: rateLimits.global.requests, perSeconds: rateLimits.global.per_seconds },
         scheduleCancel: { requests: rateLimits.schedule_cancel.requests, perSeconds: rateLimits.schedule_cancel.per_seconds },
+        exchange: { requests: rateLimits.exchange.requests, perSeconds: rateLimits.exchange.per_seconds },
         ...(rateLimits.shared
           ? {
               shared: {

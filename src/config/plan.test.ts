@@ -59,7 +59,7 @@ describe('buildPlan', () => {
   it('never refuses: over the budget it names who keeps the min horizon, who is short, who is over_budget', async () => {
     const base = await parse(KNOWN);
     // So tight that not even the longest periods that keep the deadlines fit every account.
-    const tight: Config = { ...base, rateLimits: { global: { requests: 28, perSeconds: 60 }, scheduleCancel: { requests: 2, perSeconds: 60 } } };
+    const tight: Config = { ...base, rateLimits: { ...base.rateLimits, global: { requests: 28, perSeconds: 60 }, scheduleCancel: { requests: 2, perSeconds: 60 } } };
     const plan = buildPlan(tight);
     expect(plan.problems).toEqual([]);
     expect(plan.canHoldEveryHorizon).toBe(false);
@@ -75,7 +75,7 @@ describe('buildPlan', () => {
     const prio = buildPlan({ ...tight, accounts: tight.accounts.map((a) => (a.name === 'a2' ? { ...a, priority: 5 } : a)) });
     expect(prio.accounts.map((a) => a.verdict)).toEqual(['over_budget', 'keeps_min_horizon', 'over_budget']);
     // Reads are stretched first when arms and reads outgrow the global budget.
-    const reads = buildPlan({ ...base, rateLimits: { global: { requests: 25, perSeconds: 60 }, scheduleCancel: { requests: 50, perSeconds: 60 } } });
+    const reads = buildPlan({ ...base, rateLimits: { ...base.rateLimits, global: { requests: 25, perSeconds: 60 }, scheduleCancel: { requests: 50, perSeconds: 60 } } });
     expect(reads.readStretch).toBeGreaterThan(1);
     expect(reads.global.neededPerMinute).toBeLessThanOrEqual(25 * 0.97 + 1e-9);
   });
@@ -93,7 +93,7 @@ describe('buildPlan', () => {
         { ...accounts[1]!, agent: { ...accounts[1]!.agent, key: agentFile } },
         accounts[2]!,
       ],
-      rateLimits: { global: { requests: 30, perSeconds: 60 }, scheduleCancel: { requests: 2000, perSeconds: 60 } },
+      rateLimits: { ...base.rateLimits, global: { requests: 30, perSeconds: 60 }, scheduleCancel: { requests: 2000, perSeconds: 60 } },
       server: { listen: '0.0.0.0:9464', host: '0.0.0.0', port: 9464 },
     });
     const w = plan.warnings.join('\n');
@@ -111,6 +111,39 @@ describe('buildPlan', () => {
     const over = buildPlan({ ...base, rateLimits: { ...base.rateLimits, global: { requests: 1300, perSeconds: 60 } } });
     expect(over.warnings.join('\n')).toMatch(/above the venue's 1200 weight per minute per IP/);
   });
+
+  it('rate_limits.exchange: its own budget, spent by path: exchange arms and the approvals at start-up', async () => {
+    const base = await parse(KNOWN);
+    const sw = (a: AccountConfig, s: Partial<SwitchConfig>): AccountConfig => ({ ...a, switch: { ...a.switch, ...s } });
+    // Default: the venue's 1200 per minute; no account arms by the exchange path; 3 approveAgent.
+    const plan = buildPlan(base);
+    expect(plan.exchange).toEqual({ budgetPerMinute: 1200, neededPerMinute: 0, headroomPerMinute: 1200, headroomPercent: 100 });
+    expect(plan.startupApprovals).toBe(3);
+    expect(plan.warnings.join('\n')).not.toMatch(/rate_limits.exchange/);
+
+    // a3 arms by the exchange path (12 per minute); a1 has its agent already (no approveAgent) and a builder fee.
+    const builderFee = { builder: '0x0000000000000000000000000000000000000b01' as const, maxFeeRate: '0.01%' };
+    const agentKey = { kind: 'env' as const, name: 'K2', yamlPath: 'accounts[0].agent.key' };
+    const mixed = buildPlan({
+      ...base,
+      accounts: base.accounts.map((a) =>
+        a.name === 'a3' ? sw(a, { path: 'exchange' }) : a.name === 'a1' ? { ...a, builderFee, agent: { ...a.agent, key: agentKey } } : a,
+      ),
+      rateLimits: { ...base.rateLimits, exchange: { requests: 10, perSeconds: 5 } },
+    });
+    expect(mixed.exchange.budgetPerMinute).toBe(120);
+    expect(mixed.exchange.neededPerMinute).toBe(12);
+    expect(mixed.startupApprovals).toBe(3); // a1: approveBuilderFee; a2, a3: approveAgent
+    const text = formatPlan(mixed);
+    expect(text).toContain('exchange         need 12 arms (path: exchange) of 120: headroom 108 (90%)');
+    expect(text).toContain('approvals at start-up: up to 3 on the exchange budget, about 1.5 s');
+
+    const tight = buildPlan({ ...base, accounts: base.accounts.map((a) => sw(a, { path: 'exchange' })), rateLimits: { ...base.rateLimits, exchange: { requests: 22, perSeconds: 60 } } });
+    expect(tight.warnings.join('\n')).toMatch(/rate_limits.exchange: only 9.09% headroom/);
+
+    const higherTier = buildPlan({ ...base, rateLimits: { ...base.rateLimits, exchange: { requests: 2400, perSeconds: 60 } } });
+    expect(higherTier.warnings.join('\n')).toMatch(/rate_limits.exchange allows 2400 requests per minute, above the venue's published 1200 .*right only when your venue tier grants more/);
+  });
 });
 
 describe('formatPlan', () => {
@@ -120,6 +153,8 @@ describe('formatPlan', () => {
     expect(text).toMatch(/a3 +0x00000000000000000000000000000000000000a3 +5 s +5 s +30 s +10 s +0 +keeps_min_horizon +2 +rest +always +keep +12 +3/);
     expect(text).toContain('schedule_cancel  need 20 arms of 50: headroom 30 (60%)');
     expect(text).toContain('global           need 20 arms + 9 reads = 29 of 200: headroom 171 (85.5%)');
+    expect(text).toContain('exchange         need 0 arms (path: exchange) of 1200: headroom 1200 (100%)');
+    expect(text).toContain('approvals at start-up: up to 3 on the exchange budget, about 0.15 s');
     expect(text).toContain('venue actions per address: up to 17280 per day');
     expect(text).toContain('OK: the budget holds every horizon.');
     expect(text).toContain('Warnings:');

@@ -17,7 +17,10 @@ import { VENUE_FACTS } from '../venue/facts.js';
  * - reads: per account 60 / orders_every_seconds + 60 / positions_every_seconds, one page per
  *   poll (each further page of an account with many orders or positions costs one more).
  *   Notifications come over the WebSocket and cost no request budget.
- * - budgets: requests * 60 / per_seconds of `rate_limits.schedule_cancel` and `.global`.
+ * - budgets: requests * 60 / per_seconds of `rate_limits.schedule_cancel`, `.global` and `.exchange`.
+ *   The exchange endpoint is a quota of its own: the arms of `path: exchange` accounts, plus the
+ *   approvals at start-up (one approveAgent per account without `agent.key`, one approveBuilderFee
+ *   per `builder_fee`), which the plan shows as how long they take at that budget.
  * The keeper never refuses to protect over this arithmetic (sched/cadence.ts, planProtection): as
  * the accounts outgrow the budget, reads give way first (the plan shows the stretch they need; the
  * keeper's budget makes them wait behind arms and sheds them), then re-arm periods are stretched, then gives up the retry
@@ -65,6 +68,10 @@ export interface Plan {
   scheduleCancel: BudgetUse;
   /** needed = arms + reads. */
   global: BudgetUse;
+  /** needed = arms of the `path: exchange` accounts (approvals are one-off: `startupApprovals`). */
+  exchange: BudgetUse;
+  /** Most approvals (approveAgent, approveBuilderFee) this shard sends at start-up, on the exchange budget. */
+  startupApprovals: number;
   /** Every account keeps its min horizon (check-config exits 0; else 1). */
   canHoldEveryHorizon: boolean;
   /** Which tier of the never-refuse plan the budget allows (sched/cadence.ts). */
@@ -131,6 +138,9 @@ function buildPlanWith(config: Config): Plan {
   const reads = Number.isFinite(readStretch) ? configuredReads / readStretch : 0;
   const scheduleCancel = use(perMinute(config.rateLimits.scheduleCancel), arms);
   const global = use(perMinute(config.rateLimits.global), arms + reads);
+  const exchangeArms = accounts.filter((a) => a.switch.path === 'exchange').reduce((s, a) => s + a.armsPerMinute, 0);
+  const exchange = use(perMinute(config.rateLimits.exchange), exchangeArms);
+  const startupApprovals = mine.reduce((n, a) => n + (a.agent.key ? 0 : 1) + (a.builderFee ? 1 : 0), 0);
   return {
     shard: { ...config.shard },
     accountsTotal: config.accounts.length,
@@ -141,18 +151,20 @@ function buildPlanWith(config: Config): Plan {
     readsPerMinute: reads,
     scheduleCancel,
     global,
+    exchange,
+    startupApprovals,
     canHoldEveryHorizon: protection.verdicts.every((v) => v === 'keeps_min_horizon'),
     tier: protection.tier,
     readStretch,
     problems: [],
-    warnings: planWarnings(config, mine, accounts, scheduleCancel, global),
+    warnings: planWarnings(config, mine, accounts, scheduleCancel, global, exchange),
   };
 }
 
 /** Share of the global budget arms and reads may plan on together; the rest absorbs retries. */
 const READ_UTILISATION = 0.97;
 
-function planWarnings(config: Config, mine: AccountConfig[], accounts: PlanAccount[], sc: BudgetUse, gl: BudgetUse): string[] {
+function planWarnings(config: Config, mine: AccountConfig[], accounts: PlanAccount[], sc: BudgetUse, gl: BudgetUse, ex: BudgetUse): string[] {
   const w: string[] = [];
   const names = (list: Array<{ name: string }>): string => list.map((a) => a.name).join(', ');
 
@@ -178,6 +190,7 @@ function planWarnings(config: Config, mine: AccountConfig[], accounts: PlanAccou
   for (const [label, u] of [
     ['rate_limits.schedule_cancel', sc],
     ['rate_limits.global', gl],
+    ['rate_limits.exchange', ex],
   ] as const) {
     if (u.headroomPerMinute >= 0 && u.headroomPercent < LOW_HEADROOM_PERCENT) {
       w.push(`${label}: only ${num(u.headroomPercent)}% headroom; retries after errors and 429s need spare budget`);
@@ -187,6 +200,12 @@ function planWarnings(config: Config, mine: AccountConfig[], accounts: PlanAccou
     w.push(
       `rate_limits.global allows ${num(gl.budgetPerMinute)} requests per minute, above the venue's ${VENUE_FACTS.ipWeightPerMinute} weight per minute per IP ` +
         '(exchange endpoint); the venue will answer 429',
+    );
+  }
+  if (ex.budgetPerMinute > VENUE_FACTS.ipWeightPerMinute) {
+    w.push(
+      `rate_limits.exchange allows ${num(ex.budgetPerMinute)} requests per minute, above the venue's published ${VENUE_FACTS.ipWeightPerMinute} weight per minute per IP: ` +
+        'right only when your venue tier grants more; otherwise the venue will answer 429',
     );
   }
   const envKeys = mine.flatMap((a) =>
@@ -243,7 +262,13 @@ export function formatPlan(plan: Plan): string {
     `  schedule_cancel  need ${num(plan.armsPerMinute)} arms of ${num(plan.scheduleCancel.budgetPerMinute)}: headroom ${headroom(plan.scheduleCancel)}`,
     `  global           need ${num(plan.armsPerMinute)} arms + ${num(plan.readsPerMinute)} reads = ${num(plan.global.neededPerMinute)} of ${num(plan.global.budgetPerMinute)}: headroom ${headroom(plan.global)}`,
     '  (reads: one page per orders and positions poll; each further page costs one more)',
+    `  exchange         need ${num(plan.exchange.neededPerMinute)} arms (path: exchange) of ${num(plan.exchange.budgetPerMinute)}: headroom ${headroom(plan.exchange)}`,
   );
+  if (plan.startupApprovals > 0) {
+    const seconds = (plan.startupApprovals / plan.exchange.budgetPerMinute) * 60;
+    const took = seconds < 120 ? `${num(seconds)} s` : `${num(seconds / 60)} min`;
+    lines.push(`  approvals at start-up: up to ${plan.startupApprovals} on the exchange budget, about ${took} (fewer when stored agents are still valid)`);
+  }
   if (plan.readStretch > 1) {
     lines.push(
       Number.isFinite(plan.readStretch)

@@ -57,6 +57,8 @@ export const CONFIG_DEFAULTS = {
   rate_limits: {
     global: { requests: 1200, per_seconds: 60 },
     schedule_cancel: { requests: 600, per_seconds: 60 },
+    /** The venue's published IP weight: 1200 per minute, an action weighs 1. */
+    exchange: { requests: VENUE_FACTS.ipWeightPerMinute, per_seconds: 60 },
   },
   agent: { name: 'dms-keeper', valid_days: 30 },
   shard: { index: 0, count: 1 },
@@ -209,6 +211,7 @@ export const SharedBudgetSchema = z.strictObject({
 export const RateLimitsSchema = z.strictObject({
   global: limit(D.rate_limits.global),
   schedule_cancel: limit(D.rate_limits.schedule_cancel),
+  exchange: limit(D.rate_limits.exchange),
   shared: section(SharedBudgetSchema.optional()),
 });
 

@@ -101,7 +101,8 @@ export interface Config {
   /** The top-level defaults; each account carries its effective copy. */
   switch: SwitchConfig;
   watch: { ordersEverySeconds: number; positionsEverySeconds: number; notifications: boolean };
-  rateLimits: { global: RateLimit; scheduleCancel: RateLimit; shared?: SharedBudgetConfig };
+  /** `exchange`: POST {exchange_url}/exchange (approvals, and arms by the exchange path), a quota of its own. */
+  rateLimits: { global: RateLimit; scheduleCancel: RateLimit; exchange: RateLimit; shared?: SharedBudgetConfig };
   /** Every account in the file, in file order; `accountsForShard` picks this instance's. */
   accounts: AccountConfig[];
   shard: { index: number; count: number };
