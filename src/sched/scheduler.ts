@@ -32,6 +32,11 @@ export interface RequestOptions {
 /** After every arm, before every read: start-up work such as resolving an account. */
 export const PREPARE_URGENCY = Number.MAX_SAFE_INTEGER;
 
+/** When a queued read is shed: after it waited its maxWaitMs (default 10 s). */
+function shedAtMs(p: Pending): number {
+  return p.enqueuedMs + (p.opts.maxWaitMs ?? 10_000);
+}
+
 export class ShedError extends Error {
   readonly code = 'REQUEST_SHED' as const;
   readonly reason = 'shed' as const;
@@ -45,6 +50,8 @@ interface Pending {
   opts: RequestOptions;
   /** Requests with the same class and scopes wait for the same reasons (see drain). */
   sig: string;
+  /** Arms: the order key (urgency); reads: 0 (first come, first served). */
+  key: number;
   throttled?: boolean;
   enqueuedMs: number;
   seq: number;
@@ -61,12 +68,85 @@ export interface SchedulerStats {
   scopes: Record<string, { limit: number; windowMs: number; used: number; blockedForMs: number }>;
 }
 
+/**
+ * The queued requests of one signature (class + scopes), in the order they go: by key, then by
+ * arrival. Requests of one lane wait for the same reasons, so only its head is ever looked at.
+ */
+class Lane {
+  private items: Pending[] = [];
+  private head = 0;
+
+  get size(): number {
+    return this.items.length - this.head;
+  }
+
+  peek(): Pending | undefined {
+    return this.items[this.head];
+  }
+
+  shift(): Pending {
+    const p = this.items[this.head++]!;
+    // Compact now and then instead of shifting a long array on every admission.
+    if (this.head > 1024 && this.head * 2 > this.items.length) {
+      this.items = this.items.slice(this.head);
+      this.head = 0;
+    }
+    return p;
+  }
+
+  /** After every queued request whose key is at most `p.key` (binary search). */
+  insert(p: Pending): void {
+    let lo = this.head;
+    let hi = this.items.length;
+    if (hi === lo || this.items[hi - 1]!.key <= p.key) {
+      this.items.push(p);
+      return;
+    }
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.items[mid]!.key <= p.key) lo = mid + 1;
+      else hi = mid;
+    }
+    this.items.splice(lo, 0, p);
+  }
+
+  remove(p: Pending): boolean {
+    const i = this.items.indexOf(p, this.head);
+    if (i < 0) return false;
+    this.items.splice(i, 1);
+    return true;
+  }
+
+  /** Keeps only what `keep` accepts; returns the dropped ones. */
+  filter(keep: (p: Pending) => boolean): Pending[] {
+    const dropped: Pending[] = [];
+    const kept: Pending[] = [];
+    for (let i = this.head; i < this.items.length; i++) (keep(this.items[i]!) ? kept : dropped).push(this.items[i]!);
+    this.items = kept;
+    this.head = 0;
+    return dropped;
+  }
+
+  drainAll(): Pending[] {
+    const all = this.items.slice(this.head);
+    this.items = [];
+    this.head = 0;
+    return all;
+  }
+}
+
+/** Which of two lane heads goes first: lower key, then earlier arrival. */
+function before(a: Pending, b: Pending): boolean {
+  return a.key < b.key || (a.key === b.key && a.seq < b.seq);
+}
+
 export class RequestScheduler {
   private readonly scopes = new Map<string, ScopeState>();
-  private arms: Pending[] = [];
-  private reads: Pending[] = [];
-  /** Queued requests per signature (class + scopes), per queue. */
-  private readonly sigs = { arm: new Map<string, number>(), read: new Map<string, number>() };
+  /** Queued requests per class, one lane per signature. */
+  private readonly lanes = { arm: new Map<string, Lane>(), read: new Map<string, Lane>() };
+  private readonly queued = { arm: 0, read: 0 };
+  /** The earliest time a queued read may be shed (no scan of the reads before it). */
+  private shedCheckAtMs = Number.POSITIVE_INFINITY;
   private seq = 0;
   private timer: TimerHandle | null = null;
   private timerAtMs = Number.POSITIVE_INFINITY;
@@ -99,6 +179,7 @@ export class RequestScheduler {
       const p: Pending = {
         opts,
         sig: `${opts.kind}|${opts.scopes.join('|')}`,
+        key: opts.kind === 'arm' ? (opts.urgency ?? 0) : 0,
         enqueuedMs: this.clock.nowMs(),
         seq: ++this.seq,
         start: (admittedMs) => {
@@ -122,9 +203,7 @@ export class RequestScheduler {
         }
         signal.addEventListener('abort', onAbort, { once: true });
       }
-      if (opts.kind === 'arm') this.insertArm(p);
-      else this.reads.push(p);
-      this.countSig(p, 1);
+      this.enqueue(p);
       this.pump();
     });
   }
@@ -195,7 +274,7 @@ export class RequestScheduler {
     for (const [k, s] of this.scopes) {
       scopes[k] = { limit: s.spec.limit, windowMs: s.spec.windowMs, used: usedInWindow(s, now), blockedForMs: Math.max(0, s.blockedUntilMs - now) };
     }
-    return { queuedArms: this.arms.length, queuedReads: this.reads.length, admitted: { ...this.admitted }, shed: this.shed, scopes };
+    return { queuedArms: this.queued.arm, queuedReads: this.queued.read, admitted: { ...this.admitted }, shed: this.shed, scopes };
   }
 
   /** Rejects everything still queued; in-flight requests finish on their own. */
@@ -203,11 +282,14 @@ export class RequestScheduler {
     this.stopped = true;
     if (this.timer) this.clock.clearTimeout(this.timer);
     this.timer = null;
-    const all = [...this.arms, ...this.reads];
-    this.arms = [];
-    this.reads = [];
-    this.sigs.arm.clear();
-    this.sigs.read.clear();
+    const all: Pending[] = [];
+    for (const lanes of [this.lanes.arm, this.lanes.read]) {
+      for (const lane of lanes.values()) all.push(...lane.drainAll());
+      lanes.clear();
+    }
+    this.queued.arm = 0;
+    this.queued.read = 0;
+    all.sort((a, b) => a.seq - b.seq);
     for (const p of all) p.fail(new ShedError('scheduler stopped'));
   }
 
@@ -220,30 +302,24 @@ export class RequestScheduler {
     return s;
   }
 
-  private insertArm(p: Pending): void {
-    const u = p.opts.urgency ?? 0;
-    let i = this.arms.length;
-    while (i > 0 && (this.arms[i - 1]!.opts.urgency ?? 0) > u) i--;
-    this.arms.splice(i, 0, p);
+  private enqueue(p: Pending): void {
+    const lanes = this.lanes[p.opts.kind];
+    let lane = lanes.get(p.sig);
+    if (!lane) {
+      lane = new Lane();
+      lanes.set(p.sig, lane);
+    }
+    lane.insert(p);
+    this.queued[p.opts.kind] += 1;
+    if (p.opts.kind === 'read') this.shedCheckAtMs = Math.min(this.shedCheckAtMs, shedAtMs(p));
   }
 
   private remove(p: Pending): boolean {
-    for (const q of [this.arms, this.reads]) {
-      const i = q.indexOf(p);
-      if (i >= 0) {
-        q.splice(i, 1);
-        this.countSig(p, -1);
-        return true;
-      }
-    }
-    return false;
-  }
-
-  private countSig(p: Pending, d: number): void {
-    const m = this.sigs[p.opts.kind];
-    const n = (m.get(p.sig) ?? 0) + d;
-    if (n > 0) m.set(p.sig, n);
-    else m.delete(p.sig);
+    const lane = this.lanes[p.opts.kind].get(p.sig);
+    if (!lane?.remove(p)) return false;
+    this.queued[p.opts.kind] -= 1;
+    if (lane.size === 0) this.lanes[p.opts.kind].delete(p.sig);
+    return true;
   }
 
   private earliest(p: Pending, nowMs: number): number {
@@ -270,44 +346,62 @@ export class RequestScheduler {
     let wake = Number.POSITIVE_INFINITY;
 
     // Shed reads that waited too long for budget: under pressure they go first.
-    const kept: Pending[] = [];
-    for (const r of this.reads) {
-      if (now - r.enqueuedMs > (r.opts.maxWaitMs ?? 10_000)) {
-        this.shed += 1;
-        this.countSig(r, -1);
-        r.fail(new ShedError(`read shed after waiting ${now - r.enqueuedMs} ms for budget`));
-      } else {
-        kept.push(r);
-        wake = Math.min(wake, r.enqueuedMs + (r.opts.maxWaitMs ?? 10_000) + 1);
-      }
-    }
-    this.reads = kept;
+    if (now > this.shedCheckAtMs) this.shedReads(now);
+    if (this.queued.read > 0) wake = Math.min(wake, this.shedCheckAtMs + 1);
 
     // Arms in urgency order, then reads. A request that must wait reserves the time it will go on
     // each of its scopes; a later request goes now only if that moves no reservation.
     const reserved = new Map<string, number>();
     const waiting = new Set<string>();
-    wake = Math.min(wake, this.drain(this.arms, this.sigs.arm, now, reserved, waiting));
-    wake = Math.min(wake, this.drain(this.reads, this.sigs.read, now, reserved, waiting));
+    wake = Math.min(wake, this.drain('arm', now, reserved, waiting));
+    wake = Math.min(wake, this.drain('read', now, reserved, waiting));
     this.schedule(wake);
   }
 
+  private shedReads(now: number): void {
+    let next = Number.POSITIVE_INFINITY;
+    const shed: Pending[] = [];
+    for (const [sig, lane] of this.lanes.read) {
+      shed.push(
+        ...lane.filter((r) => {
+          if (now > shedAtMs(r)) return false;
+          next = Math.min(next, shedAtMs(r));
+          return true;
+        }),
+      );
+      if (lane.size === 0) this.lanes.read.delete(sig);
+    }
+    this.shedCheckAtMs = next;
+    this.queued.read -= shed.length;
+    shed.sort((a, b) => a.seq - b.seq);
+    for (const r of shed) {
+      this.shed += 1;
+      r.fail(new ShedError(`read shed after waiting ${now - r.enqueuedMs} ms for budget`));
+    }
+  }
+
   /**
-   * Admits what may go now from `queue` (in order); returns the earliest retry time. `waiting`
-   * holds the signatures already found waiting: every later request with the same class and scopes
-   * waits too, so it is skipped without a look, and once every signature waits the scan stops.
-   * That keeps a pump cheap with tens of thousands of requests queued at start-up.
+   * Admits what may go now from one class's lanes, heads in order (lowest key, then arrival), and
+   * returns the earliest retry time. A lane whose head must wait waits whole (every request in it
+   * has the same class and scopes); `waiting` carries that across classes. Only lane heads are
+   * looked at, so a pump costs the number of lanes, not of queued requests (10,000 queued at
+   * start-up made each pump a scan of 10,000: 12% of the cold start's CPU).
    */
-  private drain(queue: Pending[], sigs: ReadonlyMap<string, number>, now: number, reserved: Map<string, number>, waiting: Set<string>): number {
+  private drain(kind: RequestClass, now: number, reserved: Map<string, number>, waiting: Set<string>): number {
     let wake = Number.POSITIVE_INFINITY;
-    let waitingHere = 0;
-    let i = 0;
-    while (i < queue.length && waitingHere < sigs.size) {
-      const p = queue[i]!;
-      if (waiting.has(p.sig)) {
-        i++;
-        continue;
+    const lanes = this.lanes[kind];
+    for (;;) {
+      let lane: Lane | undefined;
+      let p: Pending | undefined;
+      for (const [sig, l] of lanes) {
+        if (waiting.has(sig)) continue;
+        const h = l.peek()!;
+        if (!p || before(h, p)) {
+          p = h;
+          lane = l;
+        }
       }
+      if (!p || !lane) return wake;
       const t = this.earliest(p, now);
       if (t > now) {
         wake = Math.min(wake, t);
@@ -317,23 +411,19 @@ export class RequestScheduler {
         }
         for (const k of p.opts.scopes) reserved.set(k, Math.min(reserved.get(k) ?? Number.POSITIVE_INFINITY, t));
         waiting.add(p.sig);
-        waitingHere++;
-        i++;
         continue;
       }
       if (p.opts.scopes.some((k) => reserved.has(k) && admitWouldDelay(this.scope(k), now, reserved.get(k)!))) {
         // It could go, but only by taking a slot a more urgent request is waiting for; it is
         // looked at again when that one has gone.
         waiting.add(p.sig);
-        waitingHere++;
-        i++;
         continue;
       }
-      queue.splice(i, 1);
-      this.countSig(p, -1);
+      lane.shift();
+      if (lane.size === 0) lanes.delete(p.sig);
+      this.queued[kind] -= 1;
       this.admit(p, now);
     }
-    return wake;
   }
 
   private schedule(atMs: number): void {
