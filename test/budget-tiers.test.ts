@@ -11,6 +11,8 @@ import { benchAddresses, benchKey } from '../bench/keys.js';
 import { account, startHarness, type Harness } from './support/harness.js';
 
 const SWITCH = { deadlineMs: 20_000, rearmEveryMs: 10_000, minHorizonMs: 8_000 };
+/** 300 accounts at 10 requests/s in all: 2.5 arms/s, leaving room for resolves and approvals. */
+const LONG = { deadlineMs: 300_000, rearmEveryMs: 120_000, minHorizonMs: 60_000 };
 
 let h: Harness | undefined;
 afterEach(async () => {
@@ -68,6 +70,32 @@ describe('cold start with approvals inside the budget', () => {
     const text = await h.metricsText();
     expect([...text.matchAll(/dms_keeper_rate_limited_total\{scope="[^"]+"\} (\d+)/g)].reduce((s, m) => s + Number(m[1]), 0)).toBe(0);
     h.logs.push({ summary: { allArmedMs, boundMs } });
+  }, 120_000);
+});
+
+describe('approvals and REST in one per-IP window', () => {
+  // Found by the benchmark: the simulator (like a venue may) counts POST /exchange in the same
+  // global per-IP window as REST, while the keeper charged approvals to the exchange scope only.
+  // Resolves and reads used the whole global budget, approvals came on top: 290 429s at 10,000.
+  it('300 accounts approving agents at the arms\' rate under a tight global window :: zero 429s', async () => {
+    const n = 300;
+    const addresses = benchAddresses(n);
+    h = await startHarness({
+      sim: {
+        accounts: addresses.map((address) => ({ address, tradedVolumeUsd: 50_000_000 })),
+        rateLimits: { scheduleCancel: { limit: 600, windowSeconds: 60 }, global: { limit: 600, windowSeconds: 60 } },
+      },
+      accounts: () => addresses.map((a, i) => account(`acct-${i}`, a, benchKey(i), {}, LONG)),
+      rateLimits: { global: 600, scheduleCancel: 600, exchange: 600 },
+      watch: { ordersEveryMs: 300_000, positionsEveryMs: 300_000 },
+    });
+    await h.keeper.start();
+    await h.advance(150_000);
+    const text = await h.metricsText();
+    const refused = [...text.matchAll(/dms_keeper_venue_requests_total\{endpoint="([^"]+)",code="429"\} (\d+)/g)].filter((m) => m[2] !== '0').map((m) => `${m[1]}: ${m[2]}`);
+    expect(refused).toEqual([]);
+    expect(h.sim.state.actionLog().filter((x) => x.type === 'approveAgent' && x.result === 'ok').length).toBe(n);
+    expect(addresses.every((a) => (h!.venueHorizonMs(a) ?? 0) >= LONG.minHorizonMs)).toBe(true);
   }, 120_000);
 });
 

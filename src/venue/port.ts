@@ -27,7 +27,11 @@ export const SCOPES = {
   global: 'global',
   /** POST /v1/trading/orders/schedule-cancel's own window (scope `endpoint`). */
   scheduleCancel: 'schedule_cancel',
-  /** POST {exchange_url}/exchange: the venue's per-IP weight, a quota of its own. */
+  /**
+   * POST {exchange_url}/exchange: the venue's per-IP weight, a quota of its own. Its requests also
+   * spend `global`: a venue may count them in the same per-IP window as REST (our simulator does),
+   * and counting them twice only ever sends less.
+   */
   exchange: 'exchange',
 } as const;
 
@@ -38,7 +42,7 @@ export function endpointScope(endpoint: string): string {
 
 /** Scope keys a scheduleCancel spends, per route. */
 export function armScopes(route: ArmRoute): readonly string[] {
-  return route === 'rest' ? [SCOPES.global, SCOPES.scheduleCancel] : [SCOPES.exchange];
+  return route === 'rest' ? [SCOPES.global, SCOPES.scheduleCancel] : [SCOPES.global, SCOPES.exchange];
 }
 
 /** Urgency of an approval: after every arm and clear, before resolves and reads. */
@@ -159,7 +163,7 @@ export class VenuePort {
   /** approveAgent / approveBuilderFee, signed by the master: after arms, before reads. */
   approve(body: SignedRequest<ApproveAgentAction | ApproveBuilderFeeAction>, opts: { signer: string; signal?: AbortSignal }): Promise<ActionOk> {
     const endpoint = `exchange:${body.action.type}`;
-    const request: RequestOptions = { kind: 'arm', scopes: [SCOPES.exchange], urgency: APPROVAL_URGENCY, ...(opts.signal ? { signal: opts.signal } : {}) };
+    const request: RequestOptions = { kind: 'arm', scopes: [SCOPES.global, SCOPES.exchange], urgency: APPROVAL_URGENCY, ...(opts.signal ? { signal: opts.signal } : {}) };
     return this.admit(request, endpoint, SCOPES.exchange, () => this.bySigner(opts.signer, () => this.exchange.post(body, { signal: opts.signal })));
   }
 

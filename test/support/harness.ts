@@ -67,7 +67,7 @@ export function account(name: string, address: string, key: string, over: Partia
 export async function startHarness(opts: {
   accounts: (sim: Simulator) => KeeperAccountSpec[];
   sim?: SimulatorOptions;
-  rateLimits?: { global: number; scheduleCancel: number };
+  rateLimits?: { global: number; scheduleCancel: number; exchange?: number };
   notifications?: boolean;
   watch?: Partial<KeeperOptions['watch']>;
   stateDir?: string;
@@ -149,7 +149,7 @@ export async function startHarness(opts: {
   const scheduler = new RequestScheduler(monotonicView(clock), {
     global: { limit: rl.global, windowMs: 60_000 },
     schedule_cancel: { limit: rl.scheduleCancel, windowMs: 60_000 },
-    exchange: { limit: 1200, windowMs: 60_000 },
+    exchange: { limit: rl.exchange ?? 1200, windowMs: 60_000 },
   });
   const venue = new VenuePort({ baseUrl: sim.baseUrl, exchangeUrl: sim.exchangeUrl, transport, scheduler, venueClock, clock });
   const keeperOptions: KeeperOptions = {
