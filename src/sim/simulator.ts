@@ -10,6 +10,7 @@
  */
 import { offsetClock, systemClock, type Clock } from '../sched/clock.js';
 import type { AccountRef } from '../venue/types.js';
+import type { SignatureRecovery } from '../venue/signing/signer.js';
 import { accountRoutes } from './account-routes.js';
 import { adminHandler, isLoopbackAddress } from './admin.js';
 import { buildCatalog, catalogRoutes, type SimCatalog } from './catalog/index.js';
@@ -34,6 +35,8 @@ export interface SimulatorOptions {
   network?: 'testnet' | 'mainnet';
   /** Recover signers and enforce the venue's signer rules (default true). */
   verifySignatures?: boolean;
+  /** How signers are recovered (default viem's; the benchmark plugs in libsecp256k1). */
+  recoverSigner?: SignatureRecovery;
   /** Accounts seeded at start; default `demoAccountSeeds(catalog)`. Parents before subaccounts. */
   accounts?: SimAccountSeed[];
   rateLimits?: RateLimitConfig;
@@ -91,6 +94,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
     network: opts.network ?? 'testnet',
     catalog,
     verifySignatures: opts.verifySignatures ?? true,
+    ...(opts.recoverSigner ? { recoverSigner: opts.recoverSigner } : {}),
     onNotification: (user: string, text: string) => {
       ws.notify(user, text);
     },

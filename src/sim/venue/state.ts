@@ -1,6 +1,6 @@
 import type { Clock } from '../../sched/clock.js';
 import { VENUE_FACTS } from '../../venue/facts.js';
-import { recoverL1Signer, recoverUserSigner } from '../../venue/signing/signer.js';
+import { recoverL1Signer, recoverUserSigner, type SignatureRecovery } from '../../venue/signing/signer.js';
 import type { Account, Network, OpenOrder, Position } from '../../venue/types.js';
 import { badRequest } from '../http-util.js';
 import type {
@@ -41,6 +41,8 @@ export interface VenueStateOptions {
    * themselves); any other body still has its signer recovered, since nothing else says who it is.
    */
   verifySignatures?: boolean;
+  /** How a signer is recovered from a digest (default viem's; see SignatureRecovery). */
+  recoverSigner?: SignatureRecovery;
   /** Receives scheduled-cancel notifications, keyed by the account (never the agent). */
   onNotification?: NotificationSink;
   /** Default `{initial: 10000, perUsdTraded: 1}`; `false` disables the budget. */
@@ -94,11 +96,13 @@ export class VenueState implements VenueStateApi {
   private readonly actionsUsed = new Map<string, number>();
   private readonly lastOverBudgetMs = new Map<string, number>();
   private readonly log: ActionLogEntry[] = [];
+  private readonly recoverSigner: SignatureRecovery | undefined;
 
   constructor(opts: VenueStateOptions) {
     this.clock = opts.clock;
     this.network = opts.network;
     this.verify = opts.verifySignatures ?? true;
+    this.recoverSigner = opts.recoverSigner;
     this.notify = opts.onNotification ?? (() => undefined);
     this.budget = opts.addressBudget ?? { initial: 10_000, perUsdTraded: 1 };
     this.logLimit = opts.actionLogLimit ?? 10_000;
@@ -207,7 +211,7 @@ export class VenueState implements VenueStateApi {
           signature: p.signature,
           vaultAddress: p.vaultAddress,
           expiresAfter: p.expiresAfter,
-        }),
+        }, this.recoverSigner),
       );
       if (recovered === undefined) return this.unrecoverable(trace);
       signer = recovered;
@@ -254,7 +258,7 @@ export class VenueState implements VenueStateApi {
   }
 
   private async userSigned(p: ApproveAgentBody | ApproveBuilderFeeBody, trace: Trace): Promise<ActionOutcome> {
-    const signer = await this.recover(() => recoverUserSigner(p.kind, p.action, p.signature, { chainField: p.chainField }));
+    const signer = await this.recover(() => recoverUserSigner(p.kind, p.action, p.signature, { chainField: p.chainField }, this.recoverSigner));
     if (signer === undefined) return this.unrecoverable(trace);
     trace.signer = signer;
     const now = this.clock.nowMs();
