@@ -3,6 +3,7 @@ import { pino, type DestinationStream, type Logger } from 'pino';
 import { Agent } from 'undici';
 import { Keeper, type KeeperOptions, type NotificationFeed } from '../keeper/keeper.js';
 import { createMetrics, type KeeperMetrics } from '../obs/metrics.js';
+import { watchLiveHeap } from '../obs/heap-live.js';
 import { startOpsServer, type OpsServer } from '../obs/http-server.js';
 import { renderStatusPage } from '../obs/status-page.js';
 import { logSerializers, redactPaths } from '../obs/log.js';
@@ -83,6 +84,7 @@ export class App {
   private started?: Promise<void>;
   private stopped?: Promise<void>;
   private config: AppConfig;
+  private liveHeap?: { stop(): void };
 
   constructor(
     config: AppConfig,
@@ -132,6 +134,7 @@ export class App {
       logger.info({ event: 'simulator_started', base_url: baseUrl }, 'embedded venue simulator started (demo only)');
     }
 
+    this.liveHeap = watchLiveHeap(metrics.registry);
     this.dispatcher = new Agent({ connections: 64, pipelining: 1, keepAliveTimeout: 30_000 });
     this.transport = new HttpTransport({
       dispatcher: this.dispatcher,
@@ -241,6 +244,7 @@ export class App {
     await this.shared?.stop().catch(() => undefined);
     await this.transport?.close().catch(() => undefined);
     await this.dispatcher?.destroy().catch(() => undefined);
+    this.liveHeap?.stop();
     if (this.sim) await Promise.race([this.sim.stop(), new Promise((r) => setTimeout(r, left()).unref())]);
     this.logger.info({ event: 'stopped' }, 'keeper stopped');
   }
