@@ -7,11 +7,13 @@
  *     send), hence the gaps between consecutive arms of an account;
  *   - 429s and schedule-cancel requests, counted where the simulator's rate limiter decides.
  * Usage: node dist/bench/sim-process.js --accounts N --budget-per-minute B --global-per-minute G
- *        --deadline-seconds D --min-horizon-seconds M
+ *        --deadline-seconds D --min-horizon-seconds M [--profile NAME]
+ * (profile: how the simulator varies its answers within the spec, src/sim/profiles.ts)
  */
 import { parseArgs } from 'node:util';
 import { startSimulator } from '../src/sim/simulator.js';
 import { benchAddresses } from './keys.js';
+import { nativeRecovery } from './native-recovery.js';
 
 export interface SamplerReport {
   type: 'report';
@@ -24,6 +26,8 @@ export interface SamplerReport {
   gapsMs: number[];
   rateLimited: number;
   scheduleCancelRequests: number;
+  /** POST /exchange requests (approveAgent at start-up; arms go by REST in the benchmark). */
+  exchangeRequests: number;
   requests: number;
 }
 
@@ -35,6 +39,7 @@ async function main(): Promise<void> {
       'global-per-minute': { type: 'string' },
       'deadline-seconds': { type: 'string' },
       'min-horizon-seconds': { type: 'string' },
+      profile: { type: 'string' },
     },
   });
   const n = Number(values.accounts);
@@ -44,6 +49,8 @@ async function main(): Promise<void> {
   const sim = await startSimulator({
     port: 0,
     verifySignatures: true,
+    recoverSigner: nativeRecovery,
+    profile: values.profile ?? 'strict',
     accounts: addresses.map((address) => ({ address, tradedVolumeUsd: 50_000_000 })),
     rateLimits: {
       global: { limit: Number(values['global-per-minute']), windowSeconds: 60 },
@@ -53,12 +60,14 @@ async function main(): Promise<void> {
 
   let rateLimited = 0;
   let scheduleCancelRequests = 0;
+  let exchangeRequests = 0;
   let requests = 0;
   const check = sim.rateLimiter.check.bind(sim.rateLimiter);
   sim.rateLimiter.check = (ip, endpoint) => {
     const d = check(ip, endpoint);
     requests++;
-    if (endpoint === 'POST /v1/trading/orders/schedule-cancel' || endpoint === 'POST /exchange') scheduleCancelRequests++;
+    if (endpoint === 'POST /v1/trading/orders/schedule-cancel') scheduleCancelRequests++;
+    if (endpoint === 'POST /exchange') exchangeRequests++;
     if (!d.ok) rateLimited++;
     return d;
   };
@@ -101,6 +110,7 @@ async function main(): Promise<void> {
       gapsMs,
       rateLimited,
       scheduleCancelRequests,
+      exchangeRequests,
       requests,
     };
     process.send?.(report);
