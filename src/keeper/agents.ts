@@ -99,17 +99,27 @@ export class AgentLifecycle {
     }
   }
 
+  /**
+   * When the account's agent is to be re-approved (venue time), checked by `renewDue`. A sweep and
+   * not a timer per account: 10,000 timers of different lengths, each waiting weeks, cost 10,000
+   * Timeout objects and as many timer lists (2.5 MB of heap) for one event a month.
+   */
   private scheduleRenewal(m: Managed): void {
     const p = m.provisioned;
-    if (m.renewTimer) this.deps.clock.clearTimeout(m.renewTimer);
+    m.renewAtMs = undefined;
     if (!p || p.source === 'configured' || p.agentValidUntilMs === undefined || !m.spec.masterKey) return;
     const approvedAt = p.agentValidUntilMs - m.spec.validDays * 86_400_000;
-    const atVenue = renewAtMs(approvedAt, p.agentValidUntilMs);
-    const delay = Math.max(1_000, atVenue - this.deps.venueClock.nowMs());
-    // setTimeout cannot wait longer than ~24.8 days; re-check then.
-    m.renewTimer = this.deps.clock.setTimeout(() => {
-      if (this.deps.venueClock.nowMs() >= atVenue) void this.provision(m, true);
-      else this.scheduleRenewal(m);
-    }, Math.min(delay, 2 ** 31 - 1));
+    m.renewAtMs = renewAtMs(approvedAt, p.agentValidUntilMs);
+  }
+
+  /** Re-approves every agent whose renewal time has come (the keeper calls this every minute). */
+  renewDue(accounts: Iterable<Managed>): void {
+    if (!this.deps.accepting()) return;
+    const now = this.deps.venueClock.nowMs();
+    for (const m of accounts) {
+      if (m.renewAtMs === undefined || now < m.renewAtMs || m.removed) continue;
+      m.renewAtMs = undefined; // provision() plans the next one
+      void this.provision(m, true);
+    }
   }
 }

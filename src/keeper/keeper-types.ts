@@ -85,7 +85,8 @@ export interface Managed {
   provisioned?: Provisioned;
   provisionError?: string;
   provisionTimer?: TimerHandle;
-  renewTimer?: TimerHandle;
+  /** Venue time at which the agent is re-approved (AgentLifecycle.renewDue); undefined: none planned. */
+  renewAtMs?: number;
   provisionAttempts: number;
   orders?: { count: number; atMs: number };
   positions?: PositionsSummary & { atMs: number };

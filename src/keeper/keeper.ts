@@ -216,7 +216,7 @@ export class Keeper {
 
   private async stopAccount(m: Managed): Promise<void> {
     if (m.provisionTimer) this.deps.clock.clearTimeout(m.provisionTimer);
-    if (m.renewTimer) this.deps.clock.clearTimeout(m.renewTimer);
+    m.renewAtMs = undefined;
     await m.runner?.stop();
   }
 
@@ -322,6 +322,7 @@ export class Keeper {
 
   private scheduleHealthCheck(): void {
     this.healthTimer = this.deps.clock.setTimeout(async () => {
+      this.agents.renewDue(this.accounts.values());
       await this.checkVenueClock();
       if (this.state === 'running' || this.state === 'starting') this.scheduleHealthCheck();
     }, HEALTH_EVERY_MS);
