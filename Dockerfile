@@ -31,7 +31,10 @@ RUN npm run build
 FROM node:20-bookworm-slim
 # STATE_DIRECTORY / CREDENTIALS_DIRECTORY: what systemd's StateDirectory= / LoadCredential= would set.
 # DMS_KEEPER_STATE_DIR: the volume is the only writable place, so it wins over a config's state_dir.
+# NODE_OPTIONS: V8 heap limits sized for up to 10,000 accounts; `dms-keeper check-config` prints the
+# line for a config (docs/operations.md, "Memory"). Override with -e NODE_OPTIONS=... for more.
 ENV NODE_ENV=production \
+    NODE_OPTIONS="--max-old-space-size=192 --max-semi-space-size=4" \
     STATE_DIRECTORY=/var/lib/dms-keeper \
     DMS_KEEPER_STATE_DIR=/var/lib/dms-keeper \
     CREDENTIALS_DIRECTORY=/run/secrets \

@@ -31,6 +31,7 @@ import { createInterface } from 'node:readline';
 import { createWriteStream } from 'node:fs';
 import { benchAddresses, benchKey } from './keys.js';
 import type { SamplerReport } from './sim-process.js';
+import { nodeOptionsFor } from '../src/config/memory.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const DIST = join(ROOT, 'dist/bench');
@@ -64,6 +65,8 @@ interface Figures {
   rateLimited: number;
   cpuSecondsPerArm: number | null;
   cpuPercentOfCore: number | null;
+  /** Share of that CPU spent in the kernel (stime over utime + stime). */
+  cpuSystemShare: number | null;
   peakRssMb: number | null;
   /** V8 heap in use at the end of the steady phase (the keeper's own nodejs_heap_size_used_bytes). */
   heapUsedMb: number | null;
@@ -101,6 +104,17 @@ async function freePort(): Promise<number> {
 function quantile(sorted: number[], q: number): number | null {
   if (sorted.length === 0) return null;
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
+}
+
+/** User and system CPU seconds of a process (utime, stime). */
+async function procCpuSplit(pid: number): Promise<{ user: number; system: number } | null> {
+  try {
+    const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return { user: Number(fields[11]) / 100, system: Number(fields[12]) / 100 };
+  } catch {
+    return null;
+  }
 }
 
 async function procCpuSeconds(pid: number): Promise<number | null> {
@@ -222,7 +236,10 @@ async function runKeeper(spec: RunSpec, nodeArgs: string[] = []): Promise<Figure
   const port = await freePort();
   const cfg = await keeperConfig(spec, sim.baseUrl, sim.wsUrl, port);
   const t0 = Date.now();
-  const keeper = spawn(process.execPath, [...nodeArgs, join(ROOT, 'dist/src/main.js'), 'run', '--config', cfg.file], {
+  // The heap limits the product recommends for this many accounts (src/config/memory.ts), as the
+  // systemd unit and the image set them; --keeper-node-args come after and may override them.
+  const heapArgs = nodeOptionsFor(spec.n).split(' ');
+  const keeper = spawn(process.execPath, [...heapArgs, ...nodeArgs, join(ROOT, 'dist/src/main.js'), 'run', '--config', cfg.file], {
     env: { ...process.env, CREDENTIALS_DIRECTORY: cfg.creds, NOTIFY_SOCKET: undefined },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -265,11 +282,13 @@ async function runKeeper(spec: RunSpec, nodeArgs: string[] = []): Promise<Figure
     const armedIndex = reports.length;
     const before = await scrape(port);
     const cpu0 = await procCpuSeconds(keeper.pid!);
+    const split0 = await procCpuSplit(keeper.pid!);
     const tSteady = Date.now();
     await new Promise((r) => setTimeout(r, (spec.steadyS * 1000) / 2));
     const middle = await scrape(port);
     await new Promise((r) => setTimeout(r, (spec.steadyS * 1000) / 2));
     const cpu1 = await procCpuSeconds(keeper.pid!);
+    const split1 = await procCpuSplit(keeper.pid!);
     const wall = (Date.now() - tSteady) / 1000;
     const after = await scrape(port);
     const rejected = [...after.matchAll(/^dms_keeper_venue_requests_total\{endpoint="([^"]+)",code="429"\} (\d+)$/gm)].filter((m) => m[2] !== '0');
@@ -277,6 +296,7 @@ async function runKeeper(spec: RunSpec, nodeArgs: string[] = []): Promise<Figure
     const peak = await procPeakRssMb(keeper.pid!);
     const steady = reports.slice(armedIndex);
     const arms = steady.reduce((s, r) => s + r.gapsMs.length, 0);
+    const systemShare = split0 && split1 ? (split1.system - split0.system) / Math.max(0.01, split1.user - split0.user + split1.system - split0.system) : null;
     const h0 = histogram(before, 'dms_keeper_arm_lag_seconds');
     const h1 = histogram(after, 'dms_keeper_arm_lag_seconds');
     const delta = h1.map(([le, c], i) => [le, c - (h0[i]?.[1] ?? 0)] as [number, number]);
@@ -309,6 +329,7 @@ async function runKeeper(spec: RunSpec, nodeArgs: string[] = []): Promise<Figure
       rateLimited: last?.rateLimited ?? 0,
       cpuSecondsPerArm: cpu0 !== null && cpu1 !== null && arms > 0 ? (cpu1 - cpu0) / arms : null,
       cpuPercentOfCore: cpu0 !== null && cpu1 !== null ? ((cpu1 - cpu0) / wall) * 100 : null,
+      cpuSystemShare: systemShare,
       peakRssMb: peak,
       heapUsedMb: Number.isFinite(heap) ? heap / 2 ** 20 : null,
       heapLiveMb: Number.isFinite(heapLive) && heapLive > 0 ? heapLive / 2 ** 20 : null,
@@ -368,6 +389,7 @@ async function runNaive(spec: RunSpec): Promise<Figures> {
       rateLimited: last?.rateLimited ?? 0,
       cpuSecondsPerArm: cpu0 !== null && cpu1 !== null && arms > 0 ? (cpu1 - cpu0) / arms : null,
       cpuPercentOfCore: cpu0 !== null && cpu1 !== null ? ((cpu1 - cpu0) / spec.baselineS) * 100 : null,
+      cpuSystemShare: null,
       peakRssMb: peak,
       heapUsedMb: null,
       heapLiveMb: null,
@@ -416,7 +438,7 @@ async function main(): Promise<number> {
     // The naive keeper has nothing to say past 10,000 accounts but 429s: it is not run there.
     const naive = values['no-baseline'] || n > 10_000 ? undefined : await runNaive(spec);
     rows.push({ spec, keeper, naive });
-    console.error(`  keeper: all armed ${f(keeper.timeToAllArmedS)} s, lapses ${keeper.lapses}, 429s ${keeper.rateLimited}, lag p99 <= ${f(keeper.lagP99Ms, 0)} ms (halves ${f(keeper.earlyLagP99Ms, 0)} / ${f(keeper.lateLagP99Ms, 0)} ms), late arms ${keeper.lateArms.length}, cpu ${f(keeper.cpuSecondsPerArm === null ? null : keeper.cpuSecondsPerArm * 1000, 2)} ms/arm, rss ${f(keeper.peakRssMb)} MB, live heap ${f(keeper.heapLiveMb)} MB`);
+    console.error(`  keeper: all armed ${f(keeper.timeToAllArmedS)} s, lapses ${keeper.lapses}, 429s ${keeper.rateLimited}, lag p99 <= ${f(keeper.lagP99Ms, 0)} ms (halves ${f(keeper.earlyLagP99Ms, 0)} / ${f(keeper.lateLagP99Ms, 0)} ms), late arms ${keeper.lateArms.length}, cpu ${f(keeper.cpuSecondsPerArm === null ? null : keeper.cpuSecondsPerArm * 1000, 2)} ms/arm (kernel ${f(keeper.cpuSystemShare === null ? null : keeper.cpuSystemShare * 100, 0)}%), rss ${f(keeper.peakRssMb)} MB, live heap ${f(keeper.heapLiveMb)} MB`);
     for (const a of keeper.lateArms.slice(0, 5)) console.error(`    late: ${a.account} at t=${a.atS.toFixed(0)} s: ${a.lagMs} ms (timer ${a.timerLateMs} ms, queued ${a.queuedMs} ms)`);
     if (naive) console.error(`  naive:  all armed ${f(naive.timeToAllArmedS)} s, lapses ${naive.lapses}, 429s ${naive.rateLimited}`);
   }
@@ -434,10 +456,11 @@ async function main(): Promise<number> {
     'B = schedule-cancel budget (arms/s), enforced by the simulator; approvals go by the exchange endpoint at the same rate. Capacity efficiency = accounts held / (B x (deadline - min_horizon)).',
     'First armed: from spawn to the first account armed (process start, config, approval, first arm). All armed: from spawn to every account armed; the bound is 1.1 x (approvals + arms) / B.',
     "Lag: the keeper's own send time minus planned slot (histogram bucket bound, buckets 10 ms apart up to 100 ms), steady state (from all armed), whole and per half; naive: gap between its arms minus its period. Late: re-arms that left over 1 s after their slot.",
-    'CPU per arm: keeper CPU (user + system) over the steady phase divided by the arms the venue received. Peak RSS: the keeper\'s VmHWM, cold start included. Live heap: dms_keeper_heap_live_bytes (V8 heap after the last full GC) at the end.',
+    'CPU per arm: keeper CPU (user + system, every thread) over the steady phase divided by the arms the venue received; in brackets the kernel\'s share. Peak RSS: the keeper\'s VmHWM, cold start included. Live heap: dms_keeper_heap_live_bytes (V8 heap after the last full GC) at the end.',
+    'The keeper runs with the heap limits `dms-keeper check-config` recommends for its account count (src/config/memory.ts: `--max-old-space-size` 1.5 x the expected live heap, `--max-semi-space-size=4`), as the systemd unit and the image set them.',
     'Lapses: 1 s venue-side samples where an armed account is below min_horizon (or fired), after all accounts were armed.',
     '',
-    '| accounts | B/s | deadline s | who | approvals | first armed s | all armed s (bound) | lag p50 / p99 / max ms | lag p99 1st / 2nd half ms | late | min horizon s | lapses | sends/s vs B | 429s | CPU ms/arm | CPU % core | peak RSS MB | live heap MB | loop p99 ms | stretch | efficiency |',
+    '| accounts | B/s | deadline s | who | approvals | first armed s | all armed s (bound) | lag p50 / p99 / max ms | lag p99 1st / 2nd half ms | late | min horizon s | lapses | sends/s vs B | 429s | CPU ms/arm (kernel share) | CPU % core | peak RSS MB | live heap MB | loop p99 ms | stretch | efficiency |',
     '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
   ];
   for (const { spec, keeper, naive } of rows) {
@@ -446,7 +469,7 @@ async function main(): Promise<number> {
     for (const x of naive ? [keeper, naive] : [keeper]) {
       const k = x.who === 'keeper';
       lines.push(
-        `| ${spec.n} | ${spec.budgetPerSecond} | ${spec.deadlineS} | ${x.who} | ${k ? x.approvals : 'n/a'} | ${f(x.timeToFirstArmedS)} | ${f(x.timeToAllArmedS)} (${k ? bound.toFixed(1) : 'n/a'}) | ${f(x.lagP50Ms, 0)} / ${f(x.lagP99Ms, 0)} / ${f(x.lagMaxMs, 0)} | ${f(x.earlyLagP99Ms, 0)} / ${f(x.lateLagP99Ms, 0)} | ${k ? x.lateArms.length : 'n/a'} | ${f(x.minHorizonS)} | ${x.lapses} | ${f(x.requestsPerSecond)} vs ${spec.budgetPerSecond} | ${x.rateLimited} | ${x.cpuSecondsPerArm === null ? 'n/a' : (x.cpuSecondsPerArm * 1000).toFixed(2)} | ${f(x.cpuPercentOfCore)} | ${f(x.peakRssMb)} | ${f(x.heapLiveMb)} | ${f(x.eventLoopP99Ms)} | ${f(x.stretch, 2)} | ${k && x.lapses === 0 ? eff.toFixed(3) : 'n/a'} |`,
+        `| ${spec.n} | ${spec.budgetPerSecond} | ${spec.deadlineS} | ${x.who} | ${k ? x.approvals : 'n/a'} | ${f(x.timeToFirstArmedS)} | ${f(x.timeToAllArmedS)} (${k ? bound.toFixed(1) : 'n/a'}) | ${f(x.lagP50Ms, 0)} / ${f(x.lagP99Ms, 0)} / ${f(x.lagMaxMs, 0)} | ${f(x.earlyLagP99Ms, 0)} / ${f(x.lateLagP99Ms, 0)} | ${k ? x.lateArms.length : 'n/a'} | ${f(x.minHorizonS)} | ${x.lapses} | ${f(x.requestsPerSecond)} vs ${spec.budgetPerSecond} | ${x.rateLimited} | ${x.cpuSecondsPerArm === null ? 'n/a' : (x.cpuSecondsPerArm * 1000).toFixed(2)}${x.cpuSystemShare === null ? '' : ` (${(x.cpuSystemShare * 100).toFixed(0)}%)`} | ${f(x.cpuPercentOfCore)} | ${f(x.peakRssMb)} | ${f(x.heapLiveMb)} | ${f(x.eventLoopP99Ms)} | ${f(x.stretch, 2)} | ${k && x.lapses === 0 ? eff.toFixed(3) : 'n/a'} |`,
       );
     }
   }

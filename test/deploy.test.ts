@@ -5,6 +5,7 @@
  * parse and exposure score are .ci/checks/deploy.sh's job: systemd-analyze).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { nodeOptionsFor } from '../src/config/memory.js';
 import { copyFile, mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -258,6 +259,17 @@ async function readUnit(name: string): Promise<Unit> {
 
 /** Keys that legitimately differ between the single unit and the per-shard template. */
 const PER_INSTANCE = new Set(['Description', 'StateDirectory', 'Environment', 'User']);
+
+describe('heap limits', () => {
+  it('the units and the image run Node with the heap limits check-config recommends for 10,000 accounts', async () => {
+    const want = nodeOptionsFor(10_000);
+    for (const name of ['dms-keeper.service', 'dms-keeper@.service']) {
+      // systemd takes a quoted assignment whole (the value holds a space)
+      expect((await readUnit(name)).Service!.Environment?.map((e) => e.replace(/^"(.*)"$/, '$1'))).toContain(`NODE_OPTIONS=${want}`);
+    }
+    expect((await readDockerfile()).env.NODE_OPTIONS?.replace(/^"(.*)"$/, '$1')).toBe(want);
+  });
+});
 
 describe('systemd units', () => {
   it.each(['dms-keeper.service', 'dms-keeper@.service'])('%s: notify + watchdog, credentials, state, hardening', async (name) => {

@@ -4,6 +4,8 @@ import { Agent } from 'undici';
 import { Keeper, type KeeperOptions, type NotificationFeed } from '../keeper/keeper.js';
 import { createMetrics, type KeeperMetrics } from '../obs/metrics.js';
 import { watchLiveHeap } from '../obs/heap-live.js';
+import { heapLimitProblem } from '../config/memory.js';
+import { getHeapStatistics } from 'node:v8';
 import { startOpsServer, type OpsServer } from '../obs/http-server.js';
 import { renderStatusPage } from '../obs/status-page.js';
 import { logSerializers, redactPaths } from '../obs/log.js';
@@ -56,6 +58,8 @@ export interface AppDeps {
   /** Calendar job at 00:00 UTC; node-cron by default. */
   scheduleDaily?: (fn: () => void) => { stop(): void };
   random?: () => number;
+  /** V8's heap limit in bytes (v8.getHeapStatistics().heap_size_limit by default). */
+  heapSizeLimitBytes?: () => number;
 }
 
 /**
@@ -135,6 +139,8 @@ export class App {
     }
 
     this.liveHeap = watchLiveHeap(metrics.registry);
+    const heapProblem = heapLimitProblem(config.keeper.accounts.length, (deps.heapSizeLimitBytes ?? (() => getHeapStatistics().heap_size_limit))());
+    if (heapProblem) logger.error({ event: 'heap_limit_low', accounts: config.keeper.accounts.length }, heapProblem);
     this.dispatcher = new Agent({ connections: 64, pipelining: 1, keepAliveTimeout: 30_000 });
     this.transport = new HttpTransport({
       dispatcher: this.dispatcher,

@@ -1,4 +1,5 @@
 import { planProtection, type AccountVerdict, type ProtectionTier } from '../sched/cadence.js';
+import { expectedLiveHeapMb, nodeOptionsFor } from './memory.js';
 import type { ConfigProblem } from './errors.js';
 import { retriesThatFit } from './rules.js';
 import { isLoopbackHost } from './rules.js';
@@ -70,6 +71,8 @@ export interface Plan {
   global: BudgetUse;
   /** needed = arms of the `path: exchange` accounts (approvals are one-off: `startupApprovals`). */
   exchange: BudgetUse;
+  /** The heap this shard's accounts need and the Node.js options to run it with (memory.ts). */
+  memory: { liveHeapMb: number; nodeOptions: string };
   /** Most approvals (approveAgent, approveBuilderFee) this shard sends at start-up, on the exchange budget. */
   startupApprovals: number;
   /** Every account keeps its min horizon (check-config exits 0; else 1). */
@@ -153,6 +156,7 @@ function buildPlanWith(config: Config): Plan {
     global,
     exchange,
     startupApprovals,
+    memory: { liveHeapMb: Math.ceil(expectedLiveHeapMb(accounts.length)), nodeOptions: nodeOptionsFor(accounts.length) },
     canHoldEveryHorizon: protection.verdicts.every((v) => v === 'keeps_min_horizon'),
     tier: protection.tier,
     readStretch,
@@ -280,6 +284,7 @@ export function formatPlan(plan: Plan): string {
     lines.push(`  adaptive cadence: the configured periods need ${num(plan.configuredArmsPerMinute)} arms per minute; the keeper stretches them up to x${num(plan.cadence.stretch)} to fit (${TIER_TEXT[plan.tier]})`);
   }
   lines.push(`  capacity: about ${plan.cadence.capacityAccounts} accounts of the median shape at the longest periods their margins allow (${plan.accounts.length} configured)`);
+  lines.push(`  memory: about ${plan.memory.liveHeapMb} MB of live heap for ${plan.accounts.length} accounts; run Node with NODE_OPTIONS="${plan.memory.nodeOptions}"`);
   const perDay = plan.accounts.reduce((m, a) => Math.max(m, a.actionsPerDay), 0);
   if (perDay > 0) lines.push(`  venue actions per address: up to ${perDay} per day (one per re-arm)`);
   lines.push('');
