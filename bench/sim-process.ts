@@ -22,6 +22,10 @@ export interface SamplerReport {
   accounts: number;
   minHorizonS: number | null;
   lapses: number;
+  /** When the venue received the first arm of any account (its own clock, ms), null before. */
+  firstArmMs: number | null;
+  /** When it received the first arm of the last account to be armed, once every account was. */
+  allArmedMs: number | null;
   /** Gaps (ms) between consecutive arms of one account, since the last report. */
   gapsMs: number[];
   rateLimited: number;
@@ -74,6 +78,10 @@ async function main(): Promise<void> {
 
   const lastTime = new Map<string, number>();
   const lastSend = new Map<string, number>();
+  // Exact, not the 1 s sampling: an arm's send time is its deadline minus deadline_seconds.
+  let firstArmMs: number | null = null;
+  let allArmedMs: number | null = null;
+  let latestFirstArmMs = Number.NEGATIVE_INFINITY;
   process.send?.({ type: 'ready', baseUrl: sim.baseUrl, exchangeUrl: sim.exchangeUrl, wsUrl: sim.wsUrl });
 
   const timer = setInterval(() => {
@@ -96,13 +104,21 @@ async function main(): Promise<void> {
         const sentAt = t - deadlineMs;
         const prev = lastSend.get(a);
         if (prev !== undefined) gapsMs.push(sentAt - prev);
+        else {
+          firstArmMs = Math.min(firstArmMs ?? sentAt, sentAt);
+          latestFirstArmMs = Math.max(latestFirstArmMs, sentAt);
+        }
         lastSend.set(a, sentAt);
         lastTime.set(a, t);
       }
     }
+    if (allArmedMs === null && lastSend.size === n) allArmedMs = latestFirstArmMs;
     const report: SamplerReport = {
       type: 'report',
       tMs: Date.now(),
+      // The simulator's clock is the host's here (no offset in the benchmark's profiles).
+      firstArmMs: firstArmMs === null ? null : firstArmMs - (now - Date.now()),
+      allArmedMs: allArmedMs === null ? null : allArmedMs - (now - Date.now()),
       armed,
       accounts: n,
       minHorizonS: min === null ? null : min / 1000,
