@@ -432,11 +432,20 @@ async function main(): Promise<number> {
   const profile = values.profile ?? 'realistic';
   const ns = (values.accounts ?? (quick ? '10,100' : '10,100,1000,10000,50000')).split(',').map(Number);
   const rows: Array<{ spec: RunSpec; keeper: Figures; naive?: Figures }> = [];
+  const failed: Array<{ n: number; message: string }> = [];
   for (const n of ns) {
     const spec = specFor(n, quick, profile);
     if (values['steady-seconds'] !== undefined) spec.steadyS = Number(values['steady-seconds']);
     console.error(`bench: ${n} accounts, B = ${spec.budgetPerSecond}/s, deadline ${spec.deadlineS} s, profile ${spec.profile} ...`);
-    const keeper = await runKeeper(spec, values['keeper-node-args']?.split(' ').filter(Boolean));
+    let keeper: Figures;
+    try {
+      keeper = await runKeeper(spec, values['keeper-node-args']?.split(' ').filter(Boolean));
+    } catch (e) {
+      // One row that cannot run (the keeper exited, say) is reported, and the others still are.
+      failed.push({ n, message: String((e as Error).message ?? e) });
+      console.error(`  keeper: FAILED: ${(e as Error).message}`);
+      continue;
+    }
     // The naive keeper has nothing to say past 10,000 accounts but 429s: it is not run there.
     const naive = values['no-baseline'] || n > 10_000 ? undefined : await runNaive(spec);
     rows.push({ spec, keeper, naive });
@@ -493,6 +502,7 @@ async function main(): Promise<number> {
     for (const a of r.keeper.lateArms.slice(0, 5)) lines.push(`- ${a.account} at t = ${a.atS.toFixed(0)} s: ${a.lagMs} ms (timer ${a.timerLateMs} ms, queued ${a.queuedMs} ms)`);
     lines.push('');
   }
+  if (failed.length > 0) lines.push('', '## Rows that did not run', '', ...failed.map((x) => `- ${x.n} accounts: ${x.message}`));
   lines.push('', '## Baseline ratios (naive / keeper)', '', '| accounts | 429s | lapses | all armed time | CPU s per arm |', '|---|---|---|---|---|');
   for (const { spec, keeper, naive } of rows) {
     if (!naive) continue;
@@ -504,8 +514,9 @@ async function main(): Promise<number> {
   await writeFile(out, lines.join('\n') + '\n');
   console.log(lines.join('\n'));
   const lapsed = rows.filter((r) => r.keeper.lapses > 0 || r.keeper.timeToAllArmedS === null);
-  if (lapsed.length > 0) {
-    console.error(`FAIL: the keeper lapsed (or never armed every account) at ${lapsed.map((r) => r.spec.n).join(', ')} accounts`);
+  if (failed.length > 0) console.error(`FAIL: no keeper run at ${failed.map((x) => x.n).join(', ')} accounts`);
+  if (lapsed.length > 0 || failed.length > 0) {
+    if (lapsed.length > 0) console.error(`FAIL: the keeper lapsed (or never armed every account) at ${lapsed.map((r) => r.spec.n).join(', ')} accounts`);
     return 1;
   }
   return 0;

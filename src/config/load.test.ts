@@ -495,3 +495,30 @@ describe('log.format', () => {
     await expect(parse(minimal('log: { format: text }'))).rejects.toThrow(/log\.format .*must be one of: json, pretty/);
   });
 });
+
+describe('many accounts', () => {
+  // 50,000 accounts read every key file at once and failed with EMFILE (a real open-file limit).
+  it('5,000 key files are read a few at a time: a file system that refuses more than 100 open files passes', async () => {
+    const n = 5_000;
+    let open = 0;
+    let most = 0;
+    const limited = async <T>(fn: () => T): Promise<T> => {
+      if (open >= 100) throw Object.assign(new Error('EMFILE: too many open files'), { code: 'EMFILE' });
+      open++;
+      most = Math.max(most, open);
+      await new Promise((r) => setImmediate(r));
+      open--;
+      return fn();
+    };
+    const lines = ['venue:', '  base_url: https://svc.example.com', 'accounts:'];
+    for (let i = 0; i < n; i++) lines.push(`  - name: a${i}`, `    address: "0x${i.toString(16).padStart(40, '0')}"`, `    master_key: { file: a${i}.key }`);
+    const config = await parseConfig(lines.join('\n'), {
+      env: {},
+      baseDir: '/keys',
+      readFile: () => limited(() => `${KEY1}\n`),
+      stat: () => limited(() => ({ mode: 0o100600, size: 67, isFile: () => true })),
+    });
+    expect(config.accounts).toHaveLength(n);
+    expect(most).toBeLessThanOrEqual(100);
+  }, 60_000);
+});

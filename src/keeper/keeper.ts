@@ -3,6 +3,7 @@ import type { ClockStep } from '../sched/venue-clock.js';
 import { StateWriteError } from '../state/atomic-file.js';
 import { initAccountSeries, removeAccountSeries } from '../obs/metrics.js';
 import { NonceSource } from '../venue/signing/nonce.js';
+import { forEachLimited } from '../sched/pool.js';
 import { AccountRunner, type ScheduleCancelSender } from './account-runner.js';
 import { makeSender } from './sender.js';
 import { CadenceControl } from './cadence-control.js';
@@ -22,6 +23,11 @@ const LOOP_EVERY_MS = 1_000;
  */
 const FIRST_READ_SPREAD_SLOTS = 8;
 const HEALTH_EVERY_MS = 60_000;
+/**
+ * Accounts provisioned at once (key and agent files open, requests queued). 50,000 at once failed
+ * with EMFILE; the request budget admits a few hundred a second, so this many lose no time.
+ */
+const PROVISION_CONCURRENCY = 256;
 
 export class Keeper {
   private readonly accounts = new Map<string, Managed>();
@@ -35,6 +41,8 @@ export class Keeper {
   private state: 'new' | 'starting' | 'running' | 'stopping' | 'stopped' = 'new';
   private startPromise?: Promise<void>;
   private stopPromise?: Promise<void>;
+  /** Set as soon as stop() is called: provisioning not yet begun is skipped. */
+  private stopRequested = false;
   private skewLogged = false;
   private readonly unsubscribeClock: () => void;
   private loopCount = 0;
@@ -93,6 +101,7 @@ export class Keeper {
 
   /** Idempotent and bounded: after `timeoutMs` whatever is left is abandoned (fail safe: keep). */
   stop(timeoutMs = 10_000): Promise<void> {
+    this.stopRequested = true;
     this.stopPromise ??= this.doStop(timeoutMs);
     return this.stopPromise;
   }
@@ -118,7 +127,7 @@ export class Keeper {
       this.feed.start();
     }
     this.cadence.apply(this.options, this.accounts.values());
-    await Promise.all(this.options.accounts.map((spec) => this.addAccount(spec)));
+    await this.addAccounts(this.options.accounts);
     this.state = 'running';
   }
 
@@ -192,18 +201,28 @@ export class Keeper {
       const m = this.accounts.get(name);
       m?.runner?.updateSettings(this.cadence.effectiveSettings(m.spec));
     }
-    await Promise.all(next.accounts.filter((s) => !this.accounts.has(s.name)).map((s) => this.addAccount(s)));
+    await this.addAccounts(next.accounts.filter((s) => !this.accounts.has(s.name)));
     return result;
   }
 
   // ---- accounts ----
 
-  private async addAccount(spec: KeeperAccountSpec): Promise<void> {
-    const m: Managed = { spec, log: this.deps.logger.child({ account: spec.name }), provisionAttempts: 0, subscribed: false, removed: false };
-    this.accounts.set(spec.name, m);
-    initAccountSeries(this.deps.metrics, spec.name);
-    this.deps.metrics.triggersToday.set({ account: spec.name }, this.deps.triggers.get(spec.name));
-    await this.agents.provision(m, false);
+  /**
+   * Every account is known (status, readiness, metrics) at once; their provisioning runs a few
+   * hundred at a time, in config order, and what has not begun when a stop comes never does.
+   */
+  private async addAccounts(specs: readonly KeeperAccountSpec[]): Promise<void> {
+    const added = specs.map((spec) => {
+      const m: Managed = { spec, log: this.deps.logger.child({ account: spec.name }), provisionAttempts: 0, subscribed: false, removed: false };
+      this.accounts.set(spec.name, m);
+      initAccountSeries(this.deps.metrics, spec.name);
+      this.deps.metrics.triggersToday.set({ account: spec.name }, this.deps.triggers.get(spec.name));
+      return m;
+    });
+    await forEachLimited(added, PROVISION_CONCURRENCY, async (m) => {
+      if (this.stopRequested || m.removed) return;
+      await this.agents.provision(m, false);
+    });
   }
 
   private async removeAccount(m: Managed): Promise<void> {
