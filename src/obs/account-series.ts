@@ -201,9 +201,17 @@ export class KeeperRegistry extends Registry {
     return (await this.metricsChunks()).join('\n\n') + '\n';
   }
 
-  /** The exposition in a few chunks (one per account family, then the rest), never one copy more. */
+  /**
+   * The exposition in a few chunks (one per account family, then the rest), never one copy more.
+   * The event loop gets a turn between families: a 10,000-account scrape is about 45 ms of string
+   * building, and in one piece it held every re-arm timer due meanwhile.
+   */
   async metricsChunks(): Promise<string[]> {
-    const texts = this.families.map((f) => f.text());
+    const texts: string[] = [];
+    for (const f of this.families) {
+      if (texts.length > 0) await new Promise<void>((resolve) => setImmediate(resolve));
+      texts.push(f.text());
+    }
     if (this.contentType !== Registry.PROMETHEUS_CONTENT_TYPE) throw new Error('KeeperRegistry writes the Prometheus text format only');
     const rest = await super.metrics();
     return rest.trim() === '' ? texts : [...texts, rest.slice(0, -1)];
