@@ -36,7 +36,7 @@ export const KEY_MEANINGS: Record<string, string> = {
   'rate_limits.schedule_cancel': 'Arms and clears (scheduleCancel). Never a reason to refuse: past it the keeper stretches periods, then shortens horizons, then protects the highest `priority` first (`check-config` prints the plan).',
   'rate_limits.schedule_cancel.requests': 'Requests allowed per window.',
   'rate_limits.exchange':
-    "The exchange endpoint, `POST {exchange_url}/exchange`, a quota of its own apart from `global`: the approvals when an account is provisioned (`approveAgent` for a new or renewed agent, `approveBuilderFee` for a `builder_fee`; at start-up that is up to one of each per account) and the arms of `switch.path: exchange` (and of `rest_then_exchange` while REST fails). The default is the venue's published IP weight; raise it only as far as your venue tier grants.",
+    "The exchange endpoint, `POST {exchange_url}/exchange`, a quota of its own (its requests also count in `global`: a venue may count both in one per-IP window): the approvals when an account is provisioned (`approveAgent` for a new or renewed agent, `approveBuilderFee` for a `builder_fee`; at start-up that is up to one of each per account) and the arms of `switch.path: exchange` (and of `rest_then_exchange` while REST fails). The default is the venue's published IP weight; raise it only as far as your venue tier grants.",
   'rate_limits.exchange.requests': 'Requests allowed per window.',
   'rate_limits.exchange.per_seconds': 'Window length in seconds.',
   'rate_limits.shared':
