@@ -254,6 +254,7 @@ async function runKeeper(spec: RunSpec, nodeArgs: string[] = []): Promise<Figure
     try {
       rec = JSON.parse(line) as Record<string, unknown>;
     } catch {
+      keeperLog.write(line + '\n'); // not the keeper's JSON: V8's own output (--trace-gc and the like)
       return;
     }
     if (rec.event === 'arm_late') {
