@@ -87,7 +87,16 @@ interface LateArm {
   lagMs: number;
   timerLateMs: number;
   queuedMs: number;
+  /** The budget's part of queuedMs, what held the request and how many of its kind went ahead. */
+  budgetWaitMs: number | null;
+  heldBy: string | null;
+  wentAhead: number | null;
   atS: number;
+}
+
+function lateArmText(a: LateArm): string {
+  const held = a.heldBy === null ? '' : `; held by ${a.heldBy}, ${a.wentAhead} of its kind went ahead`;
+  return `${a.account} at t = ${a.atS.toFixed(0)} s: ${a.lagMs} ms (timer ${a.timerLateMs} ms, queued ${a.queuedMs} ms, of it the budget ${a.budgetWaitMs ?? 'n/a'} ms${held})`;
 }
 
 async function freePort(): Promise<number> {
@@ -258,7 +267,17 @@ async function runKeeper(spec: RunSpec, nodeArgs: string[] = []): Promise<Figure
       return;
     }
     if (rec.event === 'arm_late') {
-      lateArms.push({ account: String(rec.account), lagMs: Number(rec.lag_ms), timerLateMs: Number(rec.timer_late_ms), queuedMs: Number(rec.queued_ms), atS: (Date.now() - t0) / 1000 });
+      const num = (v: unknown): number | null => (typeof v === 'number' ? v : null);
+      lateArms.push({
+        account: String(rec.account),
+        lagMs: Number(rec.lag_ms),
+        timerLateMs: Number(rec.timer_late_ms),
+        queuedMs: Number(rec.queued_ms),
+        budgetWaitMs: num(rec.budget_wait_ms),
+        heldBy: typeof rec.held_by === 'string' ? rec.held_by : null,
+        wentAhead: num(rec.went_ahead),
+        atS: (Date.now() - t0) / 1000,
+      });
     } else {
       const k = String(rec.event ?? rec.msg);
       otherLines.set(k, (otherLines.get(k) ?? 0) + 1);
@@ -451,7 +470,7 @@ async function main(): Promise<number> {
     const naive = values['no-baseline'] || n > 10_000 ? undefined : await runNaive(spec);
     rows.push({ spec, keeper, naive });
     console.error(`  keeper: all armed ${f(keeper.timeToAllArmedS)} s, lapses ${keeper.lapses}, 429s ${keeper.rateLimited}, lag p99 <= ${f(keeper.lagP99Ms, 0)} ms (halves ${f(keeper.earlyLagP99Ms, 0)} / ${f(keeper.lateLagP99Ms, 0)} ms), late arms ${keeper.lateArms.length}, cpu ${f(keeper.cpuSecondsPerArm === null ? null : keeper.cpuSecondsPerArm * 1000, 2)} ms/arm (kernel ${f(keeper.cpuSystemShare === null ? null : keeper.cpuSystemShare * 100, 0)}%), rss ${f(keeper.peakRssMb)} MB, live heap ${f(keeper.heapLiveMb)} MB`);
-    for (const a of keeper.lateArms.slice(0, 5)) console.error(`    late: ${a.account} at t=${a.atS.toFixed(0)} s: ${a.lagMs} ms (timer ${a.timerLateMs} ms, queued ${a.queuedMs} ms)`);
+    for (const a of keeper.lateArms.slice(0, 5)) console.error(`    late: ${lateArmText(a)}`);
     if (naive) console.error(`  naive:  all armed ${f(naive.timeToAllArmedS)} s, lapses ${naive.lapses}, 429s ${naive.rateLimited}`);
   }
 
@@ -499,8 +518,14 @@ async function main(): Promise<number> {
   lines.push('', '## Re-arms later than 1 s', '');
   if (late.length === 0) lines.push('None in any row.');
   for (const r of late) {
-    lines.push(`${r.spec.n} accounts: ${r.keeper.lateArms.length}; the slowest (timer: the event loop woke late; queued: the request budget or the signer's turn):`, '');
-    for (const a of r.keeper.lateArms.slice(0, 5)) lines.push(`- ${a.account} at t = ${a.atS.toFixed(0)} s: ${a.lagMs} ms (timer ${a.timerLateMs} ms, queued ${a.queuedMs} ms)`);
+    const byCause = new Map<string, number>();
+    for (const a of r.keeper.lateArms) byCause.set(a.heldBy ?? 'not held', (byCause.get(a.heldBy ?? 'not held') ?? 0) + 1);
+    const when = r.keeper.lateArms.map((a) => a.atS);
+    lines.push(
+      `${r.spec.n} accounts: ${r.keeper.lateArms.length}, from t = ${Math.min(...when).toFixed(0)} to ${Math.max(...when).toFixed(0)} s; held by ${[...byCause].map(([k, c]) => `${k} x${c}`).join(', ')}. The slowest (timer: the event loop woke late; queued: the request budget or the signer's turn):`,
+      '',
+    );
+    for (const a of r.keeper.lateArms.slice(0, 5)) lines.push(`- ${lateArmText(a)}`);
     lines.push('');
   }
   if (failed.length > 0) lines.push('', '## Rows that did not run', '', ...failed.map((x) => `- ${x.n} accounts: ${x.message}`));

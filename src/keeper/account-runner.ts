@@ -1,4 +1,5 @@
 import type { TimerHandle } from '../sched/clock.js';
+import type { AdmissionWait } from '../sched/scheduler.js';
 import type { VenueClock } from '../sched/venue-clock.js';
 import { ActionError, isVenueError, RestError } from '../venue/errors.js';
 import {
@@ -25,7 +26,7 @@ export interface ScheduleCancelSender {
    * `timeMs` is read once the request is admitted and leaves: the deadline to arm (undefined:
    * clear). `urgency` orders arms in the budget: the venue time of the current deadline (0: none).
    */
-  send(args: { path: ArmPath; timeMs: () => number | undefined; urgency: number; signal?: AbortSignal }): Promise<void>;
+  send(args: { path: ArmPath; timeMs: () => number | undefined; urgency: number; signal?: AbortSignal; onAdmitted?: (wait: AdmissionWait) => void }): Promise<void>;
 }
 
 /** What the runner tells the outside world (logs, metrics, watchers). */
@@ -40,6 +41,8 @@ export type RunnerReport =
       lagMs?: number;
       timerLateMs?: number;
       queuedMs?: number;
+      /** Where the queued time went (the budget's view, see AdmissionWait). */
+      wait?: AdmissionWait;
       reason?: string;
       message?: string;
       retryAfterMs?: number;
@@ -237,11 +240,15 @@ export class AccountRunner {
     let sentAt = queuedAt;
     let sentMono = this.deps.clock.monoMs();
     let deadlineMs = 0;
+    let wait: AdmissionWait | undefined;
     this.deps.sender
       .send({
         path,
         urgency: this.state.deadlineMs ?? 0,
         signal: this.abort.signal,
+        onAdmitted: (w) => {
+          wait = w;
+        },
         timeMs: () => {
           sentAt = this.venueNowMs();
           sentMono = this.deps.clock.monoMs();
@@ -254,7 +261,7 @@ export class AccountRunner {
       .then(
         () => {
           const latencyMs = this.deps.clock.monoMs() - sentMono;
-          const lag = plannedSlotMs === null ? {} : { lagMs: sentAt - plannedSlotMs, timerLateMs: queuedAt - plannedSlotMs, queuedMs: sentAt - queuedAt };
+          const lag = plannedSlotMs === null ? {} : { lagMs: sentAt - plannedSlotMs, timerLateMs: queuedAt - plannedSlotMs, queuedMs: sentAt - queuedAt, ...(wait ? { wait } : {}) };
           if (!this.accepted || sentMono >= this.accepted.monoMs) {
             this.accepted = { venueMs: sentAt, monoMs: sentMono };
             this.latestRearmMono = sentMono + latestRearmAfterMs(this.settings);

@@ -50,7 +50,22 @@ export class AccountReports {
             metrics.armLag.observe(Math.max(0, r.lagMs) / 1000);
             // A re-arm that left over a second after its slot is worth a line: where the time went
             // (timer: the event loop woke late; queued: the request budget or the signer's turn).
-            if (r.lagMs > ARM_LATE_WARN_MS) m.log.warn({ event: 'arm_late', lag_ms: Math.round(r.lagMs), timer_late_ms: Math.round(r.timerLateMs ?? 0), queued_ms: Math.round(r.queuedMs ?? 0), latency_ms: Math.round(r.latencyMs) }, 're-arm left late');
+            if (r.lagMs > ARM_LATE_WARN_MS) {
+              m.log.warn(
+                {
+                  event: 'arm_late',
+                  lag_ms: Math.round(r.lagMs),
+                  timer_late_ms: Math.round(r.timerLateMs ?? 0),
+                  queued_ms: Math.round(r.queuedMs ?? 0),
+                  // the budget's part of the queued time and what held it (the rest: the signer's turn)
+                  budget_wait_ms: r.wait ? Math.round(r.wait.waitedMs) : null,
+                  held_by: r.wait?.heldBy ?? null,
+                  went_ahead: r.wait?.wentAhead ?? null,
+                  latency_ms: Math.round(r.latencyMs),
+                },
+                're-arm left late',
+              );
+            }
           }
           // Routine: debug. The minute summary counts arms; state changes and failures are info+.
           m.log.debug({ event: 'arm', result: 'ok', path: r.path, deadline: new Date(r.deadlineMs!).toISOString(), latency_ms: r.latencyMs, venue: { status: 'ok' } }, 'armed');

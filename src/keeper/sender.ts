@@ -16,13 +16,13 @@ export type SenderVenue = Pick<VenuePort, 'scheduleCancel'>;
 export function makeSender(args: { agent: Signer; vaultAddress?: string; network: Network; nonces: NonceSource; venue: SenderVenue }): ScheduleCancelSender {
   const { agent, vaultAddress, network, nonces, venue } = args;
   return {
-    send: ({ path, timeMs, urgency, signal }: { path: ArmPath; timeMs: () => number | undefined; urgency: number; signal?: AbortSignal }) =>
+    send: ({ path, timeMs, urgency, signal, onAdmitted }: Parameters<ScheduleCancelSender['send']>[0]) =>
       venue
         .scheduleCancel(
           path,
           // The nonce is drawn in the signer's turn, so nonces leave in the order they were drawn.
           () => buildScheduleCancel({ signer: agent, network, nonce: nonces.next(agent.address), timeMs: timeMs(), vaultAddress }),
-          { signer: agent.address, urgency, ...(signal ? { signal } : {}) },
+          { signer: agent.address, urgency, ...(signal ? { signal } : {}), ...(onAdmitted ? { onAdmitted } : {}) },
         )
         .then(() => undefined),
   };

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { FakeClock } from './fake-clock.js';
-import { PREPARE_URGENCY, RequestScheduler, ShedError } from './scheduler.js';
+import { PREPARE_URGENCY, RequestScheduler, ShedError, type AdmissionWait } from './scheduler.js';
 import { WINDOW_MARGIN_MS } from './admission.js';
 import { sleep } from './clock.js';
 
@@ -21,6 +21,28 @@ describe('RequestScheduler', () => {
     for (let i = 0; i < 10; i++) void s.run({ kind: 'arm', scopes: ['global', 'schedule_cancel'] }, job(`a${i}`));
     await clock.advance(60_000);
     expect(sent.map((x) => x.atMs)).toEqual([0, 2000, 4000, 6000, 8000, 10000, 12000, 14000, 16000, 18000]);
+  });
+
+  it('tells each request where its wait went: the scope that held it, the 429, and who went ahead', async () => {
+    const clock = new FakeClock(0);
+    const s = new RequestScheduler(clock, { global: { limit: 600, windowMs: 60_000 }, schedule_cancel: { limit: 60, windowMs: 60_000 } });
+    const waits = new Map<string, AdmissionWait>();
+    const run = (tag: string, urgency: number) =>
+      void s.run({ kind: 'arm', scopes: ['global', 'schedule_cancel'], urgency, onAdmitted: (w) => waits.set(tag, w) }, async () => tag);
+    run('first', 5); // goes at once
+    run('late', 9); // queued at t=0, behind the two more urgent ones below
+    run('urgent1', 1);
+    run('urgent2', 2);
+    await clock.advance(10_000);
+    expect(waits.get('first')).toEqual({ waitedMs: 0, heldBy: null, wentAhead: 0 });
+    expect(waits.get('urgent1')).toEqual({ waitedMs: 1_000, heldBy: 'schedule_cancel', wentAhead: 0 });
+    expect(waits.get('late')).toEqual({ waitedMs: 3_000, heldBy: 'schedule_cancel', wentAhead: 2 });
+    // a venue block names itself
+    s.blockScope('schedule_cancel', clock.nowMs() + 5_000);
+    run('blocked', 1);
+    await clock.advance(10_000);
+    expect(waits.get('blocked')?.heldBy).toBe('schedule_cancel:429');
+    expect(waits.get('blocked')?.waitedMs).toBeGreaterThanOrEqual(5_000);
   });
 
   it('never exceeds the window, whatever the arrival pattern', async () => {

@@ -27,6 +27,20 @@ export interface RequestOptions {
   /** Reads: reject with ShedError after waiting this long. Default 10 s. */
   maxWaitMs?: number;
   signal?: AbortSignal;
+  /** Told, as the request is admitted, where its wait went (for the late-arm log). */
+  onAdmitted?: (wait: AdmissionWait) => void;
+}
+
+/**
+ * Where a request's wait went: `heldBy`, the last reason its lane was held (a scope key: its window
+ * was full, `<scope>:429` a venue block, `<scope>:reserved` a more urgent request's turn on it; null:
+ * never held), and `wentAhead`, how many requests of its own kind and scopes were admitted while it
+ * waited (the more urgent ones, then the earlier ones of equal urgency).
+ */
+export interface AdmissionWait {
+  waitedMs: number;
+  heldBy: string | null;
+  wentAhead: number;
 }
 
 /** After every arm, before every read: start-up work such as resolving an account. */
@@ -50,6 +64,8 @@ interface Pending {
   opts: RequestOptions;
   /** Requests with the same class and scopes wait for the same reasons (see drain). */
   sig: string;
+  /** Admissions of its signature when it was queued (AdmissionWait.wentAhead). */
+  sigAdmittedAtEnqueue: number;
   /** Arms: the order key (urgency); reads: 0 (first come, first served). */
   key: number;
   throttled?: boolean;
@@ -153,6 +169,8 @@ export class RequestScheduler {
   private stopped = false;
   private readonly admitted = { arm: 0, read: 0 };
   private shed = 0;
+  /** Per signature: admissions so far and the last reason its lane head was held. */
+  private readonly bySig = new Map<string, { admitted: number; heldBy: string | null }>();
 
   constructor(
     private readonly clock: Clock,
@@ -176,9 +194,11 @@ export class RequestScheduler {
       const onAbort = (): void => {
         if (this.remove(p)) reject(signal?.reason instanceof Error ? signal.reason : new Error('aborted'));
       };
+      const sig = `${opts.kind}|${opts.scopes.join('|')}`;
       const p: Pending = {
         opts,
-        sig: `${opts.kind}|${opts.scopes.join('|')}`,
+        sig,
+        sigAdmittedAtEnqueue: this.sigStats(sig).admitted,
         key: opts.kind === 'arm' ? (opts.urgency ?? 0) : 0,
         enqueuedMs: this.clock.nowMs(),
         seq: ++this.seq,
@@ -341,10 +361,45 @@ export class RequestScheduler {
     return earliestAdmitMs(this.scope(key), nowMs, factor);
   }
 
+  private sigStats(sig: string): { admitted: number; heldBy: string | null } {
+    let st = this.bySig.get(sig);
+    if (!st) {
+      st = { admitted: 0, heldBy: null };
+      this.bySig.set(sig, st);
+    }
+    return st;
+  }
+
   private admit(p: Pending, nowMs: number): void {
     for (const key of p.opts.scopes) recordAdmit(this.scope(key), nowMs);
     this.admitted[p.opts.kind] += 1;
+    const st = this.sigStats(p.sig);
+    if (p.opts.onAdmitted) {
+      const waitedMs = nowMs - p.enqueuedMs;
+      try {
+        p.opts.onAdmitted({ waitedMs, heldBy: waitedMs > 0 ? st.heldBy : null, wentAhead: st.admitted - p.sigAdmittedAtEnqueue });
+      } catch {
+        // a diagnostic must not stop the request
+      }
+    }
+    st.admitted += 1;
+    if (this.queued[p.opts.kind] === 0 || !this.lanes[p.opts.kind].has(p.sig)) st.heldBy = null;
     p.start(nowMs);
+  }
+
+  /** Why a lane head cannot go now: the scope that holds it longest. */
+  private holdReason(p: Pending, nowMs: number): string {
+    let reason = 'none';
+    let untilMs = nowMs;
+    for (const key of p.opts.scopes) {
+      const blockedUntilMs = this.scope(key).blockedUntilMs;
+      const t = this.scopeEarliest(p, key, nowMs);
+      if (t > untilMs) {
+        untilMs = t;
+        reason = blockedUntilMs >= t ? `${key}:429` : key;
+      }
+    }
+    return reason;
   }
 
   private pump(): void {
@@ -411,6 +466,7 @@ export class RequestScheduler {
       if (!p || !lane) return wake;
       const t = this.earliest(p, now);
       if (t > now) {
+        this.sigStats(p.sig).heldBy = this.holdReason(p, now);
         wake = Math.min(wake, t);
         if (!p.throttled && p.opts.scopes.every((k) => this.scope(k).blockedUntilMs <= now)) {
           p.throttled = true;
@@ -420,9 +476,11 @@ export class RequestScheduler {
         waiting.add(p.sig);
         continue;
       }
-      if (p.opts.scopes.some((k) => reserved.has(k) && admitWouldDelay(this.scope(k), now, reserved.get(k)!))) {
+      const taken = p.opts.scopes.find((k) => reserved.has(k) && admitWouldDelay(this.scope(k), now, reserved.get(k)!));
+      if (taken !== undefined) {
         // It could go, but only by taking a slot a more urgent request is waiting for; it is
         // looked at again when that one has gone.
+        this.sigStats(p.sig).heldBy = `${taken}:reserved`;
         waiting.add(p.sig);
         continue;
       }

@@ -147,11 +147,17 @@ export class VenuePort {
   scheduleCancel(
     route: ArmRoute,
     build: () => Promise<SignedRequest<ScheduleCancelAction>>,
-    opts: { signer: string; urgency: number; signal?: AbortSignal },
+    opts: { signer: string; urgency: number; signal?: AbortSignal; onAdmitted?: RequestOptions['onAdmitted'] },
   ): Promise<ActionOk> {
     const endpoint = route === 'rest' ? REST_ENDPOINTS.scheduleCancel : 'exchange:scheduleCancel';
     const holdScope = route === 'rest' ? SCOPES.scheduleCancel : SCOPES.exchange;
-    const request: RequestOptions = { kind: 'arm', scopes: armScopes(route), urgency: opts.urgency, ...(opts.signal ? { signal: opts.signal } : {}) };
+    const request: RequestOptions = {
+      kind: 'arm',
+      scopes: armScopes(route),
+      urgency: opts.urgency,
+      ...(opts.signal ? { signal: opts.signal } : {}),
+      ...(opts.onAdmitted ? { onAdmitted: opts.onAdmitted } : {}),
+    };
     return this.admit(request, endpoint, holdScope, () =>
       this.bySigner(opts.signer, async () => {
         const body = await build();
