@@ -4,7 +4,6 @@ import type { Signer } from '../venue/signing/signer.js';
 import type { VenuePort } from '../venue/port.js';
 import type { Network } from '../venue/types.js';
 import type { ScheduleCancelSender } from './account-runner.js';
-import type { ArmPath } from './switch-machine.js';
 
 /** The venue port as a sender needs it. */
 export type SenderVenue = Pick<VenuePort, 'scheduleCancel'>;
