@@ -33,17 +33,4 @@ describe('CadenceControl.claimSlot', () => {
     queued = 2_000;
     expect(c.claimSlot(now + 6_000, now)).toBe(now + 6_000);
   });
-
-  it('never hands a re-arm a slot more than a tenth of its wait early: with the grid full, the wish itself', () => {
-    const c = control(() => 0);
-    const now = 1_000_000;
-    // 100 arms/s: fill every slot of the 10 s before a wish 100 s away, then ask once more
-    for (let i = 0; i < 1_000; i++) c.claimSlot(now + 100_000, now);
-    const at = c.claimSlot(now + 100_000, now);
-    expect(at === now + 100_000 || at >= now + 90_000).toBe(true);
-    for (let i = 0; i < 200; i++) {
-      const t = c.claimSlot(now + 100_000, now);
-      expect(t).toBeGreaterThanOrEqual(now + 90_000);
-    }
-  });
 });

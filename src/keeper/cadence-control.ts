@@ -13,9 +13,6 @@ import type { SwitchSettings } from './switch-machine.js';
  * keeps the slot calendar at the planned arm rate. Runners keep their timers; the next slot uses
  * the new period.
  */
-/** How far before its wish a re-arm's slot may lie, as a share of the time until the wish. */
-export const MAX_EARLY_SHARE = 0.1;
-
 export class CadenceControl {
   private plan?: ProtectionPlan;
   /** Effective re-arm period per account name; null: over_budget. */
@@ -56,20 +53,11 @@ export class CadenceControl {
    * one the arms already queued will still be using: a slot before they drain would only queue
    * behind them. Measured at 10,000 accounts: re-arms pulled into the tail of the cold start
    * waited there up to 5.5 s.
-   *
-   * Nor one more than MAX_EARLY_SHARE of the wait early: a re-arm sent early re-bases the
-   * account's cycle there, so every early slot is an extra arm. A cold start arms at the full
-   * budget, the plan at 97% of it, so the first round of re-arms is a little denser than the
-   * grid and the last accounts found their free slots 2 to 155 s before their wish; at 50,000
-   * accounts those extra arms were more than the budget's 3% reserve and the keeper fell behind
-   * (52,117 lapse samples). A re-arm with no slot near its wish goes at its wish and queues by
-   * urgency.
    */
   claimSlot(wishMs: number, nowMs: number): number {
     if (!this.calendar) return wishMs;
     const drainMs = this.budgetPerSecond > 0 ? (this.deps.scheduler.queuedOn('schedule_cancel') * 1000) / this.budgetPerSecond : 0;
-    const notBeforeMs = Math.max(nowMs + drainMs, wishMs - Math.max(0, wishMs - nowMs) * MAX_EARLY_SHARE);
-    return this.calendar.claim(wishMs, notBeforeMs);
+    return this.calendar.claim(wishMs, nowMs + drainMs);
   }
 
   apply(options: KeeperOptions, accounts: Iterable<Managed>): void {
