@@ -86,20 +86,25 @@ export function admitWouldDelay(scope: ScopeState, nowMs: number, reservedMs: nu
 }
 
 /**
- * Slots a late admission may still claim: after an event-loop stall of up to this many slots the
- * queue catches up (the next requests go at once, each on its own slot) instead of losing them.
- * At 100 arms/s that is 100 ms; the window log still bounds every window.
+ * How late an admission may be and still claim its grid slot: after an event-loop stall of up to
+ * this long (or CATCH_UP_SLOTS slots, when that is longer) the queue catches up (the next requests
+ * go at once, each on its own slot) instead of losing them. A full collection of a large heap holds
+ * the loop 100 to 500 ms; at 10 slots (50 ms at 200 arms/s) every such stall cost the budget its
+ * length, at 50,000 accounts more than the plan's 3% reserve. The window log still bounds every
+ * window, so a catch-up never sends more than the venue's window allows.
  */
+export const CATCH_UP_MS = 1_000;
 export const CATCH_UP_SLOTS = 10;
 
 /**
- * The slot an admission at `atMs` takes: the next grid slot when it is late by less than
- * CATCH_UP_SLOTS slots. Later than that the queue was idle (or held by a 429): the grid starts
- * again at `atMs`, so idle time is never credited as a burst.
+ * The slot an admission at `atMs` takes: the next grid slot when it is late by less than the
+ * catch-up span. Later than that the queue was idle (or held by a 429): the grid starts again at
+ * `atMs`, so a long idle time is never credited as a burst.
  */
 function slotOf(scope: ScopeState, atMs: number): number {
-  const next = scope.lastSlotMs + spacingMs(scope.spec);
-  return atMs >= next && atMs < next + CATCH_UP_SLOTS * spacingMs(scope.spec) ? next : atMs;
+  const spacing = spacingMs(scope.spec);
+  const next = scope.lastSlotMs + spacing;
+  return atMs >= next && atMs < next + Math.max(CATCH_UP_SLOTS * spacing, CATCH_UP_MS) ? next : atMs;
 }
 
 export function recordAdmit(scope: ScopeState, atMs: number): void {

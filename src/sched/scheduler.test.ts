@@ -193,6 +193,20 @@ describe('RequestScheduler', () => {
     for (const a of sent) expect(sent.filter((b) => b.atMs > a.atMs - 1_000 && b.atMs <= a.atMs).length).toBeLessThanOrEqual(100);
   });
 
+  it('catches up a stall of a full collection (500 ms), not only one of 10 slots', async () => {
+    const clock = new FakeClock(0);
+    const s = new RequestScheduler(clock, { schedule_cancel: { limit: 12_000, windowMs: 60_000 } }); // 200/s, 5 ms slots
+    const { sent, job } = recorder(clock);
+    for (let i = 0; i < 400; i++) void s.run({ kind: 'arm', scopes: ['schedule_cancel'] }, job(`a${i}`));
+    await clock.advance(98);
+    expect(sent.length).toBe(20); // 0, 5, ..., 95
+    clock.jump(500); // the loop was blocked from 98 to 598
+    await clock.advance(1_400);
+    // every slot kept: the 400th goes at 1,995 ms, as if there had been no stall
+    expect(sent.length).toBe(400);
+    expect(sent.at(-1)!.atMs).toBe(1_995);
+  });
+
   it('a request counts in the window from its answer, not only from its admission', async () => {
     // The venue may see a request long after we admitted it (a busy loop signs and writes late).
     const clock = new FakeClock(0);
