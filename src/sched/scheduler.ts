@@ -349,10 +349,21 @@ export class RequestScheduler {
     return true;
   }
 
-  private earliest(p: Pending, nowMs: number): number {
-    let t = nowMs;
-    for (const key of p.opts.scopes) t = Math.max(t, this.scopeEarliest(p, key, nowMs));
-    return t;
+  /**
+   * When the request may go, and what holds it until then: the scope that holds it longest
+   * (`<scope>:429` when a venue block is what ends last there; 'none' when it may go now).
+   */
+  private earliest(p: Pending, nowMs: number): { atMs: number; heldBy: string } {
+    let atMs = nowMs;
+    let heldBy = 'none';
+    for (const key of p.opts.scopes) {
+      const t = this.scopeEarliest(p, key, nowMs);
+      if (t > atMs) {
+        atMs = t;
+        heldBy = this.scope(key).blockedUntilMs >= t ? `${key}:429` : key;
+      }
+    }
+    return { atMs, heldBy };
   }
 
   private scopeEarliest(p: Pending, key: string, nowMs: number): number {
@@ -383,23 +394,9 @@ export class RequestScheduler {
       }
     }
     st.admitted += 1;
-    if (this.queued[p.opts.kind] === 0 || !this.lanes[p.opts.kind].has(p.sig)) st.heldBy = null;
+    // Its lane has emptied: whatever held it is over.
+    if (!this.lanes[p.opts.kind].has(p.sig)) st.heldBy = null;
     p.start(nowMs);
-  }
-
-  /** Why a lane head cannot go now: the scope that holds it longest. */
-  private holdReason(p: Pending, nowMs: number): string {
-    let reason = 'none';
-    let untilMs = nowMs;
-    for (const key of p.opts.scopes) {
-      const blockedUntilMs = this.scope(key).blockedUntilMs;
-      const t = this.scopeEarliest(p, key, nowMs);
-      if (t > untilMs) {
-        untilMs = t;
-        reason = blockedUntilMs >= t ? `${key}:429` : key;
-      }
-    }
-    return reason;
   }
 
   private pump(): void {
@@ -464,9 +461,9 @@ export class RequestScheduler {
         }
       }
       if (!p || !lane) return wake;
-      const t = this.earliest(p, now);
+      const { atMs: t, heldBy } = this.earliest(p, now);
       if (t > now) {
-        this.sigStats(p.sig).heldBy = this.holdReason(p, now);
+        this.sigStats(p.sig).heldBy = heldBy;
         wake = Math.min(wake, t);
         if (!p.throttled && p.opts.scopes.every((k) => this.scope(k).blockedUntilMs <= now)) {
           p.throttled = true;
