@@ -1,9 +1,6 @@
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { isAlias, isMap, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node } from 'yaml';
-import { forEachLimited } from '../sched/pool.js';
-
-/** Key files read at once while a config is checked. */
-const KEY_READ_CONCURRENCY = 64;
+import { mapLimited } from '../sched/pool.js';
 import type { z } from 'zod';
 import { collectEnvOverrides, applyEnvOverrides } from './env.js';
 import { ConfigError, formatPath, safeKeyName, shownKeyName, sortProblems, type ConfigProblem } from './errors.js';
@@ -38,6 +35,9 @@ import {
 } from './schema.js';
 import { checkPasswordText, defaultReadFile, tryReadKey, type KeyFileStat, type KeySource } from './secret.js';
 import type { AccountConfig, Config, SwitchConfig, VenueConfig } from './types.js';
+
+/** Key files read at once while a config is checked. */
+const KEY_READ_CONCURRENCY = 64;
 
 /**
  * Loading: YAML text -> env overrides -> shape (zod, section by section) -> cross-field rules ->
@@ -304,27 +304,23 @@ class Loader {
       ...(this.opts.stat ? { stat: this.opts.stat } : {}),
     };
     const rawItems = Array.isArray(this.raw.accounts) ? (this.raw.accounts as unknown[]) : [];
-    const results: Array<{ master?: KeySource; agent?: KeySource }> = new Array(accounts.length);
     // A few files open at a time: 50,000 accounts read at once failed with EMFILE.
-    await forEachLimited(accounts, KEY_READ_CONCURRENCY, async (a, i) => {
-      results[i] = await (async () => {
-        // An account whose shape failed (say, a bad address) still has its key sources checked,
-        // so one run reports every problem of the account, not the first one found.
-        const sources = a ? { master: a.master_key, agent: a.agent.key } : rawKeySources(rawItems[i]);
-        const out: { master?: KeySource; agent?: KeySource } = {};
-        const jobs: Array<[Segments, RawKeySource, 'master' | 'agent']> = [];
-        if (sources.master) jobs.push([['accounts', i, 'master_key'], sources.master, 'master']);
-        if (sources.agent) jobs.push([['accounts', i, 'agent', 'key'], sources.agent, 'agent']);
-        for (const [segments, rawSource, slot] of jobs) {
-          const source = this.keySource(segments, rawSource);
-          const r = await tryReadKey(source, io);
-          if ('problem' in r) this.add([...segments, source.kind === 'file' ? 'file' : 'env'], r.problem.message + this.credentialsHint(rawSource, r.problem.message));
-          out[slot] = source;
-        }
-        return out;
-      })();
+    return mapLimited(accounts, KEY_READ_CONCURRENCY, async (a, i) => {
+      // An account whose shape failed (say, a bad address) still has its key sources checked,
+      // so one run reports every problem of the account, not the first one found.
+      const sources = a ? { master: a.master_key, agent: a.agent.key } : rawKeySources(rawItems[i]);
+      const out: { master?: KeySource; agent?: KeySource } = {};
+      const jobs: Array<[Segments, RawKeySource, 'master' | 'agent']> = [];
+      if (sources.master) jobs.push([['accounts', i, 'master_key'], sources.master, 'master']);
+      if (sources.agent) jobs.push([['accounts', i, 'agent', 'key'], sources.agent, 'agent']);
+      for (const [segments, rawSource, slot] of jobs) {
+        const source = this.keySource(segments, rawSource);
+        const r = await tryReadKey(source, io);
+        if ('problem' in r) this.add([...segments, source.kind === 'file' ? 'file' : 'env'], r.problem.message + this.credentialsHint(rawSource, r.problem.message));
+        out[slot] = source;
+      }
+      return out;
     });
-    return results;
   }
 
   /** The shared budget's Redis password: read like a key (file mode, size), checked as one line. */

@@ -3,7 +3,7 @@ import type { ClockStep } from '../sched/venue-clock.js';
 import { StateWriteError } from '../state/atomic-file.js';
 import { initAccountSeries, removeAccountSeries } from '../obs/metrics.js';
 import { NonceSource } from '../venue/signing/nonce.js';
-import { forEachLimited } from '../sched/pool.js';
+import { mapLimited } from '../sched/pool.js';
 import { AccountRunner, type ScheduleCancelSender } from './account-runner.js';
 import { makeSender } from './sender.js';
 import { CadenceControl } from './cadence-control.js';
@@ -219,7 +219,7 @@ export class Keeper {
       this.deps.metrics.triggersToday.set({ account: spec.name }, this.deps.triggers.get(spec.name));
       return m;
     });
-    await forEachLimited(added, PROVISION_CONCURRENCY, async (m) => {
+    await mapLimited(added, PROVISION_CONCURRENCY, async (m) => {
       if (this.stopRequested || m.removed) return;
       await this.agents.provision(m, false);
     });

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { forEachLimited } from './pool.js';
+import { mapLimited } from './pool.js';
 
-describe('forEachLimited', () => {
+describe('mapLimited', () => {
   it('runs every item, in order of start, never more than the limit at once', async () => {
     let inFlight = 0;
     let most = 0;
     const started: number[] = [];
-    await forEachLimited(Array.from({ length: 50 }, (_, i) => i), 4, async (x) => {
+    await mapLimited(Array.from({ length: 50 }, (_, i) => i), 4, async (x) => {
       started.push(x);
       most = Math.max(most, ++inFlight);
       await new Promise((r) => setTimeout(r, x % 3));
@@ -17,9 +17,11 @@ describe('forEachLimited', () => {
   });
 
   it('handles no items and a limit above the count', async () => {
-    await forEachLimited([], 8, async () => undefined);
+    await mapLimited([], 8, async () => undefined);
     const seen: string[] = [];
-    await forEachLimited(['a', 'b'], 100, async (x) => void seen.push(x));
+    await mapLimited(['a', 'b'], 100, async (x) => void seen.push(x));
     expect(seen).toEqual(['a', 'b']);
+    // results in the items' order, whatever order the calls end in
+    expect(await mapLimited([30, 0, 10], 3, async (ms, i) => new Promise<string>((r) => setTimeout(() => r(`${i}:${ms}`), ms)))).toEqual(['0:30', '1:0', '2:10']);
   });
 });
