@@ -20,6 +20,11 @@ afterEach(async () => {
   h = undefined;
 });
 
+/** 429s the keeper counted, every scope together. */
+function rateLimitedTotal(metricsText: string): number {
+  return [...metricsText.matchAll(/dms_keeper_rate_limited_total\{scope="[^"]+"\} (\d+)/g)].reduce((sum, m) => sum + Number(m[1]), 0);
+}
+
 async function run(n: number, priorityOf: (i: number) => number = () => 0) {
   const addresses = benchAddresses(n);
   h = await startHarness({
@@ -39,7 +44,7 @@ async function run(n: number, priorityOf: (i: number) => number = () => 0) {
     addresses.forEach((a, i) => worst.set(`acct-${i}`, Math.min(worst.get(`acct-${i}`) ?? Number.POSITIVE_INFINITY, h!.venueHorizonMs(a) ?? Number.NEGATIVE_INFINITY)));
   }
   const text = await h.metricsText();
-  const limited = [...text.matchAll(/dms_keeper_rate_limited_total\{scope="[^"]+"\} (\d+)/g)].reduce((s, m) => s + Number(m[1]), 0);
+  const limited = rateLimitedTotal(text);
   return { worst, status: h.keeper.status(), readiness: h.keeper.readiness(), limited };
 }
 
@@ -67,8 +72,7 @@ describe('cold start with approvals inside the budget', () => {
     expect(allArmedMs).toBeLessThanOrEqual(boundMs);
     const approvals = h.sim.state.actionLog().filter((x) => x.type === 'approveAgent' && x.result === 'ok').length;
     expect(approvals).toBe(n);
-    const text = await h.metricsText();
-    expect([...text.matchAll(/dms_keeper_rate_limited_total\{scope="[^"]+"\} (\d+)/g)].reduce((s, m) => s + Number(m[1]), 0)).toBe(0);
+    expect(rateLimitedTotal(await h.metricsText())).toBe(0);
     h.logs.push({ summary: { allArmedMs, boundMs } });
   }, 120_000);
 });
