@@ -1,9 +1,9 @@
 /**
- * Signer recovery through libsecp256k1 (the `secp256k1` package, a dev dependency) for the
+ * Signer recovery through libsecp256k1 (the `secp256k1` package, which the keeper signs with) for the
  * benchmark's simulator. viem's pure-JS recovery takes about 3 ms here against 0.08 ms for this
  * one; at 10,000 accounts the simulator verifies about 200 signatures a second during the cold
  * start (approvals and arms), and in JS that alone kept one core busy and made the simulator, not
- * the keeper, the thing measured. The keeper itself signs with viem; only the venue's side is swapped.
+ * the keeper, the thing measured.
  */
 import secp256k1 from 'secp256k1';
 import { hexToBytes, keccak256, toHex, type Hex } from 'viem';

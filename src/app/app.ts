@@ -17,6 +17,7 @@ import { HttpTransport } from '../venue/http.js';
 import { buildVenue } from './venue.js';
 import { BUDGET_MODES, type BudgetMode, type SharedBudget } from '../sched/shared-budget.js';
 import { NotificationClient } from '../venue/ws.js';
+import { loadSigningCurve, type CurveChoice } from '../venue/signing/curve.js';
 import type { Simulator } from '../sim/simulator.js';
 import { prettyStream, type LogFormat } from '../obs/logger.js';
 
@@ -60,6 +61,8 @@ export interface AppDeps {
   random?: () => number;
   /** V8's heap limit in bytes (v8.getHeapStatistics().heap_size_limit by default). */
   heapSizeLimitBytes?: () => number;
+  /** The secp256k1 implementation to sign with (libsecp256k1 when it loads, by default). */
+  signingCurve?: () => CurveChoice;
 }
 
 /**
@@ -194,6 +197,10 @@ export class App {
       return client;
     };
 
+    const { curve, fallbackReason } = (deps.signingCurve ?? loadSigningCurve)();
+    if (fallbackReason === null) logger.info({ event: 'signing_curve', curve: curve.name }, `signing with ${curve.name}`);
+    else logger.warn({ event: 'signing_curve', curve: curve.name, reason: fallbackReason }, `signing with viem's pure-JS secp256k1, about 8 times the CPU per arm: ${fallbackReason}`);
+
     const triggers = new TriggerCounter(TriggerCounter.fileIn(config.stateDir), venueClock.nowMs());
     this.keeper = new Keeper(config.keeper, {
       clock: deps.clock,
@@ -214,6 +221,7 @@ export class App {
           return { stop: () => void task.stop() };
         }),
       onHealthyTick: deps.onHealthyTick,
+      curve,
     });
 
     const keeper = this.keeper;

@@ -2,6 +2,7 @@ import { resolveAccount, type ProvisionVenue } from '../keeper/provision.js';
 import type { KeeperAccountSpec } from '../keeper/keeper.js';
 import { NonceSource } from '../venue/signing/nonce.js';
 import { signerFromPrivateKey, type Signer } from '../venue/signing/signer.js';
+import type { SigningCurve } from '../venue/signing/curve.js';
 import { buildScheduleCancel } from '../venue/actions.js';
 import type { AgentStore } from '../state/agent-store.js';
 import type { Clock } from '../sched/clock.js';
@@ -24,11 +25,11 @@ export interface DisarmResult {
   message?: string;
 }
 
-async function pickSigner(spec: KeeperAccountSpec, masterAddress: string, store: AgentStore): Promise<{ signer: Signer; kind: DisarmResult['signer'] }> {
-  if (spec.agentKey) return { signer: signerFromPrivateKey((await spec.agentKey()).trim(), 'agent key'), kind: 'agent' };
+async function pickSigner(spec: KeeperAccountSpec, masterAddress: string, store: AgentStore, curve: SigningCurve | undefined): Promise<{ signer: Signer; kind: DisarmResult['signer'] }> {
+  if (spec.agentKey) return { signer: signerFromPrivateKey((await spec.agentKey()).trim(), 'agent key', curve), kind: 'agent' };
   const stored = await store.load(spec.name, spec.agentName).catch(() => undefined);
-  if (stored && stored.masterAddress === masterAddress) return { signer: signerFromPrivateKey(stored.privateKey, 'stored agent key'), kind: 'stored_agent' };
-  if (spec.masterKey) return { signer: signerFromPrivateKey((await spec.masterKey()).trim(), 'master key'), kind: 'master' };
+  if (stored && stored.masterAddress === masterAddress) return { signer: signerFromPrivateKey(stored.privateKey, 'stored agent key', curve), kind: 'stored_agent' };
+  if (spec.masterKey) return { signer: signerFromPrivateKey((await spec.masterKey()).trim(), 'master key', curve), kind: 'master' };
   throw new Error('no key can sign for this account (no agent key, no stored agent, no master key)');
 }
 
@@ -39,6 +40,8 @@ export async function disarmAccounts(args: {
   venue: DisarmVenue;
   store: AgentStore;
   clock: Clock;
+  /** The secp256k1 implementation to sign with (venue/signing/curve.ts); absent: viem's. */
+  curve?: SigningCurve;
 }): Promise<DisarmResult[]> {
   const targets = args.only === undefined ? args.accounts : args.accounts.filter((a) => a.name === args.only);
   if (args.only !== undefined && targets.length === 0) throw new Error(`no account named '${args.only}' in the config`);
@@ -47,7 +50,7 @@ export async function disarmAccounts(args: {
   for (const spec of targets) {
     try {
       const where = await resolveAccount(args.venue, spec.name, spec.address);
-      const { signer, kind } = await pickSigner(spec, where.masterAddress, args.store);
+      const { signer, kind } = await pickSigner(spec, where.masterAddress, args.store, args.curve);
       // A clear: no time. Signed when the port lets it leave, with a fresh nonce each time.
       const clear = () => buildScheduleCancel({ signer, network: args.network, nonce: nonces.next(signer.address), vaultAddress: where.vaultAddress });
       const opts = { signer: signer.address, urgency: 0 };

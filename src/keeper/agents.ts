@@ -6,6 +6,7 @@ import type { NonceSource } from '../venue/signing/nonce.js';
 import type { Network } from '../venue/types.js';
 import type { Managed } from './keeper-types.js';
 import { ProvisionError, provisionAccount, renewAtMs, type ProvisionVenue } from './provision.js';
+import type { SigningCurve } from '../venue/signing/curve.js';
 
 /** Retries of a failed provisioning, then every 5 minutes. */
 const PROVISION_RETRY_MS = [5_000, 15_000, 30_000, 60_000, 120_000, 300_000];
@@ -18,6 +19,8 @@ export interface AgentLifecycleDeps {
   metrics: KeeperMetrics;
   nonces: NonceSource;
   generateKey?: () => `0x${string}`;
+  /** The secp256k1 implementation signers use (venue/signing/curve.ts); absent: viem's. */
+  curve?: SigningCurve;
   network: () => Network;
   hasAccount: (name: string) => boolean;
   /** False once the keeper is stopping: no more retries are planned. */
@@ -62,6 +65,7 @@ export class AgentLifecycle {
         nonces: this.deps.nonces,
         store: deps.agentStore,
         generateKey: deps.generateKey,
+        curve: deps.curve,
       }, {
         force,
         beforeApprove: (masterAddress) => {

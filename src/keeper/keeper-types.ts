@@ -19,6 +19,7 @@ import type { ProvisionSpec, ProvisionVenue, Provisioned } from './provision.js'
 import type { SenderVenue } from './sender.js';
 import type { SwitchSettings } from './switch-machine.js';
 import type { AccountWatcher, PositionsSummary, WatchSource } from './watcher.js';
+import type { SigningCurve } from '../venue/signing/curve.js';
 
 export interface KeeperAccountSpec extends ProvisionSpec {
   switch: SwitchSettings;
@@ -66,6 +67,8 @@ export interface KeeperDeps {
   /** Calendar job at 00:00 UTC (node-cron in production). */
   scheduleDaily?: (fn: () => void) => { stop(): void };
   generateKey?: () => `0x${string}`;
+  /** The secp256k1 implementation signers use (venue/signing/curve.ts); absent: viem's. */
+  curve?: SigningCurve;
   /** Persists the budget's recent admissions so a restart paces itself (absent: no pacing memory). */
   budgetLog?: BudgetLog;
   /** Called from the loop while the keeper is healthy (systemd watchdog). */

@@ -1,6 +1,6 @@
 import type { VenuePort } from '../venue/port.js';
 import { ADDRESS_RE } from '../venue/address.js';
-import { generatePrivateKey, privateKeyToAddress } from 'viem/accounts';
+import { generatePrivateKey } from 'viem/accounts';
 import type { Clock } from '../sched/clock.js';
 import { sleep } from '../sched/clock.js';
 import type { AgentStore, StoredAgent } from '../state/agent-store.js';
@@ -9,6 +9,7 @@ import { buildApproveAgent, buildApproveBuilderFee } from '../venue/actions.js';
 import { ActionError } from '../venue/errors.js';
 import { VENUE_FACTS } from '../venue/facts.js';
 import type { NonceSource } from '../venue/signing/nonce.js';
+import type { SigningCurve } from '../venue/signing/curve.js';
 import { signerFromPrivateKey, type Signer } from '../venue/signing/signer.js';
 import type { Account, Network } from '../venue/types.js';
 
@@ -73,6 +74,8 @@ export interface ProvisionDeps {
   nonces: NonceSource;
   store: AgentStore;
   generateKey?: () => `0x${string}`;
+  /** The secp256k1 implementation signers use (signing/curve.ts); absent: viem's. */
+  curve?: SigningCurve;
   /** Re-approve when less than this share of the validity is left (default 0.2). */
   renewFraction?: number;
 }
@@ -106,7 +109,7 @@ export async function resolveAccount(venue: ProvisionVenue, name: string, addres
   return { accountType: 'main', masterAddress: address.toLowerCase() };
 }
 
-async function loadSigner(name: string, what: string, loader: KeyLoader): Promise<Signer> {
+async function loadSigner(name: string, what: string, loader: KeyLoader, curve: SigningCurve | undefined): Promise<Signer> {
   let text: string;
   try {
     text = (await loader()).trim();
@@ -114,7 +117,7 @@ async function loadSigner(name: string, what: string, loader: KeyLoader): Promis
     throw new ProvisionError(name, 'bad_key', `cannot read the ${what}: ${(e as Error).message}`);
   }
   try {
-    return signerFromPrivateKey(text, what);
+    return signerFromPrivateKey(text, what, curve);
   } catch {
     throw new ProvisionError(name, 'bad_key', `the ${what} is not a private key`);
   }
@@ -140,12 +143,12 @@ export async function provisionAccount(
   let stateWriteFailure: string | undefined;
 
   if (spec.agentKey) {
-    agent = await loadSigner(spec.name, 'agent key', spec.agentKey);
+    agent = await loadSigner(spec.name, 'agent key', spec.agentKey, deps.curve);
     source = 'configured';
   } else {
     const stored = opts.force ? undefined : await deps.store.load(spec.name, spec.agentName).catch(() => undefined);
     if (stored && stored.masterAddress === where.masterAddress && now < renewAtMs(stored.approvedAtMs, stored.validUntilMs, deps.renewFraction)) {
-      agent = signerFromPrivateKey(stored.privateKey, 'stored agent key');
+      agent = signerFromPrivateKey(stored.privateKey, 'stored agent key', deps.curve);
       validUntil = stored.validUntilMs;
       source = 'stored';
     } else {
@@ -163,7 +166,7 @@ export async function provisionAccount(
 
   let builderFeeApproved = false;
   if (spec.builderFee && spec.masterKey && source !== 'stored') {
-    await withMaster(spec, where.masterAddress, async (master) => {
+    await withMaster(spec, where.masterAddress, deps.curve, async (master) => {
       const nonce = deps.nonces.next(master.address);
       const body = await buildApproveBuilderFee({ signer: master, network: deps.network, nonce, builder: spec.builderFee!.builder, maxFeeRate: spec.builderFee!.maxFeeRate });
       try {
@@ -178,8 +181,8 @@ export async function provisionAccount(
   return { ...where, agent, agentValidUntilMs: validUntil, source, builderFeeApproved, warnings, stateWriteFailure };
 }
 
-async function withMaster<T>(spec: ProvisionSpec, masterAddress: string, fn: (master: Signer) => Promise<T>): Promise<T> {
-  let master: Signer | undefined = await loadSigner(spec.name, 'master key', spec.masterKey!);
+async function withMaster<T>(spec: ProvisionSpec, masterAddress: string, curve: SigningCurve | undefined, fn: (master: Signer) => Promise<T>): Promise<T> {
+  let master: Signer | undefined = await loadSigner(spec.name, 'master key', spec.masterKey!, curve);
   try {
     if (master.address !== masterAddress) {
       throw new ProvisionError(spec.name, 'bad_key', `the master key belongs to ${master.address}, but ${spec.address} is controlled by ${masterAddress}`);
@@ -197,13 +200,13 @@ async function approveNewAgent(
   deps: ProvisionDeps,
 ): Promise<{ agent: Signer; validUntilMs: number; saveProblem?: string; saveReason?: string }> {
   const key = (deps.generateKey ?? generatePrivateKey)();
-  const agent = signerFromPrivateKey(key, 'generated agent key');
+  const agent = signerFromPrivateKey(key, 'generated agent key', deps.curve);
   // Whole ms: the venue's "<name> valid_until <ms>" takes digits only, and a venue-time estimate
   // (local clock plus a measured offset) is fractional.
   const approvedAtMs = Math.floor(deps.clock.nowMs());
   const validUntilMs = approvedAtMs + Math.min(spec.validDays, VENUE_FACTS.agentValidMaxDays) * DAY_MS;
 
-  await withMaster(spec, masterAddress, async (master) => {
+  await withMaster(spec, masterAddress, deps.curve, async (master) => {
     // A replacement leaves the venue answering "pending agent removal" for ~5 s: wait it out.
     for (let attempt = 1; ; attempt++) {
       const nonce = deps.nonces.next(master.address);
@@ -245,8 +248,4 @@ async function approveNewAgent(
     return { agent, validUntilMs, saveProblem: `agent approved but not saved, a restart will approve another: ${(e as Error).message}`, saveReason };
   }
   return { agent, validUntilMs };
-}
-
-export function addressOfKey(key: `0x${string}`): string {
-  return privateKeyToAddress(key).toLowerCase();
 }

@@ -1,12 +1,13 @@
-import { hashTypedData, parseSignature, recoverAddress, type Hex } from 'viem';
-import { privateKeyToAddress, sign, signTypedData } from 'viem/accounts';
+import { hashTypedData, recoverAddress } from 'viem/utils';
+import type { Hex } from 'viem';
 import type { Network, Signature } from '../types.js';
+import { viemCurve, type SigningCurve } from './curve.js';
 import { l1ActionHash, l1SigningHash, l1TypedData } from './l1.js';
 import { userSignedTypedData, type UserSignedKind } from './user-signed.js';
 
 /**
  * A signing key behind a narrow interface: callers get an address and signatures, never the key.
- * The key lives only in the viem account's closure; `toJSON`/inspection print the address alone.
+ * The key lives only in the signer's closure; `toJSON`/inspection print the address alone.
  */
 export interface Signer {
   readonly address: `0x${string}`;
@@ -43,27 +44,26 @@ export function isValidPrivateKey(text: string): boolean {
 }
 
 /**
- * The key stays in this closure and nowhere else. viem's standalone `sign`/`signTypedData` take it
- * per call, so no viem account object (ten closures and the public key, about 1 KB) is kept per
- * signer: with 10,000 accounts that was 10 MB of heap.
+ * The key stays in this closure and nowhere else. No viem account object (ten closures and the
+ * public key, about 1 KB) is kept per signer: with 10,000 accounts that was 10 MB of heap.
+ * `curve` does the secp256k1 arithmetic (curve.ts): the keeper passes libsecp256k1 when it loads;
+ * viem's is the default, so tests and tools that do not choose sign with the reference.
  */
-export function signerFromPrivateKey(privateKey: string, what = 'key'): Signer {
+export function signerFromPrivateKey(privateKey: string, what = 'key', curve: SigningCurve = viemCurve): Signer {
   if (!isValidPrivateKey(privateKey)) throw new InvalidKeyError(what); // never echo the key
   const key = privateKey as Hex;
-  const address = privateKeyToAddress(key).toLowerCase() as `0x${string}`;
+  const address = curve.address(key);
   const signer: Signer = {
     address,
     async signL1({ action, nonce, network, vaultAddress, expiresAfter }) {
       const connectionId = l1ActionHash(action, nonce, vaultAddress, expiresAfter);
       // The typed data's digest, signed as a hash: what signTypedData(l1TypedData(...)) signs.
-      const sig = await sign({ hash: l1SigningHash(connectionId, network), privateKey: key, to: 'hex' });
-      return splitSignature(sig);
+      return curve.signDigest(l1SigningHash(connectionId, network), key);
     },
     async signUserAction(kind, action, opts) {
       const typed = userSignedTypedData(kind, action, opts);
       // viem's types are inferred from literal type tables; ours is data-driven, hence the cast.
-      const sig = await signTypedData({ ...(typed as unknown as Omit<Parameters<typeof signTypedData>[0], 'privateKey'>), privateKey: key } as Parameters<typeof signTypedData>[0]);
-      return splitSignature(sig);
+      return curve.signDigest(hashTypedData(typed as unknown as Parameters<typeof hashTypedData>[0]), key);
     },
   };
   Object.defineProperty(signer, 'toJSON', { value: () => ({ address }), enumerable: false });
@@ -72,12 +72,6 @@ export function signerFromPrivateKey(privateKey: string, what = 'key'): Signer {
     enumerable: false,
   });
   return signer;
-}
-
-export function splitSignature(sig: Hex): Signature {
-  const p = parseSignature(sig);
-  const v = p.v !== undefined ? Number(p.v) : 27 + (p.yParity ?? 0);
-  return { r: p.r, s: p.s, v };
 }
 
 function joinSignature(sig: Signature): Hex {

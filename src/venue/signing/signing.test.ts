@@ -5,12 +5,16 @@ import { hashTypedData, toHex } from 'viem';
 import { l1ActionHash, l1SigningHash, l1TypedData, msgpackAction } from './l1.js';
 import { recoverL1Signer, recoverUserSigner, signerFromPrivateKey, InvalidKeyError } from './signer.js';
 import { NonceSource } from './nonce.js';
+import { loadSigningCurve, viemCurve, type SigningCurve } from './curve.js';
 import { FakeClock } from '../../sched/fake-clock.js';
 
 // Published vectors (VENUE.md): official Python/Rust SDK tests. K1 is a public test key.
 const K1 = '0x0123456789012345678901234567890123456789012345678901234567890123';
 const K1_ADDRESS = '0x14791697260e4c9a71f18484c9f997b308e59325';
 const RUST_KEY = '0xe908f86dbb4d55ac876378565aafeabc187f6690f046459397b17d9b9a19688e';
+
+// Every vector is checked with both secp256k1 implementations the signer can run on (curve.ts).
+const CURVES: Array<[string, SigningCurve]> = [viemCurve, loadSigningCurve().curve].map((c) => [c.name, c]);
 
 function sameSig(got: { r: string; s: string; v: number }, want: { r: string; s: string; v: number }): void {
   expect(BigInt(got.r)).toBe(BigInt(want.r));
@@ -66,8 +70,9 @@ describe('L1 signing digest', () => {
   });
 });
 
-describe('L1 signatures (Python SDK vectors)', () => {
-  const signer = signerFromPrivateKey(K1);
+describe.each(CURVES)('L1 signatures (Python SDK vectors), %s', (_name, curve) => {
+  const signer = signerFromPrivateKey(K1, 'key', curve);
+  it('derives the address', () => expect(signer.address).toBe(K1_ADDRESS));
   it.each([
     [{ type: 'scheduleCancel' }, 'mainnet', '0x6cdfb286702f5917e76cd9b3b8bf678fcc49aec194c02a73e6d4f16891195df9', '0x6557ac307fa05d25b8d61f21fb8a938e703b3d9bf575f6717ba21ec61261b2a0', 27],
     [{ type: 'scheduleCancel' }, 'testnet', '0xc75bb195c3f6a4e06b7d395acc20bbb224f6d23ccff7c6a26d327304e6efaeed', '0x342f8ede109a29f2c0723bd5efb9e9100e3bbb493f8fb5164ee3d385908233df', 28],
@@ -94,8 +99,8 @@ describe('L1 signatures (Python SDK vectors)', () => {
   });
 });
 
-describe('user-signed actions (Python SDK vectors, chain field hyperliquidChain)', () => {
-  const signer = signerFromPrivateKey(K1);
+describe.each(CURVES)('user-signed actions (Python SDK vectors, chain field hyperliquidChain), %s', (_name, curve) => {
+  const signer = signerFromPrivateKey(K1, 'key', curve);
   const agent = '0x1d9470d4b963f552e6f671a81619d395877bf409';
   const nonce = 1687816341423;
   it.each([
@@ -121,7 +126,7 @@ describe('user-signed actions (Python SDK vectors, chain field hyperliquidChain)
     ['Mainnet', '0x343c9078af7c3d6683abefd0ca3b2960de5b669b716863e6dc49090853a4a3cd', '0x6c016301239461091a8ca3ea5ac783362526c4d9e9e624ffc563aea93d6ac239', 27],
     ['Testnet', '0x2ada43eeebeba9cfe13faf95aa84e5b8c4885c3a07cbf4536f2df5edd340d4eb', '0x1ed0e24f60a80d199a842258d5fa737a18d486f7d4e656268b434d226f2811d7', 28],
   ] as const)('approveBuilderFee, Rust SDK vector, %s', async (chain, r, s, v) => {
-    const rust = signerFromPrivateKey(RUST_KEY);
+    const rust = signerFromPrivateKey(RUST_KEY, 'key', curve);
     const action = {
       type: 'approveBuilderFee',
       hyperliquidChain: chain,
