@@ -15,10 +15,10 @@ import { loadConfig } from '../config/load.js';
 import { buildPlan, formatPlan } from '../config/plan.js';
 import { createNotifier } from '../obs/systemd.js';
 import { systemClock } from '../sched/clock.js';
-import { startSimulator } from '../sim/simulator.js';
 import { AgentStore } from '../state/agent-store.js';
 import { HttpTransport } from '../venue/http.js';
 import { buildVenue } from '../app/venue.js';
+import { loadSigningCurve } from '../venue/signing/curve.js';
 
 const EXIT_OK = EXIT_CODES.ok;
 const EXIT_RUNTIME = EXIT_CODES.runtime;
@@ -45,7 +45,8 @@ async function run(cmd: Extract<Command, { name: 'run' }>): Promise<number> {
   const app = new App(appConfig, {
     clock,
     version: version(),
-    startSimulator: () => startSimulator({ port: 0, network: appConfig.venue.network }),
+    // Loaded only when the config asks for it: the simulator (and all of viem) costs 0.2 s of start-up.
+    startSimulator: async () => (await import('../sim/simulator.js')).startSimulator({ port: 0, network: appConfig.venue.network }),
     onHealthyTick: () => notifier.healthy(clock.nowMs()),
   });
 
@@ -127,6 +128,7 @@ async function disarm(cmd: Extract<Command, { name: 'disarm' }>): Promise<number
       venue: port,
       store: new AgentStore(appConfig.stateDir),
       clock: systemClock(),
+      curve: loadSigningCurve().curve,
     });
     for (const r of results) {
       process.stdout.write(
@@ -144,6 +146,7 @@ async function disarm(cmd: Extract<Command, { name: 'disarm' }>): Promise<number
 
 async function simulate(cmd: Extract<Command, { name: 'simulate' }>): Promise<number> {
   const logger = createLogger(process.env.DMS_KEEPER_LOG__LEVEL ?? 'info', undefined, undefined, process.env.DMS_KEEPER_LOG__FORMAT === 'pretty' ? 'pretty' : 'json');
+  const { startSimulator } = await import('../sim/simulator.js');
   const sim = await startSimulator({ port: cmd.port, host: cmd.host, profile: cmd.profile, logger: (line) => logger.info(line) });
   process.stdout.write(`venue simulator on ${sim.baseUrl}\n  profile  ${cmd.profile}\n  REST     ${sim.baseUrl}/v1\n  exchange ${sim.exchangeUrl}/exchange\n  ws       ${sim.wsUrl}/ws\n  admin    ${sim.baseUrl}/_sim/state\n`);
   await new Promise<void>((resolve) => {

@@ -9,7 +9,7 @@
  * A subaccount has no key on the venue (its master signs with `vaultAddress`); its demo "key" is
  * only a deterministic way to mint a distinct address, and is never used to sign.
  */
-import { keccak256, stringToBytes } from 'viem';
+import { keccak256, stringToBytes } from 'viem/utils';
 import { privateKeyToAddress } from 'viem/accounts';
 import type { Catalog, SeedOrder, SeedPosition, SimAccountSeed } from '../types.js';
 

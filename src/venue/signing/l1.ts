@@ -1,5 +1,6 @@
 import { encode } from '@msgpack/msgpack';
-import { concat, hashDomain, keccak256, numberToBytes, hexToBytes, stringToBytes, type Hex } from 'viem';
+import { concat, keccak256, numberToBytes, hexToBytes, stringToBytes } from 'viem/utils';
+import type { Hex } from 'viem';
 import { VENUE_FACTS } from '../facts.js';
 import type { Network } from '../types.js';
 
@@ -84,8 +85,17 @@ export function l1TypedData(connectionId: Hex, network: Network) {
  * ABI encoding were 0.16 ms of the 0.54 ms an arm's signature took.
  * digest = keccak256(0x1901 ‖ domainSeparator ‖ keccak256(typeHash ‖ keccak256(source) ‖ connectionId))
  */
-const L1_DOMAIN_SEPARATOR = hexToBytes(
-  hashDomain({ domain: { name: 'Exchange', version: '1', chainId: BigInt(VENUE_FACTS.l1ChainId), verifyingContract: ZERO_ADDRESS }, types: { EIP712Domain: [{ name: 'name', type: 'string' }, { name: 'version', type: 'string' }, { name: 'chainId', type: 'uint256' }, { name: 'verifyingContract', type: 'address' }] } }),
+const hashText = (text: string): Uint8Array => keccak256(stringToBytes(text), 'bytes');
+// EIP-712 domain separator: keccak256(typeHash ‖ keccak256(name) ‖ keccak256(version) ‖ chainId u256 ‖ verifyingContract as u256)
+const L1_DOMAIN_SEPARATOR = keccak256(
+  concat([
+    hashText('EIP712Domain(string name,string version,uint256 chainId,address verifyingContract)'),
+    hashText('Exchange'),
+    hashText('1'),
+    numberToBytes(BigInt(VENUE_FACTS.l1ChainId), { size: 32 }),
+    new Uint8Array(32), // verifyingContract: the zero address
+  ]),
+  'bytes',
 );
 const AGENT_TYPE_HASH = hexToBytes(keccak256(stringToBytes('Agent(string source,bytes32 connectionId)')));
 const SOURCE_HASH = { mainnet: hexToBytes(keccak256(stringToBytes('a'))), testnet: hexToBytes(keccak256(stringToBytes('b'))) } as const;
