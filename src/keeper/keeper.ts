@@ -28,6 +28,8 @@ const HEALTH_EVERY_MS = 60_000;
  * with EMFILE; the request budget admits a few hundred a second, so this many lose no time.
  */
 const PROVISION_CONCURRENCY = 256;
+/** Provisionings started at once; one more per provisioning done (mapLimited: slow start). */
+const PROVISION_FIRST = 8;
 
 export class Keeper {
   private readonly accounts = new Map<string, Managed>();
@@ -222,7 +224,7 @@ export class Keeper {
     await mapLimited(added, PROVISION_CONCURRENCY, async (m) => {
       if (this.stopRequested || m.removed) return;
       await this.agents.provision(m, false);
-    });
+    }, { initial: PROVISION_FIRST });
   }
 
   private async removeAccount(m: Managed): Promise<void> {

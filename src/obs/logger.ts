@@ -1,5 +1,5 @@
 import type { DestinationStream } from 'pino';
-import { prettyFactory } from 'pino-pretty';
+import { createRequire } from 'node:module';
 
 /**
  * Log formats (`log.format`). `json` (the default) writes one JSON object a line, for journald and
@@ -19,6 +19,8 @@ export type LogFormat = 'json' | 'pretty';
  * exit are not lost and tests can capture the output in-process. Colours only on a terminal.
  */
 export function prettyStream(out: { write(line: string): unknown; isTTY?: boolean }, colorize: boolean = out.isTTY === true): DestinationStream {
+  // Required here, not imported: a JSON-logging daemon never loads pino-pretty's 30 files.
+  const { prettyFactory } = createRequire(import.meta.url)('pino-pretty') as typeof import('pino-pretty');
   const prettify = prettyFactory({
     colorize,
     singleLine: true,
