@@ -210,4 +210,36 @@ describe('AccountRunner timelines (virtual time)', () => {
     expect(venue.attempts.length).toBe(n);
     expect(venue.accepted[venue.accepted.length - 1]!.timeMs).toBeGreaterThan(0);
   });
+
+  it('abortNow aborts the arm in flight (its own signal, made for that arm), and any arm after it leaves already aborted', async () => {
+    const local = new FakeClock(Date.UTC(2026, 5, 1, 12));
+    const signals: AbortSignal[] = [];
+    const abortedAtSend: boolean[] = [];
+    let release: (() => void) | undefined;
+    const sender: ScheduleCancelSender = {
+      send: ({ signal, timeMs }) => {
+        timeMs();
+        signals.push(signal!);
+        abortedAtSend.push(signal!.aborted);
+        return new Promise<void>((resolve, reject) => {
+          release = resolve;
+          signal!.addEventListener('abort', () => reject(signal!.reason as Error), { once: true });
+        });
+      },
+    };
+    const runner = new AccountRunner('acct', settings, { clock: new VenueClock(local), sender, reprovision: async () => true, report: () => undefined });
+    runner.start();
+    await local.advance(10);
+    expect(signals).toHaveLength(1);
+    expect(signals[0]!.aborted).toBe(false);
+    runner.abortNow();
+    expect(signals[0]!.aborted).toBe(true);
+    expect((signals[0]!.reason as Error).message).toBe('keeper stopping');
+    release?.();
+    await local.advance(120_000);
+    // The aborted arm's failure plans a retry; it must not reach the venue.
+    expect(abortedAtSend.length).toBeGreaterThan(1);
+    expect(abortedAtSend.slice(1).every(Boolean)).toBe(true);
+  });
 });
+

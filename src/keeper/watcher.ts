@@ -43,7 +43,8 @@ export class AccountWatcher {
   private ordersTimer: TimerHandle | null = null;
   private positionsTimer: TimerHandle | null = null;
   private running = false;
-  private readonly abort = new AbortController();
+  /** Aborts the reads in flight; made when a read starts and dropped when none is left (account-runner.ts says why). */
+  private abort: AbortController | null = null;
   private ordersInFlight: Promise<OpenOrder[] | undefined> | null = null;
   private positionsInFlight: Promise<PositionsSummary | undefined> | null = null;
 
@@ -68,7 +69,8 @@ export class AccountWatcher {
 
   stop(): void {
     this.running = false;
-    this.abort.abort(new Error('watcher stopped'));
+    this.abort?.abort(new Error('watcher stopped'));
+    this.abort = null;
     if (this.ordersTimer) this.deps.clock.clearTimeout(this.ordersTimer);
     if (this.positionsTimer) this.deps.clock.clearTimeout(this.positionsTimer);
     this.ordersTimer = this.positionsTimer = null;
@@ -90,7 +92,7 @@ export class AccountWatcher {
     if (this.ordersInFlight) return this.ordersInFlight;
     if (this.ordersTimer) this.deps.clock.clearTimeout(this.ordersTimer);
     this.ordersTimer = null;
-    this.ordersInFlight = this.readAll(this.deps.source.ordersPages(this.address, { signal: this.abort.signal }))
+    this.ordersInFlight = this.readAll(this.deps.source.ordersPages(this.address, { signal: this.signal() }))
       .then(
         (orders) => {
           this.deps.report({ type: 'orders', count: orders.length, orders, atMs: this.deps.clock.nowMs() });
@@ -103,6 +105,7 @@ export class AccountWatcher {
       )
       .finally(() => {
         this.ordersInFlight = null;
+        this.releaseSignal();
         if (this.running) this.ordersTimer = this.deps.clock.setTimeout(() => void this.pollOrders(), this.intervals.ordersEveryMs);
       });
     return this.ordersInFlight;
@@ -113,7 +116,7 @@ export class AccountWatcher {
     if (this.positionsInFlight) return this.positionsInFlight;
     if (this.positionsTimer) this.deps.clock.clearTimeout(this.positionsTimer);
     this.positionsTimer = null;
-    this.positionsInFlight = this.readAll(this.deps.source.positionsPages(this.address, { signal: this.abort.signal }))
+    this.positionsInFlight = this.readAll(this.deps.source.positionsPages(this.address, { signal: this.signal() }))
       .then(
         (positions) => {
           const summary = summarizePositions(positions);
@@ -127,9 +130,18 @@ export class AccountWatcher {
       )
       .finally(() => {
         this.positionsInFlight = null;
+        this.releaseSignal();
         if (this.running) this.positionsTimer = this.deps.clock.setTimeout(() => void this.pollPositions(), this.intervals.positionsEveryMs);
       });
     return this.positionsInFlight;
+  }
+
+  private signal(): AbortSignal {
+    return (this.abort ??= new AbortController()).signal;
+  }
+
+  private releaseSignal(): void {
+    if (!this.ordersInFlight && !this.positionsInFlight) this.abort = null;
   }
 
   /** Every cursor page (the port admits each one). */
