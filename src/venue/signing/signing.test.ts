@@ -1,3 +1,4 @@
+import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { encode } from '@msgpack/msgpack';
 import fc from 'fast-check';
@@ -163,6 +164,9 @@ describe('signer hygiene', () => {
     const s = signerFromPrivateKey(K1);
     expect(JSON.stringify(s)).not.toContain(K1.slice(2));
     expect(JSON.stringify({ s })).toContain(K1_ADDRESS);
+    expect(inspect(s, { showHidden: true, depth: 5 })).toBe(`Signer(${K1_ADDRESS})`);
+    expect(inspect({ s }, { customInspect: false, showHidden: true })).not.toContain(K1.slice(2));
+    expect(Object.keys(s)).toEqual(['address']);
   });
 });
 
