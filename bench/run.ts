@@ -481,7 +481,7 @@ async function main(): Promise<number> {
     '',
     `Produced by \`npm run bench${quick ? ' -- --quick' : ''}\` (bench/run.ts) on ${new Date().toISOString().slice(0, 10)}.`,
     `Machine: ${availableParallelism()} cores (${cpuModel}), ${(totalmem() / 2 ** 30).toFixed(0)} GiB; Node ${process.version}; dms-keeper ${pkg.version};`,
-    `undici ${pkg.dependencies.undici}, viem ${pkg.dependencies.viem}, @msgpack/msgpack ${pkg.dependencies['@msgpack/msgpack']}, prom-client ${pkg.dependencies['prom-client']}, pino ${pkg.dependencies.pino}.`,
+    `undici ${pkg.dependencies.undici}, viem ${pkg.dependencies.viem}, @msgpack/msgpack ${pkg.dependencies['@msgpack/msgpack']}, prom-client ${pkg.dependencies['prom-client']}, pino ${pkg.dependencies.pino}, secp256k1 ${pkg.dependencies.secp256k1}.`,
     `Simulator and keeper in separate processes on loopback, signature checks on, venue profile \`${profile}\` (optional fields null, unknown keys added); every account starts with an approveAgent signed by its master. The naive keeper runs against a fresh simulator with the same budget, up to 10,000 accounts.`,
     '',
     'B = schedule-cancel budget (arms/s), enforced by the simulator; approvals go by the exchange endpoint at the same rate. Capacity efficiency = accounts held / (B x (deadline - min_horizon)).',

@@ -14,7 +14,12 @@
 
 /** Live heap with no accounts (modules, code, metrics registry), MB. Measured: 20 to 24 MB. */
 export const HEAP_BASE_MB = 24;
-/** Live heap per account, KB. Measured 9.8 KB at 10,000 accounts; rounded up. */
+/**
+ * Live heap per account, KB. Measured 9.8 KB at 10,000 accounts before signing moved to native code
+ * and the per-account abort controllers went; 6.3 KB since. Kept at 10: a cold start holds thousands
+ * of queued requests on top, and a limit too tight costs the lag tail (128 MB at 10,000 accounts gave
+ * a p99 of 500 ms).
+ */
 export const HEAP_PER_ACCOUNT_KB = 10;
 /**
  * The young generation's semi-space, MB. Node's default (16 MB, three of them) is sized for
