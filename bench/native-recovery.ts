@@ -5,9 +5,14 @@
  * start (approvals and arms), and in JS that alone kept one core busy and made the simulator, not
  * the keeper, the thing measured.
  */
-import secp256k1 from 'secp256k1';
-import { hexToBytes, keccak256, toHex, type Hex } from 'viem';
+import { createRequire } from 'node:module';
+import { hexToBytes, type Hex } from 'viem';
+import { addressOfPublicKey } from '../src/venue/signing/curve.js';
 import type { SignatureRecovery } from '../src/venue/signing/signer.js';
+
+// The binding itself, as the keeper loads it: the package's main entry would fall back silently to
+// the `elliptic` JS library, and the benchmark would measure a slow simulator without saying so.
+const secp256k1 = createRequire(import.meta.url)('secp256k1/bindings') as typeof import('secp256k1');
 
 export const nativeRecovery: SignatureRecovery = async (hash: Hex, signature: Hex) => {
   const sig = hexToBytes(signature);
@@ -15,5 +20,5 @@ export const nativeRecovery: SignatureRecovery = async (hash: Hex, signature: He
   const v = sig[64]!;
   const recid = v >= 27 ? v - 27 : v;
   const pub = secp256k1.ecdsaRecover(sig.subarray(0, 64), recid, hexToBytes(hash), false);
-  return `0x${keccak256(toHex(pub.subarray(1))).slice(-40)}` as `0x${string}`;
+  return addressOfPublicKey(pub);
 };

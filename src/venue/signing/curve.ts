@@ -51,10 +51,14 @@ export function nativeCurve(binding: NativeSecp256k1): SigningCurve {
       return { r: bytesToHex(signature.subarray(0, 32)), s: bytesToHex(signature.subarray(32, 64)), v: 27 + recid };
     },
     address(privateKey) {
-      const pub = binding.publicKeyCreate(hexToBytes(privateKey), false);
-      return `0x${keccak256(pub.subarray(1)).slice(-40)}`;
+      return addressOfPublicKey(binding.publicKeyCreate(hexToBytes(privateKey), false));
     },
   };
+}
+
+/** The address of an uncompressed public key (0x04 ‖ x ‖ y): the last 20 bytes of keccak256(x ‖ y). */
+export function addressOfPublicKey(uncompressed: Uint8Array): `0x${string}` {
+  return `0x${keccak256(uncompressed.subarray(1)).slice(-40)}`;
 }
 
 export interface CurveChoice {

@@ -97,8 +97,8 @@ const L1_DOMAIN_SEPARATOR = keccak256(
   ]),
   'bytes',
 );
-const AGENT_TYPE_HASH = hexToBytes(keccak256(stringToBytes('Agent(string source,bytes32 connectionId)')));
-const SOURCE_HASH = { mainnet: hexToBytes(keccak256(stringToBytes('a'))), testnet: hexToBytes(keccak256(stringToBytes('b'))) } as const;
+const AGENT_TYPE_HASH = hashText('Agent(string source,bytes32 connectionId)');
+const SOURCE_HASH = { mainnet: hashText('a'), testnet: hashText('b') } as const;
 const EIP712_PREFIX = new Uint8Array([0x19, 0x01]);
 
 export function l1SigningHash(connectionId: Hex, network: Network): Hex {
