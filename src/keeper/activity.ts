@@ -1,7 +1,7 @@
 /**
  * What the keeper tells people about its routine work, so that the log stays readable at any
  * number of accounts: single arms are debug records, and instead
- *  - one info summary a minute (armed N of M, the lowest horizon, arms, failures, 429s), and
+ *  - one info summary a minute (armed N of M, the lowest horizon, arms, failures, 429s, reads shed), and
  *  - during a long cold start, a progress record every few seconds (armed N of M, ETA), also
  *    served in /status as `start_progress`.
  * State changes and failures are logged where they happen (keeper.ts), at info or above.
@@ -29,7 +29,14 @@ export interface ArmCounts {
   failures: number;
   /** Arms the venue refused with 429. */
   rateLimited: number;
+  /**
+   * Reads our own budget dropped to keep room for arms (watcher orders/positions, health). Routine
+   * under pressure, so counted here (and in `dms_keeper_reads_shed_total`), not logged one by one.
+   */
+  readsShed: number;
 }
+
+const NO_COUNTS: Readonly<ArmCounts> = { arms: 0, failures: 0, rateLimited: 0, readsShed: 0 };
 
 export interface LogRecord {
   level: 'info' | 'warn';
@@ -131,9 +138,11 @@ export function summaryRecord(accounts: readonly AccountActivity[], counts: ArmC
     arms: counts.arms,
     arm_failures: counts.failures,
     rate_limited: counts.rateLimited,
+    reads_shed: counts.readsShed,
   };
   const horizon = min === null ? 'no horizon' : `lowest horizon ${round1(min.horizon)} s (${min.name})`;
-  const traffic = `${counts.arms} arms, ${counts.failures} failed, ${counts.rateLimited} refused with 429 in the last ${periodSeconds} s`;
+  const shed = counts.readsShed > 0 ? `, ${counts.readsShed} reads shed for budget` : '';
+  const traffic = `${counts.arms} arms, ${counts.failures} failed, ${counts.rateLimited} refused with 429${shed} in the last ${periodSeconds} s`;
   return { level: armed < expected ? 'warn' : 'info', fields, msg: `armed ${armed} of ${expected} accounts that should be; ${horizon}; ${traffic}` };
 }
 
@@ -146,7 +155,7 @@ export const DEFAULT_ACTIVITY_TIMING: ActivityTiming = { summaryEveryMs: 60_000,
 
 /** Counters and record times; the keeper calls `tick` from its 1 s loop and logs what it returns. */
 export class ActivityReporter {
-  private counts: ArmCounts = { arms: 0, failures: 0, rateLimited: 0 };
+  private counts: ArmCounts = { ...NO_COUNTS };
   private startedMs: number | null = null;
   private lastSummaryMs = 0;
   private lastProgressMs = 0;
@@ -161,6 +170,11 @@ export class ActivityReporter {
     this.counts.arms++;
     if (result !== 'ok') this.counts.failures++;
     if (result === 'rate_limited') this.counts.rateLimited++;
+  }
+
+  /** A read the request budget shed (the minute summary's `reads_shed`). */
+  recordReadShed(): void {
+    this.counts.readsShed++;
   }
 
   /** True the first time `account` is armed since the keeper started (then false). */
@@ -209,7 +223,7 @@ export class ActivityReporter {
     }
     if (nowMs - this.lastSummaryMs >= this.timing.summaryEveryMs) {
       out.push(summaryRecord(accounts(), this.counts, Math.round((nowMs - this.lastSummaryMs) / 1000)));
-      this.counts = { arms: 0, failures: 0, rateLimited: 0 };
+      this.counts = { ...NO_COUNTS };
       this.lastSummaryMs = nowMs;
     }
     return out;

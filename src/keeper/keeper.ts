@@ -355,7 +355,9 @@ export class Keeper {
     try {
       await deps.venue.health();
     } catch (e) {
-      deps.logger.warn({ event: 'venue_health_failed', err: (e as Error).message }, 'cannot read the venue clock from /v1/health');
+      // Shed for budget (arms first): counted, not a warning (reports.ts readShed).
+      if ((e as { reason?: unknown }).reason === 'shed') this.reports.readShed(deps.logger, 'health', (e as Error).message);
+      else deps.logger.warn({ event: 'venue_health_failed', err: (e as Error).message }, 'cannot read the venue clock from /v1/health');
     }
     const skewMs = Math.abs(deps.venueClock.skewSeconds() * 1000);
     if (skewMs > this.options.maxClockSkewMs) {

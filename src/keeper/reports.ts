@@ -162,15 +162,26 @@ export class AccountReports {
         metrics.unrealizedPnl.set({ account }, decToNumber(r.unrealizedPnlUsdc));
         break;
       case 'read_failed':
-        if (r.reason === 'shed') metrics.readsShed.inc();
         if (r.what === 'orders') {
           // A count we could not read is unknown, not the last one we saw: `orders_open` arms.
           m.orders = undefined;
           m.runner?.observeOrders(null);
         }
-        m.log.warn({ event: 'read_failed', what: r.what, reason: r.reason, err: r.message }, `could not read ${r.what}`);
+        if (r.reason === 'shed') this.readShed(m.log, r.what, r.message);
+        else m.log.warn({ event: 'read_failed', what: r.what, reason: r.reason, err: r.message }, `could not read ${r.what}`);
         break;
     }
+  }
+
+  /**
+   * A read our own budget shed to keep room for arms (scheduler.ts `ShedError`, DESIGN.md invariant
+   * 3): routine under pressure, and thousands of them at a large cold start. Counted, exactly, in
+   * `dms_keeper_reads_shed_total` and the minute summary's `reads_shed`; one debug line each.
+   */
+  readShed(log: Logger, what: string, message: string): void {
+    this.deps.metrics.readsShed.inc();
+    this.deps.activity.recordReadShed();
+    log.debug({ event: 'read_shed', what, err: message }, `${what} read shed for budget`);
   }
 
   notification(e: NotificationClientEvent): void {

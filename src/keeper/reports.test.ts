@@ -1,0 +1,90 @@
+/**
+ * How the keeper reports a watcher's failed read: a read the budget shed (to keep room for arms) is
+ * routine under pressure, so it is counted (metric, minute summary) and logged at debug only; any
+ * other failed read stays a warning.
+ */
+import { Writable } from 'node:stream';
+import pino, { type Logger } from 'pino';
+import { describe, expect, it } from 'vitest';
+import { createMetrics, type KeeperMetrics } from '../obs/metrics.js';
+import { FakeClock } from '../sched/fake-clock.js';
+import { ShedError } from '../sched/scheduler.js';
+import { VenueClock } from '../sched/venue-clock.js';
+import type { TriggerCounter } from '../state/triggers.js';
+import { ActivityReporter, type AccountActivity } from './activity.js';
+import type { Managed } from './keeper-types.js';
+import { AccountReports } from './reports.js';
+import type { WatchReport } from './watcher.js';
+
+function setup(): { reports: AccountReports; metrics: KeeperMetrics; activity: ActivityReporter; lines: Array<Record<string, unknown>>; managed: (name: string) => Managed } {
+  const clock = new FakeClock(1_700_000_000_000);
+  const lines: Array<Record<string, unknown>> = [];
+  const stream = new Writable({
+    write(chunk: Buffer, _enc, cb) {
+      for (const l of String(chunk).split('\n')) if (l) lines.push(JSON.parse(l) as Record<string, unknown>);
+      cb();
+    },
+  });
+  const logger: Logger = pino({ level: 'debug' }, stream);
+  const metrics = createMetrics({ version: 'test', defaultMetrics: false });
+  const activity = new ActivityReporter();
+  const reports = new AccountReports({
+    clock,
+    venueClock: new VenueClock(clock),
+    metrics,
+    logger,
+    triggers: {} as TriggerCounter,
+    activity,
+    triggerWarnAt: () => 8,
+    accounts: () => [],
+  });
+  const managed = (name: string): Managed => ({ spec: { name } as Managed['spec'], log: logger.child({ account: name }), provisionAttempts: 0, subscribed: false, removed: false });
+  return { reports, metrics, activity, lines, managed };
+}
+
+/** The watcher's report of a read the scheduler shed (watcher.ts reportFailure, verbatim shape). */
+function shedReport(what: 'orders' | 'positions'): WatchReport {
+  const e = new ShedError('read shed after waiting 10000 ms for budget');
+  return { type: 'read_failed', what, reason: e.reason, message: e.message };
+}
+
+const counterValue = async (metrics: KeeperMetrics, name: string): Promise<number> => {
+  const m = await metrics.registry.getSingleMetric(name)?.get();
+  return m?.values.reduce((s, v) => s + v.value, 0) ?? Number.NaN;
+};
+
+const view = (name: string): AccountActivity => ({ name, shouldBeArmed: true, armed: true, horizonSeconds: 50, everArmed: true, provisionFailed: false });
+
+describe('AccountReports.watch: a read shed for budget', () => {
+  it('is counted in dms_keeper_reads_shed_total and the minute summary, and logged at debug, never warn', async () => {
+    const { reports, metrics, activity, lines, managed } = setup();
+    const accounts = Array.from({ length: 50 }, (_, i) => managed(`a${i}`));
+    for (const m of accounts) {
+      reports.watch(m, shedReport('orders'));
+      reports.watch(m, shedReport('positions'));
+    }
+    expect(lines.filter((l) => (l.level as number) >= 40)).toEqual([]);
+    expect(lines.filter((l) => l.event === 'read_shed')).toHaveLength(100);
+    expect(lines.every((l) => l.level === 20)).toBe(true);
+    expect(await counterValue(metrics, 'dms_keeper_reads_shed_total')).toBe(100);
+    // An orders count we could not read is unknown, shed or not (`orders_open` arms on it).
+    expect(accounts[0]?.orders).toBeUndefined();
+
+    activity.tick(0, 1, () => [view('a0')]);
+    const [summary] = activity.tick(60_000, 1, () => [view('a0')]);
+    expect(summary?.fields).toMatchObject({ event: 'summary', reads_shed: 100 });
+    expect(summary?.msg).toMatch(/100 reads shed/);
+    // Counted per minute: the next summary starts from zero.
+    const [next] = activity.tick(120_000, 1, () => [view('a0')]);
+    expect(next?.fields).toMatchObject({ reads_shed: 0 });
+  });
+
+  it('leaves every other failed read a warning, not counted as shed', async () => {
+    const { reports, metrics, activity, lines, managed } = setup();
+    reports.watch(managed('a'), { type: 'read_failed', what: 'orders', reason: 'timeout', message: 'request timed out' });
+    expect(lines.filter((l) => l.level === 40 && l.event === 'read_failed')).toHaveLength(1);
+    expect(await counterValue(metrics, 'dms_keeper_reads_shed_total')).toBe(0);
+    activity.tick(0, 1, () => [view('a')]);
+    expect(activity.tick(60_000, 1, () => [view('a')])[0]?.fields).toMatchObject({ reads_shed: 0 });
+  });
+});
