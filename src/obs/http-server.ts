@@ -88,12 +88,46 @@ export async function handleOps(views: OpsViews, req: IncomingMessage, res: Serv
   }
 }
 
+/**
+ * Connection slots. A neighbour (a misbehaving client, a scanner, a slowloris) that holds every
+ * slot must not cost us a scrape or a probe. Node's own `server.maxConnections` refuses the newest
+ * connection when full, i.e. exactly the scrape, and a held slot is freed only by `headersTimeout`
+ * (5 s), which a client that reconnects at once defeats. Instead, every connection is accepted and,
+ * over OPS_MAX_CONNECTIONS, the least recently active connection with no request in flight is closed
+ * (an idle keep-alive, or one still sending its request: slowloris). A client that completes requests
+ * keeps its place; one that never does ages out first, however it drips bytes; a new scrape, the
+ * youngest connection, goes last. Why not the alternatives: per-client limits do nothing when the
+ * neighbour and Prometheus share an address (loopback, a node's NAT, a sidecar proxy), which is the
+ * case here; a faster first-line timeout only shortens how long each held slot lasts, and a client
+ * that reconnects keeps them all held anyway.
+ */
+export const OPS_MAX_CONNECTIONS = 256;
+/** A hard ceiling past the evicting one, so a connect flood faster than sockets close stays bounded. */
+const OPS_HARD_MAX_CONNECTIONS = 2 * OPS_MAX_CONNECTIONS;
+
 export async function startOpsServer(listen: string, views: OpsViews, onError: (e: Error) => void = () => undefined): Promise<OpsServer> {
   const { host, port } = parseListen(listen);
-  const sockets = new Set<Socket>();
+  /** Open sockets, least recently active first (re-inserted when a request starts), with their requests in flight. */
+  const sockets = new Map<Socket, { inFlight: number }>();
+  const evictOne = (): void => {
+    for (const [s, c] of sockets) {
+      if (c.inFlight > 0 || s.destroyed) continue;
+      sockets.delete(s);
+      s.destroy();
+      return;
+    }
+  };
   // connectionsCheckingInterval: Node enforces headersTimeout only on this tick (30 s by default), so
   // slow clients could hold every connection slot for half a minute and fail liveness probes.
   const server: Server = createServer({ maxHeaderSize: 16 * 1024, requestTimeout: 10_000, headersTimeout: 5_000, keepAliveTimeout: 5_000, connectionsCheckingInterval: 1_000 }, (req, res) => {
+    const s = req.socket;
+    const c = sockets.get(s);
+    if (c) {
+      c.inFlight++;
+      sockets.delete(s);
+      sockets.set(s, c);
+      res.once('close', () => c.inFlight--);
+    }
     // The body of a GET is never read: discard it so a slow uploader cannot hold the socket.
     req.resume();
     handleOps(views, req, res).catch((e: unknown) => {
@@ -102,9 +136,10 @@ export async function startOpsServer(listen: string, views: OpsViews, onError: (
       else res.destroy();
     });
   });
-  server.on('connection', (s) => {
-    sockets.add(s);
+  server.on('connection', (s: Socket) => {
+    sockets.set(s, { inFlight: 0 });
     s.on('close', () => sockets.delete(s));
+    if (sockets.size > OPS_MAX_CONNECTIONS) evictOne();
   });
   server.on('clientError', (err, socket) => {
     if (socket.writable) {
@@ -113,7 +148,7 @@ export async function startOpsServer(listen: string, views: OpsViews, onError: (
       socket.end(`HTTP/1.1 ${code}\r\nconnection: close\r\ncontent-length: 0\r\n\r\n`);
     } else socket.destroy();
   });
-  server.maxConnections = 256;
+  server.maxConnections = OPS_HARD_MAX_CONNECTIONS;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {
@@ -132,7 +167,7 @@ export async function startOpsServer(listen: string, views: OpsViews, onError: (
         server.closeIdleConnections();
         // Bounded: connections still open after a moment are cut.
         const t = setTimeout(() => {
-          for (const s of sockets) s.destroy();
+          for (const s of sockets.keys()) s.destroy();
         }, 1_000);
         t.unref();
       });
