@@ -71,6 +71,29 @@ describe('fired cancels are noticed', () => {
     expect(h.keeper.status().accounts[0]!.phase).toBe('armed');
   });
 
+  it('after a restart with the same state directory, /status still shows the last fired cancel and what it left', async () => {
+    h = await startHarness({ accounts: () => [bob()] });
+    await h.keeper.start();
+    await h.advance(16_000);
+    const ordersBefore = h.sim.state.openOrders(BOB).length;
+    expect(ordersBefore).toBeGreaterThan(0);
+    h.sim.faults.add({ kind: 'status', status: 503, endpoint: 'POST /v1/trading/orders/schedule-cancel', forMs: 80_000 });
+    await h.advance(90_000);
+    const fired = h.keeper.status().accounts[0]!.last_cancel_fired;
+    expect(fired).toMatchObject({ orders_cancelled: ordersBefore, positions_open: h.sim.state.positions(BOB).length, triggers_today: 1 });
+    const stateDir = h.stateDir;
+    await h.close();
+
+    h = await startHarness({ accounts: () => [bob()], stateDir });
+    await h.keeper.start();
+    await h.advance(2_000);
+    const after = JSON.parse(JSON.stringify(h.keeper.status())) as { accounts: Array<{ name: string; last_cancel_fired: unknown; triggers_today: number }> };
+    expect(after.accounts[0]!.name).toBe('arb-desk');
+    expect(after.accounts[0]!.last_cancel_fired).toEqual(fired);
+    expect(after.accounts[0]!.triggers_today).toBe(1);
+    expect(h.logs.filter((l) => l.event === 'cancel_fired')).toEqual([]); // nothing fired in the second life
+  });
+
   it('warns before the daily trigger budget runs out', async () => {
     h = await startHarness({ accounts: () => [bob({}, { deadlineMs: 10_000, rearmEveryMs: 3_000, minHorizonMs: 6_000 })] });
     await h.keeper.start();

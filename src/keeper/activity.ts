@@ -60,17 +60,8 @@ export interface StartProgress {
   complete: boolean;
 }
 
-export interface LastCancelFired {
-  /** Venue time of the deadline that fired. */
-  at: string;
-  /** Orders the venue cancelled, as far as the keeper saw them (before minus after); null if unknown. */
-  orders_cancelled: number | null;
-  /** Positions left open (a dead man's switch cancels orders; it does not flatten positions). */
-  positions_open: number | null;
-  position_value_usdc: string | null;
-  unrealized_pnl_usdc: string | null;
-  triggers_today: number;
-}
+// The last fired cancel is persisted with the trigger counts (state/triggers.ts), so it survives a restart.
+export type { LastCancelFired } from '../state/triggers.js';
 
 const round1 = (x: number): number => Math.round(x * 10) / 10;
 
@@ -161,7 +152,6 @@ export class ActivityReporter {
   private lastProgressMs = 0;
   private lastLoggedSettled = 0;
   private progress: StartProgress | null = null;
-  private readonly fired = new Map<string, LastCancelFired>();
   private readonly armedOnce = new Set<string>();
 
   constructor(private readonly timing: ActivityTiming = DEFAULT_ACTIVITY_TIMING) {}
@@ -182,14 +172,6 @@ export class ActivityReporter {
     if (this.armedOnce.has(account)) return false;
     this.armedOnce.add(account);
     return true;
-  }
-
-  recordCancelFired(account: string, fired: LastCancelFired): void {
-    this.fired.set(account, fired);
-  }
-
-  lastCancelFired(account: string): LastCancelFired | null {
-    return this.fired.get(account) ?? null;
   }
 
   /** The cold start's progress as last computed (null before the first tick). */

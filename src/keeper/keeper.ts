@@ -56,7 +56,7 @@ export class Keeper {
   private readonly agents: AgentLifecycle;
   /** Watchers started so far: the position of the next one in the start-up read stagger. */
   private watchersStarted = 0;
-  /** Minute summaries, start-up progress, last fired cancels (activity.ts). */
+  /** Minute summaries and start-up progress (activity.ts). */
   private readonly activity = new ActivityReporter();
 
   constructor(
@@ -427,6 +427,7 @@ export class Keeper {
       budgetMode: this.deps.budgetMode?.() ?? 'local',
       cadence: this.cadence,
       triggersToday: (name) => this.deps.triggers.get(name),
+      lastCancelFired: (name) => this.deps.triggers.lastFired(name),
       activity: this.activity,
     };
   }

@@ -15,7 +15,7 @@ import type { WatchReport } from './watcher.js';
 /**
  * What the keeper tells the world about its accounts: the runners', watchers' and WebSocket's
  * reports turned into metrics, log lines and state (open orders, positions, fired cancels with what
- * they left open, the daily trigger count).
+ * they left open, the daily trigger count; the last two persisted).
  */
 export interface ReportsDeps {
   clock: Clock;
@@ -117,14 +117,20 @@ export class AccountReports {
     const seen = await m.watcher?.reconcile().catch(() => undefined);
     const positions = seen?.positions ?? m.positions;
     const ordersAfter = seen?.orders?.length ?? null;
-    this.deps.activity.recordCancelFired(account, {
-      at: new Date(deadlineMs).toISOString(),
-      orders_cancelled: ordersBefore === null ? null : Math.max(0, ordersBefore - (ordersAfter ?? 0)),
-      positions_open: positions?.count ?? null,
-      position_value_usdc: positions?.valueUsdc ?? null,
-      unrealized_pnl_usdc: positions?.unrealizedPnlUsdc ?? null,
-      triggers_today: count,
-    });
+    try {
+      // Persisted beside the count: /status still says what fired after a restart.
+      await triggers.recordFired(account, {
+        at: new Date(deadlineMs).toISOString(),
+        orders_cancelled: ordersBefore === null ? null : Math.max(0, ordersBefore - (ordersAfter ?? 0)),
+        positions_open: positions?.count ?? null,
+        position_value_usdc: positions?.valueUsdc ?? null,
+        unrealized_pnl_usdc: positions?.unrealizedPnlUsdc ?? null,
+        triggers_today: count,
+      });
+    } catch (e) {
+      if (e instanceof StateWriteError) metrics.stateWriteErrors.inc({ reason: e.reason });
+      m.log.error({ event: 'state_write_failed', err: (e as Error).message }, 'could not persist the last fired cancel');
+    }
     m.log.error(
       {
         event: 'cancel_fired',

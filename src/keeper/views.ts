@@ -1,4 +1,4 @@
-import type { ActivityReporter } from './activity.js';
+import type { ActivityReporter, LastCancelFired } from './activity.js';
 import type { CadenceControl } from './cadence-control.js';
 import type { AccountStatus, KeeperStatus, Managed } from './keeper-types.js';
 
@@ -15,7 +15,9 @@ export interface ViewInput {
   budgetMode: string;
   cadence: Pick<CadenceControl, 'isOverBudget' | 'effectiveSettings' | 'view'>;
   triggersToday: (name: string) => number;
-  activity: Pick<ActivityReporter, 'lastCancelFired' | 'startProgress'>;
+  /** Persisted with the trigger counts: it survives a restart (state/triggers.ts). */
+  lastCancelFired: (name: string) => LastCancelFired | null;
+  activity: Pick<ActivityReporter, 'startProgress'>;
 }
 
 export interface Readiness {
@@ -79,7 +81,7 @@ export function statusOf(v: ViewInput, ready: boolean): KeeperStatus {
       on_shutdown: m.spec.switch.onShutdown,
       notifications: m.subscribed,
       rearm_every_seconds: v.cadence.effectiveSettings(m.spec).rearmEveryMs / 1000,
-      last_cancel_fired: v.activity.lastCancelFired(m.spec.name),
+      last_cancel_fired: v.lastCancelFired(m.spec.name),
     });
   }
   return {

@@ -54,6 +54,57 @@ describe('TriggerCounter', () => {
     expect(c.get('mm')).toBe(0);
   });
 
+  const FIRED = { at: '2026-11-22T23:58:30.000Z', orders_cancelled: 3, positions_open: 2, position_value_usdc: '1520.5', unrealized_pnl_usdc: '-12.25', triggers_today: 1 };
+
+  it('keeps the last fired cancel per account across restarts and past 00:00 UTC (the count resets, what fired does not)', async () => {
+    const d = await tmp();
+    const file = TriggerCounter.fileIn(d);
+    const a = new TriggerCounter(file, day1);
+    await a.load();
+    expect(a.lastFired('mm')).toBeNull();
+    await a.record('mm', day1);
+    await a.recordFired('mm', FIRED);
+    const b = new TriggerCounter(file, day1 + 30_000);
+    expect((await b.load()).ok).toBe(true);
+    expect(b.lastFired('mm')).toEqual(FIRED);
+    expect(b.lastFired('other')).toBeNull();
+    expect(b.get('mm')).toBe(1);
+    // the next day: the count starts again, the last fired cancel is still the last one
+    b.rollIfNewDay(day1 + 60_000);
+    await b.save();
+    const c = new TriggerCounter(file, day1 + 2 * 86_400_000);
+    await c.load();
+    expect(c.get('mm')).toBe(0);
+    expect(c.lastFired('mm')).toEqual(FIRED);
+  });
+
+  it('loads a file written before last_fired existed, and keeps the counts when a last_fired entry is malformed', async () => {
+    const d = await tmp();
+    const file = TriggerCounter.fileIn(d);
+    await writeFile(file, `${JSON.stringify({ day: '2026-11-22', counts: { mm: 4 } })}\n`);
+    const old = new TriggerCounter(file, day1);
+    expect(await old.load()).toEqual({ ok: true });
+    expect(old.get('mm')).toBe(4);
+    expect(old.lastFired('mm')).toBeNull();
+    await writeFile(file, `${JSON.stringify({ day: '2026-11-22', counts: { mm: 4, ok: 1 }, last_fired: { mm: { at: 12 }, ok: FIRED } })}\n`);
+    const odd = new TriggerCounter(file, day1);
+    const r = await odd.load();
+    expect(r.ok).toBe(false);
+    expect(r.problem).toContain('last_fired');
+    expect(odd.get('mm')).toBe(4);
+    expect(odd.lastFired('mm')).toBeNull();
+    expect(odd.lastFired('ok')).toEqual(FIRED);
+  });
+
+  it('a failed write of the last fired cancel is a StateWriteError and it is still shown from memory', async () => {
+    const d = await tmp();
+    const notADir = join(d, 'file');
+    await writeFile(notADir, 'x'); // a state directory that cannot be created, even as root
+    const t = new TriggerCounter(TriggerCounter.fileIn(notADir), day1);
+    await expect(t.recordFired('mm', FIRED)).rejects.toBeInstanceOf(StateWriteError);
+    expect(t.lastFired('mm')).toEqual(FIRED);
+  });
+
   it('a corrupt file is reported and ignored', async () => {
     const d = await tmp();
     const file = TriggerCounter.fileIn(d);
