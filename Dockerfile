@@ -10,8 +10,8 @@
 # - Key files named `{ file: NAME }` in the config are read from /run/secrets (CREDENTIALS_DIRECTORY;
 #   Docker/Compose secrets land there too). The rule is the systemd unit's: readable by the keeper's
 #   user and nobody else. Here no systemd copies them for that user, so on the host they belong to
-#   uid 1000 (`node`): `chown 1000:1000 FILE && chmod 0400 FILE`; Kubernetes: defaultMode 0400 and
-#   runAsUser 1000, no group read.
+#   uid 1000 (`node`): `chown 1000:1000 FILE && chmod 0400 FILE`. Kubernetes writes Secret files as
+#   root: deploy/kubernetes/ copies them for uid 1000 in an init container (docs/operations.md).
 # - The keeper handles SIGTERM/SIGINT itself (graceful stop within 15 s), so it runs as PID 1;
 #   `docker run --init` is optional. Give it 20 s to stop, as the systemd unit does: --stop-timeout 20
 #   (Compose: stop_grace_period: 20s; Kubernetes: terminationGracePeriodSeconds: 20); Docker's
