@@ -61,6 +61,7 @@ const ADDITIONS: Family[] = [
   ['dms_keeper_min_horizon_seconds', 'gauge', ['account']],
   ['dms_keeper_deadline_seconds', 'gauge', ['account']],
   ['dms_keeper_client_pacing_waits_total', 'counter', ['kind']],
+  ['dms_keeper_shared_budget_bypass_total', 'counter', ['class']],
   ['dms_keeper_heap_live_bytes', 'gauge', []],
 ];
 

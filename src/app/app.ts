@@ -176,6 +176,7 @@ export class App {
                 if (mode === 'shared') logger.info(fields, 'request budget shared with the other instances through Redis');
                 else logger.warn(fields, `request budget: this instance's share (${reason}); Redis is not needed to keep arming`);
               },
+              onMiss: (miss, cls) => (miss === 'bypass' ? metrics.sharedBudgetBypass : metrics.sharedBudgetShed).inc({ class: cls }),
             },
           }
         : {}),
@@ -208,6 +209,7 @@ export class App {
       scheduler,
       venue,
       budgetMode: () => shared?.mode() ?? 'local',
+      ...(shared ? { sharedDemand: shared } : {}),
       notifications: config.keeper.watch.notifications ? notifications : undefined,
       metrics,
       logger,

@@ -3,7 +3,7 @@ import { RequestScheduler, type RequestClass } from '../sched/scheduler.js';
 import { VenueClock } from '../sched/venue-clock.js';
 import type { HttpTransport } from '../venue/http.js';
 import { VenuePort } from '../venue/port.js';
-import { SharedBudget, type BudgetMode } from '../sched/shared-budget.js';
+import { SharedBudget, type BudgetMode, type SharedClass } from '../sched/shared-budget.js';
 import type { AppConfig } from './app.js';
 
 /**
@@ -18,7 +18,14 @@ export function buildVenue(args: {
   clock: Clock;
   onThrottled?: (kind: RequestClass) => void;
   /** `rate_limits.shared`, its password already read; absent: this instance's budget only. */
-  shared?: { redisUrl: string; name: string; fallbackShare: number; password?: string; onModeChange?: (mode: BudgetMode, reason: string) => void };
+  shared?: {
+    redisUrl: string;
+    name: string;
+    fallbackShare: number;
+    password?: string;
+    onModeChange?: (mode: BudgetMode, reason: string) => void;
+    onMiss?: (miss: 'bypass' | 'shed', cls: SharedClass) => void;
+  };
 }): { venueClock: VenueClock; scheduler: RequestScheduler; port: VenuePort; shared?: SharedBudget } {
   const { rateLimits } = args.config;
   const venueClock = new VenueClock(args.clock);
@@ -41,6 +48,7 @@ export function buildVenue(args: {
         specs: Object.fromEntries(['global', 'schedule_cancel', 'exchange'].map((k) => [k, scheduler.specOf(k)!])),
         setLocalSpec: (scope, spec) => scheduler.setLimit(scope, spec),
         ...(s.onModeChange ? { onModeChange: s.onModeChange } : {}),
+        ...(s.onMiss ? { onMiss: s.onMiss } : {}),
       })
     : undefined;
   const port = new VenuePort({ ...args.urls, transport: args.transport, scheduler, venueClock, clock: args.clock, ...(shared ? { shared } : {}) });

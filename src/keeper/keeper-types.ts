@@ -75,6 +75,12 @@ export interface KeeperDeps {
   onHealthyTick?: () => void;
   /** The request budget in force (`local`, `shared`, `local_fallback`); absent: local. */
   budgetMode?: () => string;
+  /**
+   * Shards planned by demand (`rate_limits.shared`, sched/shared-demand.ts); absent: no shared
+   * budget. `publishDemand`: what this instance will spend (at most once a second); `share()`: its
+   * part of the whole configured budget in (0, 1], `fallback_share` while Redis is not answering.
+   */
+  sharedDemand?: { publishDemand(d: { armsPerSecond: number; backlog: number }): void; share(): number };
 }
 
 /** What the keeper holds per account (the parts of it share). */

@@ -61,6 +61,10 @@ export interface KeeperMetrics {
   /** Requests our own budget made wait for a slot: normal pacing, not trouble (see RATE_LIMIT_SCOPES). */
   clientPacingWaits: Counter<'kind'>;
   budgetMode: Gauge<'mode'>;
+  /** Requests that went without their shared-budget token because their account would otherwise pass its deadline. */
+  sharedBudgetBypass: Counter<'class'>;
+  /** Requests dropped because their shared-budget token did not come within their wait. */
+  sharedBudgetShed: Counter<'class'>;
 }
 
 export function createMetrics(opts: { version: string; defaultMetrics?: boolean; registry?: Registry }): KeeperMetrics {
@@ -130,11 +134,14 @@ export function createMetrics(opts: { version: string; defaultMetrics?: boolean;
     minHorizonConfigured: new AccountFamily({ name: 'dms_keeper_min_horizon_seconds', help: "The account's configured switch.min_horizon_seconds (readiness and DmsKeeperHorizonLow compare the horizon with it)", type: 'gauge', table, registers: r }),
     deadlineConfigured: new AccountFamily({ name: 'dms_keeper_deadline_seconds', help: "The account's configured switch.deadline_seconds (each arm sets the cancel this far ahead)", type: 'gauge', table, registers: r }),
     budgetMode: new Gauge({ name: 'dms_keeper_budget_mode', help: 'The request budget in force: local (this instance), shared (with the other instances of rate_limits.shared.name, through Redis) or local_fallback (Redis unreachable: this instance\'s share)', labelNames: ['mode'], registers: r }),
+    sharedBudgetBypass: new Counter({ name: 'dms_keeper_shared_budget_bypass_total', help: 'Requests sent without their token from the shared budget (rate_limits.shared) because their account would otherwise have passed its deadline, by class (arm)', labelNames: ['class'], registers: r }),
+    sharedBudgetShed: new Counter({ name: 'dms_keeper_shared_budget_shed_total', help: 'Requests dropped because their token from the shared budget did not come within their wait (first arms, approvals, resolves: 60 s; reads: their max wait), by class', labelNames: ['class'], registers: r }),
     clientPacingWaits: new Counter({ name: 'dms_keeper_client_pacing_waits_total', help: "Requests that waited for a slot of the keeper's own request budget (ordinary pacing; venue 429s are dms_keeper_rate_limited_total)", labelNames: ['kind'], registers: r }),
   };
   m.buildInfo.set({ version: opts.version }, 1);
   for (const scope of RATE_LIMIT_SCOPES) m.rateLimited.inc({ scope }, 0);
   for (const kind of PACING_KINDS) m.clientPacingWaits.inc({ kind }, 0);
+  m.sharedBudgetBypass.inc({ class: 'arm' }, 0);
   for (const path of ARM_PATHS) m.armLatency.zero({ path });
   for (const result of ['ok', 'error']) m.configReloads.inc({ result }, 0);
   for (const reason of ['read_only', 'no_space', 'permission', 'io']) m.stateWriteErrors.inc({ reason }, 0);

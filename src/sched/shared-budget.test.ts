@@ -1,13 +1,20 @@
 /**
  * The shared budget against a real Redis (Debian's redis-server on a loopback port, started here):
  * two instances with one name spend one budget; Redis killed, both keep going on their local
- * share; Redis back, the shared budget resumes. Real time (Bottleneck's clustering runs on Redis's
- * clock and real timers), a few seconds.
+ * share; Redis back, the shared budget resumes. Shards planned by demand: the instances' shares
+ * follow their published demands, a silent instance's entry expires, Redis killed gives the
+ * fallback share at once. A saturated bucket: an arm goes without its token only at its deadline,
+ * everything else is shed. Real time (Bottleneck's clustering runs on Redis's clock and real
+ * timers), a few seconds each.
  */
+import { createRequire } from 'node:module';
 import { afterEach, describe, expect, it } from 'vitest';
 import { findRedisServer, noRedisMessage, startRedis, type TestRedis } from '../../test/support/redis.js';
 import type { WindowSpec } from './admission.js';
-import { SharedBudget, type BudgetMode } from './shared-budget.js';
+import { ShedError } from './scheduler.js';
+import { SharedBudget, type BudgetMode, type SharedClass } from './shared-budget.js';
+import { DEMAND_PUBLISH_PERIOD_MS, DEMAND_TTL_MS, demandKey } from './shared-demand.js';
+import type { TokenWait } from './shared-wait.js';
 
 const SPEC: WindowSpec = { limit: 40, windowMs: 2_000 }; // 20 per second
 const binary = findRedisServer();
@@ -21,12 +28,23 @@ afterEach(async () => {
   redis = undefined;
 });
 
+const ARM_10S: TokenWait = { waitMs: 10_000, onTimeout: 'send' };
+
 function instance(url: string, name = 'shard-pair') {
   const local: WindowSpec[] = [];
   const modes: BudgetMode[] = [];
-  const b = new SharedBudget({ redisUrl: url, name, specs: { global: SPEC }, fallbackShare: 0.5, setLocalSpec: (_s, spec) => local.push(spec), onModeChange: (m) => modes.push(m), maxWaitMs: 10_000 });
+  const misses: Array<[string, SharedClass]> = [];
+  const b = new SharedBudget({
+    redisUrl: url,
+    name,
+    specs: { global: SPEC },
+    fallbackShare: 0.5,
+    setLocalSpec: (_s, spec) => local.push(spec),
+    onModeChange: (m) => modes.push(m),
+    onMiss: (miss, cls) => misses.push([miss, cls]),
+  });
   budgets.push(b);
-  return { b, local, modes };
+  return { b, local, modes, misses };
 }
 
 async function until(cond: () => boolean, ms: number): Promise<void> {
@@ -47,7 +65,7 @@ describe.skipIf(!binary && !process.env.CI)('SharedBudget on a real Redis', () =
     // 60 tokens each, at once: 120 in all through a bucket of 20 per second.
     const times: number[] = [];
     const t0 = Date.now();
-    await Promise.all([a, c].flatMap((x) => Array.from({ length: 60 }, () => x.b.take(['global'], 'arm').then(() => times.push(Date.now() - t0)))));
+    await Promise.all([a, c].flatMap((x) => Array.from({ length: 60 }, () => x.b.take(['global'], 'arm', ARM_10S).then(() => times.push(Date.now() - t0)))));
     times.sort((x, y) => x - y);
     const elapsed = times.at(-1)!;
     expect(a.b.timeouts + c.b.timeouts).toBe(0);
@@ -64,12 +82,111 @@ describe.skipIf(!binary && !process.env.CI)('SharedBudget on a real Redis', () =
     await until(() => a.b.mode() === 'local_fallback' && c.b.mode() === 'local_fallback', 5_000);
     expect(a.local.at(-1)).toEqual({ limit: 20, windowMs: 2_000 }); // half each
     const t1 = Date.now();
-    await a.b.take(['global'], 'arm'); // no Redis: goes at once, on the local share
+    await a.b.take(['global'], 'arm', ARM_10S); // no Redis: goes at once, on the local share
     expect(Date.now() - t1).toBeLessThan(100);
 
     await redis.restart();
     await until(() => a.b.mode() === 'shared' && c.b.mode() === 'shared', 10_000);
     expect([a.b.mode(), c.b.mode()]).toEqual(['shared', 'shared']);
     expect(a.modes).toEqual(['local_fallback', 'shared', 'local_fallback', 'shared']);
+  }, 40_000);
+
+  it('shares follow the published demands: 1:1, then 3:1; a silent instance expires; a stopped one withdraws; Redis killed: fallback at once', async () => {
+    redis = await startRedis(binary ? { binary } : {});
+    const a = instance(redis.url, 'demand');
+    const c = instance(redis.url, 'demand');
+    await until(() => a.b.mode() === 'shared' && c.b.mode() === 'shared', 5_000);
+    // Nothing published yet: the fallback share.
+    expect([a.b.share(), c.b.share()]).toEqual([0.5, 0.5]);
+
+    const close = (x: number, want: number) => Math.abs(x - want) < 1e-9;
+    a.b.publishDemand({ armsPerSecond: 9, backlog: 0 });
+    c.b.publishDemand({ armsPerSecond: 9, backlog: 0 });
+    await until(() => close(a.b.share(), 0.5) && close(c.b.share(), 0.5), 5_000);
+    expect([a.b.share(), c.b.share()]).toEqual([0.5, 0.5]);
+
+    // 3:1, as arms and as a backlog (60 requests over the 20 s horizon count as 3/s).
+    a.b.publishDemand({ armsPerSecond: 0, backlog: 60 });
+    c.b.publishDemand({ armsPerSecond: 1, backlog: 0 });
+    const t3 = Date.now();
+    await until(() => close(a.b.share(), 0.75) && close(c.b.share(), 0.25), 5_000);
+    expect(a.b.share()).toBeCloseTo(0.75, 9);
+    expect(c.b.share()).toBeCloseTo(0.25, 9);
+    // Seen by both within two publish periods (the change goes out with the next round trip, the
+    // other reads it with its own), measured 1.97 to 2.0 s.
+    expect(Date.now() - t3).toBeLessThanOrEqual(2 * DEMAND_PUBLISH_PERIOD_MS + 800);
+
+    // An instance that dies without a word (its entry written as the script does, then no more):
+    // counted while fresh, gone within the TTL and one publish period.
+    const { Redis } = createRequire(import.meta.url)('ioredis') as typeof import('ioredis');
+    const raw = new Redis(redis.url, { maxRetriesPerRequest: 0 });
+    try {
+      const [sec, usec] = (await raw.time()) as [string | number, string | number];
+      const wroteAt = Date.now();
+      await raw.hset(demandKey('demand'), 'crashed-shard', `${Number(sec) * 1000 + Math.floor(Number(usec) / 1000)} 4 0`);
+      await until(() => close(a.b.share(), 3 / 8), 3_000);
+      expect(a.b.share()).toBeCloseTo(3 / 8, 9); // 3 of 3 + 1 + 4
+      await until(() => close(a.b.share(), 0.75), DEMAND_TTL_MS + 3_000);
+      const gone = Date.now() - wroteAt;
+      expect(a.b.share()).toBeCloseTo(0.75, 9);
+      expect(gone).toBeGreaterThanOrEqual(DEMAND_TTL_MS - 100);
+      expect(gone).toBeLessThanOrEqual(DEMAND_TTL_MS + DEMAND_PUBLISH_PERIOD_MS + 800);
+      expect(await raw.hexists(demandKey('demand'), 'crashed-shard')).toBe(0); // cleaned up, too
+    } finally {
+      raw.disconnect();
+    }
+
+    // A stopped instance withdraws its demand: the other's share is the whole within a period.
+    const tStop = Date.now();
+    await c.b.stop();
+    await until(() => a.b.share() === 1, 3_000);
+    expect(a.b.share()).toBe(1);
+    expect(Date.now() - tStop).toBeLessThanOrEqual(DEMAND_PUBLISH_PERIOD_MS + 800);
+
+    // Redis killed: the fallback share as soon as the connection is lost.
+    const tKill = Date.now();
+    await redis.kill();
+    await until(() => a.b.share() === 0.5, 2_000);
+    expect(a.b.share()).toBe(0.5);
+    expect(Date.now() - tKill).toBeLessThan(500);
+    expect(a.b.mode()).toBe('local_fallback');
+  }, 40_000);
+
+  it('a saturated bucket: an arm goes without its token only at its deadline, the rest is shed; Redis killed releases every wait', async () => {
+    redis = await startRedis(binary ? { binary } : {});
+    const a = instance(redis.url, 'saturated');
+    await until(() => a.b.mode() === 'shared', 5_000);
+    // 100 first arms ahead (about 5 s of the bucket's 20/s): they wait for their tokens.
+    const NO_DEADLINE: TokenWait = { waitMs: 60_000, onTimeout: 'shed' };
+    let flooded = 0;
+    const flood = Array.from({ length: 100 }, () => a.b.take(['global'], 'arm', NO_DEADLINE).then(() => flooded++));
+    await new Promise((r) => setTimeout(r, 300));
+
+    // An armed account's arm behind them, whose deadline allows 400 ms more: goes then, counted.
+    const t0 = Date.now();
+    await a.b.take(['global'], 'arm', { waitMs: 400, onTimeout: 'send' });
+    const waited = Date.now() - t0;
+    expect(waited).toBeGreaterThanOrEqual(390);
+    expect(waited).toBeLessThan(1_000);
+    expect(a.b.bypasses).toBe(1);
+
+    // A read and an approval whose waits run out: shed, not sent.
+    await expect(a.b.take(['global'], 'read', { waitMs: 200, onTimeout: 'shed' })).rejects.toBeInstanceOf(ShedError);
+    await expect(a.b.take(['global'], 'approval', { waitMs: 200, onTimeout: 'shed' })).rejects.toBeInstanceOf(ShedError);
+    expect(a.misses).toEqual([
+      ['bypass', 'arm'],
+      ['shed', 'read'],
+      ['shed', 'approval'],
+    ]);
+    expect(a.b.timeouts).toBe(3);
+    expect(flooded).toBeLessThan(60); // still saturated
+
+    // Redis killed: every request still waiting goes at once, on the local share.
+    const tKill = Date.now();
+    await redis.kill();
+    await Promise.all(flood);
+    expect(Date.now() - tKill).toBeLessThan(1_000);
+    expect(flooded).toBe(100);
+    expect(a.b.timeouts).toBe(3);
   }, 40_000);
 });

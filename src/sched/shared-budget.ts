@@ -1,8 +1,14 @@
 import Bottleneck from 'bottleneck';
+import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
+import { hostname } from 'node:os';
+import { performance } from 'node:perf_hooks';
 import type { Redis } from 'ioredis';
 import type { WindowSpec } from './admission.js';
+import { ShedError } from './scheduler.js';
+import { DEMAND_PUBLISH_PERIOD_MS, DEMAND_TTL_MS, demandKey, demandShare, formatDemand, parseDemandTable, type Demand, type DemandEntry } from './shared-demand.js';
 import { shareOf, sharedReservoir } from './shared-reservoir.js';
+import type { TokenWait } from './shared-wait.js';
 
 /**
  * One request budget for every instance with the same `rate_limits.shared.name` (shards behind one
@@ -18,9 +24,19 @@ import { shareOf, sharedReservoir } from './shared-reservoir.js';
  *
  * Redis is never a single point of failure for the switch. Until Redis answers, and whenever it
  * stops (connection lost, a command failing), the keeper runs on its local budget cut to its share
- * (`fallback_share`, default 1 / shard count), and a token that does not come within
- * `maxWaitMs` (10 s) is not waited for: arms go rather than lapse. When Redis is back, the shared budget
- * resumes and the local budget is the whole one again.
+ * (`fallback_share`, default 1 / shard count), and requests waiting for a token go at once. When
+ * Redis is back, the shared budget resumes and the local budget is the whole one again.
+ *
+ * A saturated shared budget is not a reason to send: a request waits for its token as long as the
+ * caller's TokenWait allows (shared-wait.ts: an arm until its account would otherwise pass its
+ * deadline, then it goes, a bypass; a request with no deadline up to a minute, a read its max wait,
+ * then they are shed). Bottleneck cannot withdraw a queued job, so the token of a request that did
+ * not wait for it is still taken when it comes: for a bypass that is the request the venue saw,
+ * counted late; for a shed one a token spent on nothing, which only ever sends less.
+ *
+ * Shards planned by demand (shared-demand.ts): each instance publishes its demand beside the bucket
+ * (`publishDemand`) and reads the others' once a second in one Lua round trip, stamped with Redis's
+ * clock, and `share()` is its part of the total for the planner.
  */
 export const BUDGET_MODES = ['local', 'shared', 'local_fallback'] as const;
 export type BudgetMode = (typeof BUDGET_MODES)[number];
@@ -39,9 +55,10 @@ export interface SharedBudgetOptions {
   onModeChange?: (mode: BudgetMode, reason: string) => void;
   /** Bottleneck's heartbeat, which also refills the bucket: 100 to 200 ms. Default 150. */
   heartbeatMs?: number;
-  /** Longest wait for a shared token before the request goes anyway, ms. Default 10,000: the queue
-   * at a saturated shared budget is legitimately seconds long; Redis down fails at once instead. */
-  maxWaitMs?: number;
+  /** Told each request whose token did not come in time: `bypass` (it went anyway) or `shed`. */
+  onMiss?: (miss: 'bypass' | 'shed', cls: SharedClass) => void;
+  /** This process among the instances (its demand's field); default host, pid and 6 random bytes. */
+  instanceId?: string;
 }
 
 /** Bottleneck priorities: 0 runs first. */
@@ -54,8 +71,21 @@ export class SharedBudget {
   private readonly limiters = new Map<string, Bottleneck>();
   private current: BudgetMode = 'local_fallback';
   private stopped = false;
-  /** Tokens that did not come in time (the request went on its local budget). */
+  /** Tokens that did not come in time (bypassed or shed). */
   timeouts = 0;
+  /** Requests that went without their token because their account would otherwise pass its deadline. */
+  bypasses = 0;
+  /** Requests waiting for a token: told to go at once when Redis stops answering. */
+  private readonly waiters = new Set<() => void>();
+  readonly instanceId: string;
+  private readonly demandKey: string;
+  private own: Demand | undefined;
+  /** The others' demands as last read; `readAt`: performance.now() of the read. */
+  private view: { nowMs: number; others: DemandEntry[]; readAt: number } | undefined;
+  /** Redis time of the first read since this instance (re)joined (see demandShare's `settled`). */
+  private firstReadNowMs: number | undefined;
+  private exchanging = false;
+  private readonly demandTimer: NodeJS.Timeout;
 
   constructor(private readonly opts: SharedBudgetOptions) {
     // Required here, not imported: only a shared budget needs ioredis, and loading it costs 60 ms of
@@ -91,8 +121,53 @@ export class SharedBudget {
       limiter.on('error', () => this.fallback('redis error'));
       this.limiters.set(scope, limiter);
     }
+    this.instanceId = opts.instanceId ?? `${hostname()}-${process.pid}-${randomBytes(6).toString('hex')}`;
+    this.demandKey = demandKey(opts.name);
+    this.demandTimer = setInterval(() => void this.exchange(), DEMAND_PUBLISH_PERIOD_MS);
+    this.demandTimer.unref();
     // Until Redis answers, this instance keeps to its share.
     this.applyLocal('local_fallback', 'connecting to redis');
+  }
+
+  /**
+   * What this instance will spend (the planner calls it at most once a second): published with the
+   * next round trip, at most a second away, and again every second while the instance lives.
+   */
+  publishDemand(d: Demand): void {
+    const first = this.own === undefined;
+    this.own = { armsPerSecond: d.armsPerSecond, backlog: d.backlog };
+    if (first) void this.exchange();
+  }
+
+  /**
+   * This instance's share of the shared budget in (0, 1] (shared-demand.ts, demandShare): its demand
+   * over the live instances' total, or `fallbackShare` while Redis is not answering, the last read
+   * is older than the TTL, or no demand of its own is known yet. The planner multiplies the whole
+   * configured budget by it (on fallback the local budget is already cut to the same fraction).
+   */
+  share(): number {
+    const fallback = this.opts.fallbackShare;
+    const v = this.view;
+    if (this.current !== 'shared' || this.stopped || !v || performance.now() - v.readAt > DEMAND_TTL_MS) return fallback;
+    const settled = this.firstReadNowMs !== undefined && v.nowMs - this.firstReadNowMs >= DEMAND_PUBLISH_PERIOD_MS;
+    return demandShare({ own: this.own, others: v.others, nowMs: v.nowMs, fallbackShare: fallback, settled });
+  }
+
+  /** Publishes this instance's demand and reads every live one: one round trip. */
+  private async exchange(): Promise<void> {
+    if (this.exchanging || this.stopped || this.current !== 'shared' || this.own === undefined) return;
+    this.exchanging = true;
+    try {
+      const reply = await this.client.eval(DEMAND_SCRIPT, 1, this.demandKey, this.instanceId, formatDemand(this.own), String(DEMAND_TTL_MS));
+      const table = parseDemandTable(reply);
+      if (!table || this.current !== 'shared') return;
+      this.firstReadNowMs ??= table.nowMs;
+      this.view = { nowMs: table.nowMs, others: table.entries.filter((e) => e.id !== this.instanceId), readAt: performance.now() };
+    } catch {
+      // Not answering: share() falls back once the last read is older than the TTL.
+    } finally {
+      this.exchanging = false;
+    }
   }
 
   mode(): BudgetMode {
@@ -101,30 +176,55 @@ export class SharedBudget {
 
   /**
    * Takes one token from every shared scope among `scopes`. Resolves when they came, when the
-   * shared budget is not in force (the local share applies), or after `maxWaitMs` (counted): never
-   * rejects, so Redis cannot fail a request.
+   * shared budget is not in force (the local share applies; Redis stopping answering releases every
+   * waiting request at once), or when `wait.waitMs` passed and `wait.onTimeout` is `send` (a bypass,
+   * counted). Rejects with ShedError only when `wait.waitMs` passed and `wait.onTimeout` is `shed`:
+   * Redis failing never fails a request.
    */
-  async take(scopes: readonly string[], cls: SharedClass): Promise<void> {
+  async take(scopes: readonly string[], cls: SharedClass, wait: TokenWait): Promise<void> {
     if (this.current !== 'shared' || this.stopped) return;
     const mine = scopes.map((s) => this.limiters.get(s)).filter((l): l is Bottleneck => l !== undefined);
     if (mine.length === 0) return;
     let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<'timeout'>((res) => {
-      timer = setTimeout(() => res('timeout'), this.opts.maxWaitMs ?? 10_000);
+    let release: (() => void) | undefined;
+    const released = new Promise<'released'>((res) => {
+      release = () => res('released');
+      this.waiters.add(release);
     });
+    const timeout = new Promise<'timeout'>((res) => {
+      timer = setTimeout(() => res('timeout'), Math.max(0, wait.waitMs));
+    });
+    let got: 'ok' | 'timeout' | 'released';
     try {
-      const got = await Promise.race([Promise.all(mine.map((l) => l.schedule({ priority: SHARED_PRIORITY[cls] }, async () => undefined))).then(() => 'ok' as const), timeout]);
-      if (got === 'timeout') this.timeouts++;
+      got = await Promise.race([Promise.all(mine.map((l) => l.schedule({ priority: SHARED_PRIORITY[cls] }, async () => undefined))).then(() => 'ok' as const), timeout, released]);
     } catch {
       this.fallback('a shared token could not be taken');
+      return;
     } finally {
       clearTimeout(timer);
+      if (release) this.waiters.delete(release);
     }
+    if (got !== 'timeout') return;
+    this.timeouts++;
+    if (wait.onTimeout === 'send') {
+      this.bypasses++;
+      this.opts.onMiss?.('bypass', cls);
+      return;
+    }
+    this.opts.onMiss?.('shed', cls);
+    throw new ShedError(`shed: no token of the shared budget within ${wait.waitMs} ms`);
   }
 
   async stop(): Promise<void> {
     if (this.stopped) return;
+    const wasShared = this.current === 'shared';
     this.stopped = true;
+    clearInterval(this.demandTimer);
+    this.releaseWaiters();
+    // Withdraws this instance's demand so the others take its share at once, not after the TTL.
+    if (wasShared && this.own !== undefined) {
+      await Promise.race([this.client.hdel(this.demandKey, this.instanceId).catch(() => undefined), new Promise((r) => setTimeout(r, 500).unref())]);
+    }
     await Promise.all([...this.limiters.values()].map((l) => Promise.resolve().then(() => l.stop({ dropWaitingJobs: true })).catch(() => undefined)));
     await Promise.resolve().then(() => this.connection.disconnect(false)).catch(() => undefined);
     this.client.disconnect();
@@ -137,7 +237,15 @@ export class SharedBudget {
 
   private fallback(reason: string): void {
     if (this.stopped || this.current === 'local_fallback') return;
+    this.view = undefined;
+    this.firstReadNowMs = undefined;
     this.applyLocal('local_fallback', reason);
+    this.releaseWaiters();
+  }
+
+  private releaseWaiters(): void {
+    for (const release of [...this.waiters]) release();
+    this.waiters.clear();
   }
 
   private applyLocal(mode: BudgetMode, reason: string): void {
@@ -148,3 +256,29 @@ export class SharedBudget {
     this.opts.onModeChange?.(mode, reason);
   }
 }
+
+/**
+ * One round trip a second: writes this instance's demand stamped with Redis's clock (one clock for
+ * every instance, whatever their hosts' skew), drops entries older than the TTL, returns Redis's
+ * time and the live entries. KEYS[1]: the demand hash; ARGV: instance id, `<arms/s> <backlog>`, TTL ms.
+ * The hash itself expires when no instance has written it for ten TTLs.
+ */
+const DEMAND_SCRIPT = `
+local t = redis.call('TIME')
+local now = string.format('%.0f', tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000))
+local ttl = tonumber(ARGV[3])
+redis.call('HSET', KEYS[1], ARGV[1], now .. ' ' .. ARGV[2])
+redis.call('PEXPIRE', KEYS[1], ttl * 10)
+local all = redis.call('HGETALL', KEYS[1])
+local out = { now }
+for i = 1, #all, 2 do
+  local at = tonumber(string.match(all[i + 1], '^(%d+)'))
+  if at == nil or tonumber(now) - at > ttl then
+    redis.call('HDEL', KEYS[1], all[i])
+  else
+    out[#out + 1] = all[i]
+    out[#out + 1] = all[i + 1]
+  end
+end
+return out
+`;

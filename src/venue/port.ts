@@ -2,6 +2,7 @@ import type { Clock } from '../sched/clock.js';
 import { PREPARE_URGENCY, type RequestOptions, type RequestScheduler } from '../sched/scheduler.js';
 import type { VenueClock } from '../sched/venue-clock.js';
 import type { SharedBudget, SharedClass } from '../sched/shared-budget.js';
+import { tokenWait } from '../sched/shared-wait.js';
 import { RestError } from './errors.js';
 import { ExchangeClient } from './exchange.js';
 import type { HttpTransport } from './http.js';
@@ -195,9 +196,18 @@ export class VenuePort {
   private async admit<T>(request: RequestOptions, endpoint: string, holdScope: string, fn: () => Promise<T>): Promise<T> {
     const shared = this.shared;
     // Admitted by this instance's budget, then (when shared) a token from the instances' common one.
+    // It goes without that token only when its account would otherwise pass its deadline (an arm's
+    // urgency is the venue time of its account's current deadline); otherwise it waits, or is shed.
     const go = shared
       ? async (): Promise<T> => {
-          await shared.take(request.scopes, sharedClass(request));
+          const cls = sharedClass(request);
+          const wait = tokenWait({
+            kind: request.kind,
+            deadlineVenueMs: cls === 'arm' ? request.urgency : undefined,
+            venueNowMs: this.venueClock.nowMs(),
+            readMaxWaitMs: request.maxWaitMs ?? this.readMaxWaitMs,
+          });
+          await shared.take(request.scopes, cls, wait);
           return fn();
         }
       : fn;
