@@ -44,7 +44,7 @@ export const KEY_MEANINGS: Record<string, string> = {
   'rate_limits.shared.redis_url': '`redis://host:port` (or `rediss://`, optionally `/db`), without credentials.',
   'rate_limits.shared.name': 'Instances with the same name share one budget.',
   'rate_limits.shared.password': 'Optional Redis password: `{ file: NAME }` or `{ env: VAR }`, read like a key (a file others can read is refused).',
-  'rate_limits.shared.fallback_share': "This instance's share of each budget while Redis is unreachable, in (0, 1]; default 1 / `shard.count`.",
+  'rate_limits.shared.fallback_share': "This instance's share of each budget while Redis is unreachable, and its planning share until the instances' demands are known, in (0, 1]; default 1 / `shard.count`. With Redis answering, the share follows each instance's published demand.",
   'rate_limits.schedule_cancel.per_seconds': 'Window length in seconds.',
   accounts: 'The accounts to protect. Required, at least one. Not overridable from the environment.',
   'accounts[].name': 'Unique; the `account` label of every metric.',
