@@ -12,7 +12,12 @@
  *   POST   /_sim/volume                {address, usd}: the account's traded volume (volume gate)
  *   GET    /_sim/actions               the signed-action log
  *   POST   /_sim/clock                 {offsetMs}: the venue clock offset
- *   POST   /_sim/rate-limits           {global?, scheduleCancel?: {limit, windowSeconds}}: new quotas
+ *   POST   /_sim/rate-limits           new quotas, all at once (what is left out takes its default):
+ *                                      {budget?: NAME, global?: {limit, windowSeconds},
+ *                                       globalCounts?: 'all'|'signed', scheduleCancel?: {..}|null,
+ *                                       endpoints?: {NAME: {..}}, defaultEndpoint?: {..}} -> the quotas
+ *                                      in force; `budget` (rate-limit.ts parseBudget, e.g.
+ *                                      `signed_window_100_per_5s`) is the base the others override
  *   DELETE /_sim/rate-limits           forgets admitted traffic (RateLimiter.reset)
  */
 import { ADDRESS_RE } from '../venue/address.js';
@@ -20,7 +25,7 @@ import { z } from 'zod';
 import type { Clock } from '../sched/clock.js';
 import type { FaultControl, FaultSpec } from './faults.js';
 import { badRequest, normalizeAddress, notFound, ok, restError, Router, type Route, type SimRequest, type SimResponse } from './http-util.js';
-import type { RateLimiter } from './rate-limit.js';
+import { parseBudget, type RateLimiter } from './rate-limit.js';
 import type { SimAccountSeed, SeedOrder, VenueStateApi } from './types.js';
 
 export const ADMIN_PREFIX = '/_sim/';
@@ -249,10 +254,22 @@ export function adminRoutes({ state, faults, rateLimiter, clock }: AdminDeps): R
       endpoint: 'admin.rate-limits.set',
       handler: (req) => {
         const spec = z.strictObject({ limit: z.number().int().positive(), windowSeconds: z.number().int().positive() });
-        const parsed = z.strictObject({ global: spec.optional(), scheduleCancel: spec.optional() }).safeParse(req.body);
+        const parsed = z
+          .strictObject({
+            budget: z.string().min(1).optional(),
+            global: spec.optional(),
+            globalCounts: z.enum(['all', 'signed']).optional(),
+            scheduleCancel: spec.nullable().optional(),
+            endpoints: z.record(z.string().min(1), spec).optional(),
+            defaultEndpoint: spec.optional(),
+          })
+          .safeParse(req.body);
         if (!parsed.success) return badRequest('body', 'invalid_rate_limits', parsed.error.issues[0]?.message);
-        rateLimiter.configure(parsed.data);
-        return ok(parsed.data);
+        const { budget, ...quotas } = parsed.data;
+        return attempt(() => {
+          rateLimiter.configure({ ...(budget === undefined ? {} : parseBudget(budget)), ...quotas });
+          return ok(rateLimiter.describe());
+        });
       },
     },
     {

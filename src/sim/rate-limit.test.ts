@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../sched/fake-clock.js';
-import { RateLimiter, SCHEDULE_CANCEL_ENDPOINT, type RateDecision } from './rate-limit.js';
+import { parseBudget, RateLimiter, SCHEDULE_CANCEL_ENDPOINT, UnknownBudgetError, type RateDecision } from './rate-limit.js';
 
 function refused(d: RateDecision): Extract<RateDecision, { ok: false }>['detail'] {
   if (d.ok) throw new Error('expected a refusal');
@@ -107,5 +107,90 @@ describe('RateLimiter', () => {
   it('refuses nonsense quotas', () => {
     expect(() => new RateLimiter(new FakeClock(), { global: { limit: 0, windowSeconds: 60 } })).toThrow(RangeError);
     expect(() => new RateLimiter(new FakeClock(), { endpoints: { x: { limit: 1, windowSeconds: 0.5 } } })).toThrow(RangeError);
+  });
+});
+
+const REST_ARM = SCHEDULE_CANCEL_ENDPOINT;
+const EXCHANGE = 'POST /exchange';
+const READS = ['GET /v1/accounts/{address}', 'GET /v1/accounts/{address}/orders', 'GET /v1/accounts/{address}/positions', 'GET /v1/health', 'GET /v1/events'];
+
+describe('RateLimiter, one window over every signed action (globalCounts: signed)', () => {
+  it('signed_window_100_per_5s: 100 signed actions in 5 s pass, the 101st is refused with the exact retry_after', async () => {
+    const clock = new FakeClock();
+    const rl = new RateLimiter(clock, parseBudget('signed_window_100_per_5s'));
+    // 100 signed actions spread over [0, 4.95 s]: REST arms and exchange actions alike.
+    for (let i = 0; i < 100; i++) {
+      expect(rl.check('ip', i % 2 === 0 ? REST_ARM : EXCHANGE, 'signed').ok).toBe(true);
+      if (i < 99) await clock.advance(50);
+    }
+    // t = 4.95 s; the t=0 entry leaves the window at exactly 5 s.
+    expect(refused(rl.check('ip', REST_ARM, 'signed'))).toEqual({ type: 'rate_limit', limit: 100, reason: 'global_quota', retry_after_seconds: 1, scope: 'global', window_seconds: 5 });
+    expect(refused(rl.check('ip', EXCHANGE, 'signed'))).toMatchObject({ scope: 'global', reason: 'global_quota' });
+    await clock.advance(49);
+    expect(rl.check('ip', EXCHANGE, 'signed').ok).toBe(false); // t = 4.999 s
+    await clock.advance(1);
+    expect(rl.check('ip', EXCHANGE, 'signed').ok).toBe(true); // t = 5 s: one slot freed, one taken
+    expect(rl.check('ip', EXCHANGE, 'signed').ok).toBe(false);
+  });
+
+  it('states retry_after to the second the oldest slot frees, rounded up, after a burst', async () => {
+    const clock = new FakeClock();
+    const rl = new RateLimiter(clock, parseBudget('signed_window_100_per_5s'));
+    for (let i = 0; i < 100; i++) expect(rl.check('ip', REST_ARM, 'signed').ok).toBe(true); // all at t=0
+    await clock.advance(1_200);
+    const d = refused(rl.check('ip', EXCHANGE, 'signed'));
+    expect(d).toEqual({ type: 'rate_limit', limit: 100, reason: 'global_quota', retry_after_seconds: 4, scope: 'global', window_seconds: 5 });
+    await clock.advance(3_799);
+    expect(refused(rl.check('ip', EXCHANGE, 'signed')).retry_after_seconds).toBe(1);
+    await clock.advance(1); // t = 5 s: the whole burst leaves the window (a client told 4 s at 1.2 s comes at 5.2 s)
+    for (let i = 0; i < 100; i++) expect(rl.check('ip', EXCHANGE, 'signed').ok).toBe(true);
+    expect(rl.check('ip', REST_ARM, 'signed').ok).toBe(false);
+  });
+
+  it('never refuses or counts a read, even with the window full', async () => {
+    const clock = new FakeClock();
+    const rl = new RateLimiter(clock, parseBudget('signed_window_100_per_5s'));
+    for (let i = 0; i < 1_000; i++) expect(rl.check('ip', READS[i % READS.length] as string, 'read').ok).toBe(true);
+    // The reads took nothing from the window: all 100 signed actions still fit.
+    for (let i = 0; i < 100; i++) expect(rl.check('ip', REST_ARM, 'signed').ok).toBe(true);
+    expect(rl.check('ip', REST_ARM, 'signed').ok).toBe(false);
+    for (const r of READS) expect(rl.check('ip', r, 'read').ok).toBe(true);
+  });
+
+  it('counts REST arms and exchange approvals together in the one window', () => {
+    const clock = new FakeClock();
+    const rl = new RateLimiter(clock, parseBudget('signed_window_100_per_5s'));
+    for (let i = 0; i < 60; i++) expect(rl.check('ip', REST_ARM, 'signed').ok).toBe(true);
+    // approveAgent, approveBuilderFee, exchange scheduleCancel: all POST /exchange.
+    for (let i = 0; i < 40; i++) expect(rl.check('ip', EXCHANGE, 'signed').ok).toBe(true);
+    expect(refused(rl.check('ip', EXCHANGE, 'signed')).scope).toBe('global');
+    expect(refused(rl.check('ip', REST_ARM, 'signed')).scope).toBe('global');
+  });
+
+  it('keeps endpoint quotas for reads when configured, and the default counting is unchanged', async () => {
+    const clock = new FakeClock();
+    const rl = new RateLimiter(clock, { ...parseBudget('signed_window_100_per_5s'), endpoints: { 'GET /v1/health': { limit: 2, windowSeconds: 10 } } });
+    expect(rl.check('ip', 'GET /v1/health', 'read').ok).toBe(true);
+    expect(rl.check('ip', 'GET /v1/health', 'read').ok).toBe(true);
+    expect(refused(rl.check('ip', 'GET /v1/health', 'read'))).toMatchObject({ scope: 'endpoint', reason: 'endpoint_quota', limit: 2, retry_after_seconds: 10 });
+    // globalCounts 'all' (the default): a read spends the global window like anything else.
+    const all = new RateLimiter(clock, { global: { limit: 2, windowSeconds: 5 } });
+    expect(all.globalCounting()).toBe('all');
+    expect(all.check('ip', 'GET /v1/health', 'read').ok).toBe(true);
+    expect(all.check('ip', EXCHANGE, 'signed').ok).toBe(true);
+    expect(refused(all.check('ip', 'GET /v1/health', 'read')).scope).toBe('global');
+  });
+
+  it('parses budgets by name, and refuses unknown ones', () => {
+    expect(parseBudget('ip_window')).toEqual({});
+    expect(parseBudget('signed_window_100_per_5s')).toEqual({ globalCounts: 'signed', global: { limit: 100, windowSeconds: 5 }, scheduleCancel: null });
+    expect(parseBudget('signed_window_10_per_10s')).toMatchObject({ global: { limit: 10, windowSeconds: 10 } });
+    expect(() => parseBudget('lavish')).toThrow(UnknownBudgetError);
+    expect(() => parseBudget('signed_window_0_per_5s')).toThrow(RangeError);
+    // scheduleCancel: null drops the endpoint's own quota; the REST arms spend the window only.
+    const rl = new RateLimiter(new FakeClock(), parseBudget('signed_window_100_per_5s'));
+    expect(rl.endpointSpec(SCHEDULE_CANCEL_ENDPOINT)).toBeUndefined();
+    expect(rl.describe()).toEqual({ global: { limit: 100, windowSeconds: 5 }, globalCounts: 'signed', endpoints: {} });
+    expect(() => new RateLimiter(new FakeClock(), { globalCounts: 'some' as 'all' })).toThrow(RangeError);
   });
 });

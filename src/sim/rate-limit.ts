@@ -1,7 +1,17 @@
 /**
  * The simulator's rolling-window rate limits (spec part 8, VENUE.md "Rate limits"): two scopes,
  * a quota per endpoint (where one is configured; schedule-cancel has one by default) and one global
- * quota over every REST and exchange request, both counted per client IP.
+ * quota, both counted per client IP. What the global quota counts is the venue's choice, so both
+ * are modelled (`globalCounts`):
+ *  - `all` (default): every REST and exchange request, reads included (an IP budget);
+ *  - `signed`: every signed action on both endpoints (REST schedule-cancel, and every
+ *    `POST /exchange` action: scheduleCancel, approveAgent, approveBuilderFee, ...), so arms and
+ *    approvals share one window; unsigned reads (accounts, orders, positions, health, catalog) are
+ *    not counted in it and are limited only by their endpoint quotas, if any are configured. There
+ *    is deliberately no separate read window: its refusals would have to name scope `global`, and a
+ *    client that holds its global scope on such a 429 would stop arming because of a read.
+ * Named budgets (`SIM_BUDGETS`, `parseBudget`) select a whole configuration by name, e.g.
+ * `signed_window_100_per_5s`: one window of 100 per 5 s over every signed action and nothing else.
  *
  * The windows are exact sliding logs (one timestamp per admitted request) rather than counters:
  * the keeper's invariant 3 says "after a 429 no request of that scope is sent before
@@ -20,13 +30,24 @@ export interface WindowSpec {
   windowSeconds: number;
 }
 
+/** What the global window counts: every request (`all`), or only signed actions (`signed`). */
+export type GlobalCounts = 'all' | 'signed';
+
+/** A request as the limiter sees it: a signed action (a POST carrying a signature) or a read. */
+export type RequestClass = 'signed' | 'read';
+
 export interface RateLimitConfig {
-  /** Every REST and exchange request of one IP. Default 1200 per 60 s (the venue's IP budget). */
+  /** One window per IP over what `globalCounts` says. Default 1200 per 60 s (the venue's IP budget). */
   global?: WindowSpec;
+  /** `all` (default): every REST and exchange request; `signed`: signed actions only (see above). */
+  globalCounts?: GlobalCounts;
   /** Per endpoint name (the route's `endpoint`), overriding the defaults below. */
   endpoints?: Record<string, WindowSpec>;
-  /** Shorthand for `endpoints[SCHEDULE_CANCEL_ENDPOINT]`. Default 600 per 60 s. */
-  scheduleCancel?: WindowSpec;
+  /**
+   * Shorthand for `endpoints[SCHEDULE_CANCEL_ENDPOINT]`. Default 600 per 60 s; `null`: no quota of
+   * its own (the REST arms then spend the global window only, as on a venue with one window).
+   */
+  scheduleCancel?: WindowSpec | null;
   /**
    * Every other endpoint. Default: none, so those endpoints are limited by the global quota only (an
    * endpoint quota equal to the global one could never bind first, and would muddle the scope named
@@ -42,6 +63,35 @@ export const DEFAULT_GLOBAL_LIMIT: WindowSpec = { limit: 1200, windowSeconds: 60
 export const DEFAULT_SCHEDULE_CANCEL_LIMIT: WindowSpec = { limit: 600, windowSeconds: 60 };
 
 export type RateDecision = { ok: true } | { ok: false; detail: RateLimitDetail };
+
+/**
+ * Named budgets: the simulator's rate limits as a whole, by name (`startSimulator({ budget })`,
+ * `POST /_sim/rate-limits {"budget": ...}`, `dms-keeper simulate --budget NAME`). Separate from the
+ * venue profiles (profiles.ts), which vary answer bodies, not what is counted.
+ */
+export const SIM_BUDGETS = ['ip_window', 'signed_window_100_per_5s', 'signed_window_LIMIT_per_SECONDSs'] as const;
+
+export class UnknownBudgetError extends Error {
+  readonly code = 'SIM_UNKNOWN_BUDGET' as const;
+}
+
+/**
+ * The configuration of a named budget:
+ *  - `ip_window`: the defaults (one window of 1200 per 60 s over every request of an IP, and
+ *    schedule-cancel's own 600 per 60 s);
+ *  - `signed_window_<limit>_per_<seconds>s`, e.g. `signed_window_100_per_5s`: one window of
+ *    `limit` per `seconds` over every signed action on both endpoints (REST arms, exchange arms,
+ *    approvals), no endpoint quota, reads not counted.
+ */
+export function parseBudget(name: string): RateLimitConfig {
+  if (name === 'ip_window') return {};
+  const m = /^signed_window_(\d+)_per_(\d+)s$/.exec(name);
+  if (m) {
+    const spec = validSpec({ limit: Number(m[1]), windowSeconds: Number(m[2]) }, name);
+    return { globalCounts: 'signed', global: spec, scheduleCancel: null };
+  }
+  throw new UnknownBudgetError(`unknown simulator budget '${name}'; choose one of: ip_window, signed_window_100_per_5s (or signed_window_LIMIT_per_SECONDSs)`);
+}
 
 interface ScopeCheck {
   scope: 'endpoint' | 'global';
@@ -62,6 +112,7 @@ const SWEEP_EVERY_CHECKS = 1000;
 
 export class RateLimiter {
   private global: WindowSpec = DEFAULT_GLOBAL_LIMIT;
+  private globalCounts: GlobalCounts = 'all';
   private endpoints = new Map<string, WindowSpec>();
   private defaultEndpoint: WindowSpec | undefined;
   /** Admission timestamps (ms, ascending) per `scope:endpoint:ip` key. */
@@ -81,8 +132,13 @@ export class RateLimiter {
    */
   configure(config: RateLimitConfig): void {
     this.global = validSpec(config.global ?? DEFAULT_GLOBAL_LIMIT, 'global');
+    const counts = config.globalCounts ?? 'all';
+    if (counts !== 'all' && counts !== 'signed') throw new RangeError(`globalCounts must be 'all' or 'signed'`);
+    this.globalCounts = counts;
     const endpoints = new Map<string, WindowSpec>();
-    endpoints.set(SCHEDULE_CANCEL_ENDPOINT, validSpec(config.scheduleCancel ?? DEFAULT_SCHEDULE_CANCEL_LIMIT, 'scheduleCancel'));
+    if (config.scheduleCancel !== null) {
+      endpoints.set(SCHEDULE_CANCEL_ENDPOINT, validSpec(config.scheduleCancel ?? DEFAULT_SCHEDULE_CANCEL_LIMIT, 'scheduleCancel'));
+    }
     for (const [name, spec] of Object.entries(config.endpoints ?? {})) endpoints.set(name, validSpec(spec, `endpoints.${name}`));
     this.endpoints = endpoints;
     this.defaultEndpoint = config.defaultEndpoint ? validSpec(config.defaultEndpoint, 'defaultEndpoint') : undefined;
@@ -97,17 +153,34 @@ export class RateLimiter {
     return this.global;
   }
 
+  /** What the global window counts. */
+  globalCounting(): GlobalCounts {
+    return this.globalCounts;
+  }
+
+  /** The quotas in force, as a configuration (the admin route answers with it). */
+  describe(): Required<Pick<RateLimitConfig, 'global' | 'globalCounts' | 'endpoints'>> & Pick<RateLimitConfig, 'defaultEndpoint'> {
+    return {
+      global: { ...this.global },
+      globalCounts: this.globalCounts,
+      endpoints: Object.fromEntries([...this.endpoints].map(([k, v]) => [k, { ...v }])),
+      ...(this.defaultEndpoint ? { defaultEndpoint: { ...this.defaultEndpoint } } : {}),
+    };
+  }
+
   /**
    * Admits (and records) one request of `ip` to `endpoint`, or refuses it without recording it: a
    * refused request does not extend the client's penalty, so waiting `retry_after_seconds` is enough.
+   * `cls` says whether it is a signed action or a read (the server knows from the route); it matters
+   * only when the global window counts signed actions alone.
    */
-  check(ip: string, endpoint: string): RateDecision {
+  check(ip: string, endpoint: string, cls: RequestClass = 'signed'): RateDecision {
     const now = this.clock.nowMs();
     if (++this.checksSinceSweep >= SWEEP_EVERY_CHECKS) this.sweep(now);
     const scopes: ScopeCheck[] = [];
     const endpointSpec = this.endpointSpec(endpoint);
     if (endpointSpec) scopes.push({ scope: 'endpoint', key: `e\u0000${endpoint}\u0000${ip}`, spec: endpointSpec });
-    scopes.push({ scope: 'global', key: `g\u0000${ip}`, spec: this.global });
+    if (this.globalCounts === 'all' || cls === 'signed') scopes.push({ scope: 'global', key: `g\u0000${ip}`, spec: this.global });
     // When both scopes are exhausted, report the one that frees last: waiting its retry_after is
     // then enough for both, which is what makes the answer "correct" for the client.
     let worst: { check: ScopeCheck; retryMs: number } | undefined;

@@ -14,7 +14,7 @@ import { ACCOUNT_ENDPOINTS, accountRoutes } from './account-routes.js';
 import { adminHandler } from './admin.js';
 import { FaultControl } from './faults.js';
 import type { Route } from './http-util.js';
-import { RateLimiter, type RateLimitConfig } from './rate-limit.js';
+import { parseBudget, RateLimiter, type RateLimitConfig } from './rate-limit.js';
 import { listenSimServer, type SimServer } from './server.js';
 import type { ActionOutcome, AgentInfo, Catalog, RestingOrder, ScheduleInfo, SeedOrder, SimAccountSeed, VenueStateApi } from './types.js';
 import { WsHub } from './ws-server.js';
@@ -429,6 +429,55 @@ describe('rate limits (FakeClock)', () => {
     expect(e.details[0]).toMatchObject({ scope: 'endpoint', limit: 1, window_seconds: 60, retry_after_seconds: 60 });
     // /exchange is a different endpoint.
     expect((await postJson(`${h.url}/exchange`, sc())).status).toBe(200);
+  });
+});
+
+describe('rate limits: one window over every signed action (budget signed_window_100_per_5s)', () => {
+  const approveAgent = { action: { type: 'approveAgent', agentAddress: B, agentName: 'dms-keeper', nonce: 1 }, nonce: 1, signature: { r: '0x1', s: '0x2', v: 27 } };
+
+  it('a REST schedule-cancel and an exchange approveAgent share the window; reads are not counted in it', async () => {
+    const clock = new FakeClock();
+    const h = await harness({ clock, rateLimits: parseBudget('signed_window_100_per_5s') });
+    const restArm = `${h.url}/v1/trading/orders/schedule-cancel`;
+    for (let i = 0; i < 50; i++) {
+      expect((await postJson(restArm, sc())).status).toBe(200);
+      expect((await postJson(`${h.url}/exchange`, approveAgent)).status).toBe(200);
+      // Reads between them, as a keeper's watchers send: never counted in the window.
+      expect((await getJson(`${h.url}/v1/accounts/${A}/orders`)).status).toBe(200);
+    }
+    await clock.advance(4_000);
+    for (const [url, body] of [
+      [restArm, sc()],
+      [`${h.url}/exchange`, approveAgent],
+    ] as const) {
+      const r = await postJson(url, body);
+      const e = expectEnvelope(r, 429, 'RESOURCE_EXHAUSTED');
+      expect(e.details).toEqual([{ type: 'rate_limit', limit: 100, reason: 'global_quota', retry_after_seconds: 1, scope: 'global', window_seconds: 5 }]);
+      expect(r.headers.get('retry-after')).toBe('1');
+    }
+    expect((await getJson(`${h.url}/v1/accounts/${A}`)).status).toBe(200);
+    expect(h.state.actions).toHaveLength(100);
+    await clock.advance(1_000); // exactly retry_after_seconds later
+    expect((await postJson(`${h.url}/exchange`, approveAgent)).status).toBe(200);
+  });
+
+  it('is selected through the admin API, as child-process tests and `dms-keeper simulate` do', async () => {
+    const clock = new FakeClock();
+    const h = await harness({ clock });
+    const set = await postJson(`${h.url}/_sim/rate-limits`, { budget: 'signed_window_2_per_5s' });
+    expect(set).toMatchObject({ status: 200, body: { global: { limit: 2, windowSeconds: 5 }, globalCounts: 'signed', endpoints: {} } });
+    expect((await postJson(`${h.url}/v1/trading/orders/schedule-cancel`, sc())).status).toBe(200);
+    expect((await postJson(`${h.url}/exchange`, approveAgent)).status).toBe(200);
+    for (let i = 0; i < 5; i++) expect((await getJson(`${h.url}/v1/accounts/${A}`)).status).toBe(200);
+    expect(expectEnvelope(await postJson(`${h.url}/exchange`, sc()), 429, 'RESOURCE_EXHAUSTED').details[0]).toMatchObject({ scope: 'global', limit: 2, window_seconds: 5, retry_after_seconds: 5 });
+    // Fields override the budget's; an unknown budget is a 400 and changes nothing.
+    const over = await postJson(`${h.url}/_sim/rate-limits`, { budget: 'signed_window_2_per_5s', scheduleCancel: { limit: 1, windowSeconds: 60 } });
+    expect(over.body).toMatchObject({ globalCounts: 'signed', endpoints: { 'POST /v1/trading/orders/schedule-cancel': { limit: 1, windowSeconds: 60 } } });
+    expectEnvelope(await postJson(`${h.url}/_sim/rate-limits`, { budget: 'lavish' }), 400, 'INVALID_ARGUMENT');
+    expectEnvelope(await postJson(`${h.url}/_sim/rate-limits`, { globalCounts: 'reads' }), 400, 'INVALID_ARGUMENT');
+    expect(h.limiter.globalCounting()).toBe('signed');
+    // Back to the default: every request counted in 1200 per 60 s.
+    expect((await postJson(`${h.url}/_sim/rate-limits`, {})).body).toMatchObject({ global: { limit: 1200, windowSeconds: 60 }, globalCounts: 'all' });
   });
 });
 

@@ -5,7 +5,8 @@
  * hub), so the server can be tested with stubs and composed by `simulator.ts`.
  *
  * Per request, in this order: parse the URL -> read the body (capped) -> admin? -> route (404/405)
- * -> faults (latency, then a forced answer or a reset before the handler) -> rate limits (429) ->
+ * -> faults (latency, then a forced answer or a reset before the handler) -> rate limits (429; a
+ * POST counts as a signed action, a GET as a read) ->
  * Content-Type and JSON checks (400) -> handler -> write (possibly truncated or cut off by a fault).
  * A request that a fault answers never reaches the rate limiter: it models a failure in front of the
  * venue (a proxy, the network), not traffic the venue admitted.
@@ -291,7 +292,10 @@ export async function listenSimServer(opts: SimServerOptions): Promise<SimServer
       return;
     }
 
-    const decision = rateLimiter.check(clientIp(remoteAddress), route.endpoint);
+    // Every POST the venue serves is a signed action (REST schedule-cancel, every /exchange action);
+    // every GET is an unsigned read. The limiter needs to know when its global window counts signed
+    // actions only (rate-limit.ts, `globalCounts`).
+    const decision = rateLimiter.check(clientIp(remoteAddress), route.endpoint, route.method === 'POST' ? 'signed' : 'read');
     if (!decision.ok) {
       const r = restError(429, `rate limit exceeded (${decision.detail.scope} quota)`, [decision.detail]);
       return send(req, res, shape({ ...r, headers: { 'Retry-After': String(decision.detail.retry_after_seconds) } }));

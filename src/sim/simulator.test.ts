@@ -140,6 +140,14 @@ describe('startSimulator', () => {
     expect((r.body as { error: { details: unknown[] } }).error.details[0]).toMatchObject({ scope: 'global', retry_after_seconds: 30, window_seconds: 30, limit: 2 });
   });
 
+  it('takes a named budget, its fields overridden one by one by rateLimits', async () => {
+    const sim = await start({ clock: new FakeClock(), budget: 'signed_window_100_per_5s' });
+    expect(sim.rateLimiter.describe()).toEqual({ global: { limit: 100, windowSeconds: 5 }, globalCounts: 'signed', endpoints: {} });
+    const over = await start({ clock: new FakeClock(), budget: 'signed_window_100_per_5s', rateLimits: { global: { limit: 50, windowSeconds: 5 } } });
+    expect(over.rateLimiter.describe()).toMatchObject({ global: { limit: 50, windowSeconds: 5 }, globalCounts: 'signed', endpoints: {} });
+    await expect(startSimulator({ budget: 'lavish' })).rejects.toThrow(/unknown simulator budget 'lavish'/);
+  });
+
   it('stop() is idempotent and leaves no timers, sockets or listeners behind', async () => {
     const clock = new FakeClock(Date.UTC(2026, 0, 5, 9, 0, 0));
     const sim = await startSimulator({ clock, admin: false });

@@ -16,7 +16,7 @@ import { adminHandler, isLoopbackAddress } from './admin.js';
 import { buildCatalog, catalogRoutes, type SimCatalog } from './catalog/index.js';
 import { FaultControl } from './faults.js';
 import { parseProfile } from './profiles.js';
-import { RateLimiter, type RateLimitConfig } from './rate-limit.js';
+import { parseBudget, RateLimiter, type RateLimitConfig } from './rate-limit.js';
 import { listenSimServer } from './server.js';
 import type { SimAccountSeed, VenueStateApi } from './types.js';
 import { demoAccountSeeds } from './venue/demo.js';
@@ -39,6 +39,14 @@ export interface SimulatorOptions {
   recoverSigner?: SignatureRecovery;
   /** Accounts seeded at start; default `demoAccountSeeds(catalog)`. Parents before subaccounts. */
   accounts?: SimAccountSeed[];
+  /**
+   * A named rate-limit budget (rate-limit.ts `parseBudget`): `ip_window` (default: one window of
+   * 1200 per 60 s over every request, schedule-cancel 600 per 60 s) or `signed_window_100_per_5s`
+   * (one window of 100 per 5 s over every signed action on both endpoints, reads not counted; any
+   * `signed_window_<limit>_per_<seconds>s`). Fields of `rateLimits` override it one by one.
+   */
+  budget?: string;
+  /** The quotas, over the `budget`'s (e.g. `{ global, globalCounts: 'signed', scheduleCancel: null }`). */
   rateLimits?: RateLimitConfig;
   /** Serve the loopback admin API under `/_sim/` (default true). */
   admin?: boolean;
@@ -86,7 +94,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
   const faults = new FaultControl(baseClock, opts.clockOffsetMs ?? profile.clockOffsetMs);
   const clock = offsetClock(baseClock, () => faults.clockOffsetMs());
   // Windows are measured on the base clock: an offset step must not open or close a window.
-  const rateLimiter = new RateLimiter(baseClock, opts.rateLimits ?? {});
+  const rateLimiter = new RateLimiter(baseClock, { ...parseBudget(opts.budget ?? 'ip_window'), ...opts.rateLimits });
   const ws = new WsHub({ clock: baseClock, faults, logger: opts.logger });
   const catalog = buildCatalog({ nowMs: clock.nowMs() });
   const state: VenueStateApi = new VenueState({
