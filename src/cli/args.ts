@@ -1,4 +1,5 @@
 import { parseProfile, SIM_PROFILES } from '../sim/profiles.js';
+import { parseBudget, SIM_BUDGETS } from '../sim/rate-limit.js';
 import { parseArgs } from 'node:util';
 
 /**
@@ -9,7 +10,7 @@ export type Command =
   | { name: 'check-config'; config: string }
   | { name: 'disarm'; config: string; account?: string }
   | { name: 'keygen'; out: string; force: boolean }
-  | { name: 'simulate'; port: number; host: string; profile: string }
+  | { name: 'simulate'; port: number; host: string; profile: string; budget: string }
   | { name: 'help'; topic?: string }
   | { name: 'version' };
 
@@ -40,7 +41,7 @@ Usage:
   dms-keeper disarm --config FILE [--account NAME]
                                             clear the scheduled cancel (planned maintenance)
   dms-keeper keygen --out FILE [--force]    write a new agent private key (mode 0600)
-  dms-keeper simulate [--port N] [--host 127.0.0.1] [--profile NAME]
+  dms-keeper simulate [--port N] [--host 127.0.0.1] [--profile NAME] [--budget NAME]
                                             run the venue simulator on loopback
   dms-keeper help [COMMAND] | COMMAND --help
                                             this text, or one command's
@@ -106,7 +107,7 @@ only its address. Use it for agent.key, or for test accounts.
 
 Exit codes: 0 written; 1 the file could not be written; 2 usage, or FILE exists (without --force).
 `,
-  simulate: `Usage: dms-keeper simulate [--port N] [--host 127.0.0.1] [--profile NAME]
+  simulate: `Usage: dms-keeper simulate [--port N] [--host 127.0.0.1] [--profile NAME] [--budget NAME]
 
 Runs the venue simulator on its own (for demos and manual tests): REST /v1, POST /exchange, /ws,
 and the admin routes /_sim/. Loopback only. Stop with Ctrl-C.
@@ -114,6 +115,7 @@ and the admin routes /_sim/. Loopback only. Stop with Ctrl-C.
   -p, --port N        0..65535 (default 8080; 0 picks a free port)
   --host HOST         a loopback address (default 127.0.0.1)
   --profile NAME      how the venue varies within the spec (default strict): ${SIM_PROFILES.join(', ')}
+  --budget NAME       what the venue's rate limits count (default ip_window): ${SIM_BUDGETS.join(', ')}
 
 Exit codes: 0 clean stop; 1 could not listen; 2 usage.
 `,
@@ -147,6 +149,7 @@ export function parseCommand(argv: readonly string[]): Command {
     port: { type: 'string', short: 'p' },
     host: { type: 'string' },
     profile: { type: 'string' },
+    budget: { type: 'string' },
   } as const;
   let values: { [k: string]: string | boolean | undefined };
   let positionals: string[];
@@ -163,7 +166,7 @@ export function parseCommand(argv: readonly string[]): Command {
     'check-config': ['config'],
     disarm: ['config', 'account'],
     keygen: ['out', 'force'],
-    simulate: ['port', 'host', 'profile'],
+    simulate: ['port', 'host', 'profile', 'budget'],
   };
   for (const key of Object.keys(values)) {
     if (!allowed[name]?.includes(key)) throw new UsageError(`option --${key} does not apply to '${name}'`);
@@ -199,7 +202,13 @@ export function parseCommand(argv: readonly string[]): Command {
       } catch (e) {
         throw new UsageError((e as Error).message);
       }
-      return { name, port: Number(portText), host: str('host') ?? '127.0.0.1', profile };
+      const budget = str('budget') ?? 'ip_window';
+      try {
+        parseBudget(budget);
+      } catch (e) {
+        throw new UsageError((e as Error).message);
+      }
+      return { name, port: Number(portText), host: str('host') ?? '127.0.0.1', profile, budget };
     }
     default:
       throw new UsageError(`unknown command '${name}'`);

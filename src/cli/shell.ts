@@ -18,7 +18,7 @@ import { systemClock } from '../sched/clock.js';
 import { AgentStore } from '../state/agent-store.js';
 import { HttpTransport } from '../venue/http.js';
 import { buildVenue } from '../app/venue.js';
-import { loadSigningCurve } from '../venue/signing/curve.js';
+import { loadSigningCurve, signingCurveNotice } from '../venue/signing/curve.js';
 
 const EXIT_OK = EXIT_CODES.ok;
 const EXIT_RUNTIME = EXIT_CODES.runtime;
@@ -114,6 +114,10 @@ async function disarm(cmd: Extract<Command, { name: 'disarm' }>): Promise<number
     // Decided before anything is sent: a misspelt name is a usage error, not a venue failure.
     throw new UsageError(`no account named '${cmd.account}' in ${cmd.config} (this instance's accounts: ${names.join(', ') || 'none'})`);
   }
+  // Said as `run` says it (its signing_curve log record), before anything is signed.
+  const curveChoice = loadSigningCurve();
+  const curveNotice = signingCurveNotice(curveChoice);
+  if (curveNotice.level === 'warn') process.stderr.write(`dms-keeper disarm: ${curveNotice.msg}\n`);
   const transport = new HttpTransport({ requestTimeoutMs: appConfig.venue.requestTimeoutMs });
   // The budget paces requests on unref'd timers; with no server to hold the process, Node would
   // exit (code 0, nothing done) while a clear waits for its slot.
@@ -128,7 +132,7 @@ async function disarm(cmd: Extract<Command, { name: 'disarm' }>): Promise<number
       venue: port,
       store: new AgentStore(appConfig.stateDir),
       clock: systemClock(),
-      curve: loadSigningCurve().curve,
+      curve: curveChoice.curve,
     });
     for (const r of results) {
       process.stdout.write(
@@ -147,8 +151,8 @@ async function disarm(cmd: Extract<Command, { name: 'disarm' }>): Promise<number
 async function simulate(cmd: Extract<Command, { name: 'simulate' }>): Promise<number> {
   const logger = createLogger(process.env.DMS_KEEPER_LOG__LEVEL ?? 'info', undefined, undefined, process.env.DMS_KEEPER_LOG__FORMAT === 'pretty' ? 'pretty' : 'json');
   const { startSimulator } = await import('../sim/simulator.js');
-  const sim = await startSimulator({ port: cmd.port, host: cmd.host, profile: cmd.profile, logger: (line) => logger.info(line) });
-  process.stdout.write(`venue simulator on ${sim.baseUrl}\n  profile  ${cmd.profile}\n  REST     ${sim.baseUrl}/v1\n  exchange ${sim.exchangeUrl}/exchange\n  ws       ${sim.wsUrl}/ws\n  admin    ${sim.baseUrl}/_sim/state\n`);
+  const sim = await startSimulator({ port: cmd.port, host: cmd.host, profile: cmd.profile, budget: cmd.budget, logger: (line) => logger.info(line) });
+  process.stdout.write(`venue simulator on ${sim.baseUrl}\n  profile  ${cmd.profile}\n  budget   ${cmd.budget}\n  REST     ${sim.baseUrl}/v1\n  exchange ${sim.exchangeUrl}/exchange\n  ws       ${sim.wsUrl}/ws\n  admin    ${sim.baseUrl}/_sim/state\n`);
   await new Promise<void>((resolve) => {
     process.once('SIGTERM', () => resolve());
     process.once('SIGINT', () => resolve());
