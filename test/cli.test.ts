@@ -4,13 +4,14 @@
  */
 import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { demoAddress, demoMasterKey } from '../src/sim/venue/demo.js';
 import { spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer, type AddressInfo } from 'node:net';
 import { COMMAND_HELP, EXIT_CODES } from '../src/cli/args.js';
-import { freePort, getJson, MAIN, runCli, startCli, tempDir, writeKey, type Proc } from './support/cli.js';
+import { freePort, getJson, MAIN, ROOT, runCli, startCli, tempDir, writeKey, type Proc } from './support/cli.js';
 import { keeperConfig, simAccount, startSim } from './support/keeper-process.js';
 
 const BOB = demoAddress('bob');
@@ -230,11 +231,31 @@ describe('the keeper process against a simulator process', () => {
     const r = await runCli(['disarm', '--config', cfg.file, '--account', 'arb-desk'], { env: { CREDENTIALS_DIRECTORY: cfg.creds } });
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/cleared\s+arb-desk \(0x[0-9a-f]{40}\) via rest, signed by the stored agent/);
+    expect(r.stderr).not.toContain('secp256k1'); // the native curve loaded: nothing to say
     expect((await simAccount(sim.url, BOB)).schedule.timeMs).toBeNull();
     const unknown = await runCli(['disarm', '--config', cfg.file, '--account', 'nope'], { env: { CREDENTIALS_DIRECTORY: cfg.creds } });
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain("no account named 'nope'");
     expect(unknown.stderr).toContain('arb-desk');
+  }, 60_000);
+
+  it('without the native secp256k1, disarm says so on stderr in the words run logs it, and still clears', async () => {
+    const sim = await startSim(track);
+    const cfg = await keeperConfig(sim.url);
+    const env = { CREDENTIALS_DIRECTORY: cfg.creds, NODE_OPTIONS: `--import ${pathToFileURL(join(ROOT, 'test/support/no-native-curve.mjs')).href}` };
+    const k = track(startCli(['run', '--config', cfg.file], { env }));
+    await k.waitFor(() => k.logs().some((l) => l.event === 'arm' && l.result === 'ok'), 20_000, 'first arm');
+    const logged = k.logs().find((l) => l.event === 'signing_curve');
+    expect(logged).toMatchObject({ curve: 'viem', level: 40 });
+    expect(String(logged!.msg)).toContain('simulated by no-native-curve.mjs');
+    k.child.kill('SIGTERM');
+    expect((await k.exited).code).toBe(0);
+
+    const r = await runCli(['disarm', '--config', cfg.file], { env });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/cleared\s+arb-desk/);
+    expect(r.stderr).toBe(`dms-keeper disarm: ${String(logged!.msg)}\n`);
+    expect((await simAccount(sim.url, BOB)).schedule.timeMs).toBeNull();
   }, 60_000);
 
   it('a bad config at start exits 2 naming the YAML path, without echoing secrets', async () => {

@@ -17,7 +17,7 @@ import { HttpTransport } from '../venue/http.js';
 import { buildVenue } from './venue.js';
 import { BUDGET_MODES, type BudgetMode, type SharedBudget } from '../sched/shared-budget.js';
 import { NotificationClient } from '../venue/ws.js';
-import { loadSigningCurve, type CurveChoice } from '../venue/signing/curve.js';
+import { loadSigningCurve, signingCurveNotice, type CurveChoice } from '../venue/signing/curve.js';
 import type { Simulator } from '../sim/simulator.js';
 import { prettyStream, type LogFormat } from '../obs/logger.js';
 
@@ -198,9 +198,10 @@ export class App {
       return client;
     };
 
-    const { curve, fallbackReason } = (deps.signingCurve ?? loadSigningCurve)();
-    if (fallbackReason === null) logger.info({ event: 'signing_curve', curve: curve.name }, `signing with ${curve.name}`);
-    else logger.warn({ event: 'signing_curve', curve: curve.name, reason: fallbackReason }, `signing with viem's pure-JS secp256k1, about 8 times the CPU per arm: ${fallbackReason}`);
+    const curveChoice = (deps.signingCurve ?? loadSigningCurve)();
+    const { curve } = curveChoice;
+    const curveNotice = signingCurveNotice(curveChoice);
+    logger[curveNotice.level](curveNotice.fields, curveNotice.msg);
 
     const triggers = new TriggerCounter(TriggerCounter.fileIn(config.stateDir), venueClock.nowMs());
     this.keeper = new Keeper(config.keeper, {

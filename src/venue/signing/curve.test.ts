@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { bytesToHex, recoverAddress, serializeSignature, type Hex } from 'viem';
-import { loadSigningCurve, viemCurve } from './curve.js';
+import { loadSigningCurve, signingCurveNotice, viemCurve } from './curve.js';
 
 const N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
 const keyHex = (k: bigint): Hex => `0x${k.toString(16).padStart(64, '0')}`;
@@ -44,5 +44,17 @@ describe('signing curves', () => {
     const odd = loadSigningCurve(() => ({ ecdsaSign: 'no' }));
     expect(odd.curve).toBe(viemCurve);
     expect(odd.fallbackReason).toMatch(/lacks ecdsaSign or publicKeyCreate/);
+  });
+
+  it('one notice for run and disarm: info with the native curve, a warning with the reason without it', () => {
+    const missing = loadSigningCurve(() => {
+      throw new Error('No native build was found for platform=linux arch=riscv64');
+    });
+    expect(signingCurveNotice(missing)).toEqual({
+      level: 'warn',
+      fields: { event: 'signing_curve', curve: 'viem', reason: missing.fallbackReason },
+      msg: `signing with viem's pure-JS secp256k1, about 8 times the CPU per arm: ${missing.fallbackReason}`,
+    });
+    expect(signingCurveNotice({ curve: { ...viemCurve, name: 'libsecp256k1' }, fallbackReason: null })).toEqual({ level: 'info', fields: { event: 'signing_curve', curve: 'libsecp256k1' }, msg: 'signing with libsecp256k1' });
   });
 });

@@ -68,6 +68,20 @@ export interface CurveChoice {
 }
 
 /**
+ * What to tell the operator about the curve in use, in one wording for every command: `run` logs it
+ * at start (`signing_curve`), `disarm` prints it on stderr when it is a warning.
+ */
+export function signingCurveNotice(choice: CurveChoice): { level: 'info' | 'warn'; fields: Record<string, unknown>; msg: string } {
+  const { curve, fallbackReason } = choice;
+  if (fallbackReason === null) return { level: 'info', fields: { event: 'signing_curve', curve: curve.name }, msg: `signing with ${curve.name}` };
+  return {
+    level: 'warn',
+    fields: { event: 'signing_curve', curve: curve.name, reason: fallbackReason },
+    msg: `signing with viem's pure-JS secp256k1, about 8 times the CPU per arm: ${fallbackReason}`,
+  };
+}
+
+/**
  * libsecp256k1 when its binary loads, viem's otherwise. `secp256k1/bindings` is the binding alone:
  * the package's main entry would fall back silently to the `elliptic` JS library, which we do not
  * want to sign with.
