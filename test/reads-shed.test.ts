@@ -43,4 +43,25 @@ describe('reads shed for budget', () => {
     // Arms kept their priority: every account stayed armed.
     for (const a of accounts) expect(h.venueHorizonMs(demoAddress(a.name))).toBeGreaterThan(0);
   });
+
+  it('include the venue clock read (/v1/health) when arms leave it no room for its 30 s wait', async () => {
+    h = await startHarness({
+      accounts: () => [
+        account('alice', demoAddress('alice'), demoMasterKey('alice')),
+        account('alice-sub', demoAddress('alice-sub'), demoMasterKey('alice'), { agentName: 'dms-keeper-sub' }),
+        account('bob', demoAddress('bob'), demoMasterKey('bob')),
+      ],
+      // 6 requests a minute for three accounts re-armed every 15 s: the arms take every slot.
+      rateLimits: { global: 6, scheduleCancel: 6 },
+      watch: { ordersEveryMs: 600_000, positionsEveryMs: 600_000 },
+    });
+    await h.keeper.start();
+    await h.advance(185_000);
+    const health = h.logs.filter((l) => l.event === 'read_shed' && l.what === 'health');
+    expect(health.length).toBeGreaterThan(0);
+    expect(health.every((l) => l.level === 20)).toBe(true);
+    expect(h.logs.filter((l) => l.event === 'venue_health_failed')).toEqual([]);
+    const metric = /^dms_keeper_reads_shed_total (\d+)$/m.exec(await h.metricsText());
+    expect(Number(metric?.[1])).toBe(h.logs.filter((l) => l.event === 'read_shed').length);
+  });
 });
