@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { FakeClock } from './fake-clock.js';
-import { PREPARE_URGENCY, RequestScheduler, ShedError, type AdmissionWait } from './scheduler.js';
+import { LIMIT_QUIET_MS, PREPARE_URGENCY, RequestScheduler, ShedError, type AdmissionWait, type LimitChange } from './scheduler.js';
 import { WINDOW_MARGIN_MS } from './admission.js';
 import { sleep } from './clock.js';
 
@@ -111,6 +111,75 @@ describe('RequestScheduler', () => {
     expect(sent.map((x) => x.atMs)).toEqual([0, 500, 1005, 1505]); // the window counts 5 ms longer (spanMs)
     s.adoptLimit('global', { limit: 500, windowMs: 1_000 }); // looser: ignored
     expect(s.stats().scopes.global!.limit).toBe(2);
+  });
+
+  it('learned limits: held while the venue keeps refusing, probed back after quiet spells, re-learned by a new 429', async () => {
+    const clock = new FakeClock(0);
+    const changes: LimitChange[] = [];
+    const s = new RequestScheduler(clock, { global: { limit: 2_400, windowMs: 60_000 }, schedule_cancel: { limit: 1_200, windowMs: 60_000 } }, { onLimitChange: (c) => changes.push(c) });
+    const configured = { limit: 1_200, windowMs: 60_000 };
+    expect(s.limits()).toEqual([
+      { scope: 'global', configured: { limit: 2_400, windowMs: 60_000 }, inForce: { limit: 2_400, windowMs: 60_000 }, source: 'configured' },
+      { scope: 'schedule_cancel', configured, inForce: configured, source: 'configured' },
+    ]);
+    // A storm: 429s announcing 10 per 10 s, for 3 s.
+    for (let t = 0; t < 3; t++) {
+      s.blockScope('schedule_cancel', clock.nowMs() + 2_000);
+      s.adoptLimit('schedule_cancel', { limit: 10, windowMs: 10_000 });
+      await clock.advance(1_000);
+    }
+    expect(s.specOf('schedule_cancel')).toEqual({ limit: 10, windowMs: 10_000 });
+    expect(s.limits()[1]).toEqual({ scope: 'schedule_cancel', configured, inForce: { limit: 10, windowMs: 10_000 }, source: 'learned' });
+    expect(changes).toEqual([{ scope: 'schedule_cancel', kind: 'learned', from: configured, to: { limit: 10, windowMs: 10_000 }, configured, source: 'learned' }]);
+    // Refused again 50 s later (a 429 without numbers): the quiet spell starts again.
+    await clock.advance(50_000);
+    s.blockScope('schedule_cancel', clock.nowMs() + 1_000);
+    await clock.advance(LIMIT_QUIET_MS - 1);
+    expect(s.specOf('schedule_cancel')).toEqual({ limit: 10, windowMs: 10_000 });
+    await clock.advance(1);
+    expect(s.specOf('schedule_cancel')).toEqual({ limit: 20, windowMs: 10_000 });
+    expect(changes.at(-1)).toMatchObject({ kind: 'probed', source: 'learned' });
+    // Each step after another quiet spell: 2/s -> 4/s -> 8/s -> 16/s -> the configured 20/s.
+    for (const limit of [40, 80, 160]) {
+      await clock.advance(LIMIT_QUIET_MS);
+      expect(s.specOf('schedule_cancel')).toEqual({ limit, windowMs: 10_000 });
+    }
+    await clock.advance(LIMIT_QUIET_MS);
+    expect(s.specOf('schedule_cancel')).toEqual(configured);
+    expect(changes.at(-1)).toEqual({ scope: 'schedule_cancel', kind: 'restored', from: { limit: 160, windowMs: 10_000 }, to: configured, configured, source: 'configured' });
+    expect(s.limits()[1]!.source).toBe('configured');
+    // A new 429 re-learns at once.
+    s.adoptLimit('schedule_cancel', { limit: 5, windowMs: 10_000 });
+    expect(s.specOf('schedule_cancel')).toEqual({ limit: 5, windowMs: 10_000 });
+    s.stop();
+  });
+
+  it('a 429 refusing a probed limit sends it back to the announced one', async () => {
+    const clock = new FakeClock(0);
+    const s = new RequestScheduler(clock, { schedule_cancel: { limit: 1_200, windowMs: 60_000 } });
+    s.adoptLimit('schedule_cancel', { limit: 10, windowMs: 10_000 });
+    await clock.advance(LIMIT_QUIET_MS);
+    expect(s.specOf('schedule_cancel')).toEqual({ limit: 20, windowMs: 10_000 });
+    s.blockScope('schedule_cancel', clock.nowMs() + 1_000); // no numbers in the 429
+    expect(s.specOf('schedule_cancel')).toEqual({ limit: 10, windowMs: 10_000 });
+    s.stop();
+  });
+
+  it('estimates when a request queued now would be admitted: the scope held, and the arms ahead of it', async () => {
+    const clock = new FakeClock(0);
+    const s = new RequestScheduler(clock, { global: { limit: 600, windowMs: 60_000 }, schedule_cancel: { limit: 60, windowMs: 60_000 } });
+    const rest = { kind: 'arm' as const, scopes: ['global', 'schedule_cancel'] };
+    expect(s.estimateAdmitMs({ ...rest, urgency: 50 })).toBe(0);
+    const { job } = recorder(clock);
+    for (let i = 0; i < 4; i++) void s.run({ ...rest, urgency: 100 }, job(`a${i}`));
+    // one admitted at 0, three queued a second apart
+    expect(s.estimateAdmitMs({ ...rest, urgency: 50 })).toBe(1_000);
+    expect(s.estimateAdmitMs({ ...rest, urgency: 200 })).toBe(4_000);
+    s.blockScope('schedule_cancel', 10_000);
+    expect(s.estimateAdmitMs({ ...rest, urgency: 50 })).toBe(10_000);
+    // the exchange route shares only the global scope (100 ms slots) with them
+    expect(s.estimateAdmitMs({ kind: 'arm', scopes: ['global', 'exchange'], urgency: 50 })).toBe(100);
+    s.stop();
   });
 
   it('sheds reads that waited too long', async () => {

@@ -7,7 +7,8 @@ import { admitWouldDelay, earliestAdmitMs, newScope, recordDone, recordAdmit, sp
  * horizon); reads only use what arms leave, keep a reserve free for arms, and are shed (rejected
  * with `ShedError`) when they have waited too long. After a 429, `blockScope` holds back every
  * request of that scope until `retry_after` has passed, and `adoptLimit` takes the venue's
- * announced numbers when they are tighter than ours.
+ * announced numbers when they are tighter than ours: a learned limit, held while the venue keeps
+ * refusing and probed back towards the configured one after a quiet spell (LIMIT_QUIET_MS).
  *
  * Why not bottleneck: its reservoir and timers read the wall clock itself, so its admission cannot
  * run in virtual time, and a 429 window must be obeyed to the millisecond on our clock. The
@@ -41,6 +42,49 @@ export interface AdmissionWait {
   waitedMs: number;
   heldBy: string | null;
   wentAhead: number;
+}
+
+/**
+ * A learned limit is probed back towards the configured one after this long with no 429 on its
+ * scope, and each further step after another such spell. A minute: the venue's windows are at
+ * most that long (the exchange's weight is per minute; the windows announced so far are 5 to 60 s),
+ * so a quiet spell has seen at least one whole window at the learned rate pass without a refusal,
+ * which a refusal of the venue's standing limit would not have allowed. Shorter would probe inside
+ * the window that refused; longer only keeps a false limit (a storm's) in force longer. A probe
+ * that overshoots costs one 429, whose detail re-learns the limit at once.
+ */
+export const LIMIT_QUIET_MS = 60_000;
+/** Each probe step multiplies the learned rate by this, up to the configured one. */
+export const LIMIT_PROBE_FACTOR = 2;
+
+/** Where a scope's limit in force comes from. */
+export type LimitSource = 'configured' | 'learned';
+
+/** One scope's limit as `limits()` shows it. */
+export interface ScopeLimit {
+  scope: string;
+  /** The configured window; absent for scopes only 429s named (their default spec). */
+  configured?: WindowSpec;
+  inForce: WindowSpec;
+  source: LimitSource;
+}
+
+/**
+ * A scope's limit in force changed: `learned` (a 429 announced a lower one), `probed` (a step back
+ * up after a quiet spell, still learned) or `restored` (back at the configured one).
+ */
+export interface LimitChange {
+  scope: string;
+  kind: 'learned' | 'probed' | 'restored';
+  from: WindowSpec;
+  to: WindowSpec;
+  configured?: WindowSpec;
+  source: LimitSource;
+}
+
+/** Requests per second a window allows. */
+export function ratePerSecond(spec: WindowSpec): number {
+  return (spec.limit * 1000) / spec.windowMs;
 }
 
 /** After every arm, before every read: start-up work such as resolving an account. */
@@ -110,6 +154,18 @@ class Lane {
     return p;
   }
 
+  /** Queued requests whose key is at most `key` (binary search). */
+  countAtMost(key: number): number {
+    let lo = this.head;
+    let hi = this.items.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.items[mid]!.key <= key) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo - this.head;
+  }
+
   /** After every queued request whose key is at most `p.key` (binary search). */
   insert(p: Pending): void {
     let lo = this.head;
@@ -171,6 +227,14 @@ export class RequestScheduler {
   private shed = 0;
   /** Per signature: admissions so far and the last reason its lane head was held. */
   private readonly bySig = new Map<string, { admitted: number; heldBy: string | null }>();
+  /**
+   * Per scope: its baseline (the configured spec, or the default for scopes only 429s named), and
+   * when a learned limit is in force, the spec the venue announced, the last refusal and the next
+   * probe.
+   */
+  private readonly limitsOf = new Map<string, { base: WindowSpec; configured: boolean; learned: WindowSpec | null; lastRefusalMs: number; nextProbeMs: number }>();
+  private readonly limitListeners = new Set<(c: LimitChange) => void>();
+  private probeTimer: TimerHandle | null = null;
 
   constructor(
     private readonly clock: Clock,
@@ -182,9 +246,51 @@ export class RequestScheduler {
       defaultSpec?: WindowSpec;
       /** Called once per request that had to wait for our own budget (not for a 429 block). */
       onThrottled?: (kind: RequestClass) => void;
+      /** Called when a scope's limit in force changes (learned, probed, restored). */
+      onLimitChange?: (c: LimitChange) => void;
     } = {},
   ) {
-    for (const [k, spec] of Object.entries(specs)) this.scopes.set(k, newScope(spec));
+    for (const [k, spec] of Object.entries(specs)) {
+      this.scopes.set(k, newScope(spec));
+      this.limitsOf.set(k, { base: { ...spec }, configured: true, learned: null, lastRefusalMs: 0, nextProbeMs: 0 });
+    }
+    if (opts.onLimitChange) this.limitListeners.add(opts.onLimitChange);
+  }
+
+  /** Hears every change of a limit in force (logs, metrics); returns the unsubscribe. */
+  onLimitChange(fn: (c: LimitChange) => void): () => void {
+    this.limitListeners.add(fn);
+    return () => this.limitListeners.delete(fn);
+  }
+
+  /** Every configured scope's limit, and every scope a learned limit holds. */
+  limits(): ScopeLimit[] {
+    const out: ScopeLimit[] = [];
+    for (const [scope, l] of this.limitsOf) {
+      if (!l.configured && !l.learned) continue;
+      out.push({ scope, ...(l.configured ? { configured: { ...l.base } } : {}), inForce: { ...this.scope(scope).spec }, source: l.learned ? 'learned' : 'configured' });
+    }
+    return out;
+  }
+
+  /**
+   * When a request with these options, queued now, would be admitted (this clock's ms): the
+   * earliest its scopes allow, plus one spacing per queued arm that goes before it on each scope.
+   * An estimate: requests queued later with a lower key may still go first.
+   */
+  estimateAdmitMs(opts: Pick<RequestOptions, 'kind' | 'scopes' | 'urgency'>): number {
+    const now = this.clock.nowMs();
+    const key = opts.kind === 'arm' ? (opts.urgency ?? 0) : Number.POSITIVE_INFINITY;
+    let at = now;
+    for (const k of opts.scopes) {
+      const s = this.scopes.get(k);
+      if (!s) continue;
+      let ahead = 0;
+      for (const [sig, lane] of this.lanes.arm) if (lane.size > 0 && sig.split('|').includes(k)) ahead += lane.countAtMost(key);
+      if (opts.kind === 'read') for (const [sig, lane] of this.lanes.read) if (sig.split('|').includes(k)) ahead += lane.size;
+      at = Math.max(at, earliestAdmitMs(s, now) + ahead * spacingMs(s.spec));
+    }
+    return at;
   }
 
   run<T>(opts: RequestOptions, fn: () => Promise<T>): Promise<T> {
@@ -228,27 +334,61 @@ export class RequestScheduler {
     });
   }
 
-  /** A 429 said: nothing on this scope before `untilMs` (local clock). */
+  /**
+   * A 429 said: nothing on this scope before `untilMs` (local clock). A refusal also restarts the
+   * quiet spell of a learned limit; one that refuses a probed limit (above what the venue
+   * announced) sends it back to the announced one.
+   */
   blockScope(scope: string, untilMs: number): void {
     const s = this.scope(scope);
     s.blockedUntilMs = Math.max(s.blockedUntilMs, untilMs);
+    const l = this.limitOf(scope);
+    const now = this.clock.nowMs();
+    l.lastRefusalMs = now;
+    if (l.learned) {
+      l.nextProbeMs = now + LIMIT_QUIET_MS;
+      if (ratePerSecond(s.spec) > ratePerSecond(l.learned)) this.changeLimit(scope, { ...l.learned }, 'learned');
+      this.scheduleProbe();
+    }
     this.pump();
   }
 
-  /** The venue announced its own numbers for a scope; take them when tighter than ours. */
+  /**
+   * The venue announced its own numbers for a scope: taken at once when tighter than the limit in
+   * force, and held as a learned limit (see LIMIT_QUIET_MS for how it is given back).
+   */
   adoptLimit(scope: string, spec: WindowSpec): void {
     if (!(spec.limit > 0) || !(spec.windowMs > 0)) return;
     const s = this.scope(scope);
-    if (spacingMs(spec) > spacingMs(s.spec) || spec.limit < s.spec.limit) s.spec = spec;
+    const l = this.limitOf(scope);
+    const now = this.clock.nowMs();
+    l.lastRefusalMs = now;
+    if (spacingMs(spec) > spacingMs(s.spec) || spec.limit < s.spec.limit) {
+      l.learned = { ...spec };
+      l.nextProbeMs = now + LIMIT_QUIET_MS;
+      this.changeLimit(scope, { ...spec }, 'learned');
+      this.scheduleProbe();
+    } else if (l.learned) {
+      l.nextProbeMs = now + LIMIT_QUIET_MS;
+    }
   }
 
   /**
    * Sets a scope's budget outright (the shared budget's local share when Redis is unreachable, the
-   * whole budget when it is back). Admissions already in the window still count.
+   * whole budget when it is back): the new baseline; a learned limit below it stays in force.
+   * Admissions already in the window still count.
    */
   setLimit(scope: string, spec: WindowSpec): void {
     if (!(spec.limit > 0) || !(spec.windowMs > 0)) return;
-    this.scope(scope).spec = spec;
+    const l = this.limitOf(scope);
+    l.base = { ...spec };
+    const s = this.scope(scope);
+    if (l.learned && ratePerSecond(l.learned) < ratePerSecond(spec)) {
+      if (ratePerSecond(s.spec) > ratePerSecond(spec)) s.spec = spec;
+    } else {
+      l.learned = null;
+      s.spec = spec;
+    }
     this.pump();
   }
 
@@ -309,6 +449,8 @@ export class RequestScheduler {
     this.stopped = true;
     if (this.timer) this.clock.clearTimeout(this.timer);
     this.timer = null;
+    if (this.probeTimer) this.clock.clearTimeout(this.probeTimer);
+    this.probeTimer = null;
     const all: Pending[] = [];
     for (const lanes of [this.lanes.arm, this.lanes.read]) {
       for (const lane of lanes.values()) all.push(...lane.drainAll());
@@ -327,6 +469,68 @@ export class RequestScheduler {
       this.scopes.set(key, s);
     }
     return s;
+  }
+
+  private limitOf(key: string): { base: WindowSpec; configured: boolean; learned: WindowSpec | null; lastRefusalMs: number; nextProbeMs: number } {
+    let l = this.limitsOf.get(key);
+    if (!l) {
+      l = { base: { ...this.scope(key).spec }, configured: false, learned: null, lastRefusalMs: 0, nextProbeMs: 0 };
+      this.limitsOf.set(key, l);
+    }
+    return l;
+  }
+
+  /** Sets the limit in force and tells the listeners. `kind` learned: a refusal; else a probe step. */
+  private changeLimit(scope: string, to: WindowSpec, kind: LimitChange['kind']): void {
+    const s = this.scope(scope);
+    const l = this.limitOf(scope);
+    const from = { ...s.spec };
+    if (from.limit === to.limit && from.windowMs === to.windowMs) return;
+    s.spec = to;
+    const change: LimitChange = { scope, kind, from, to: { ...to }, ...(l.configured ? { configured: { ...l.base } } : {}), source: l.learned ? 'learned' : 'configured' };
+    for (const fn of this.limitListeners) {
+      try {
+        fn(change);
+      } catch {
+        // a listener's failure must not change the budget
+      }
+    }
+    this.pump();
+  }
+
+  /** One timer for the next probe of any learned limit. */
+  private scheduleProbe(): void {
+    if (this.stopped) return;
+    let next = Number.POSITIVE_INFINITY;
+    for (const l of this.limitsOf.values()) if (l.learned) next = Math.min(next, l.nextProbeMs);
+    if (this.probeTimer) this.clock.clearTimeout(this.probeTimer);
+    this.probeTimer = null;
+    if (next === Number.POSITIVE_INFINITY) return;
+    this.probeTimer = this.clock.setTimeout(() => {
+      this.probeTimer = null;
+      this.probe();
+    }, Math.max(0, next - this.clock.nowMs()));
+  }
+
+  /**
+   * Every learned limit whose quiet spell is over takes one step back up: its rate times
+   * LIMIT_PROBE_FACTOR on the announced window, or the configured spec once that is reached.
+   */
+  private probe(): void {
+    const now = this.clock.nowMs();
+    for (const [scope, l] of this.limitsOf) {
+      if (!l.learned || now < l.nextProbeMs) continue;
+      const cur = this.scope(scope).spec;
+      const target = ratePerSecond(cur) * LIMIT_PROBE_FACTOR;
+      if (target >= ratePerSecond(l.base)) {
+        l.learned = null;
+        this.changeLimit(scope, { ...l.base }, 'restored');
+      } else {
+        l.nextProbeMs = now + LIMIT_QUIET_MS;
+        this.changeLimit(scope, { limit: Math.max(1, Math.round((target * cur.windowMs) / 1000)), windowMs: cur.windowMs }, 'probed');
+      }
+    }
+    this.scheduleProbe();
   }
 
   private enqueue(p: Pending): void {
