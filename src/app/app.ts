@@ -3,6 +3,7 @@ import { pino, type DestinationStream, type Logger } from 'pino';
 import { Agent } from 'undici';
 import { Keeper, type KeeperOptions, type NotificationFeed } from '../keeper/keeper.js';
 import { createMetrics, type KeeperMetrics } from '../obs/metrics.js';
+import { reportBudgetLimits } from '../obs/budget-limits.js';
 import { watchLiveHeap } from '../obs/heap-live.js';
 import { heapLimitProblem } from '../config/memory.js';
 import { getHeapStatistics } from 'node:v8';
@@ -182,6 +183,7 @@ export class App {
         : {}),
     });
     this.shared = shared;
+    reportBudgetLimits(scheduler, { logger, metrics });
 
     const notifications = (onEvent: Parameters<NonNullable<import('../keeper/keeper.js').KeeperDeps['notifications']>>[0]): NotificationFeed => {
       const client = new NotificationClient({

@@ -1,5 +1,6 @@
 import type { ActivityReporter, LastCancelFired } from './activity.js';
 import type { CadenceControl } from './cadence-control.js';
+import { ratePerSecond, type ScopeLimit } from '../sched/scheduler.js';
 import type { AccountStatus, KeeperStatus, Managed } from './keeper-types.js';
 
 /**
@@ -15,6 +16,8 @@ export interface ViewInput {
   budgetMode: string;
   cadence: Pick<CadenceControl, 'isOverBudget' | 'effectiveSettings' | 'view'>;
   triggersToday: (name: string) => number;
+  /** The request budget's limits (scheduler.limits()); absent: not shown. */
+  budgetLimits?: () => ScopeLimit[];
   /** Persisted with the trigger counts: it survives a restart (state/triggers.ts). */
   lastCancelFired: (name: string) => LastCancelFired | null;
   activity: Pick<ActivityReporter, 'startProgress'>;
@@ -50,7 +53,28 @@ export function readinessOf(v: ViewInput): Readiness {
   return { ready: faults.length === 0, faults };
 }
 
-export function statusOf(v: ViewInput, ready: boolean): KeeperStatus {
+/** `/status` `budget_limits`: each rate scope's limit in force, and where it comes from. */
+export interface BudgetLimitView {
+  scope: string;
+  source: 'configured' | 'learned';
+  limit: number;
+  window_seconds: number;
+  per_second: number;
+  configured: { limit: number; window_seconds: number } | null;
+}
+
+export function budgetLimitsView(limits: readonly ScopeLimit[]): BudgetLimitView[] {
+  return limits.map((l) => ({
+    scope: l.scope,
+    source: l.source,
+    limit: l.inForce.limit,
+    window_seconds: l.inForce.windowMs / 1000,
+    per_second: Number(ratePerSecond(l.inForce).toFixed(3)),
+    configured: l.configured ? { limit: l.configured.limit, window_seconds: l.configured.windowMs / 1000 } : null,
+  }));
+}
+
+export function statusOf(v: ViewInput, ready: boolean): KeeperStatus & { budget_limits: BudgetLimitView[] } {
   const venueNow = v.venueNowMs;
   const accounts: AccountStatus[] = [];
   for (const m of v.accounts) {
@@ -89,6 +113,7 @@ export function statusOf(v: ViewInput, ready: boolean): KeeperStatus {
     cadence: v.cadence.view(),
     clock_skew_seconds: v.skewSeconds,
     budget_mode: v.budgetMode,
+    budget_limits: budgetLimitsView(v.budgetLimits?.() ?? []),
     ws_connected: v.wsConnected,
     ready,
     start_progress: v.activity.startProgress(),

@@ -61,6 +61,8 @@ export interface KeeperMetrics {
   /** Requests our own budget made wait for a slot: normal pacing, not trouble (see RATE_LIMIT_SCOPES). */
   clientPacingWaits: Counter<'kind'>;
   budgetMode: Gauge<'mode'>;
+  /** Requests per second of each rate scope's limit in force, by where it comes from (only that series is present). */
+  budgetLimit: Gauge<'scope' | 'source'>;
   /** Requests that went without their shared-budget token because their account would otherwise pass its deadline. */
   sharedBudgetBypass: Counter<'class'>;
   /** Requests dropped because their shared-budget token did not come within their wait. */
@@ -133,6 +135,7 @@ export function createMetrics(opts: { version: string; defaultMetrics?: boolean;
     armBudgetUtilisation: new Gauge({ name: 'dms_keeper_arm_budget_utilisation', help: 'Planned arms per second over the arm budget', registers: r }),
     minHorizonConfigured: new AccountFamily({ name: 'dms_keeper_min_horizon_seconds', help: "The account's configured switch.min_horizon_seconds (readiness and DmsKeeperHorizonLow compare the horizon with it)", type: 'gauge', table, registers: r }),
     deadlineConfigured: new AccountFamily({ name: 'dms_keeper_deadline_seconds', help: "The account's configured switch.deadline_seconds (each arm sets the cancel this far ahead)", type: 'gauge', table, registers: r }),
+    budgetLimit: new Gauge({ name: 'dms_keeper_budget_limit', help: 'Requests per second of the limit in force on each rate scope: source configured (rate_limits) or learned (a 429 announced a lower one; probed back after quiet spells). Only the series of the source in force is present', labelNames: ['scope', 'source'], registers: r }),
     budgetMode: new Gauge({ name: 'dms_keeper_budget_mode', help: 'The request budget in force: local (this instance), shared (with the other instances of rate_limits.shared.name, through Redis) or local_fallback (Redis unreachable: this instance\'s share)', labelNames: ['mode'], registers: r }),
     sharedBudgetBypass: new Counter({ name: 'dms_keeper_shared_budget_bypass_total', help: 'Requests sent without their token from the shared budget (rate_limits.shared) because their account would otherwise have passed its deadline, by class (arm)', labelNames: ['class'], registers: r }),
     sharedBudgetShed: new Counter({ name: 'dms_keeper_shared_budget_shed_total', help: 'Requests dropped because their token from the shared budget did not come within their wait (first arms, approvals, resolves: 60 s; reads: their max wait), by class', labelNames: ['class'], registers: r }),

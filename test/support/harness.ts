@@ -11,6 +11,7 @@ import { createLogger } from '../../src/app/app.js';
 import { Agent } from 'undici';
 import { Keeper, type KeeperAccountSpec, type KeeperOptions } from '../../src/keeper/keeper.js';
 import { createMetrics } from '../../src/obs/metrics.js';
+import { reportBudgetLimits } from '../../src/obs/budget-limits.js';
 import { monotonicView } from '../../src/sched/clock.js';
 import { FakeClock } from '../../src/sched/fake-clock.js';
 import { RequestScheduler } from '../../src/sched/scheduler.js';
@@ -42,6 +43,8 @@ export interface Harness {
   logText: () => string;
   metricsText: () => Promise<string>;
   metrics: ReturnType<typeof createMetrics>;
+  /** The keeper's request budget (limits in force, holds). */
+  scheduler: RequestScheduler;
   stateDir: string;
   /** Venue-side horizon of an account now (ms), or null when none armed. */
   venueHorizonMs(address: string): number | null;
@@ -153,6 +156,7 @@ export async function startHarness(opts: {
   });
   const venue = new VenuePort({ baseUrl: sim.baseUrl, exchangeUrl: sim.exchangeUrl, transport, scheduler, venueClock, clock });
   const keeperOptions: KeeperOptions = {
+  reportBudgetLimits(scheduler, { logger, metrics });
     network: 'testnet',
     accounts: opts.accounts(sim),
     watch: { ordersEveryMs: 30_000, positionsEveryMs: 60_000, notifications: opts.notifications ?? false, ...opts.watch },
@@ -200,6 +204,7 @@ export async function startHarness(opts: {
     metrics,
     stateDir,
     venueHorizonMs: (address) => {
+    scheduler,
       const t = sim.state.schedule(address).timeMs;
       return t === undefined ? null : t - sim.clock.nowMs();
     },
