@@ -24,7 +24,7 @@ export const KEY_MEANINGS: Record<string, string> = {
   'switch.min_horizon_seconds': 'Readiness fails, and the alert DmsKeeperHorizonLow fires, for an account whose horizon (deadline minus now) drops below this. Less than `deadline_seconds`. Exported per account as `dms_keeper_min_horizon_seconds`.',
   'switch.arm_when': '`always`, or `orders_open`: keep the account armed only while it has open orders (an unknown count counts as open).',
   'switch.on_shutdown': '`keep`: a clean stop leaves the schedule armed and it fires later (fail safe). `clear`: a clean stop clears it. Use `keep` for any account another instance also protects.',
-  'switch.path': 'How arms are sent: `rest` (`POST {base_url}/v1/trading/orders/schedule-cancel`), `exchange` (`POST {exchange_url}/exchange`), or `rest_then_exchange` (REST, switching to the exchange endpoint for a minute when REST fails).',
+  'switch.path': 'How arms are sent: `rest` (`POST {base_url}/v1/trading/orders/schedule-cancel`), `exchange` (`POST {exchange_url}/exchange`), or `rest_then_exchange` (REST, or the exchange endpoint when REST is held by a 429, would keep an arm past its safe time, or failed: then for 10 to 30 s, back as soon as REST works again).',
   watch: 'How each account is watched.',
   'watch.orders_every_seconds': 'Open-orders poll per account; how fast a fired cancel is noticed without notifications.',
   'watch.positions_every_seconds': 'Positions poll per account.',

@@ -26,7 +26,23 @@ export interface ScheduleCancelSender {
    * `timeMs` is read once the request is admitted and leaves: the deadline to arm (undefined:
    * clear). `urgency` orders arms in the budget: the venue time of the current deadline (0: none).
    */
-  send(args: { path: ArmPath; timeMs: () => number | undefined; urgency: number; signal?: AbortSignal; onAdmitted?: (wait: AdmissionWait) => void }): Promise<void>;
+  send(args: {
+    path: ArmPath;
+    timeMs: () => number | undefined;
+    urgency: number;
+    signal?: AbortSignal;
+    onAdmitted?: (wait: AdmissionWait) => void;
+    /** The other route and the monotonic time the arm must leave by (see VenuePort.scheduleCancel). */
+    alternative?: { path: ArmPath; leaveByMonoMs: number };
+    /** The route the request finally waits on. */
+    onRoute?: (path: ArmPath) => void;
+  }): Promise<SendOutcome | void>;
+}
+
+/** What an accepted request tells the account beyond its own answer. */
+export interface SendOutcome {
+  /** When an arm last got through on each route, any account's (monotonic ms; 0: never). */
+  routeOkAtMonoMs?: Partial<Record<ArmPath, number>>;
 }
 
 /** What the runner tells the outside world (logs, metrics, watchers). */
@@ -213,7 +229,7 @@ export class AccountRunner {
     for (const e of effects) {
       switch (e.type) {
         case 'send_arm':
-          this.sendArm(e.path, e.plannedSlotMs);
+          this.sendArm(e.path, e.plannedSlotMs, e.alternative);
           break;
         case 'send_clear':
           this.sendClear(e.path);
@@ -241,8 +257,10 @@ export class AccountRunner {
     if (wake !== null) this.setTimer(wake);
   }
 
-  private sendArm(path: ArmPath, plannedSlotMs: number | null): void {
-    this.dispatch({ type: 'arm_sent', path });
+  private sendArm(planned: ArmPath, plannedSlotMs: number | null, alternative?: { path: ArmPath; leaveByMs: number }): void {
+    this.dispatch({ type: 'arm_sent', path: planned });
+    // The route it really goes by: the port may send it the other way (a 429 hold, a long queue).
+    let path = planned;
     const queuedAt = this.venueNowMs();
     let sentAt = queuedAt;
     let sentMono = this.deps.clock.monoMs();
@@ -259,6 +277,7 @@ export class AccountRunner {
         onAdmitted: (w) => {
           wait = w;
         },
+        ...(alternative ? { alternative: { path: alternative.path, leaveByMonoMs: sentMono + (alternative.leaveByMs - queuedAt) }, onRoute: (p: ArmPath) => (path = p) } : {}),
         timeMs: () => {
           sentAt = this.venueNowMs();
           sentMono = this.deps.clock.monoMs();
@@ -272,15 +291,17 @@ export class AccountRunner {
         if (this.inFlight === ac) this.inFlight = null;
       })
       .then(
-        () => {
+        (outcome) => {
           const latencyMs = this.deps.clock.monoMs() - sentMono;
+          const restOkMono = outcome?.routeOkAtMonoMs?.rest;
+          const restOkAtMs = restOkMono ? this.venueNowMs() - (this.deps.clock.monoMs() - restOkMono) : undefined;
           const lag = plannedSlotMs === null ? {} : { lagMs: sentAt - plannedSlotMs, timerLateMs: queuedAt - plannedSlotMs, queuedMs: sentAt - queuedAt, ...(wait ? { wait } : {}) };
           if (!this.accepted || sentMono >= this.accepted.monoMs) {
             this.accepted = { venueMs: sentAt, monoMs: sentMono };
             this.latestRearmMono = sentMono + latestRearmAfterMs(this.settings);
           }
           this.deps.report({ type: 'arm', result: 'ok', path, deadlineMs, latencyMs, ...lag });
-          this.dispatch({ type: 'arm_ok', deadlineMs, path, sentAtMs: sentAt });
+          this.dispatch({ type: 'arm_ok', deadlineMs, path, sentAtMs: sentAt, ...(restOkAtMs !== undefined ? { restOkAtMs } : {}) });
           this.claimNextSlot();
         },
         (e: unknown) => {

@@ -6,7 +6,7 @@ import type { Network } from '../venue/types.js';
 import type { ScheduleCancelSender } from './account-runner.js';
 
 /** The venue port as a sender needs it. */
-export type SenderVenue = Pick<VenuePort, 'scheduleCancel'>;
+export type SenderVenue = Pick<VenuePort, 'scheduleCancel' | 'armOkAtMs'>;
 
 /**
  * An account's scheduleCancel sender: the port admits the request, then `timeMs()` is read and the
@@ -15,14 +15,21 @@ export type SenderVenue = Pick<VenuePort, 'scheduleCancel'>;
 export function makeSender(args: { agent: Signer; vaultAddress?: string; network: Network; nonces: NonceSource; venue: SenderVenue }): ScheduleCancelSender {
   const { agent, vaultAddress, network, nonces, venue } = args;
   return {
-    send: ({ path, timeMs, urgency, signal, onAdmitted }: Parameters<ScheduleCancelSender['send']>[0]) =>
+    send: ({ path, timeMs, urgency, signal, onAdmitted, alternative, onRoute }: Parameters<ScheduleCancelSender['send']>[0]) =>
       venue
         .scheduleCancel(
           path,
           // The nonce is drawn in the signer's turn, so nonces leave in the order they were drawn.
           () => buildScheduleCancel({ signer: agent, network, nonce: nonces.next(agent.address), timeMs: timeMs(), vaultAddress }),
-          { signer: agent.address, urgency, ...(signal ? { signal } : {}), ...(onAdmitted ? { onAdmitted } : {}) },
+          {
+            signer: agent.address,
+            urgency,
+            ...(signal ? { signal } : {}),
+            ...(onAdmitted ? { onAdmitted } : {}),
+            ...(alternative ? { alternative: { route: alternative.path, leaveByMs: alternative.leaveByMonoMs } } : {}),
+            ...(onRoute ? { onRoute } : {}),
+          },
         )
-        .then(() => undefined),
+        .then(() => ({ routeOkAtMonoMs: { rest: venue.armOkAtMs('rest'), exchange: venue.armOkAtMs('exchange') } })),
   };
 }

@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import {
+  choosePath,
   initialState,
   latestRearmAfterMs,
+  leaveByMs,
   retryDelayMs,
   RETRY,
   step,
@@ -217,23 +219,91 @@ describe('retries are planned against the deadline', () => {
 
 describe('path fallback (rest_then_exchange)', () => {
   const s: SwitchSettings = { ...base, path: 'rest_then_exchange' };
-  it('switches to the exchange endpoint at once when REST fails, and sticks to it', () => {
+  const error = { kind: 'error', reason: 'unavailable', message: '503' } as const;
+  const sends = (log: Array<{ effects: Effect[] }>) => log.flatMap((l) => l.effects.filter((e) => e.type === 'send_arm'));
+
+  it('switches to the exchange endpoint at once when REST fails, sticks to it 10 s, then tries REST again', () => {
     const { log } = timeline(s, [
       [T0, { type: 'start' }],
       [T0, { type: 'arm_sent', path: 'rest' }],
-      [T0 + 100, { type: 'arm_failed', path: 'rest', failure: { kind: 'error', reason: 'unavailable', message: '503' } }],
+      [T0 + 100, { type: 'arm_failed', path: 'rest', failure: error }],
       [T0 + 100, { type: 'arm_sent', path: 'exchange' }],
       [T0 + 200, { type: 'arm_ok', deadlineMs: T0 + 60_200, path: 'exchange' }],
-      [T0 + 15_000, { type: 'tick' }],
-      [T0 + 15_000, { type: 'arm_sent', path: 'exchange' }],
-      [T0 + 15_100, { type: 'arm_ok', deadlineMs: T0 + 75_100, path: 'exchange' }],
-      [T0 + 75_000, { type: 'tick' }],
+      [T0 + 5_000, { type: 'replan', atMs: T0 + 5_000 }], // a re-arm inside the sticky spell
+      [T0 + 5_000, { type: 'arm_sent', path: 'exchange' }],
+      [T0 + 5_100, { type: 'arm_ok', deadlineMs: T0 + 65_100, path: 'exchange' }],
+      [T0 + 20_100, { type: 'tick' }],
     ]);
-    expect(log[0]!.effects[0]).toMatchObject({ type: 'send_arm', path: 'rest' });
-    expect(log[2]!.effects[0]).toMatchObject({ type: 'send_arm', path: 'exchange' });
-    expect(log[5]!.effects[0]).toMatchObject({ type: 'send_arm', path: 'exchange' });
-    // after the sticky minute, REST is tried again
-    expect(log[8]!.effects[0]).toMatchObject({ type: 'send_arm', path: 'rest' });
+    expect(sends(log).map((e) => e.type === 'send_arm' && e.path)).toEqual(['rest', 'exchange', 'exchange', 'rest']);
+    expect(RETRY.exchangeStickyMs).toBe(10_000);
+  });
+
+  it('REST failing again doubles the sticky spell, up to exchangeStickyMaxMs', () => {
+    let st = initialState();
+    const at: number[] = [];
+    let now = T0;
+    for (let i = 0; i < 5; i++) {
+      st = step(s, st, { type: 'arm_sent', path: 'rest' }, now).state;
+      st = step(s, st, { type: 'arm_failed', path: 'rest', failure: error }, now).state;
+      at.push(st.exchangeUntilMs - now);
+      now = st.exchangeUntilMs;
+    }
+    expect(at).toEqual([10_000, 20_000, 30_000, 30_000, 30_000]);
+    // one REST arm through resets it
+    st = step(s, st, { type: 'arm_sent', path: 'rest' }, now).state;
+    st = step(s, st, { type: 'arm_ok', deadlineMs: now + 60_000, path: 'rest' }, now).state;
+    expect(st.restFailures).toBe(0);
+  });
+
+  it('back on REST as soon as another account\'s REST arm got through after this one failed', () => {
+    const { state, log } = timeline(s, [
+      [T0, { type: 'start' }],
+      [T0, { type: 'arm_sent', path: 'rest' }],
+      [T0 + 100, { type: 'arm_failed', path: 'rest', failure: error }],
+      [T0 + 100, { type: 'arm_sent', path: 'exchange' }],
+      [T0 + 200, { type: 'arm_ok', deadlineMs: T0 + 60_200, path: 'exchange', restOkAtMs: T0 + 50 }], // before the failure: no news
+      [T0 + 3_000, { type: 'replan', atMs: T0 + 3_000 }],
+      [T0 + 3_000, { type: 'arm_sent', path: 'exchange' }],
+      [T0 + 3_100, { type: 'arm_ok', deadlineMs: T0 + 63_100, path: 'exchange', restOkAtMs: T0 + 2_000 }],
+      [T0 + 6_000, { type: 'replan', atMs: T0 + 6_000 }],
+    ]);
+    expect(sends(log).map((e) => e.type === 'send_arm' && e.path)).toEqual(['rest', 'exchange', 'exchange', 'rest']);
+    expect(state.exchangeUntilMs).toBe(0);
+  });
+
+  it('a 429 on REST: the exchange endpoint at once (no wait for retry_after), REST again once the hold is over', () => {
+    const { log, state } = timeline(s, [
+      [T0, { type: 'start' }],
+      [T0, { type: 'arm_sent', path: 'rest' }],
+      [T0 + 100, { type: 'arm_failed', path: 'rest', failure: { kind: 'rate_limited', retryAfterMs: 4_000 } }],
+    ]);
+    expect(log[2]!.effects).toEqual([{ type: 'send_arm', path: 'exchange', plannedSlotMs: T0, alternative: { path: 'rest', leaveByMs: T0 + 100 } }]);
+    expect(choosePath(s, state, T0 + 4_099)).toBe('exchange');
+    expect(choosePath(s, state, T0 + 4_100)).toBe('rest');
+  });
+
+  it('preferredPath (the plan) chooses the route ahead; a REST failure still falls back', () => {
+    const st = initialState();
+    expect(choosePath({ ...s, preferredPath: 'exchange' }, st, T0)).toBe('exchange');
+    expect(choosePath({ ...s, preferredPath: 'rest' }, st, T0)).toBe('rest');
+    expect(choosePath({ ...base, preferredPath: 'exchange' }, st, T0)).toBe('rest'); // path: rest is rest
+    const failed = step({ ...s, preferredPath: 'rest' }, { ...st, inFlight: { op: 'arm', path: 'rest', sentAtMs: T0 } }, { type: 'arm_failed', path: 'rest', failure: error }, T0);
+    expect(failed.effects[0]).toMatchObject({ type: 'send_arm', path: 'exchange' });
+  });
+
+  it('each arm carries the other route and when it must leave by: min_horizon plus the retry reserve before its deadline', () => {
+    const armed = timeline(s, [
+      [T0, { type: 'start' }],
+      [T0, { type: 'arm_sent', path: 'rest' }],
+      [T0 + 10, { type: 'arm_ok', deadlineMs: T0 + 60_000, path: 'rest', sentAtMs: T0 }],
+      [T0 + 15_000, { type: 'tick' }],
+    ]);
+    // deadline 60 s, min horizon 20 s, reserve min(5 s, (60 - 20 - 15) / 2): leave by T0 + 35 s
+    expect(armed.last).toEqual([{ type: 'send_arm', path: 'rest', plannedSlotMs: T0 + 15_000, alternative: { path: 'exchange', leaveByMs: T0 + 35_000 } }]);
+    expect(leaveByMs(s, armed.state, T0 + 40_000)).toBe(T0 + 40_000); // already past: whichever route is sooner
+    // other policies carry no alternative
+    const rest = timeline(base, [[T0, { type: 'start' }]]);
+    expect(rest.last).toEqual([{ type: 'send_arm', path: 'rest', plannedSlotMs: T0 }]);
   });
 });
 

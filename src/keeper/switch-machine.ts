@@ -25,6 +25,11 @@ export interface SwitchSettings {
   path: PathPolicy;
   /** The request budget cannot arm this account (lower priority than those it can): not armed. */
   overBudget?: boolean;
+  /**
+   * `rest_then_exchange` only: the route the plan puts this account on (the accounts the REST
+   * route's budget cannot carry get `exchange`); absent: REST. A failure on REST still falls back.
+   */
+  preferredPath?: ArmPath;
 }
 
 export type Phase =
@@ -72,6 +77,10 @@ export interface SwitchState {
   lastReprovisionMs: number | null;
   /** rest_then_exchange: use the exchange path until this venue time. */
   exchangeUntilMs: number;
+  /** rest_then_exchange: REST arms of this account that failed in a row (the sticky's backoff). */
+  restFailures: number;
+  /** Venue time of this account's last REST failure (0: none): a REST arm ok after it is a recovery. */
+  restFailedAtMs: number;
   /** One immediate retry after `Invalid nonce`, then ordinary backoff. */
   nonceRetried: boolean;
   clearAttempts: number;
@@ -81,7 +90,15 @@ export type SwitchEvent =
   | { type: 'start' }
   | { type: 'tick' }
   | { type: 'arm_sent'; path: ArmPath }
-  | { type: 'arm_ok'; deadlineMs: number; path: ArmPath; /** when the request left (venue time) */ sentAtMs?: number }
+  | {
+      type: 'arm_ok';
+      deadlineMs: number;
+      path: ArmPath;
+      /** when the request left (venue time) */
+      sentAtMs?: number;
+      /** Venue time of the keeper's latest accepted REST arm, any account's (the route works again). */
+      restOkAtMs?: number;
+    }
   | { type: 'arm_failed'; path: ArmPath; failure: Failure }
   | { type: 'clear_sent'; path: ArmPath }
   | { type: 'clear_ok'; path: ArmPath }
@@ -107,7 +124,11 @@ export type Failure =
   | { kind: 'error'; reason: string; message: string };
 
 export type Effect =
-  | { type: 'send_arm'; path: ArmPath; plannedSlotMs: number | null }
+  /**
+   * `alternative` (rest_then_exchange): the other route, and the venue time the arm must leave by;
+   * the port sends it that way instead when `path` is held by a 429 or would keep it past then.
+   */
+  | { type: 'send_arm'; path: ArmPath; plannedSlotMs: number | null; alternative?: { path: ArmPath; leaveByMs: number } }
   | { type: 'send_clear'; path: ArmPath }
   | { type: 'wake_at'; atMs: number }
   | { type: 'reprovision' }
@@ -132,8 +153,16 @@ export const RETRY = {
   blockedMs: 60_000,
   addressBudgetMs: VENUE_FACTS.addressBudgetExhaustedIntervalMs,
   pendingAgentRemovalMs: VENUE_FACTS.pendingAgentRemovalMs + 500,
-  /** After the REST path fails, stay on the exchange path this long before trying REST again. */
-  exchangeStickyMs: 60_000,
+  /**
+   * After the REST path fails (an error, not a 429: a 429 holds REST only its retry_after), stay on
+   * the exchange path this long before trying REST again, doubling per REST failure in a row up
+   * to `exchangeStickyMaxMs`; sooner when another account's REST arm got through since. 10 s rides
+   * out a short outage with one failed try; the cap keeps a route that recovered tried again
+   * within half a minute. (It was 60 s flat: with a fault every minute, REST was never tried again
+   * while it worked, 250 s on exchange after a 10 s REST 503.)
+   */
+  exchangeStickyMs: 10_000,
+  exchangeStickyMaxMs: 30_000,
   /**
    * A clear on a clean stop is tried this often, waiting `clearRetryMs` doubling in between, so a
    * few seconds' outage (a proxy's 502s) does not leave a schedule the operator asked to remove.
@@ -161,8 +190,7 @@ export const RETRY = {
  * never earlier than the planned period.
  */
 export function latestRearmAfterMs(settings: SwitchSettings): number {
-  const marginMs = Math.max(0, settings.deadlineMs - settings.minHorizonMs - settings.rearmEveryMs);
-  const reserveMs = Math.min(RETRY.rearmReserveMaxMs, marginMs / 2);
+  const reserveMs = rearmReserveMs(settings);
   // A period the budget stretched past the margin (short horizons, see planProtection) is the
   // plan: forcing arms sooner would spend budget the plan does not have.
   return Math.max(settings.rearmEveryMs, settings.deadlineMs - settings.minHorizonMs - reserveMs);
@@ -184,6 +212,8 @@ export function initialState(): SwitchState {
     reprovisions: 0,
     lastReprovisionMs: null,
     exchangeUntilMs: 0,
+    restFailures: 0,
+    restFailedAtMs: 0,
     nonceRetried: false,
     clearAttempts: 0,
   };
@@ -201,10 +231,25 @@ export function horizonMs(state: SwitchState, nowMs: number): number | null {
   return state.deadlineMs === null ? null : state.deadlineMs - nowMs;
 }
 
-function choosePath(settings: SwitchSettings, state: SwitchState, nowMs: number): ArmPath {
+export function choosePath(settings: SwitchSettings, state: SwitchState, nowMs: number): ArmPath {
   if (settings.path === 'rest') return 'rest';
   if (settings.path === 'exchange') return 'exchange';
-  return nowMs < state.exchangeUntilMs ? 'exchange' : 'rest';
+  return nowMs < state.exchangeUntilMs ? 'exchange' : (settings.preferredPath ?? 'rest');
+}
+
+/** The retry reserve kept before the latest re-arm time: half the cadence's margin, at most 5 s. */
+function rearmReserveMs(settings: SwitchSettings): number {
+  return Math.min(RETRY.rearmReserveMaxMs, Math.max(0, settings.deadlineMs - settings.minHorizonMs - settings.rearmEveryMs) / 2);
+}
+
+/**
+ * The venue time an arm must leave by so that the horizon keeps `min_horizon` plus the retry
+ * reserve: past it, the other route is the safer one. Now when there is no deadline, or it is
+ * already that near (a first arm, a retry): then the route that admits it soonest.
+ */
+export function leaveByMs(settings: SwitchSettings, state: SwitchState, nowMs: number): number {
+  if (state.deadlineMs === null) return nowMs;
+  return Math.max(nowMs, state.deadlineMs - settings.minHorizonMs - rearmReserveMs(settings));
 }
 
 /**
@@ -251,6 +296,7 @@ export function step(settings: SwitchSettings, state: SwitchState, event: Switch
       s.lastReprovisionMs = shift(s.lastReprovisionMs);
       if (s.notBeforeMs > 0) s.notBeforeMs += d;
       if (s.exchangeUntilMs > 0) s.exchangeUntilMs += d;
+      if (s.restFailedAtMs > 0) s.restFailedAtMs += d;
       if (s.inFlight) s.inFlight = { ...s.inFlight, sentAtMs: s.inFlight.sentAtMs + d };
       // The deadline is where the venue holds it: nearer now when venue time moved forward. Re-plan
       // so the next arm still leaves with `deadline - rearm_every` of horizon at the latest.
@@ -285,6 +331,9 @@ export function step(settings: SwitchSettings, state: SwitchState, event: Switch
       s.reprovisions = 0;
       s.nonceRetried = false;
       s.lastResult = { op: 'arm', result: 'ok', path: event.path, atMs: nowMs };
+      if (event.path === 'rest') s.restFailures = 0;
+      // Off REST after it failed, and another arm got through on REST since: back on it.
+      else if (s.exchangeUntilMs > nowMs && event.restOkAtMs !== undefined && event.restOkAtMs > s.restFailedAtMs) s.exchangeUntilMs = 0;
       if (s.stopMode === null) {
         s.phase = 'armed';
         // Keep the cadence slot (drift-corrected) while on time; when the arm went out late (the
@@ -378,20 +427,23 @@ function planRetry(settings: SwitchSettings, s: SwitchState, path: ArmPath, f: F
   const fallback = settings.path === 'rest_then_exchange' && path === 'rest';
 
   if (f.kind === 'rate_limited') {
-    s.notBeforeMs = Math.max(s.notBeforeMs, nowMs + f.retryAfterMs);
     if (fallback) {
-      // The exchange endpoint is a different quota: switch now rather than wait out REST's window.
-      s.exchangeUntilMs = nowMs + Math.max(RETRY.exchangeStickyMs, f.retryAfterMs);
+      // The exchange endpoint is a different quota: switch now rather than wait out REST's hold,
+      // and come back when the hold is over (a learned limit, not a sticky, paces REST after it).
+      s.exchangeUntilMs = nowMs + f.retryAfterMs;
       s.nextArmAtMs = nowMs;
       return;
     }
+    s.notBeforeMs = Math.max(s.notBeforeMs, nowMs + f.retryAfterMs);
     s.nextArmAtMs = Math.max(s.notBeforeMs, nowMs + retryDelayMs(s.consecutiveFailures, horizon));
     return;
   }
 
   if (f.kind === 'error') {
     if (fallback) {
-      s.exchangeUntilMs = nowMs + RETRY.exchangeStickyMs;
+      s.restFailures += 1;
+      s.restFailedAtMs = nowMs;
+      s.exchangeUntilMs = nowMs + Math.min(RETRY.exchangeStickyMaxMs, RETRY.exchangeStickyMs * 2 ** (s.restFailures - 1));
       s.nextArmAtMs = nowMs;
       return;
     }
@@ -478,7 +530,9 @@ function finish(settings: SwitchSettings, s: SwitchState, nowMs: number, effects
     // A fresh plan never undercuts a 429 window.
     if (s.nextArmAtMs !== null) s.nextArmAtMs = Math.max(s.nextArmAtMs, s.notBeforeMs);
     if (s.inFlight === null && s.nextArmAtMs !== null && s.nextArmAtMs <= nowMs) {
-      effects.push({ type: 'send_arm', path: choosePath(settings, s, nowMs), plannedSlotMs: s.plannedSlotMs });
+      const path = choosePath(settings, s, nowMs);
+      const alternative = settings.path === 'rest_then_exchange' ? { path: path === 'rest' ? ('exchange' as const) : ('rest' as const), leaveByMs: leaveByMs(settings, s, nowMs) } : undefined;
+      effects.push({ type: 'send_arm', path, plannedSlotMs: s.plannedSlotMs, ...(alternative ? { alternative } : {}) });
       return { state: s, effects };
     }
   }

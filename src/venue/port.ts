@@ -46,6 +46,19 @@ export function armScopes(route: ArmRoute): readonly string[] {
   return route === 'rest' ? [SCOPES.global, SCOPES.scheduleCancel] : [SCOPES.global, SCOPES.exchange];
 }
 
+/** The scope a 429 on a route's schedule-cancel holds. */
+export function holdScopeOf(route: ArmRoute): string {
+  return route === 'rest' ? SCOPES.scheduleCancel : SCOPES.exchange;
+}
+
+/** An arm still queued on its route when it had to leave: it goes by the other route. */
+class RouteWithdrawn extends Error {
+  constructor(route: ArmRoute) {
+    super(`withdrawn from the ${route} route: not admitted in time`);
+    this.name = 'RouteWithdrawn';
+  }
+}
+
 /** Urgency of an approval: after every arm and clear, before resolves and reads. */
 export const APPROVAL_URGENCY = PREPARE_URGENCY - 1;
 
@@ -92,6 +105,7 @@ export class VenuePort {
   private readonly signerTails = new Map<string, Promise<unknown>>();
   private readonly holdListeners = new Set<(hold: RateLimitHold) => void>();
   private readonly shared: Pick<SharedBudget, 'take'> | undefined;
+  private readonly armOkMono: Record<ArmRoute, number> = { rest: 0, exchange: 0 };
 
   constructor(opts: VenuePortOptions) {
     const onVenueDate = (d: VenueDateSample): void => opts.venueClock.observeDateHeader(d.dateHeader, d.sendMonoMs, d.recvMonoMs);
@@ -144,14 +158,85 @@ export class VenuePort {
    * Arms or clears one account's switch. `build` signs the body once the request is admitted and
    * its signer's turn has come, so the deadline and the nonce are drawn when it leaves, not when it
    * was queued. `urgency`: the venue time of the account's current deadline (0: none).
+   *
+   * `alternative` (a `rest_then_exchange` account): the other route, and the monotonic time the
+   * arm must leave by. The arm goes by `route` only when that route is not held by a 429 and its
+   * budget would admit it by then; otherwise by whichever route admits it sooner. Still queued on
+   * `route` at that time (a 429 held the route meanwhile, or its limit fell), it is withdrawn and
+   * queued on the alternative. `onRoute` hears the route it finally waits on.
    */
   scheduleCancel(
+    route: ArmRoute,
+    build: () => Promise<SignedRequest<ScheduleCancelAction>>,
+    opts: {
+      signer: string;
+      urgency: number;
+      signal?: AbortSignal;
+      onAdmitted?: RequestOptions['onAdmitted'];
+      alternative?: { route: ArmRoute; leaveByMs: number };
+      onRoute?: (route: ArmRoute) => void;
+    },
+  ): Promise<ActionOk> {
+    const alt = opts.alternative;
+    if (!alt || alt.route === route) {
+      opts.onRoute?.(route);
+      return this.armOn(route, build, opts);
+    }
+    const now = this.clock.monoMs();
+    const estimate = (r: ArmRoute): number => this.scheduler.estimateAdmitMs({ kind: 'arm', scopes: armScopes(r), urgency: opts.urgency });
+    const held = (r: ArmRoute): boolean => this.scheduler.blockedUntil(holdScopeOf(r)) > now;
+    const primary = estimate(route);
+    if (!held(route) && primary <= alt.leaveByMs) return this.armWithdrawable(route, alt, build, opts);
+    const other = estimate(alt.route);
+    // The route is held, or too slow: the alternative if it makes it in time, else the sooner one.
+    const go = (!held(alt.route) && other <= alt.leaveByMs) || other < primary ? alt.route : route;
+    opts.onRoute?.(go);
+    return this.armOn(go, build, opts);
+  }
+
+  /** An arm on `route`, moved to `alt.route` if it is still queued at `alt.leaveByMs`. */
+  private async armWithdrawable(
+    route: ArmRoute,
+    alt: { route: ArmRoute; leaveByMs: number },
+    build: () => Promise<SignedRequest<ScheduleCancelAction>>,
+    opts: { signer: string; urgency: number; signal?: AbortSignal; onAdmitted?: RequestOptions['onAdmitted']; onRoute?: (route: ArmRoute) => void },
+  ): Promise<ActionOk> {
+    const outer = opts.signal;
+    const inner = new AbortController();
+    const withdrawn = new RouteWithdrawn(route);
+    const onOuter = (): void => inner.abort(outer?.reason);
+    outer?.addEventListener('abort', onOuter, { once: true });
+    let admitted = false;
+    const timer = this.clock.setTimeout(() => {
+      if (!admitted) inner.abort(withdrawn);
+    }, alt.leaveByMs - this.clock.monoMs());
+    opts.onRoute?.(route);
+    try {
+      return await this.armOn(route, build, {
+        ...opts,
+        signal: inner.signal,
+        onAdmitted: (w) => {
+          admitted = true;
+          this.clock.clearTimeout(timer);
+          opts.onAdmitted?.(w);
+        },
+      });
+    } catch (e) {
+      if (e !== withdrawn || outer?.aborted) throw e;
+      opts.onRoute?.(alt.route);
+      return this.armOn(alt.route, build, opts);
+    } finally {
+      this.clock.clearTimeout(timer);
+      outer?.removeEventListener('abort', onOuter);
+    }
+  }
+
+  private armOn(
     route: ArmRoute,
     build: () => Promise<SignedRequest<ScheduleCancelAction>>,
     opts: { signer: string; urgency: number; signal?: AbortSignal; onAdmitted?: RequestOptions['onAdmitted'] },
   ): Promise<ActionOk> {
     const endpoint = route === 'rest' ? REST_ENDPOINTS.scheduleCancel : 'exchange:scheduleCancel';
-    const holdScope = route === 'rest' ? SCOPES.scheduleCancel : SCOPES.exchange;
     const request: RequestOptions = {
       kind: 'arm',
       scopes: armScopes(route),
@@ -159,12 +244,22 @@ export class VenuePort {
       ...(opts.signal ? { signal: opts.signal } : {}),
       ...(opts.onAdmitted ? { onAdmitted: opts.onAdmitted } : {}),
     };
-    return this.admit(request, endpoint, holdScope, () =>
+    return this.admit(request, endpoint, holdScopeOf(route), () =>
       this.bySigner(opts.signer, async () => {
         const body = await build();
-        return route === 'rest' ? this.rest.scheduleCancel(body, { signal: opts.signal }) : this.exchange.post(body, { signal: opts.signal });
+        const ok = await (route === 'rest' ? this.rest.scheduleCancel(body, { signal: opts.signal }) : this.exchange.post(body, { signal: opts.signal }));
+        this.armOkMono[route] = this.clock.monoMs();
+        return ok;
       }),
     );
+  }
+
+  /**
+   * When a schedule-cancel last succeeded on `route` (monotonic ms; 0: never): any account's, so a
+   * route one account saw fail is known to work again as soon as another's arm got through on it.
+   */
+  armOkAtMs(route: ArmRoute): number {
+    return this.armOkMono[route];
   }
 
   /** approveAgent / approveBuilderFee, signed by the master: after arms, before reads. */
