@@ -12,6 +12,14 @@
  * retry_after fits in deadline - rearm_every - min_horizon), restarts included, so the expected
  * number of lapses is zero. Exits 1 on any lapse or on memory growth beyond the threshold.
  * Writes artifacts/soak.json.
+ *
+ * `--scenario routes` (issue 19; not run in CI): 40 `rest_then_exchange` accounts (deadline 20 s,
+ * min horizon 8 s, re-arm every 3 s), no restarts, and the fault cycle of src/sim/fault-cycle.ts
+ * (ROUTES_CYCLE) every minute: a WebSocket drop and 10 s of REST 503, 5 s of a proxy's HTML at +20 s,
+ * a 3 s storm of 429s on the REST schedule-cancel endpoint announcing 10 per 10 s at +35 s. Fails
+ * on any fired cancel, any horizon below 8 s after the warm-up, or a recovery of REST after which
+ * REST does not carry its share again within a minute (test/soak-routes.test.ts is the same in
+ * virtual time). Writes artifacts/soak-routes.json.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdir, mkdtemp, readdir, readFile, writeFile, chmod } from 'node:fs/promises';
@@ -22,6 +30,8 @@ import { keccak256, stringToBytes } from 'viem';
 import { privateKeyToAddress } from 'viem/accounts';
 import { startSimulator, type Simulator } from '../src/sim/simulator.js';
 import type { RequestFaultSpec } from '../src/sim/faults.js';
+import { ROUTES_CYCLE, routeRecoveryLags, startFaultCycle, type RouteSecond } from '../src/sim/fault-cycle.js';
+import { systemClock } from '../src/sched/clock.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const DEADLINE_S = 30;
@@ -97,8 +107,11 @@ async function main(): Promise<number> {
       accounts: { type: 'string', default: '20' },
       'restart-every-seconds': { type: 'string', default: '90' },
       seed: { type: 'string', default: '1' },
+      scenario: { type: 'string', default: 'random' },
     },
   });
+  if (values.scenario === 'routes') return routes(Number(values.minutes));
+  if (values.scenario !== 'random') throw new Error('--scenario must be random (default) or routes');
   const minutes = Number(values.minutes);
   const n = Number(values.accounts);
   const restartEveryS = Number(values['restart-every-seconds']);
@@ -282,3 +295,151 @@ main().then(
     process.exit(1);
   },
 );
+
+/** Writes the accounts' keys and a config; returns the config path and the credentials directory. */
+async function writeConfig(sim: Simulator, keys: readonly string[], addresses: readonly string[], lines: string[], logLevel = 'warn'): Promise<{ config: string; creds: string; dir: string }> {
+  const dir = await mkdtemp(join(tmpdir(), 'dmsk-soak-'));
+  const creds = join(dir, 'creds');
+  await mkdir(creds, { recursive: true });
+  for (let i = 0; i < keys.length; i++) {
+    const f = join(creds, `a${i}.master`);
+    await writeFile(f, `${keys[i]}\n`, { mode: 0o600 });
+    await chmod(f, 0o600);
+  }
+  const config = join(dir, 'soak.yaml');
+  await writeFile(
+    config,
+    [
+      'venue:',
+      `  base_url: ${sim.baseUrl}`,
+      `  exchange_url: ${sim.exchangeUrl}`,
+      `  ws_url: ${sim.wsUrl.replace('http', 'ws')}`,
+      '  request_timeout_ms: 1000',
+      ...lines,
+      'accounts:',
+      ...addresses.flatMap((a, i) => [`  - name: a${i}`, `    address: "${a}"`, `    master_key: { file: a${i}.master }`]),
+      `state_dir: ${join(dir, 'state')}`,
+      'server:',
+      '  listen: 127.0.0.1:0',
+      'log:',
+      `  level: ${logLevel}`,
+    ].join('\n'),
+  );
+  return { config, creds, dir };
+}
+
+/** `--scenario routes`: the route soak of issue 19 against the built keeper, in real time. */
+async function routes(minutes: number): Promise<number> {
+  if (!(minutes > 0 && minutes <= 24 * 60)) throw new Error('--minutes must be in (0, 1440]');
+  const n = 40;
+  const sw = { deadlineS: 20, rearmS: 3, minHorizonS: 8 };
+  const warmupS = 20;
+  const keys = Array.from({ length: n }, (_, i) => keyOf(i));
+  const addresses = keys.map((k) => privateKeyToAddress(k).toLowerCase());
+  const clock = systemClock();
+  const sim: Simulator = await startSimulator({
+    port: 0,
+    clock,
+    accounts: addresses.map((address) => ({ address, tradedVolumeUsd: 50_000_000 })),
+    rateLimits: { global: { limit: 6_000, windowSeconds: 60 }, scheduleCancel: { limit: 1_200, windowSeconds: 60 }, endpoints: { 'POST /exchange': { limit: 1_200, windowSeconds: 60 } } },
+  });
+  const { config, creds } = await writeConfig(sim, keys, addresses, [
+    'switch:',
+    `  deadline_seconds: ${sw.deadlineS}`,
+    `  rearm_every_seconds: ${sw.rearmS}`,
+    `  min_horizon_seconds: ${sw.minHorizonS}`,
+    '  path: rest_then_exchange',
+    'watch:',
+    '  orders_every_seconds: 30',
+    '  positions_every_seconds: 60',
+    'rate_limits:',
+    '  global: { requests: 2400, per_seconds: 60 }',
+    '  schedule_cancel: { requests: 1200, per_seconds: 60 }',
+    '  exchange: { requests: 1200, per_seconds: 60 }',
+  ], 'info');
+  let keeperLog = '';
+  const keeper = spawn(process.execPath, [join(ROOT, 'dist/src/main.js'), 'run', '--config', config], {
+    env: { ...process.env, CREDENTIALS_DIRECTORY: creds, NOTIFY_SOCKET: undefined },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  keeper.stdout!.on('data', (d: Buffer) => (keeperLog = (keeperLog + d.toString()).slice(-200_000)));
+  keeper.stderr!.on('data', (d: Buffer) => (keeperLog = (keeperLog + d.toString()).slice(-200_000)));
+
+  await new Promise((r) => setTimeout(r, warmupS * 1000));
+  const cycle = startFaultCycle(sim.faults, clock, ROUTES_CYCLE);
+  const startVenue = sim.clock.nowMs();
+  const seconds: RouteSecond[] = [];
+  let worst = { horizonS: Number.POSITIVE_INFINITY, account: '', tS: 0 };
+  let cut = startVenue;
+  // The keeper's REST limit in force, as its log says (budget_limit_* lines), per second.
+  let restLimit = 20;
+  let logSeen = 0;
+  try {
+    for (let t = 1; t <= minutes * 60; t++) {
+      await new Promise((r) => setTimeout(r, startVenue + t * 1000 - sim.clock.nowMs()));
+      const now = sim.clock.nowMs();
+      for (const [i, a] of addresses.entries()) {
+        const at = sim.state.schedule(a).timeMs;
+        const h = at === undefined ? Number.NEGATIVE_INFINITY : (at - now) / 1000;
+        if (h < worst.horizonS) worst = { horizonS: h, account: `a${i}`, tS: (now - startVenue) / 1000 };
+      }
+      for (const line of keeperLog.slice(logSeen).split('\n')) {
+        if (!line.includes('"budget_limit_') || !line.includes('"schedule_cancel"')) continue;
+        try {
+          restLimit = (JSON.parse(line) as { per_second: number }).per_second;
+        } catch {
+          // a line cut at the buffer's start
+        }
+      }
+      logSeen = keeperLog.length;
+      const arms = sim.state.actionLog().filter((x) => x.type === 'scheduleCancel' && x.result === 'ok' && x.atMs > cut && x.atMs <= now);
+      seconds.push({ tMs: now - startVenue, rest: arms.filter((x) => x.via === 'rest').length, exchange: arms.filter((x) => x.via === 'exchange').length, restLimitPerSecond: restLimit });
+      cut = now;
+    }
+  } finally {
+    cycle.stop();
+    sim.faults.reset();
+    await new Promise<void>((r) => {
+      const k = setTimeout(() => keeper.kill('SIGKILL'), 20_000);
+      keeper.once('exit', () => {
+        clearTimeout(k);
+        r();
+      });
+      keeper.kill('SIGTERM');
+    });
+    await sim.stop();
+  }
+  const fired = addresses.reduce((sum, a) => sum + sim.state.schedule(a).triggersToday, 0);
+  const lags = routeRecoveryLags(seconds, ROUTES_CYCLE, minutes * 60_000);
+  const known = lags.flatMap((l) => (l.lagS === null ? [] : [l.lagS]));
+  const total = seconds.reduce((a, x) => ({ rest: a.rest + x.rest, exchange: a.exchange + x.exchange }), { rest: 0, exchange: 0 });
+  const summary = {
+    scenario: 'routes',
+    minutes,
+    accounts: n,
+    switch: { deadline_seconds: sw.deadlineS, rearm_every_seconds: sw.rearmS, min_horizon_seconds: sw.minHorizonS, path: 'rest_then_exchange' },
+    fired,
+    worst_horizon: worst,
+    arms: { ...total, per_second: Number(((total.rest + total.exchange) / seconds.length).toFixed(2)) },
+    recoveries: lags.length,
+    not_back_within_a_minute: lags.filter((l) => l.lagS === null),
+    back_on_rest_lag_seconds: { max: known.length ? Math.max(...known) : null, mean: known.length ? Number((known.reduce((a, b) => a + b, 0) / known.length).toFixed(2)) : null },
+    per_minute: Array.from({ length: minutes }, (_, m) => {
+      const w = seconds.slice(m * 60, m * 60 + 60);
+      return { minute: m + 1, rest: w.reduce((a, x) => a + x.rest, 0), exchange: w.reduce((a, x) => a + x.exchange, 0), rest_limit_per_second_at_end: w.at(-1)?.restLimitPerSecond ?? null };
+    }),
+  };
+  await mkdir(join(ROOT, 'artifacts'), { recursive: true });
+  await writeFile(join(ROOT, 'artifacts/soak-routes.json'), JSON.stringify(summary, null, 2));
+  console.log(`soak (routes): ${minutes} min, ${n} accounts, ${ROUTES_CYCLE.steps.length} faults a minute`);
+  console.log(`  fired cancels        ${fired}`);
+  console.log(`  worst horizon        ${worst.horizonS.toFixed(3)} s (${worst.account} at +${worst.tS} s; min_horizon ${sw.minHorizonS} s)`);
+  console.log(`  arms                 ${total.rest} by REST, ${total.exchange} by exchange (${summary.arms.per_second}/s)`);
+  console.log(`  back on REST         ${lags.length - summary.not_back_within_a_minute.length} of ${lags.length} recoveries within a minute (lag max ${summary.back_on_rest_lag_seconds.max} s, mean ${summary.back_on_rest_lag_seconds.mean} s)`);
+  console.log('  artifacts/soak-routes.json');
+  if (fired > 0 || worst.horizonS < sw.minHorizonS || summary.not_back_within_a_minute.length > 0) {
+    console.error(`FAIL: ${fired} fired, worst horizon ${worst.horizonS.toFixed(3)} s, ${summary.not_back_within_a_minute.length} recoveries not back on REST\n${keeperLog.slice(-3000)}`);
+    return 1;
+  }
+  return 0;
+}
