@@ -162,6 +162,32 @@ describe('RequestScheduler', () => {
     expect(s.specOf('schedule_cancel')).toEqual({ limit: 20, windowMs: 10_000 });
     s.blockScope('schedule_cancel', clock.nowMs() + 1_000); // no numbers in the 429
     expect(s.specOf('schedule_cancel')).toEqual({ limit: 10, windowMs: 10_000 });
+    // The refused probe doubles the next quiet spell.
+    await clock.advance(LIMIT_QUIET_MS);
+    expect(s.specOf('schedule_cancel')).toEqual({ limit: 10, windowMs: 10_000 });
+    await clock.advance(LIMIT_QUIET_MS);
+    expect(s.specOf('schedule_cancel')).toEqual({ limit: 20, windowMs: 10_000 });
+    s.stop();
+  });
+
+  it('a refusal soon after a probe restored the configured limit doubles the next quiet spell; a late one starts afresh', async () => {
+    const clock = new FakeClock(0);
+    const configured = { limit: 40, windowMs: 10_000 };
+    const s = new RequestScheduler(clock, { global: configured });
+    s.adoptLimit('global', { limit: 20, windowMs: 10_000 });
+    await clock.advance(LIMIT_QUIET_MS);
+    expect(s.specOf('global')).toEqual(configured); // 2 x 20 = 40: restored
+    await clock.advance(1_000);
+    s.adoptLimit('global', { limit: 20, windowMs: 10_000 }); // the venue still means 20
+    await clock.advance(LIMIT_QUIET_MS);
+    expect(s.specOf('global')).toEqual({ limit: 20, windowMs: 10_000 });
+    await clock.advance(LIMIT_QUIET_MS);
+    expect(s.specOf('global')).toEqual(configured);
+    // Long after: a new episode, the first spell again.
+    await clock.advance(3 * LIMIT_QUIET_MS);
+    s.adoptLimit('global', { limit: 20, windowMs: 10_000 });
+    await clock.advance(LIMIT_QUIET_MS);
+    expect(s.specOf('global')).toEqual(configured);
     s.stop();
   });
 

@@ -46,16 +46,32 @@ export interface AdmissionWait {
 
 /**
  * A learned limit is probed back towards the configured one after this long with no 429 on its
- * scope, and each further step after another such spell. A minute: the venue's windows are at
- * most that long (the exchange's weight is per minute; the windows announced so far are 5 to 60 s),
- * so a quiet spell has seen at least one whole window at the learned rate pass without a refusal,
- * which a refusal of the venue's standing limit would not have allowed. Shorter would probe inside
- * the window that refused; longer only keeps a false limit (a storm's) in force longer. A probe
- * that overshoots costs one 429, whose detail re-learns the limit at once.
+ * scope, and each further step after another such spell. Five minutes: a limit the venue announced
+ * in a 429's detail is its word, and staying under it costs little (a `rest_then_exchange` plan
+ * carries on the other route what this one no longer can), while every probe that overshoots costs
+ * a 429 and its `retry_after` hold on the accounts closest to their deadlines. A storm's false limit
+ * is given back within minutes, and a venue that really lowered its limit is asked again at most
+ * every five minutes, then less often (LIMIT_QUIET_MAX_MS). A minute was tried first: on a venue
+ * configured at twice its real limit it drew a second burst of 429s a minute after the first.
  */
-export const LIMIT_QUIET_MS = 60_000;
+export const LIMIT_QUIET_MS = 300_000;
+/** A probe the venue refused doubles the next quiet spell, up to this. */
+export const LIMIT_QUIET_MAX_MS = 3_600_000;
 /** Each probe step multiplies the learned rate by this, up to the configured one. */
 export const LIMIT_PROBE_FACTOR = 2;
+
+/** A scope's limit: the configured baseline, a learned one in force, and when to probe. */
+interface LimitState {
+  base: WindowSpec;
+  configured: boolean;
+  learned: WindowSpec | null;
+  lastRefusalMs: number;
+  nextProbeMs: number;
+  /** The quiet spell before the next probe: LIMIT_QUIET_MS, doubled by each refused probe. */
+  quietMs: number;
+  /** When a probe last gave the configured limit back (a refusal soon after counts against it). */
+  restoredAtMs: number;
+}
 
 /** Where a scope's limit in force comes from. */
 export type LimitSource = 'configured' | 'learned';
@@ -232,7 +248,7 @@ export class RequestScheduler {
    * when a learned limit is in force, the spec the venue announced, the last refusal and the next
    * probe.
    */
-  private readonly limitsOf = new Map<string, { base: WindowSpec; configured: boolean; learned: WindowSpec | null; lastRefusalMs: number; nextProbeMs: number }>();
+  private readonly limitsOf = new Map<string, LimitState>();
   private readonly limitListeners = new Set<(c: LimitChange) => void>();
   private probeTimer: TimerHandle | null = null;
 
@@ -252,7 +268,7 @@ export class RequestScheduler {
   ) {
     for (const [k, spec] of Object.entries(specs)) {
       this.scopes.set(k, newScope(spec));
-      this.limitsOf.set(k, { base: { ...spec }, configured: true, learned: null, lastRefusalMs: 0, nextProbeMs: 0 });
+      this.limitsOf.set(k, { base: { ...spec }, configured: true, learned: null, lastRefusalMs: 0, nextProbeMs: 0, quietMs: LIMIT_QUIET_MS, restoredAtMs: Number.NEGATIVE_INFINITY });
     }
     if (opts.onLimitChange) this.limitListeners.add(opts.onLimitChange);
   }
@@ -346,8 +362,12 @@ export class RequestScheduler {
     const now = this.clock.nowMs();
     l.lastRefusalMs = now;
     if (l.learned) {
-      l.nextProbeMs = now + LIMIT_QUIET_MS;
-      if (ratePerSecond(s.spec) > ratePerSecond(l.learned)) this.changeLimit(scope, { ...l.learned }, 'learned');
+      if (ratePerSecond(s.spec) > ratePerSecond(l.learned)) {
+        // A probe refused: back to the announced limit, and a longer spell before the next one.
+        l.quietMs = Math.min(LIMIT_QUIET_MAX_MS, l.quietMs * 2);
+        this.changeLimit(scope, { ...l.learned }, 'learned');
+      }
+      l.nextProbeMs = now + l.quietMs;
       this.scheduleProbe();
     }
     this.pump();
@@ -364,12 +384,16 @@ export class RequestScheduler {
     const now = this.clock.nowMs();
     l.lastRefusalMs = now;
     if (spacingMs(spec) > spacingMs(s.spec) || spec.limit < s.spec.limit) {
+      // Refused above an announced limit we had given back (a probe): wait longer next time.
+      if (l.learned && ratePerSecond(s.spec) > ratePerSecond(l.learned) && ratePerSecond(spec) <= ratePerSecond(l.learned)) l.quietMs = Math.min(LIMIT_QUIET_MAX_MS, l.quietMs * 2);
+      // Refused soon after a probe restored the configured limit: the same; long after: a new episode.
+      if (!l.learned) l.quietMs = now - l.restoredAtMs < l.quietMs ? Math.min(LIMIT_QUIET_MAX_MS, l.quietMs * 2) : LIMIT_QUIET_MS;
       l.learned = { ...spec };
-      l.nextProbeMs = now + LIMIT_QUIET_MS;
+      l.nextProbeMs = now + l.quietMs;
       this.changeLimit(scope, { ...spec }, 'learned');
       this.scheduleProbe();
     } else if (l.learned) {
-      l.nextProbeMs = now + LIMIT_QUIET_MS;
+      l.nextProbeMs = now + l.quietMs;
     }
   }
 
@@ -471,10 +495,10 @@ export class RequestScheduler {
     return s;
   }
 
-  private limitOf(key: string): { base: WindowSpec; configured: boolean; learned: WindowSpec | null; lastRefusalMs: number; nextProbeMs: number } {
+  private limitOf(key: string): LimitState {
     let l = this.limitsOf.get(key);
     if (!l) {
-      l = { base: { ...this.scope(key).spec }, configured: false, learned: null, lastRefusalMs: 0, nextProbeMs: 0 };
+      l = { base: { ...this.scope(key).spec }, configured: false, learned: null, lastRefusalMs: 0, nextProbeMs: 0, quietMs: LIMIT_QUIET_MS, restoredAtMs: Number.NEGATIVE_INFINITY };
       this.limitsOf.set(key, l);
     }
     return l;
@@ -524,9 +548,10 @@ export class RequestScheduler {
       const target = ratePerSecond(cur) * LIMIT_PROBE_FACTOR;
       if (target >= ratePerSecond(l.base)) {
         l.learned = null;
+        l.restoredAtMs = now;
         this.changeLimit(scope, { ...l.base }, 'restored');
       } else {
-        l.nextProbeMs = now + LIMIT_QUIET_MS;
+        l.nextProbeMs = now + l.quietMs;
         this.changeLimit(scope, { limit: Math.max(1, Math.round((target * cur.windowMs) / 1000)), windowMs: cur.windowMs }, 'probed');
       }
     }
