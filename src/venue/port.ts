@@ -317,8 +317,12 @@ export class VenuePort {
   private hold(e: RestError, endpoint: string, holdScope: string): void {
     const rl = e.rateLimit;
     const venueScope = rl?.scope === 'endpoint' ? 'endpoint' : 'global';
-    // The exchange endpoint is a quota of its own whatever scope its answer names.
-    const scope = holdScope === SCOPES.exchange ? SCOPES.exchange : venueScope === 'global' ? SCOPES.global : holdScope;
+    // The exchange endpoint is a quota of its own, unless its answer announced the combined window
+    // (a venue whose one window counts every signed action says so: holding only `exchange` would
+    // let the REST arms run into the same window). A detail we completed ourselves (no limit
+    // announced) names no scope the venue chose.
+    const announcedGlobal = venueScope === 'global' && rl !== undefined && rl.limit > 0;
+    const scope = holdScope === SCOPES.exchange && !announcedGlobal ? SCOPES.exchange : venueScope === 'global' ? SCOPES.global : holdScope;
     const retryAfterMs = Math.max(1, rl?.retry_after_seconds ?? 1) * 1000;
     // retry_after is a duration: held on the monotonic clock, no venue offset applies.
     this.scheduler.blockScope(scope, this.clock.monoMs() + retryAfterMs);
