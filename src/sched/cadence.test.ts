@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { LAG_ALLOWANCE_MS, maxPeriodMs, planCadence, planProtection, SHORT_HORIZON_FLOOR_MS } from './cadence.js';
+import { armCapacityPerSecond, assignRoutes, LAG_ALLOWANCE_MS, maxPeriodMs, planCadence, planProtection, SHORT_HORIZON_FLOOR_MS } from './cadence.js';
 
 const acct = (rearmEveryMs = 15_000, deadlineMs = 60_000, minHorizonMs = 20_000) => ({ rearmEveryMs, deadlineMs, minHorizonMs });
 const many = (n: number, a = acct()) => Array.from({ length: n }, () => a);
@@ -94,5 +94,31 @@ describe('planProtection: never refuse to protect', () => {
     const p = planProtection(n(100), 20);
     expect(p).toMatchObject({ tier: 'configured', stretch: 1 });
     expect(p.periodsMs.every((x) => x === 10_000)).toBe(true);
+  });
+});
+
+describe('armCapacityPerSecond: the budget over the routes the accounts may use', () => {
+  const b = { global: 20, rest: 1, exchange: 20 };
+  it('REST-only accounts get the REST route, capped by the combined window', () => {
+    expect(armCapacityPerSecond(['rest'], b)).toBe(1);
+    expect(armCapacityPerSecond(['rest'], { global: 10, rest: 20 })).toBe(10);
+  });
+  it('rest_then_exchange adds the exchange route: what REST cannot carry is planned on the other', () => {
+    expect(armCapacityPerSecond(['rest_then_exchange'], b)).toBe(20);
+    expect(armCapacityPerSecond(['rest_then_exchange'], { global: 100, rest: 1, exchange: 20 })).toBe(21);
+    expect(armCapacityPerSecond(['exchange', 'rest'], { rest: 3, exchange: 4 })).toBe(7);
+  });
+  it('no known budget on the routes used: the combined window, or nothing', () => {
+    expect(armCapacityPerSecond(['exchange'], { global: 5, rest: 2 })).toBe(5);
+    expect(armCapacityPerSecond(['rest'], {})).toBeUndefined();
+  });
+});
+
+describe('assignRoutes', () => {
+  it('fills the REST route with rest_then_exchange accounts up to what it can carry, the rest by exchange', () => {
+    const a = (path: 'rest' | 'exchange' | 'rest_then_exchange', armsPerSecond = 0.3) => ({ path, armsPerSecond });
+    // REST carries 1/s; the rest account takes 0.3, so two of the four flexible ones fit.
+    expect(assignRoutes([a('rest'), a('rest_then_exchange'), a('rest_then_exchange'), a('rest_then_exchange'), a('exchange')], 1)).toEqual(['rest', 'rest', 'rest', 'exchange', 'exchange']);
+    expect(assignRoutes([a('rest_then_exchange')], undefined)).toEqual(['rest']);
   });
 });

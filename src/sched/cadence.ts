@@ -158,3 +158,58 @@ export function planProtection(accounts: readonly ProtectionInput[], budgetPerSe
   });
   return result('over_budget', periodsMs, verdicts);
 }
+
+// ---- the budget the arms can use, over both routes ----
+
+export type PathPolicy = 'rest' | 'exchange' | 'rest_then_exchange';
+
+/**
+ * Requests per second in force on each scope an arm may spend (configured, learned from a 429, or
+ * this instance's share of a shared budget). Absent: no limit known on that scope.
+ */
+export interface RouteBudgets {
+  /** The combined window every request spends (`global`). */
+  global?: number;
+  /** The REST schedule-cancel route (`schedule_cancel`). */
+  rest?: number;
+  /** The exchange endpoint (`exchange`). */
+  exchange?: number;
+}
+
+/**
+ * Arms per second the accounts' routes can carry together: each route the accounts may use adds
+ * its budget, and the combined window caps the sum (both routes spend it). A `rest_then_exchange`
+ * account may use both, so arms one route cannot carry are planned on the other rather than left
+ * to fail first. Undefined when no route the accounts use has a known budget.
+ */
+export function armCapacityPerSecond(paths: Iterable<PathPolicy>, b: RouteBudgets): number | undefined {
+  let rest = false;
+  let exchange = false;
+  for (const p of paths) {
+    if (p !== 'exchange') rest = true;
+    if (p !== 'rest') exchange = true;
+  }
+  // A route the accounts use with no known budget of its own is limited by the combined window only.
+  const part = (used: boolean, budget: number | undefined): number => (!used ? 0 : budget ?? Number.POSITIVE_INFINITY);
+  const capacity = Math.min(part(rest, b.rest) + part(exchange, b.exchange), b.global ?? Number.POSITIVE_INFINITY);
+  return Number.isFinite(capacity) ? capacity : undefined;
+}
+
+/**
+ * The route each account's arms are planned on: `rest` and `exchange` accounts have theirs; the
+ * `rest_then_exchange` accounts fill what the REST route's usable budget leaves after the `rest`
+ * accounts (in input order), and the rest go by the exchange endpoint. `armsPerSecond`: each
+ * account's planned rate (0 for one not armed).
+ */
+export function assignRoutes(accounts: ReadonlyArray<{ path: PathPolicy; armsPerSecond: number }>, restUsablePerSecond: number | undefined): Array<'rest' | 'exchange'> {
+  let restLeft = restUsablePerSecond ?? Number.POSITIVE_INFINITY;
+  for (const a of accounts) if (a.path === 'rest') restLeft -= a.armsPerSecond;
+  return accounts.map((a) => {
+    if (a.path !== 'rest_then_exchange') return a.path;
+    if (a.armsPerSecond <= restLeft + 1e-9) {
+      restLeft -= a.armsPerSecond;
+      return 'rest';
+    }
+    return 'exchange';
+  });
+}

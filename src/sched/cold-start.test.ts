@@ -1,0 +1,60 @@
+import { describe, expect, it } from 'vitest';
+import { coldStartRemainingMs, firstArmGateMs, simulateColdStart } from './cold-start.js';
+
+// The issue's venue: one window of 100 per 5 s (B = 20/s, 0.97 of it usable), deadline 20 s,
+// min horizon 8 s: the longest safe period is 20 - 8 - 1 = 11 s.
+const B = 20 * 0.97;
+const PERIOD_MS = 11_000;
+
+describe('firstArmGateMs', () => {
+  it('holds first arms until the cold start ends one period later, so none comes due inside it', () => {
+    // 180 approvals + 180 first arms at 19.4/s = 18.56 s; the gate opens at 18.56 - 11 = 7.56 s.
+    const gate = firstArmGateMs(0, { approvalsLeft: 180, firstArmsLeft: 180, usablePerSecond: B, armedPerSecond: 0, periodMs: PERIOD_MS });
+    expect(gate).toBeCloseTo((360 / B) * 1000 - PERIOD_MS, 6);
+  });
+
+  it('opens at once when the cold start is shorter than a period, or no approval is left', () => {
+    expect(firstArmGateMs(5, { approvalsLeft: 10, firstArmsLeft: 10, usablePerSecond: B, armedPerSecond: 0, periodMs: PERIOD_MS })).toBeLessThanOrEqual(5);
+    expect(firstArmGateMs(5, { approvalsLeft: 0, firstArmsLeft: 500, usablePerSecond: B, armedPerSecond: 0, periodMs: PERIOD_MS })).toBe(5);
+  });
+
+  it('counts what the armed accounts take: less room, a later end', () => {
+    const idle = coldStartRemainingMs({ approvalsLeft: 100, firstArmsLeft: 100, usablePerSecond: B, armedPerSecond: 0, periodMs: PERIOD_MS });
+    const busy = coldStartRemainingMs({ approvalsLeft: 100, firstArmsLeft: 100, usablePerSecond: B, armedPerSecond: 10, periodMs: PERIOD_MS });
+    expect(busy).toBeCloseTo((200 / (B - 10)) * 1000, 6);
+    expect(busy).toBeGreaterThan(idle);
+  });
+
+  it('a window the re-arms fill leaves nothing to project: the gate opens (first arms compete by urgency)', () => {
+    expect(coldStartRemainingMs({ approvalsLeft: 5, firstArmsLeft: 5, usablePerSecond: B, armedPerSecond: B, periodMs: PERIOD_MS })).toBe(Number.POSITIVE_INFINITY);
+    expect(firstArmGateMs(0, { approvalsLeft: 5, firstArmsLeft: 5, usablePerSecond: B, armedPerSecond: B, periodMs: PERIOD_MS })).toBe(0);
+  });
+});
+
+describe('simulateColdStart: why just in time', () => {
+  for (const [n, period] of [
+    [180, 11_000],
+    [228, 12_000],
+    [270, 15_000],
+  ] as const) {
+    it(`${n} accounts: just in time arms the last account at the ideal, with fewer account-seconds than approvals-first; interleaving arms it far later`, () => {
+      const ideal = (2 * n) / B;
+      const first = simulateColdStart('approvals_first', n, B, period);
+      const inter = simulateColdStart('interleaved', n, B, period);
+      const jit = simulateColdStart('just_in_time', n, B, period);
+      expect(jit.lastArmedSeconds).toBeCloseTo(ideal, 1);
+      expect(first.lastArmedSeconds).toBeCloseTo(ideal, 1);
+      expect(jit.rearmsInside).toBe(0);
+      expect(jit.unprotectedAccountSeconds).toBeLessThan(first.unprotectedAccountSeconds);
+      // Interleaving leaves fewer account-seconds, but its early arms come due inside the cold
+      // start and the last account waits far longer: at 180, 29.9 s against 18.6 s.
+      expect(inter.unprotectedAccountSeconds).toBeLessThan(jit.unprotectedAccountSeconds);
+      expect(inter.lastArmedSeconds).toBeGreaterThan(1.5 * ideal);
+      expect(inter.rearmsInside).toBeGreaterThan(0);
+    });
+  }
+
+  it('a window the re-arms outgrow never arms everyone, in any order', () => {
+    expect(simulateColdStart('just_in_time', 1_000, B, PERIOD_MS).lastArmedSeconds).toBe(Number.POSITIVE_INFINITY);
+  });
+});
