@@ -1,10 +1,26 @@
 import type { Logger } from 'pino';
 import type { KeeperMetrics } from '../obs/metrics.js';
-import { planProtection, type ProtectionPlan } from '../sched/cadence.js';
+import { armCapacityPerSecond, assignRoutes, BUDGET_UTILISATION, maxPeriodMs, planProtection, type ProtectionInput, type ProtectionPlan, type RouteBudgets } from '../sched/cadence.js';
 import type { RequestScheduler } from '../sched/scheduler.js';
 import { SlotCalendar } from '../sched/slot-calendar.js';
 import type { KeeperAccountSpec, KeeperOptions, KeeperStatus, Managed } from './keeper-types.js';
 import type { SwitchSettings } from './switch-machine.js';
+
+/** What the shared budget (Redis) tells the planner: this instance's share of the demand. */
+export interface SharedDemand {
+  publishDemand(d: { armsPerSecond: number; backlog: number }): void;
+  share(): number;
+}
+
+/**
+ * The cold-start plan (longest safe periods) is worth it only when the configured re-arms would take
+ * more than this share of the window once everyone is armed: below it they leave provisioning all
+ * it needs, and an account armed early keeps the cadence its operator asked for.
+ */
+const COLD_START_PLAN_SHARE = 0.1;
+
+/** A budget that moved by less than this share is the same plan (a demand share moves a little every second). */
+const BUDGET_CHANGE_TOLERANCE = 0.02;
 
 /**
  * The keeper's cadence control: fits the accounts to the arm budget, never refusing
@@ -12,6 +28,12 @@ import type { SwitchSettings } from './switch-machine.js';
  * leave the lowest-priority accounts over_budget), hands each runner its effective settings, and
  * keeps the slot calendar at the planned arm rate. Runners keep their timers; the next slot uses
  * the new period.
+ *
+ * The arm budget is the one in force on the routes the accounts may use (armCapacityPerSecond:
+ * the REST route, the exchange endpoint, both capped by the combined window), as configured or as
+ * a 429 announced it, times this instance's share when shards share one budget. During a cold
+ * start every account runs at its longest safe period, so the window's rest goes to provisioning
+ * (cold-start.ts).
  */
 export class CadenceControl {
   private plan?: ProtectionPlan;
@@ -21,27 +43,107 @@ export class CadenceControl {
   /** Re-arm slots at the planned arm rate (rebuilt when the plan's rate changes). */
   private calendar?: SlotCalendar;
 
-  constructor(private readonly deps: { scheduler: Pick<RequestScheduler, 'specOf' | 'queuedOn'>; metrics: KeeperMetrics; logger: Logger }) {}
+  /** Every armed account at its longest safe period: provisioning takes the rest of the window. */
+  private coldStart = false;
+  /** The planned route of each rest_then_exchange account (assignRoutes). */
+  private routes = new Map<string, 'rest' | 'exchange'>();
+  private share = 1;
+  /** Arms per second of the plan without the cold start (what everyone armed will need). */
+  private steadyArmsPerSecond = 0;
 
-  /** The arm budget in force: the configured one, or the venue's announced one when tighter. */
-  armBudget(options: KeeperOptions): number | undefined {
+  constructor(
+    private readonly deps: {
+      scheduler: Pick<RequestScheduler, 'specOf' | 'queuedOn'>;
+      metrics: KeeperMetrics;
+      logger: Logger;
+      sharedDemand?: SharedDemand;
+      budgetMode?: () => string;
+    },
+  ) {}
+
+  /** Requests per second in force on each arm scope (configured, or tighter as a 429 announced). */
+  routeBudgets(options: KeeperOptions): RouteBudgets {
+    const rate = (scope: string): number | undefined => {
+      const s = this.deps.scheduler.specOf(scope);
+      return s ? (s.limit * 1000) / s.windowMs : undefined;
+    };
+    const rest = rate('schedule_cancel');
     const configured = options.armBudgetPerSecond;
-    const live = this.deps.scheduler.specOf('schedule_cancel');
-    const announced = live ? (live.limit * 1000) / live.windowMs : undefined;
-    if (configured === undefined) return announced;
-    return announced === undefined ? configured : Math.min(configured, announced);
+    return {
+      global: rate('global'),
+      rest: configured === undefined ? rest : rest === undefined ? configured : Math.min(configured, rest),
+      exchange: rate('exchange'),
+    };
   }
 
-  /** A 429 announced a budget other than the one the plan was made for. */
+  /**
+   * This instance's share of a shared budget: its demand over every instance's (Redis), only while
+   * the shared budget is in force; on the local fallback the scheduler's budget is already cut to it.
+   */
+  private budgetShare(): number {
+    const d = this.deps.sharedDemand;
+    if (!d || (this.deps.budgetMode?.() ?? 'local') !== 'shared') return 1;
+    const s = d.share();
+    return s > 0 && s <= 1 ? s : 1;
+  }
+
+  /** The arm budget in force over the routes the accounts may use, times this instance's share. */
+  armBudget(options: KeeperOptions): number | undefined {
+    const capacity = armCapacityPerSecond(
+      options.accounts.map((a) => a.switch.path),
+      this.routeBudgets(options),
+    );
+    return capacity === undefined ? undefined : capacity * this.budgetShare();
+  }
+
+  /** The budget moved (a 429 announced another, a limit was restored, the share changed). */
   budgetChanged(options: KeeperOptions): boolean {
     const budget = this.armBudget(options);
-    return budget !== undefined && Math.abs(budget - this.budgetPerSecond) > 1e-9;
+    return budget !== undefined && Math.abs(budget - this.budgetPerSecond) > this.budgetPerSecond * BUDGET_CHANGE_TOLERANCE;
+  }
+
+  /**
+   * Enters or leaves the cold-start plan: `provisioning` is true while accounts are still being
+   * provisioned; the plan changes only when the configured re-arms would crowd the window.
+   */
+  setColdStart(provisioning: boolean, options: KeeperOptions, accounts: Iterable<Managed>): void {
+    const on = provisioning && this.steadyArmsPerSecond > COLD_START_PLAN_SHARE * this.usablePerSecond();
+    if (this.coldStart === on) return;
+    this.coldStart = on;
+    this.apply(options, accounts);
+  }
+
+  inColdStart(): boolean {
+    return this.coldStart;
+  }
+
+  /** The usable arm rate of the plan in force (arms per second), 0 before the first plan. */
+  usablePerSecond(): number {
+    return this.plan?.usablePerSecond ?? 0;
+  }
+
+  /**
+   * Tells the other instances what this one will spend: arms per second at the accounts' longest
+   * safe periods (the least it needs), and the provisioning requests still to send.
+   */
+  publishDemand(options: KeeperOptions, backlog: number): void {
+    const d = this.deps.sharedDemand;
+    if (!d) return;
+    const armsPerSecond = options.accounts.reduce((sum, a) => sum + 1000 / maxPeriodMs(a.switch), 0);
+    d.publishDemand({ armsPerSecond, backlog });
   }
 
   effectiveSettings(spec: KeeperAccountSpec): SwitchSettings {
     const period = this.periods.get(spec.name);
     if (period === undefined) return spec.switch;
-    return period === null ? { ...spec.switch, overBudget: true } : { ...spec.switch, rearmEveryMs: period };
+    if (period === null) return { ...spec.switch, overBudget: true };
+    const route = this.routes.get(spec.name);
+    return { ...spec.switch, rearmEveryMs: period, ...(route ? { preferredPath: route } : {}) };
+  }
+
+  /** The route the plan puts a `rest_then_exchange` account on (undefined for the others). */
+  plannedRoute(name: string): 'rest' | 'exchange' | undefined {
+    return this.routes.get(name);
   }
 
   isOverBudget(name: string): boolean {
@@ -64,15 +166,22 @@ export class CadenceControl {
     const budget = this.armBudget(options);
     if (budget === undefined) return;
     this.budgetPerSecond = budget;
+    this.share = this.budgetShare();
     const managed = new Map([...accounts].map((m) => [m.spec.name, m]));
     const specs = options.accounts;
-    const plan = planProtection(
-      specs.map((a) => {
-        const s = managed.get(a.name)?.runner?.snapshot();
-        return { ...a.switch, priority: a.priority ?? 0, noOpenOrders: a.switch.armWhen === 'orders_open' && s?.openOrders === 0 };
-      }),
-      budget,
+    const inputs = specs.map((a) => {
+      const s = managed.get(a.name)?.runner?.snapshot();
+      return { ...a.switch, priority: a.priority ?? 0, noOpenOrders: a.switch.armWhen === 'orders_open' && s?.openOrders === 0 };
+    });
+    const steady = planProtection(inputs, budget);
+    this.steadyArmsPerSecond = steady.armsPerSecond;
+    const plan = this.coldStart ? this.coldStartPlan(inputs, budget) : steady;
+    const restUsable = this.routeBudgets(options).rest;
+    const routes = assignRoutes(
+      specs.map((a, i) => ({ path: a.switch.path, armsPerSecond: plan.periodsMs[i] ? 1000 / plan.periodsMs[i]! : 0 })),
+      restUsable === undefined ? undefined : restUsable * this.share * BUDGET_UTILISATION,
     );
+    this.routes = new Map(specs.flatMap((a, i) => (a.switch.path === 'rest_then_exchange' ? [[a.name, routes[i]!] as const] : [])));
     const before = this.plan;
     if (plan.usablePerSecond > 0 && this.calendar?.spacingMs !== 1000 / plan.usablePerSecond) this.calendar = new SlotCalendar(1000 / plan.usablePerSecond);
     this.plan = plan;
@@ -86,8 +195,15 @@ export class CadenceControl {
     for (const acct of managed.values()) {
       const want = this.effectiveSettings(acct.spec);
       const now = acct.runner?.currentSettings();
-      if (acct.runner && now && (now.rearmEveryMs !== want.rearmEveryMs || Boolean(now.overBudget) !== Boolean(want.overBudget))) acct.runner.updateSettings(want);
+      if (acct.runner && now && (now.rearmEveryMs !== want.rearmEveryMs || Boolean(now.overBudget) !== Boolean(want.overBudget) || now.preferredPath !== want.preferredPath)) acct.runner.updateSettings(want);
     }
+  }
+
+  /** Every account at its longest safe period (or what the budget allows below it); stretch against the configured periods. */
+  private coldStartPlan(inputs: ReadonlyArray<ProtectionInput>, budget: number): ProtectionPlan {
+    const plan = planProtection(inputs.map((a) => ({ ...a, rearmEveryMs: Math.max(a.rearmEveryMs, maxPeriodMs(a)) })), budget);
+    const stretches = plan.periodsMs.flatMap((p, i) => (p === null ? [] : [p / inputs[i]!.rearmEveryMs]));
+    return { ...plan, stretch: Math.max(1, ...stretches) };
   }
 
   view(): KeeperStatus['cadence'] {
@@ -102,15 +218,19 @@ export class CadenceControl {
       tier: c.tier,
       over_budget: c.verdicts.filter((v) => v === 'over_budget').length,
       short_horizon: c.verdicts.filter((v) => v === 'short_horizon').length,
+      cold_start: this.coldStart,
+      budget_share: Number(this.share.toFixed(3)),
+      routes: { rest: [...this.routes.values()].filter((r) => r === 'rest').length, exchange: [...this.routes.values()].filter((r) => r === 'exchange').length },
     };
   }
 
   private logPlan(plan: ProtectionPlan, before: ProtectionPlan | undefined, budget: number, accounts: number): void {
     const over = plan.verdicts.filter((v) => v === 'over_budget').length;
     const short = plan.verdicts.filter((v) => v === 'short_horizon').length;
-    const fields = { event: 'cadence', tier: plan.tier, stretch: Number(plan.stretch.toFixed(3)), arms_per_second: Number(plan.armsPerSecond.toFixed(2)), budget_per_second: budget, accounts, capacity_accounts: plan.capacityAccounts, short_horizon: short, over_budget: over };
+    const fields = { event: 'cadence', tier: plan.tier, cold_start: this.coldStart, stretch: Number(plan.stretch.toFixed(3)), arms_per_second: Number(plan.armsPerSecond.toFixed(2)), budget_per_second: Number(budget.toFixed(3)), budget_share: Number(this.share.toFixed(3)), accounts, capacity_accounts: plan.capacityAccounts, short_horizon: short, over_budget: over };
     const log = this.deps.logger;
-    if (over > 0) log.error(fields, `the arm budget cannot arm every account: ${over} left over_budget (lowest priority)`);
+    if (this.coldStart && over === 0 && short === 0) log.info(fields, 'cold start: armed accounts at their longest safe periods, the rest of the window to provisioning');
+    else if (over > 0) log.error(fields, `the arm budget cannot arm every account: ${over} left over_budget (lowest priority)`);
     else if (short > 0) log.error(fields, `the arm budget keeps every account armed, but ${short} with a horizon below its minimum`);
     else if (plan.stretch > 1) log.warn(fields, 're-arm periods stretched to fit the arm budget');
     else if (before !== undefined) log.info(fields, 're-arm periods back to the configured cadence');

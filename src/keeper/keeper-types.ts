@@ -132,7 +132,22 @@ export interface AccountStatus {
 
 export interface KeeperStatus {
   venue_time: string;
-  cadence: null | { stretch: number; arms_per_second: number; budget_per_second: number; capacity_accounts: number; holds: boolean; tier: string; over_budget: number; short_horizon: number };
+  cadence: null | {
+    stretch: number;
+    arms_per_second: number;
+    budget_per_second: number;
+    capacity_accounts: number;
+    holds: boolean;
+    tier: string;
+    over_budget: number;
+    short_horizon: number;
+    /** Accounts still being provisioned: armed accounts at their longest safe periods (cold-start.ts). */
+    cold_start: boolean;
+    /** This instance's share of a shared budget (1 alone). */
+    budget_share: number;
+    /** How many `rest_then_exchange` accounts the plan puts on each route. */
+    routes: { rest: number; exchange: number };
+  };
   clock_skew_seconds: number;
   /** The request budget in force: `local`, `shared` (rate_limits.shared, through Redis) or `local_fallback`. */
   budget_mode: string;

@@ -7,6 +7,7 @@ import { mapLimited } from '../sched/pool.js';
 import { AccountRunner, type ScheduleCancelSender } from './account-runner.js';
 import { makeSender } from './sender.js';
 import { CadenceControl } from './cadence-control.js';
+import { ColdStartGate } from './cold-start-gate.js';
 import { AccountReports } from './reports.js';
 import { AgentLifecycle } from './agents.js';
 import { readinessOf, shouldBeArmed, statusOf, type Readiness, type ViewInput } from './views.js';
@@ -58,6 +59,8 @@ export class Keeper {
   private watchersStarted = 0;
   /** Minute summaries and start-up progress (activity.ts). */
   private readonly activity = new ActivityReporter();
+  /** Provisioning inside the plan: the cold start's counters and its first-arm gate (cold-start-gate.ts). */
+  private readonly gate = new ColdStartGate();
 
   constructor(
     options: KeeperOptions,
@@ -217,19 +220,27 @@ export class Keeper {
     const added = specs.map((spec) => {
       const m: Managed = { spec, log: this.deps.logger.child({ account: spec.name }), provisionAttempts: 0, subscribed: false, removed: false };
       this.accounts.set(spec.name, m);
+      this.gate.added(spec.name, spec.switch);
       initAccountSeries(this.deps.metrics, spec.name);
       this.deps.metrics.triggersToday.set({ account: spec.name }, this.deps.triggers.get(spec.name));
       return m;
     });
+    this.updateColdStart(false);
     await mapLimited(added, PROVISION_CONCURRENCY, async (m) => {
-      if (this.stopRequested || m.removed) return;
-      await this.agents.provision(m, false);
+      if (this.stopRequested || m.removed) {
+        this.gate.settledFailed(m.spec.name);
+        return;
+      }
+      const ok = await this.agents.provision(m, false);
+      if (!ok) this.gate.settledFailed(m.spec.name);
+      this.updateColdStart(false);
     }, { initial: PROVISION_FIRST });
   }
 
   private async removeAccount(m: Managed): Promise<void> {
     m.removed = true;
     this.accounts.delete(m.spec.name);
+    this.gate.forget(m.spec.name);
     this.stopWatching(m);
     await this.stopAccount(m);
     removeAccountSeries(this.deps.metrics, m.spec.name);
@@ -259,11 +270,28 @@ export class Keeper {
     });
     m.sender = sender;
     if (m.runner) return; // re-provisioned: only the signer changes
+    if (this.gate.isUnsettled(m.spec.name)) {
+      this.gate.settledOk(m.spec.name, (p.source === 'approved' ? 1 : 0) + (p.builderFeeApproved ? 1 : 0));
+      // During a cold start its first arm may wait for the gate, so it does not come due again
+      // before the last account is armed (sched/cold-start.ts).
+      this.gate.admit(m.spec.name, this.deps.clock.monoMs(), this.cadence.usablePerSecond(), () => this.startRunner(m));
+      return;
+    }
+    this.startRunner(m);
+  }
+
+  private startRunner(m: Managed): void {
+    const { deps } = this;
+    if (m.removed || m.runner || this.stopRequested) return;
+    const sender = m.sender!;
     const runner = new AccountRunner(m.spec.name, this.cadence.effectiveSettings(m.spec), {
       clock: deps.venueClock,
       sender: { send: (args) => (m.sender ?? sender).send(args) },
       reprovision: () => this.agents.provision(m, true),
-      report: (r) => this.reports.runner(m, r),
+      report: (r) => {
+        if (r.type === 'arm') this.gate.firstArmAnswered(m.spec.name, r.result === 'ok');
+        this.reports.runner(m, r);
+      },
       claimSlot: (wishMs, nowMs) => this.cadence.claimSlot(wishMs, nowMs),
     });
     m.runner = runner;
@@ -299,13 +327,36 @@ export class Keeper {
     };
   }
 
+  /**
+   * The cold start's plan: on while provisioning is under way (armed accounts at their longest safe
+   * periods), parked first arms released once the gate opens, accounts that no longer want arming
+   * (no open orders, ineligible, over budget) taken out of it.
+   */
+  private updateColdStart(sweep = true): void {
+    const now = this.deps.clock.monoMs();
+    // The sweep is the loop's (once a second), not every provisioning's: it walks the awaiting accounts.
+    if (sweep) {
+      for (const name of [...this.gate.awaitingNames()]) {
+        const m = this.accounts.get(name);
+        if (!m || (m.runner && !shouldBeArmed(m))) this.gate.forget(name);
+      }
+    }
+    this.gate.release(now, this.cadence.usablePerSecond());
+    this.cadence.setColdStart(this.gate.active(), this.options, this.accounts.values());
+  }
+
   // ---- loop, time, health ----
 
   private loop(): void {
     const { deps } = this;
     this.lastLoopMs = deps.clock.monoMs();
-    // A 429 may have announced a tighter budget: re-plan the cadence within it.
-    if (this.state !== 'new' && this.cadence.budgetChanged(this.options)) this.cadence.apply(this.options, this.accounts.values());
+    if (this.state !== 'new') {
+      this.updateColdStart();
+      this.cadence.publishDemand(this.options, this.gate.backlog());
+      // A 429 may have announced a tighter budget (or a learned one was restored, or the share of a
+      // shared budget moved): re-plan the cadence within it.
+      if (this.cadence.budgetChanged(this.options)) this.cadence.apply(this.options, this.accounts.values());
+    }
     // Per-account gauges are recomputed at scrape time (metrics.onCollect), not every second: with
     // thousands of accounts that would be most of the loop's work for nothing.
     // The watchdog proves the process works, not that the venue cooperates: a keeper retrying
@@ -426,6 +477,7 @@ export class Keeper {
       wsConnected: this.feed?.connected() ?? false,
       budgetMode: this.deps.budgetMode?.() ?? 'local',
       cadence: this.cadence,
+      budgetLimits: () => this.deps.scheduler.limits(),
       triggersToday: (name) => this.deps.triggers.get(name),
       lastCancelFired: (name) => this.deps.triggers.lastFired(name),
       activity: this.activity,

@@ -109,6 +109,25 @@ export async function resolveAccount(venue: ProvisionVenue, name: string, addres
   return { accountType: 'main', masterAddress: address.toLowerCase() };
 }
 
+/**
+ * A master key whose address is the account's own proves a main account: a subaccount has no key
+ * of its own. Then no resolve is sent, and the cold start spends the window on approvals and arms
+ * only (one request in three saved when every account is new). Anything else (another address: a
+ * subaccount or a wrong key; no master key) is asked of the venue.
+ */
+async function whereFromKey(spec: ProvisionSpec, curve: SigningCurve | undefined): Promise<Pick<Provisioned, 'accountType' | 'masterAddress'> | undefined> {
+  if (!spec.masterKey || spec.agentKey) return undefined;
+  let master: Signer | undefined;
+  try {
+    master = await loadSigner(spec.name, 'master key', spec.masterKey, curve);
+  } catch {
+    return undefined; // the venue's answer first; the key's problem is reported where it is used
+  }
+  const address = master.address;
+  master = undefined;
+  return address === spec.address.toLowerCase() ? { accountType: 'main', masterAddress: address } : undefined;
+}
+
 async function loadSigner(name: string, what: string, loader: KeyLoader, curve: SigningCurve | undefined): Promise<Signer> {
   let text: string;
   try {
@@ -132,7 +151,7 @@ export async function provisionAccount(
   deps: ProvisionDeps,
   opts: { force?: boolean; beforeApprove?: (masterAddress: string) => void } = {},
 ): Promise<Provisioned> {
-  const where = await resolveAccount(deps.venue, spec.name, spec.address);
+  const where = (await whereFromKey(spec, deps.curve)) ?? (await resolveAccount(deps.venue, spec.name, spec.address));
   opts.beforeApprove?.(where.masterAddress);
   const now = deps.clock.nowMs();
 

@@ -70,7 +70,8 @@ export function account(name: string, address: string, key: string, over: Partia
 export async function startHarness(opts: {
   accounts: (sim: Simulator) => KeeperAccountSpec[];
   sim?: SimulatorOptions;
-  rateLimits?: { global: number; scheduleCancel: number; exchange?: number };
+  /** Requests per `windowMs` (default 60 s) of each scope; exchange defaults to 1,200 per 60 s. */
+  rateLimits?: { global: number; scheduleCancel: number; exchange?: number; windowMs?: number };
   notifications?: boolean;
   watch?: Partial<KeeperOptions['watch']>;
   stateDir?: string;
@@ -149,20 +150,21 @@ export async function startHarness(opts: {
     }
   }
   const rl = opts.rateLimits ?? { global: 1200, scheduleCancel: 600 };
+  const windowMs = rl.windowMs ?? 60_000;
   const scheduler = new RequestScheduler(monotonicView(clock), {
-    global: { limit: rl.global, windowMs: 60_000 },
-    schedule_cancel: { limit: rl.scheduleCancel, windowMs: 60_000 },
-    exchange: { limit: rl.exchange ?? 1200, windowMs: 60_000 },
+    global: { limit: rl.global, windowMs },
+    schedule_cancel: { limit: rl.scheduleCancel, windowMs },
+    exchange: rl.exchange === undefined ? { limit: 1200, windowMs: 60_000 } : { limit: rl.exchange, windowMs },
   });
+  reportBudgetLimits(scheduler, { logger, metrics });
   const venue = new VenuePort({ baseUrl: sim.baseUrl, exchangeUrl: sim.exchangeUrl, transport, scheduler, venueClock, clock });
   const keeperOptions: KeeperOptions = {
-  reportBudgetLimits(scheduler, { logger, metrics });
     network: 'testnet',
     accounts: opts.accounts(sim),
     watch: { ordersEveryMs: 30_000, positionsEveryMs: 60_000, notifications: opts.notifications ?? false, ...opts.watch },
     maxClockSkewMs: 2_000,
     triggerWarnAt: 8,
-    armBudgetPerSecond: rl.scheduleCancel / 60,
+    armBudgetPerSecond: (rl.scheduleCancel * 1000) / windowMs,
   };
   const keeper = new Keeper(keeperOptions, {
     clock,
@@ -202,9 +204,9 @@ export async function startHarness(opts: {
     logText: () => lines.join(''),
     metricsText: () => metrics.registry.metrics(),
     metrics,
+    scheduler,
     stateDir,
     venueHorizonMs: (address) => {
-    scheduler,
       const t = sim.state.schedule(address).timeMs;
       return t === undefined ? null : t - sim.clock.nowMs();
     },

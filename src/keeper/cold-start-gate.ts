@@ -1,0 +1,141 @@
+import { maxPeriodMs, type CadenceInput } from '../sched/cadence.js';
+import { coldStartRemainingMs, firstArmGateMs, type ColdStartInput } from '../sched/cold-start.js';
+
+/**
+ * The keeper's bookkeeping of a cold start (sched/cold-start.ts has the rules): how many accounts
+ * are still being provisioned, how many approvals they are likely to need, which approved accounts
+ * wait for their first arm, and the re-arm load of the accounts already armed. Counters only, so a
+ * provisioning event costs O(1) at 50,000 accounts.
+ *
+ * "Likely approvals": an account whose first provisioning has not settled needs one approval, or
+ * none when a stored or configured agent serves it (a restart), or two with a builder fee. Until
+ * the first accounts settle nothing is known, so one each is assumed; from then on the ratio seen so
+ * far. An over-estimate only opens the gate later while approvals still fill the window, so the
+ * last account is armed no later; an under-estimate arms sooner and may cost a re-arm inside the
+ * cold start.
+ */
+export class ColdStartGate {
+  /** Added, first provisioning not settled. */
+  private readonly unsettled = new Set<string>();
+  private settled = 0;
+  private approvalsSeen = 0;
+  /** Approved, first arm not yet answered (the ones parked at the gate included). */
+  private readonly awaiting = new Set<string>();
+  /** Parked at the gate: the account's start, released when the gate opens. */
+  private readonly parked = new Map<string, () => void>();
+  private readonly armed = new Set<string>();
+  private armedPerSecond = 0;
+  private readonly periods = new Map<string, number>();
+  private shortestPeriodMs = Number.POSITIVE_INFINITY;
+
+  /** An account is added: its provisioning is still to come. */
+  added(name: string, sw: CadenceInput): void {
+    this.unsettled.add(name);
+    const p = maxPeriodMs(sw);
+    this.periods.set(name, p);
+    this.shortestPeriodMs = Math.min(this.shortestPeriodMs, p);
+  }
+
+  /** Its first provisioning settled: `approvals` requests it sent (0 reused a stored agent). */
+  settledOk(name: string, approvals: number): void {
+    if (!this.settle(name, approvals)) return;
+    this.awaiting.add(name);
+  }
+
+  /** Its first provisioning failed (it retries on its own backoff, outside the cold start). */
+  settledFailed(name: string): void {
+    this.settle(name, 0);
+  }
+
+  /** Still waiting for its first provisioning to settle. */
+  isUnsettled(name: string): boolean {
+    return this.unsettled.has(name);
+  }
+
+  /** Its first arm was answered (either way): it is no longer provisioning. */
+  firstArmAnswered(name: string, ok: boolean): void {
+    this.awaiting.delete(name);
+    if (ok && !this.armed.has(name)) {
+      this.armed.add(name);
+      this.armedPerSecond += 1000 / (this.periods.get(name) ?? Number.POSITIVE_INFINITY);
+    }
+  }
+
+  /** Removed by a reload, or known not to want arming: it no longer counts. */
+  forget(name: string): void {
+    this.unsettled.delete(name);
+    this.awaiting.delete(name);
+    this.parked.delete(name);
+    if (this.armed.delete(name)) this.armedPerSecond -= 1000 / (this.periods.get(name) ?? Number.POSITIVE_INFINITY);
+    this.periods.delete(name);
+  }
+
+  /** Accounts approved whose first arm has not been answered. */
+  awaitingNames(): IterableIterator<string> {
+    return this.awaiting.values();
+  }
+
+  /** Provisioning is under way: approvals to come, or first arms not yet answered. */
+  active(): boolean {
+    return this.unsettled.size > 0 || this.awaiting.size > 0;
+  }
+
+  /** Requests provisioning still has to send (approvals likely, first arms). */
+  backlog(): number {
+    const c = this.input(0);
+    return Math.ceil(c.approvalsLeft + c.firstArmsLeft);
+  }
+
+  /** Seconds the rest of the cold start will take at `usablePerSecond` (null: not projectable). */
+  remainingSeconds(usablePerSecond: number): number | null {
+    const ms = coldStartRemainingMs(this.input(usablePerSecond));
+    return Number.isFinite(ms) ? ms / 1000 : null;
+  }
+
+  /**
+   * Starts the account now, or parks it until the gate opens (`release`). `usablePerSecond`: the
+   * window's usable rate (the plan's).
+   */
+  admit(name: string, nowMs: number, usablePerSecond: number, start: () => void): void {
+    if (usablePerSecond > 0 && firstArmGateMs(nowMs, this.input(usablePerSecond)) > nowMs) {
+      this.parked.set(name, start);
+      return;
+    }
+    start();
+  }
+
+  /** Releases every parked account when the gate has opened; returns how many. */
+  release(nowMs: number, usablePerSecond: number): number {
+    if (this.parked.size === 0) return 0;
+    if (usablePerSecond > 0 && firstArmGateMs(nowMs, this.input(usablePerSecond)) > nowMs) return 0;
+    const starts = [...this.parked.values()];
+    this.parked.clear();
+    for (const start of starts) start();
+    return starts.length;
+  }
+
+  parkedCount(): number {
+    return this.parked.size;
+  }
+
+  /** False when it had settled already (a later re-provisioning is not the cold start). */
+  private settle(name: string, approvals: number): boolean {
+    if (!this.unsettled.delete(name)) return false;
+    this.settled += 1;
+    this.approvalsSeen += approvals;
+    return true;
+  }
+
+  private input(usablePerSecond: number): ColdStartInput {
+    const perAccount = this.settled > 0 ? this.approvalsSeen / this.settled : 1;
+    const approvalsLeft = this.unsettled.size * perAccount;
+    return {
+      approvalsLeft,
+      // Every unsettled account needs a first arm too, once approved.
+      firstArmsLeft: this.unsettled.size + this.awaiting.size,
+      usablePerSecond,
+      armedPerSecond: this.armedPerSecond,
+      periodMs: Number.isFinite(this.shortestPeriodMs) ? this.shortestPeriodMs : 0,
+    };
+  }
+}
