@@ -146,6 +146,34 @@ describe('buildPlan', () => {
   });
 });
 
+describe('buildPlan: the budget as the venue counts it', () => {
+  it('the cold start counts approvals and first arms on every scope they spend: 180 on one window of 100 per 5 s take 18 s', async () => {
+    const base = await parse(KNOWN);
+    const one = base.accounts[0]!;
+    const accounts = Array.from({ length: 180 }, (_, i) => ({
+      ...one,
+      name: `n${i}`,
+      address: `0x${(0xa000 + i).toString(16).padStart(40, '0')}` as `0x${string}`,
+      switch: { ...one.switch, deadlineSeconds: 20, minHorizonSeconds: 8, rearmEverySeconds: 5 },
+    }));
+    const window = { requests: 100, perSeconds: 5 };
+    const plan = buildPlan({ ...base, accounts, rateLimits: { ...base.rateLimits, global: window, scheduleCancel: window } });
+    expect(plan.startupApprovals).toBe(180);
+    expect(plan.coldStartSeconds).toBe(18);
+    expect(formatPlan(plan)).toContain('cold start: 180 approvals and 180 first arms, all armed in about 18 s at the budget');
+  });
+
+  it('rest_then_exchange plans on both routes: a low REST limit leaves the rest to the exchange endpoint', async () => {
+    const base = await parse(KNOWN);
+    const lowRest = { ...base.rateLimits, scheduleCancel: { requests: 3, perSeconds: 10 } }; // 0.3/s; three accounts at 5 s need 0.6
+    const rest = buildPlan({ ...base, rateLimits: lowRest });
+    const both = buildPlan({ ...base, rateLimits: lowRest, accounts: base.accounts.map((a) => ({ ...a, switch: { ...a.switch, path: 'rest_then_exchange' as const } })) });
+    expect(rest.cadence.stretch).toBeGreaterThan(1);
+    expect(both.cadence.stretch).toBe(1);
+    expect(both.canHoldEveryHorizon).toBe(true);
+  });
+});
+
 describe('formatPlan', () => {
   it('prints accounts, budget use and the verdict', async () => {
     const text = formatPlan(buildPlan(await parse(KNOWN)));

@@ -1,4 +1,4 @@
-import { planProtection, type AccountVerdict, type ProtectionTier } from '../sched/cadence.js';
+import { armCapacityPerSecond, planProtection, type AccountVerdict, type ProtectionTier } from '../sched/cadence.js';
 import { expectedLiveHeapMb, nodeOptionsFor } from './memory.js';
 import type { ConfigProblem } from './errors.js';
 import { retriesThatFit } from './rules.js';
@@ -19,9 +19,12 @@ import { VENUE_FACTS } from '../venue/facts.js';
  *   poll (each further page of an account with many orders or positions costs one more).
  *   Notifications come over the WebSocket and cost no request budget.
  * - budgets: requests * 60 / per_seconds of `rate_limits.schedule_cancel`, `.global` and `.exchange`.
- *   The exchange endpoint is a quota of its own: the arms of `path: exchange` accounts, plus the
- *   approvals at start-up (one approveAgent per account without `agent.key`, one approveBuilderFee
- *   per `builder_fee`), which the plan shows as how long they take at that budget.
+ *   The arms plan on the routes their accounts may use (schedule_cancel, the exchange endpoint, both
+ *   for rest_then_exchange), never more than the global window both spend. The exchange endpoint
+ *   is a quota of its own: the arms of `path: exchange` accounts, plus the approvals at start-up
+ *   (one approveAgent per account without `agent.key`, one approveBuilderFee per `builder_fee`).
+ *   The cold start counts those approvals and the first arms on every scope they spend, global
+ *   included (a venue may count both in one window).
  * The keeper never refuses to protect over this arithmetic (sched/cadence.ts, planProtection): as
  * the accounts outgrow the budget, reads give way first (the plan shows the stretch they need; the
  * keeper's budget makes them wait behind arms and sheds them), then re-arm periods are stretched, then gives up the retry
@@ -75,6 +78,11 @@ export interface Plan {
   memory: { liveHeapMb: number; nodeOptions: string };
   /** Most approvals (approveAgent, approveBuilderFee) this shard sends at start-up, on the exchange budget. */
   startupApprovals: number;
+  /**
+   * How long a cold start takes at most: every approval and every first arm once, each on every
+   * scope it spends (a venue may count both in one window: the global one bounds them together).
+   */
+  coldStartSeconds: number;
   /** Every account keeps its min horizon (check-config exits 0; else 1). */
   canHoldEveryHorizon: boolean;
   /** Which tier of the never-refuse plan the budget allows (sched/cadence.ts). */
@@ -121,8 +129,12 @@ function buildPlanWith(config: Config): Plan {
   }));
   const configuredArms = accounts.reduce((s, a) => s + a.armsPerMinute, 0);
   const configuredReads = accounts.reduce((s, a) => s + a.readsPerMinute, 0);
-  // The arm budget is the schedule_cancel scope, and never more than the global one.
-  const armBudgetPerSecond = Math.min(perMinute(config.rateLimits.scheduleCancel), perMinute(config.rateLimits.global)) / 60;
+  // The arm budget: the routes the accounts may use (schedule_cancel, the exchange endpoint, both for
+  // rest_then_exchange), never more than the global window both spend (sched/cadence.ts).
+  const armBudgetPerSecond = armCapacityPerSecond(
+    mine.map((a) => a.switch.path),
+    { global: perMinute(config.rateLimits.global) / 60, rest: perMinute(config.rateLimits.scheduleCancel) / 60, exchange: perMinute(config.rateLimits.exchange) / 60 },
+  )!;
   const protection = planProtection(
     mine.map((a) => ({ ...switchInMs(a.switch), priority: a.priority })),
     armBudgetPerSecond,
@@ -144,6 +156,7 @@ function buildPlanWith(config: Config): Plan {
   const exchangeArms = accounts.filter((a) => a.switch.path === 'exchange').reduce((s, a) => s + a.armsPerMinute, 0);
   const exchange = use(perMinute(config.rateLimits.exchange), exchangeArms);
   const startupApprovals = mine.reduce((n, a) => n + (a.agent.key ? 0 : 1) + (a.builderFee ? 1 : 0), 0);
+  const coldStartSeconds = coldStartSecondsOf(config, startupApprovals, mine.length, armBudgetPerSecond);
   return {
     shard: { ...config.shard },
     accountsTotal: config.accounts.length,
@@ -156,6 +169,7 @@ function buildPlanWith(config: Config): Plan {
     global,
     exchange,
     startupApprovals,
+    coldStartSeconds,
     memory: { liveHeapMb: Math.ceil(expectedLiveHeapMb(accounts.length)), nodeOptions: nodeOptionsFor(accounts.length) },
     canHoldEveryHorizon: protection.verdicts.every((v) => v === 'keeps_min_horizon'),
     tier: protection.tier,
@@ -163,6 +177,16 @@ function buildPlanWith(config: Config): Plan {
     problems: [],
     warnings: planWarnings(config, mine, accounts, scheduleCancel, global, exchange),
   };
+}
+
+/**
+ * The cold start's length: approvals spend `global` and `exchange`, first arms `global` and their
+ * route; whichever scope is busiest sets the pace. The keeper plans it so (sched/cold-start.ts):
+ * armed accounts at their longest safe periods, first arms held until no one comes due inside it.
+ */
+function coldStartSecondsOf(config: Config, approvals: number, accounts: number, armsPerSecond: number): number {
+  const rate = (l: RateLimit): number => perMinute(l) / 60;
+  return Math.max(approvals / rate(config.rateLimits.exchange), accounts / armsPerSecond, (approvals + accounts) / rate(config.rateLimits.global));
 }
 
 /** Share of the global budget arms and reads may plan on together; the rest absorbs retries. */
@@ -270,8 +294,13 @@ export function formatPlan(plan: Plan): string {
   );
   if (plan.startupApprovals > 0) {
     const seconds = (plan.startupApprovals / plan.exchange.budgetPerMinute) * 60;
-    const took = seconds < 120 ? `${num(seconds)} s` : `${num(seconds / 60)} min`;
-    lines.push(`  approvals at start-up: up to ${plan.startupApprovals} on the exchange budget, about ${took} (fewer when stored agents are still valid)`);
+    lines.push(`  approvals at start-up: up to ${plan.startupApprovals} on the exchange budget, about ${duration(seconds)} (fewer when stored agents are still valid)`);
+  }
+  if (plan.accounts.length > 0) {
+    lines.push(
+      `  cold start: ${plan.startupApprovals} approvals and ${plan.accounts.length} first arms, all armed in about ${duration(plan.coldStartSeconds)} at the budget ` +
+        '(global counts both; armed accounts run at their longest safe periods meanwhile)',
+    );
   }
   if (plan.readStretch > 1) {
     lines.push(
@@ -308,6 +337,10 @@ const TIER_TEXT: Record<ProtectionTier, string> = {
   short_horizon: 'every account armed, horizons below their minimum',
   over_budget: 'only the highest-priority accounts can be armed',
 };
+
+function duration(seconds: number): string {
+  return seconds < 120 ? `${num(seconds)} s` : `${num(seconds / 60)} min`;
+}
 
 /** Names, at most 10, then a count. */
 function list(names: string[]): string {
