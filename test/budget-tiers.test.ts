@@ -5,9 +5,12 @@
  * - 270 (within B x (deadline - 5 s) = 300): every account stays armed, no deadline passes, and
  *   readiness names the short horizons;
  * - 400: the highest-priority accounts are held with zero lapses, the rest reported over_budget.
+ * Each on both ways a venue may count (PROFILES): an endpoint quota of its own for the arms, and one
+ * window over every signed action, approvals included.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { benchAddresses, benchKey } from '../bench/keys.js';
+import type { RateLimitConfig } from '../src/sim/rate-limit.js';
 import { account, startHarness, type Harness } from './support/harness.js';
 
 const SWITCH = { deadlineMs: 20_000, rearmEveryMs: 10_000, minHorizonMs: 8_000 };
@@ -25,15 +28,32 @@ function rateLimitedTotal(metricsText: string): number {
   return [...metricsText.matchAll(/dms_keeper_rate_limited_total\{scope="[^"]+"\} (\d+)/g)].reduce((sum, m) => sum + Number(m[1]), 0);
 }
 
-async function run(n: number, priorityOf: (i: number) => number = () => 0) {
+/**
+ * The two ways a venue may count (src/sim/rate-limit.ts): `endpoint_quota`, the schedule-cancel
+ * endpoint's own 20/s beside a wide per-IP window; `one_window`, one window of 20/s over every
+ * signed action (arms and approvals together, as the venue of issue 19), which the keeper is told.
+ */
+const PROFILES = {
+  endpoint_quota: {
+    sim: { scheduleCancel: { limit: 1_200, windowSeconds: 60 }, global: { limit: 6_000, windowSeconds: 60 } } satisfies RateLimitConfig,
+    keeper: { global: 6_000, scheduleCancel: 1_200 },
+  },
+  one_window: {
+    sim: { globalCounts: 'signed', global: { limit: 1_200, windowSeconds: 60 }, scheduleCancel: null } satisfies RateLimitConfig,
+    keeper: { global: 1_200, scheduleCancel: 1_200 },
+  },
+} as const;
+type Profile = keyof typeof PROFILES;
+
+async function run(profile: Profile, n: number, priorityOf: (i: number) => number = () => 0) {
   const addresses = benchAddresses(n);
   h = await startHarness({
     sim: {
       accounts: addresses.map((address) => ({ address, tradedVolumeUsd: 50_000_000 })),
-      rateLimits: { scheduleCancel: { limit: 1_200, windowSeconds: 60 }, global: { limit: 6_000, windowSeconds: 60 } },
+      rateLimits: PROFILES[profile].sim,
     },
     accounts: () => addresses.map((a, i) => account(`acct-${i}`, a, benchKey(i), { priority: priorityOf(i) }, SWITCH)),
-    rateLimits: { global: 6_000, scheduleCancel: 1_200 },
+    rateLimits: PROFILES[profile].keeper,
     watch: { ordersEveryMs: 120_000, positionsEveryMs: 300_000 },
   });
   await h.keeper.start();
@@ -48,17 +68,19 @@ async function run(n: number, priorityOf: (i: number) => number = () => 0) {
   return { worst, status: h.keeper.status(), readiness: h.keeper.readiness(), limited };
 }
 
-describe('cold start with approvals inside the budget', () => {
+describe.each(Object.keys(PROFILES) as Profile[])('cold start with approvals inside the budget, %s', (profile) => {
   it('180 accounts needing agent approvals :: all armed within 1.1 x (approvals + arms) / B, zero 429s', async () => {
     const n = 180;
     const addresses = benchAddresses(n);
     h = await startHarness({
       sim: {
         accounts: addresses.map((address) => ({ address, tradedVolumeUsd: 50_000_000 })),
-        rateLimits: { scheduleCancel: { limit: 1_200, windowSeconds: 60 }, endpoints: { 'POST /exchange': { limit: 1_200, windowSeconds: 60 } }, global: { limit: 6_000, windowSeconds: 60 } },
+        // endpoint_quota: the exchange endpoint's own 20/s as well, so approvals and arms never compete
+        // (the plan never has to choose); one_window: they share the 20/s, as on the venue of issue 19.
+        rateLimits: profile === 'endpoint_quota' ? { ...PROFILES.endpoint_quota.sim, endpoints: { 'POST /exchange': { limit: 1_200, windowSeconds: 60 } } } : PROFILES.one_window.sim,
       },
       accounts: () => addresses.map((a, i) => account(`acct-${i}`, a, benchKey(i), {}, SWITCH)),
-      rateLimits: { global: 6_000, scheduleCancel: 1_200 },
+      rateLimits: PROFILES[profile].keeper,
       watch: { ordersEveryMs: 120_000, positionsEveryMs: 300_000 },
     });
     const t0 = h.clock.monoMs();
@@ -103,9 +125,9 @@ describe('approvals and REST in one per-IP window', () => {
   }, 120_000);
 });
 
-describe('never refuse to protect (20 arms/s, deadline 20 s, min horizon 8 s)', () => {
+describe.each(Object.keys(PROFILES) as Profile[])('never refuse to protect (20 arms/s, deadline 20 s, min horizon 8 s), %s', (profile) => {
   it('228 accounts :: the keeper runs and every horizon stays >= min_horizon', async () => {
-    const r = await run(228);
+    const r = await run(profile, 228);
     expect(Math.min(...r.worst.values())).toBeGreaterThanOrEqual(SWITCH.minHorizonMs);
     expect(r.status.cadence?.tier).toMatch(/^(stretched|reserve)$/);
     expect(r.readiness.ready).toBe(true);
@@ -113,7 +135,7 @@ describe('never refuse to protect (20 arms/s, deadline 20 s, min horizon 8 s)', 
   }, 120_000);
 
   it('270 accounts :: every account armed, no venue deadline passes, readiness names the short horizons', async () => {
-    const r = await run(270);
+    const r = await run(profile, 270);
     expect(Math.min(...r.worst.values())).toBeGreaterThan(0);
     expect(r.status.cadence).toMatchObject({ tier: 'short_horizon', over_budget: 0 });
     expect(r.readiness.ready).toBe(false);
@@ -122,7 +144,7 @@ describe('never refuse to protect (20 arms/s, deadline 20 s, min horizon 8 s)', 
   }, 120_000);
 
   it('400 accounts :: the priority subset is held with zero lapses; the rest reported over_budget', async () => {
-    const r = await run(400, (i) => (i >= 300 ? 10 : 0)); // the last 100 matter most
+    const r = await run(profile, 400, (i) => (i >= 300 ? 10 : 0)); // the last 100 matter most
     const over = r.status.accounts.filter((a) => a.phase === 'over_budget').map((a) => a.name);
     expect(over.length).toBeGreaterThan(0);
     expect(r.status.cadence?.over_budget).toBe(over.length);
