@@ -132,42 +132,18 @@ async function main(): Promise<number> {
     accounts: addresses.map((address) => ({ address, tradedVolumeUsd: 5_000_000 })),
     rateLimits: { global: { limit: 4_000, windowSeconds: 60 }, scheduleCancel: { limit: 2_000, windowSeconds: 60 } },
   });
-  const dir = await mkdtemp(join(tmpdir(), 'dmsk-soak-'));
-  const creds = join(dir, 'creds');
-  await mkdir(creds, { recursive: true });
-  for (let i = 0; i < n; i++) {
-    const f = join(creds, `a${i}.master`);
-    await writeFile(f, `${keys[i]}\n`, { mode: 0o600 });
-    await chmod(f, 0o600);
-  }
-  const config = join(dir, 'soak.yaml');
-  await writeFile(
-    config,
-    [
-      'venue:',
-      `  base_url: ${sim.baseUrl}`,
-      `  exchange_url: ${sim.exchangeUrl}`,
-      `  ws_url: ${sim.wsUrl.replace('http', 'ws')}`,
-      '  request_timeout_ms: 1000',
-      'switch:',
-      `  deadline_seconds: ${DEADLINE_S}`,
-      `  rearm_every_seconds: ${REARM_S}`,
-      `  min_horizon_seconds: ${MIN_HORIZON_S}`,
-      'watch:',
-      '  orders_every_seconds: 10',
-      '  positions_every_seconds: 30',
-      'rate_limits:',
-      '  global: { requests: 3000, per_seconds: 60 }',
-      '  schedule_cancel: { requests: 1500, per_seconds: 60 }',
-      'accounts:',
-      ...addresses.flatMap((a, i) => [`  - name: a${i}`, `    address: "${a}"`, `    master_key: { file: a${i}.master }`]),
-      `state_dir: ${join(dir, 'state')}`,
-      'server:',
-      '  listen: 127.0.0.1:0',
-      'log:',
-      '  level: warn',
-    ].join('\n'),
-  );
+  const { config, creds } = await writeConfig(sim, keys, addresses, [
+    'switch:',
+    `  deadline_seconds: ${DEADLINE_S}`,
+    `  rearm_every_seconds: ${REARM_S}`,
+    `  min_horizon_seconds: ${MIN_HORIZON_S}`,
+    'watch:',
+    '  orders_every_seconds: 10',
+    '  positions_every_seconds: 30',
+    'rate_limits:',
+    '  global: { requests: 3000, per_seconds: 60 }',
+    '  schedule_cancel: { requests: 1500, per_seconds: 60 }',
+  ]);
 
   let keeper: ChildProcess | undefined;
   let keeperLog = '';
