@@ -47,14 +47,22 @@ describe('venue time', () => {
 });
 
 describe('fired cancels are noticed', () => {
-  it('the venue refuses arms for longer than the deadline: the lapse is reported with the positions left, counted and persisted', async () => {
-    h = await startHarness({ accounts: () => [bob()] });
+  /** Arms BOB, then the venue refuses arms for 80 s (longer than the deadline): its cancel fires. */
+  async function fireBobsCancel(): Promise<{ harness: Harness; ordersBefore: number }> {
+    const harness = await startHarness({ accounts: () => [bob()] });
+    h = harness;
     await h.keeper.start();
     await h.advance(16_000);
     const ordersBefore = h.sim.state.openOrders(BOB).length;
     expect(ordersBefore).toBeGreaterThan(0);
     h.sim.faults.add({ kind: 'status', status: 503, endpoint: 'POST /v1/trading/orders/schedule-cancel', forMs: 80_000 });
     await h.advance(90_000);
+    return { harness, ordersBefore };
+  }
+
+  it('the venue refuses arms for longer than the deadline: the lapse is reported with the positions left, counted and persisted', async () => {
+    const { harness, ordersBefore } = await fireBobsCancel();
+    h = harness;
     expect(h.sim.state.openOrders(BOB).length).toBe(0);
     const fired = h.logs.find((l) => l.event === 'cancel_fired');
     expect(fired).toBeDefined();
@@ -72,13 +80,8 @@ describe('fired cancels are noticed', () => {
   });
 
   it('after a restart with the same state directory, /status still shows the last fired cancel and what it left', async () => {
-    h = await startHarness({ accounts: () => [bob()] });
-    await h.keeper.start();
-    await h.advance(16_000);
-    const ordersBefore = h.sim.state.openOrders(BOB).length;
-    expect(ordersBefore).toBeGreaterThan(0);
-    h.sim.faults.add({ kind: 'status', status: 503, endpoint: 'POST /v1/trading/orders/schedule-cancel', forMs: 80_000 });
-    await h.advance(90_000);
+    const { harness, ordersBefore } = await fireBobsCancel();
+    h = harness;
     const fired = h.keeper.status().accounts[0]!.last_cancel_fired;
     expect(fired).toMatchObject({ orders_cancelled: ordersBefore, positions_open: h.sim.state.positions(BOB).length, triggers_today: 1 });
     const stateDir = h.stateDir;
