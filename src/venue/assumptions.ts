@@ -32,4 +32,40 @@ export const ASSUMED = {
   rateLimitRetryAfterDefaultSeconds: 5,
   /** The venue clock is read from `/v1/health` `as_of` and the HTTP `Date` header. */
   venueClockSources: ['health.as_of', 'http.date'] as const,
+  // ---- the venue's info endpoint (`POST {exchange_url}/info`, src/venue/info.ts) ----
+  /**
+   * Open orders are read with `frontendOpenOrders` (every resting and trigger order, with its
+   * children); `openOrders` lists the same orders with fewer fields. A venue or proxy that refuses
+   * the preferred type with a 4xx other than 429 (Hyperliquid answers an unknown type with 422)
+   * makes the client use `openOrders` from the next call on: one request per call, never a hidden
+   * second one outside the budget.
+   */
+  infoOpenOrdersType: 'frontendOpenOrders' as 'frontendOpenOrders' | 'openOrders',
+  infoOpenOrdersFallbackType: 'openOrders' as const,
+  /**
+   * The count the keeper acts on is the top-level list: a `frontendOpenOrders` entry's `children`
+   * (the TP/SL orders attached to it) are listed at the top level too in the recorded answer, so
+   * they are not counted again.
+   */
+  infoOpenOrdersCountTopLevel: true,
+  /**
+   * No `dex` in the request means the first perp dex, with spot (and, we assume, outcome) orders;
+   * a builder-deployed perp dex (HIP-3) is listed only when asked by name. The scheduled cancel
+   * hits them all, so a complete count needs one read per dex the account trades on.
+   */
+  infoDefaultDexIncludesSpotAndOutcomes: true,
+  /**
+   * `userRole` answers `{"role": ...}` with one of these; a subaccount's master is `data.master`
+   * (an agent's is `data.user`). Another role is kept as `unknown` with its text: never read as a
+   * plain user.
+   */
+  infoUserRoles: ['user', 'agent', 'vault', 'subAccount', 'missing'] as const,
+  infoSubAccountMasterField: 'master',
+  /**
+   * Numbers on the info endpoint come as JSON numbers (counts, ids, ms times) or decimal strings
+   * (sizes, prices, USDC). Either form is read for both: an integer as a string of digits, a
+   * decimal as a finite JSON number whose text is a plain decimal (a float has lost nothing the
+   * keeper compares: a volume against a $1M gate, a count of requests).
+   */
+  infoNumbersEitherForm: true,
 } as const;

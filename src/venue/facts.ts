@@ -38,4 +38,27 @@ export const VENUE_FACTS = {
   ipWeightPerMinute: 1200,
   /** Once the per-address action budget is spent: 1 action per 10 s. */
   addressBudgetExhaustedIntervalMs: 10_000,
+  /**
+   * Request weights against `ipWeightPerMinute` (1,200 per minute per IP, shared by `/info` and
+   * `/exchange`), as the venue publishes them by default: an exchange action 1 (unbatched),
+   * `clearinghouseState` and `spotClearinghouseState` 2, `userRole` 60, most other info requests
+   * (`openOrders`, `frontendOpenOrders`, `userRateLimit`, `extraAgents`) 20. Defaults, not a
+   * contract: the venue may change them, and a budget built on them should let config override.
+   */
+  infoWeights: {
+    /** One unbatched `/exchange` action (a batch of n weighs 1 + floor(n / 40); we send none). */
+    exchangeAction: 1,
+    /** An info request whose type is not in `byType`. */
+    other: 20,
+    /** The info request types published with another weight (the keeper sends the first three). */
+    byType: {
+      clearinghouseState: 2,
+      spotClearinghouseState: 2,
+      userRole: 60,
+      l2Book: 2,
+      allMids: 2,
+      orderStatus: 2,
+      exchangeStatus: 2,
+    } as Readonly<Record<string, number>>,
+  },
 } as const;
