@@ -194,3 +194,43 @@ describe('RateLimiter, one window over every signed action (globalCounts: signed
     expect(() => new RateLimiter(new FakeClock(), { globalCounts: 'some' as 'all' })).toThrow(RangeError);
   });
 });
+
+describe('RateLimiter, the venue host by weight (globalCounts: weight)', () => {
+  it('ip_weight_1200_per_60s: admits while the weight in the window plus its own stays within the limit; retry_after to when enough frees', async () => {
+    const clock = new FakeClock();
+    const rl = new RateLimiter(clock, parseBudget('ip_weight_1200_per_60s'));
+    expect(rl.describe()).toEqual({ global: { limit: 1200, windowSeconds: 60 }, globalCounts: 'weight', endpoints: {} });
+    for (let i = 0; i < 10; i++) expect(rl.check('ip', 'POST /info', 'read', 60).ok).toBe(true); // t=0: 600
+    await clock.advance(10_000);
+    for (let i = 0; i < 29; i++) expect(rl.check('ip', 'POST /info', 'read', 20).ok).toBe(true); // t=10: 1180
+    expect(rl.check('ip', 'POST /info', 'read', 20).ok).toBe(true); // 1200: the boundary
+    expect(rl.globalUsed('ip')).toBe(1200);
+    // One more weight-1 action: it waits for the t=0 entries (60 s after t=0, 50 s from now).
+    expect(refused(rl.check('ip', 'POST /exchange', 'signed', 1))).toEqual({
+      type: 'rate_limit',
+      limit: 1200,
+      reason: 'global_quota',
+      retry_after_seconds: 50,
+      scope: 'global',
+      window_seconds: 60,
+    });
+    // The service's REST routes carry no weight: neither counted nor refused.
+    expect(rl.check('ip', 'GET /v1/accounts/{address}', 'read').ok).toBe(true);
+    expect(rl.check('ip', 'POST /v1/trading/orders/schedule-cancel', 'signed').ok).toBe(true);
+    expect(rl.globalUsed('ip')).toBe(1200);
+    await clock.advance(49_999);
+    expect(rl.check('ip', 'POST /exchange', 'signed', 1).ok).toBe(false);
+    await clock.advance(1);
+    expect(rl.globalUsed('ip')).toBe(600);
+    expect(rl.check('ip', 'POST /info', 'read', 600).ok).toBe(true);
+    expect(rl.check('ip', 'POST /exchange', 'signed', 1).ok).toBe(false);
+    // A request heavier than the whole limit never fits.
+    expect(refused(new RateLimiter(clock, parseBudget('ip_weight_10_per_1s')).check('ip', 'POST /info', 'read', 11)).retry_after_seconds).toBe(1);
+  });
+
+  it('parses ip_weight budgets by name and refuses malformed ones', () => {
+    expect(parseBudget('ip_weight_300_per_10s')).toEqual({ globalCounts: 'weight', global: { limit: 300, windowSeconds: 10 }, scheduleCancel: null });
+    expect(() => parseBudget('ip_weight_0_per_10s')).toThrow(RangeError);
+    expect(() => parseBudget('ip_weight_1200')).toThrow(UnknownBudgetError);
+  });
+});

@@ -10,8 +10,12 @@
  *    not counted in it and are limited only by their endpoint quotas, if any are configured. There
  *    is deliberately no separate read window: its refusals would have to name scope `global`, and a
  *    client that holds its global scope on such a 429 would stop arming because of a read.
+ *  - `weight`: the venue host's IP weight: every `POST /info` and `POST /exchange` request spends
+ *    its weight (weights.ts: an action 1, `clearinghouseState` 2, `userRole` 60, most info 20) in
+ *    one window; the service's REST routes (`/v1`, another host) are not counted in it.
  * Named budgets (`SIM_BUDGETS`, `parseBudget`) select a whole configuration by name, e.g.
- * `signed_window_100_per_5s`: one window of 100 per 5 s over every signed action and nothing else.
+ * `signed_window_100_per_5s`: one window of 100 per 5 s over every signed action and nothing else,
+ * or `ip_weight_1200_per_60s`: the venue's weight budget over `/info` and `/exchange`.
  *
  * The windows are exact sliding logs (one timestamp per admitted request) rather than counters:
  * the keeper's invariant 3 says "after a 429 no request of that scope is sent before
@@ -30,8 +34,11 @@ export interface WindowSpec {
   windowSeconds: number;
 }
 
-/** What the global window counts: every request (`all`), or only signed actions (`signed`). */
-export type GlobalCounts = 'all' | 'signed';
+/**
+ * What the global window counts: every request (`all`), only signed actions (`signed`), or the
+ * venue host's requests by weight (`weight`).
+ */
+export type GlobalCounts = 'all' | 'signed' | 'weight';
 
 /** A request as the limiter sees it: a signed action (a POST carrying a signature) or a read. */
 export type RequestClass = 'signed' | 'read';
@@ -39,7 +46,10 @@ export type RequestClass = 'signed' | 'read';
 export interface RateLimitConfig {
   /** One window per IP over what `globalCounts` says. Default 1200 per 60 s (the venue's IP budget). */
   global?: WindowSpec;
-  /** `all` (default): every REST and exchange request; `signed`: signed actions only (see above). */
+  /**
+   * `all` (default): every REST, info and exchange request; `signed`: signed actions only; `weight`:
+   * `/info` and `/exchange` requests by weight, REST not counted (see above).
+   */
   globalCounts?: GlobalCounts;
   /** Per endpoint name (the route's `endpoint`), overriding the defaults below. */
   endpoints?: Record<string, WindowSpec>;
@@ -69,7 +79,13 @@ export type RateDecision = { ok: true } | { ok: false; detail: RateLimitDetail }
  * `POST /_sim/rate-limits {"budget": ...}`, `dms-keeper simulate --budget NAME`). Separate from the
  * venue profiles (profiles.ts), which vary answer bodies, not what is counted.
  */
-export const SIM_BUDGETS = ['ip_window', 'signed_window_100_per_5s', 'signed_window_LIMIT_per_SECONDSs'] as const;
+export const SIM_BUDGETS = [
+  'ip_window',
+  'signed_window_100_per_5s',
+  'signed_window_LIMIT_per_SECONDSs',
+  'ip_weight_1200_per_60s',
+  'ip_weight_LIMIT_per_SECONDSs',
+] as const;
 
 export class UnknownBudgetError extends Error {
   readonly code = 'SIM_UNKNOWN_BUDGET' as const;
@@ -81,7 +97,11 @@ export class UnknownBudgetError extends Error {
  *    schedule-cancel's own 600 per 60 s);
  *  - `signed_window_<limit>_per_<seconds>s`, e.g. `signed_window_100_per_5s`: one window of
  *    `limit` per `seconds` over every signed action on both endpoints (REST arms, exchange arms,
- *    approvals), no endpoint quota, reads not counted.
+ *    approvals), no endpoint quota, reads not counted;
+ *  - `ip_weight_<limit>_per_<seconds>s`, e.g. `ip_weight_1200_per_60s` (the venue's published
+ *    figure): one window of `limit` weight per `seconds` over every `POST /info` and
+ *    `POST /exchange` request of an IP, each spending its weight (weights.ts); no endpoint quota;
+ *    the service's REST routes not counted.
  */
 export function parseBudget(name: string): RateLimitConfig {
   if (name === 'ip_window') return {};
@@ -90,13 +110,22 @@ export function parseBudget(name: string): RateLimitConfig {
     const spec = validSpec({ limit: Number(m[1]), windowSeconds: Number(m[2]) }, name);
     return { globalCounts: 'signed', global: spec, scheduleCancel: null };
   }
-  throw new UnknownBudgetError(`unknown simulator budget '${name}'; choose one of: ip_window, signed_window_100_per_5s (or signed_window_LIMIT_per_SECONDSs)`);
+  const w = /^ip_weight_(\d+)_per_(\d+)s$/.exec(name);
+  if (w) {
+    const spec = validSpec({ limit: Number(w[1]), windowSeconds: Number(w[2]) }, name);
+    return { globalCounts: 'weight', global: spec, scheduleCancel: null };
+  }
+  throw new UnknownBudgetError(
+    `unknown simulator budget '${name}'; choose one of: ip_window, signed_window_100_per_5s (or signed_window_LIMIT_per_SECONDSs), ip_weight_1200_per_60s (or ip_weight_LIMIT_per_SECONDSs)`,
+  );
 }
 
 interface ScopeCheck {
   scope: 'endpoint' | 'global';
   key: string;
   spec: WindowSpec;
+  /** Slots this request takes in the window: 1, or its weight (one log entry per unit). */
+  cost: number;
 }
 
 function validSpec(spec: WindowSpec, what: string): WindowSpec {
@@ -133,7 +162,7 @@ export class RateLimiter {
   configure(config: RateLimitConfig): void {
     this.global = validSpec(config.global ?? DEFAULT_GLOBAL_LIMIT, 'global');
     const counts = config.globalCounts ?? 'all';
-    if (counts !== 'all' && counts !== 'signed') throw new RangeError(`globalCounts must be 'all' or 'signed'`);
+    if (counts !== 'all' && counts !== 'signed' && counts !== 'weight') throw new RangeError(`globalCounts must be 'all', 'signed' or 'weight'`);
     this.globalCounts = counts;
     const endpoints = new Map<string, WindowSpec>();
     if (config.scheduleCancel !== null) {
@@ -172,15 +201,26 @@ export class RateLimiter {
    * Admits (and records) one request of `ip` to `endpoint`, or refuses it without recording it: a
    * refused request does not extend the client's penalty, so waiting `retry_after_seconds` is enough.
    * `cls` says whether it is a signed action or a read (the server knows from the route); it matters
-   * only when the global window counts signed actions alone.
+   * only when the global window counts signed actions alone. `weight` is the request's IP weight on
+   * the venue host (`/info`, `/exchange`; weights.ts), undefined for the service's REST routes; it
+   * matters only when the global window counts weight, and then a request is admitted when the
+   * weight already in the window plus its own stays within the limit.
    */
-  check(ip: string, endpoint: string, cls: RequestClass = 'signed'): RateDecision {
+  check(ip: string, endpoint: string, cls: RequestClass = 'signed', weight?: number): RateDecision {
     const now = this.clock.nowMs();
     if (++this.checksSinceSweep >= SWEEP_EVERY_CHECKS) this.sweep(now);
     const scopes: ScopeCheck[] = [];
     const endpointSpec = this.endpointSpec(endpoint);
-    if (endpointSpec) scopes.push({ scope: 'endpoint', key: `e\u0000${endpoint}\u0000${ip}`, spec: endpointSpec });
-    if (this.globalCounts === 'all' || cls === 'signed') scopes.push({ scope: 'global', key: `g\u0000${ip}`, spec: this.global });
+    if (endpointSpec) scopes.push({ scope: 'endpoint', key: `e\u0000${endpoint}\u0000${ip}`, spec: endpointSpec, cost: 1 });
+    const counted =
+      this.globalCounts === 'all' ||
+      (this.globalCounts === 'signed' && cls === 'signed') ||
+      (this.globalCounts === 'weight' && weight !== undefined && weight > 0);
+    if (counted) {
+      const cost = this.globalCounts === 'weight' ? (weight as number) : 1;
+      if (!Number.isSafeInteger(cost) || cost < 1) throw new RangeError('weight must be a positive integer');
+      scopes.push({ scope: 'global', key: `g\u0000${ip}`, spec: this.global, cost });
+    }
     // When both scopes are exhausted, report the one that frees last: waiting its retry_after is
     // then enough for both, which is what makes the answer "correct" for the client.
     let worst: { check: ScopeCheck; retryMs: number } | undefined;
@@ -188,9 +228,11 @@ export class RateLimiter {
     for (const c of scopes) {
       const log = this.pruned(c.key, now, c.spec.windowSeconds * 1000);
       logs.push(log);
-      if (log.length >= c.spec.limit) {
-        // The request fits once the log holds limit-1 entries: when entry [len - limit] expires.
-        const freesAt = (log[log.length - c.spec.limit] as number) + c.spec.windowSeconds * 1000;
+      if (log.length + c.cost > c.spec.limit) {
+        // The request fits once the log holds limit-cost entries: when entry [len + cost - limit - 1]
+        // expires (for cost 1: entry [len - limit]). A cost above the limit never fits: a window.
+        const index = log.length + c.cost - c.spec.limit - 1;
+        const freesAt = index < log.length ? (log[index] as number) + c.spec.windowSeconds * 1000 : now + c.spec.windowSeconds * 1000;
         const retryMs = freesAt - now;
         if (!worst || retryMs > worst.retryMs) worst = { check: c, retryMs };
       }
@@ -211,10 +253,15 @@ export class RateLimiter {
     }
     scopes.forEach((c, i) => {
       const log = logs[i] as number[];
-      log.push(now);
+      for (let n = 0; n < c.cost; n++) log.push(now);
       this.logs.set(c.key, log);
     });
     return { ok: true };
+  }
+
+  /** What the global window of `ip` holds now: requests, or weight when it counts weight. */
+  globalUsed(ip: string): number {
+    return this.pruned(`g\u0000${ip}`, this.clock.nowMs(), this.global.windowSeconds * 1000).length;
   }
 
   /** Forgets all admitted traffic (tests, the admin route). */
