@@ -49,6 +49,70 @@ export interface SeedPosition {
   mark_price: string;
 }
 
+/**
+ * An open order on the venue that the service's listing (`/v1/accounts/{address}/orders`) does not
+ * show: a perp or spot order, a builder-deployed market's. Only `POST /info` (`openOrders`,
+ * `frontendOpenOrders`) shows it, and the scheduled cancel cancels it with the rest. Fields in the
+ * venue's own vocabulary (its `frontendOpenOrders` answer).
+ */
+export interface SeedVenueOrder {
+  /** The venue's coin name: `BTC` (a perp), `PURR/USDC` or `@107` (spot), `xyz:TSLA` (a builder's dex). */
+  coin: string;
+  /** `B` bid (buy), `A` ask (sell). */
+  side: 'B' | 'A';
+  limitPx: string;
+  /** Size left. */
+  sz: string;
+  /** Size when placed; default `sz`. */
+  origSz?: string;
+  /** Default `Limit`; e.g. `Stop Market`, `Take Profit Limit`. */
+  orderType?: string;
+  /** Default `Gtc` for a limit order, null for a trigger order. */
+  tif?: 'Gtc' | 'Ioc' | 'Alo' | 'FrontendMarket' | null;
+  reduceOnly?: boolean;
+  /** A trigger order: `triggerPx` and `triggerCondition` (e.g. `Price below 9.995`). */
+  triggerPx?: string;
+  triggerCondition?: string;
+  isPositionTpsl?: boolean;
+  /** A 0x + 32 hex client order id. */
+  cloid?: string;
+}
+
+/** A perp position, for `clearinghouseState` (the service lists outcome positions only). */
+export interface SeedPerpPosition {
+  coin: string;
+  /** Signed size: negative is short. */
+  szi: string;
+  entryPx: string;
+  /** Mark price; default `entryPx`. */
+  markPx?: string;
+  /** Default 20 (cross). */
+  leverage?: number;
+  leverageType?: 'cross' | 'isolated';
+  /** Default null (none). */
+  liquidationPx?: string | null;
+}
+
+/** A spot token balance, for `spotClearinghouseState` (outcome tokens come from the positions). */
+export interface SeedSpotBalance {
+  coin: string;
+  /** The venue's token index. */
+  token: number;
+  total: string;
+  hold?: string;
+  entryNtl?: string;
+}
+
+/** The address's action budget as `userRateLimit` reports it; each field overrides what is derived. */
+export interface SeedUserRateLimit {
+  /** Cumulative traded volume (USDC): sets `tradedVolumeUsd` too (the volume gate reads the same figure). */
+  cumVlm?: string;
+  /** Actions counted so far; each admitted action raises it by one. */
+  nRequestsUsed?: number;
+  /** The cap; default 10,000 + 1 per USDC of `cumVlm` (the venue's rule), enforced as such. */
+  nRequestsCap?: number;
+}
+
 export interface SimAccountSeed {
   /** The account's address (main account or subaccount). */
   address: string;
@@ -61,6 +125,15 @@ export interface SimAccountSeed {
   tradedVolumeUsd: number;
   orders?: SeedOrder[];
   positions?: SeedPosition[];
+  /** Orders the service does not list (perps, spot, builders' dexes): only `/info` shows them. */
+  venueOrders?: SeedVenueOrder[];
+  /** Perp positions (`clearinghouseState`). */
+  perpPositions?: SeedPerpPosition[];
+  /** The perp account's USDC (`totalRawUsd`); default "0". */
+  perpUsd?: string;
+  /** Spot balances besides outcome tokens (`spotClearinghouseState`), e.g. USDC. */
+  spotBalances?: SeedSpotBalance[];
+  rateLimit?: SeedUserRateLimit;
 }
 
 export interface ScheduleInfo {
@@ -108,4 +181,71 @@ export interface VenueStateApi {
   actionLog(): ReadonlyArray<{ atMs: number; via: 'rest' | 'exchange'; type: string; account?: string; signer?: string; result: string }>;
   /** Cancels timers. */
   stop(): void;
+}
+
+/** What `userRole` says of an address. */
+export type UserRole = { role: 'user' } | { role: 'subAccount'; master: string } | { role: 'agent'; user: string } | { role: 'missing' };
+
+/** An open order as the venue's info endpoint sees it (every order the scheduled cancel hits). */
+export interface VenueOpenOrder {
+  coin: string;
+  side: 'B' | 'A';
+  limitPx: string;
+  sz: string;
+  oid: number;
+  timestamp: number;
+  origSz: string;
+  orderType: string;
+  tif: string | null;
+  reduceOnly: boolean;
+  isTrigger: boolean;
+  triggerPx: string;
+  triggerCondition: string;
+  isPositionTpsl: boolean;
+  cloid?: string;
+  /** Where it comes from: the service's listing (an outcome order) or the venue alone. */
+  listed: boolean;
+}
+
+export interface VenuePerpPosition {
+  coin: string;
+  szi: string;
+  entryPx: string;
+  markPx: string;
+  leverage: number;
+  leverageType: 'cross' | 'isolated';
+  liquidationPx: string | null;
+}
+
+export interface VenueSpotBalance {
+  coin: string;
+  token: number;
+  total: string;
+  hold: string;
+  entryNtl: string;
+}
+
+export interface UserRateLimitInfo {
+  cumVlm: string;
+  nRequestsUsed: number;
+  nRequestsCap: number;
+}
+
+/**
+ * The venue's own view of an address, for `POST /info` (info-routes.ts), and the seeding of what
+ * only the venue shows. Separate from `VenueStateApi` so stubs of that one stay small.
+ */
+export interface VenueInfoState {
+  /** Every open order of exactly this address: the service-listed ones and the venue-only ones, newest first. */
+  venueOpenOrders(address: string): VenueOpenOrder[];
+  /** Places an order only `/info` shows (SeedVenueOrder); returns it. */
+  placeVenueOrder(address: string, order: SeedVenueOrder): VenueOpenOrder;
+  perpPositions(address: string): VenuePerpPosition[];
+  perpUsd(address: string): string;
+  /** Outcome-token balances from the address's own positions, then the seeded spot balances. */
+  spotBalances(address: string): VenueSpotBalance[];
+  userRole(address: string): UserRole;
+  userRateLimit(address: string): UserRateLimitInfo;
+  /** Overrides the address's `userRateLimit` fields (SeedUserRateLimit). */
+  setUserRateLimit(address: string, fields: SeedUserRateLimit): void;
 }

@@ -1,7 +1,19 @@
 import type { Clock } from '../../sched/clock.js';
 import type { Account, AccountLocation, AccountRef, OpenOrder, Position } from '../../venue/types.js';
 import { normalizeAddress } from '../http-util.js';
-import type { Catalog, RestingOrder, SeedOrder, SeedPosition, SimAccountSeed } from '../types.js';
+import type {
+  Catalog,
+  RestingOrder,
+  SeedOrder,
+  SeedPerpPosition,
+  SeedPosition,
+  SeedSpotBalance,
+  SeedVenueOrder,
+  SimAccountSeed,
+  VenueOpenOrder,
+  VenuePerpPosition,
+  VenueSpotBalance,
+} from '../types.js';
 import { addFixed as add, parseFixed as dec, formatFixed as fmt, isDecimal as isDecimalText, isPositiveFixed as isPositive, mulFixed as mul, subFixed as sub, cmpFixed as cmp } from '../../venue/decimal.js';
 
 const ORDER_TYPES = new Set(['limit', 'market', 'stop_limit', 'stop_market']);
@@ -37,6 +49,31 @@ interface OrderRecord {
   updatedMs: number;
 }
 
+/** An order only the venue shows (SeedVenueOrder), in the venue's vocabulary. */
+interface VenueOrderRecord {
+  seq: number;
+  oid: number;
+  coin: string;
+  side: 'B' | 'A';
+  limitPx: string;
+  sz: string;
+  origSz: string;
+  orderType: string;
+  tif: string | null;
+  reduceOnly: boolean;
+  triggerPx?: string;
+  triggerCondition?: string;
+  isPositionTpsl: boolean;
+  cloid?: string;
+  createdMs: number;
+}
+
+export interface ClosedVenueOrder {
+  order: VenueOpenOrder;
+  status: ClosedOrderStatus;
+  closedAtMs: number;
+}
+
 interface PositionRecord extends SeedPosition {
   address: string;
   openedMs: number;
@@ -54,6 +91,12 @@ interface AccountRecord {
   orders: Map<string, OrderRecord>;
   positions: PositionRecord[];
   closed: ClosedOrder[];
+  /** Orders only the venue shows, by oid, in placement order. */
+  venueOrders: Map<number, VenueOrderRecord>;
+  closedVenue: ClosedVenueOrder[];
+  perpPositions: VenuePerpPosition[];
+  perpUsd: string;
+  spotBalances: VenueSpotBalance[];
 }
 
 /** Thrown for bad seeds or orders: these come from fixtures, tests or the admin route. */
@@ -97,6 +140,11 @@ export class AccountBook {
       orders: new Map(),
       positions: [],
       closed: [],
+      venueOrders: new Map(),
+      closedVenue: [],
+      perpPositions: (seed.perpPositions ?? []).map((p) => checkPerpPosition(p)),
+      perpUsd: canonical(checkDecimal(seed.perpUsd ?? '0', 'perpUsd')),
+      spotBalances: (seed.spotBalances ?? []).map((b) => checkSpotBalance(b)),
     };
     if (parent !== undefined) rec.parent = parent;
     if (seed.username !== undefined) rec.username = seed.username;
@@ -105,10 +153,12 @@ export class AccountBook {
     // Validate everything before the account becomes visible, so a bad seed leaves no trace.
     const positions = (seed.positions ?? []).map((p) => this.checkPosition(address, p));
     for (const o of seed.orders ?? []) this.checkOrder(o);
+    for (const o of seed.venueOrders ?? []) checkVenueOrder(o);
     this.accounts.set(address, rec);
     if (parent !== undefined) this.accounts.get(parent)?.subaccounts.push(address);
     rec.positions.push(...positions);
     for (const o of seed.orders ?? []) this.place(address, o);
+    for (const o of seed.venueOrders ?? []) this.placeVenue(rec, o);
   }
 
   has(address: string): boolean {
@@ -184,7 +234,10 @@ export class AccountBook {
     return this.orderView(this.place(a.address, seed), 'open');
   }
 
-  /** Removes every open order of exactly `address`; returns how many were cancelled. */
+  /**
+   * Removes every open order of exactly `address`, the service-listed ones and those only the venue
+   * shows (perps, spot, builders' dexes), as the venue's cancel-all does; returns how many.
+   */
   cancelAll(address: string, status: ClosedOrderStatus, nowMs: number): number {
     const a = this.accounts.get(address.toLowerCase());
     if (!a) return 0;
@@ -195,11 +248,65 @@ export class AccountBook {
       this.byOutcome.get(o.outcome_id)?.delete(o.venue_order_id);
     }
     a.orders.clear();
-    return orders.length;
+    const venueOrders = [...a.venueOrders.values()];
+    for (const o of venueOrders) a.closedVenue.push({ order: this.venueOrderView(o), status, closedAtMs: nowMs });
+    a.venueOrders.clear();
+    return orders.length + venueOrders.length;
   }
 
   closedOrders(address: string): readonly ClosedOrder[] {
     return this.accounts.get(address.toLowerCase())?.closed ?? [];
+  }
+
+  closedVenueOrders(address: string): readonly ClosedVenueOrder[] {
+    return this.accounts.get(address.toLowerCase())?.closedVenue ?? [];
+  }
+
+  // ---- the venue's own view (POST /info) ----
+
+  /** Every open order of exactly `address`, as the venue lists them: newest first. */
+  venueOpenOrders(address: string): VenueOpenOrder[] {
+    const a = this.accounts.get(address.toLowerCase());
+    if (!a) return [];
+    const rows: Array<{ seq: number; view: VenueOpenOrder }> = [
+      ...[...a.orders.values()].map((o) => ({ seq: o.seq, view: this.listedAsVenueOrder(o) })),
+      ...[...a.venueOrders.values()].map((o) => ({ seq: o.seq, view: this.venueOrderView(o) })),
+    ];
+    rows.sort((x, y) => y.seq - x.seq);
+    return rows.map((r) => r.view);
+  }
+
+  placeVenueOrder(address: string, seed: SeedVenueOrder): VenueOpenOrder {
+    const a = this.must(address);
+    checkVenueOrder(seed);
+    return this.venueOrderView(this.placeVenue(a, seed));
+  }
+
+  perpPositions(address: string): VenuePerpPosition[] {
+    return (this.accounts.get(address.toLowerCase())?.perpPositions ?? []).map((p) => ({ ...p }));
+  }
+
+  perpUsd(address: string): string {
+    return this.accounts.get(address.toLowerCase())?.perpUsd ?? '0';
+  }
+
+  /**
+   * Spot balances of exactly `address`: one outcome token per own position (the same positions the
+   * service lists; a main account's listing adds its subaccounts', the venue keeps each address's
+   * own), then the seeded ones. An outcome token's `hold` is what its open sell orders lock.
+   */
+  spotBalances(address: string): VenueSpotBalance[] {
+    const a = this.accounts.get(address.toLowerCase());
+    if (!a) return [];
+    const tokens = a.positions.map((p): VenueSpotBalance => {
+      const { coin, token } = this.outcomeCoin(p.outcome_id, p.side);
+      let hold = dec('0');
+      for (const o of a.orders.values()) {
+        if (o.outcome_id === p.outcome_id && o.side === p.side && o.direction === 'sell') hold = add(hold, sub(dec(o.original), dec(o.filled)));
+      }
+      return { coin, token, total: p.quantity, hold: fmt(hold), entryNtl: fmt(mul(dec(p.quantity), dec(p.average_entry_price))) };
+    });
+    return [...tokens, ...a.spotBalances.map((b) => ({ ...b }))];
   }
 
   // ---- spec shapes ----
@@ -271,6 +378,90 @@ export class AccountBook {
   }
 
   // ---- internals ----
+
+  /**
+   * An outcome side's coin and token on the venue **(assumed)**: HIP-4's encoding
+   * `10 * outcome + side`, the coin named `#<encoding>`, the token `100000000 + encoding` (the
+   * fixtures' `hl_asset_id`). An outcome with no chain id (test catalogs) is named by its id.
+   */
+  private outcomeCoin(outcomeId: string, side: 0 | 1): { coin: string; token: number } {
+    const hlId = this.catalog.outcome(outcomeId)?.hl_id;
+    const n = hlId !== undefined && hlId !== null && /^\d+$/.test(hlId) ? Number(hlId) : undefined;
+    if (n === undefined) return { coin: `#${outcomeId}:${side}`, token: 100_000_000 };
+    const encoding = 10 * n + side;
+    return { coin: `#${encoding}`, token: 100_000_000 + encoding };
+  }
+
+  /** A service-listed (outcome) order as the venue shows it. */
+  private listedAsVenueOrder(o: OrderRecord): VenueOpenOrder {
+    const trigger = o.order_type === 'stop_limit' || o.order_type === 'stop_market';
+    return {
+      coin: this.outcomeCoin(o.outcome_id, o.side).coin,
+      side: o.direction === 'buy' ? 'B' : 'A',
+      limitPx: o.price,
+      sz: fmt(sub(dec(o.original), dec(o.filled))),
+      oid: Number(o.venue_order_id),
+      timestamp: o.createdMs,
+      origSz: o.original,
+      orderType: VENUE_ORDER_TYPES[o.order_type],
+      tif: trigger ? null : VENUE_TIF[o.time_in_force ?? 'gtc'],
+      reduceOnly: false,
+      isTrigger: trigger,
+      triggerPx: '0',
+      triggerCondition: 'N/A',
+      isPositionTpsl: false,
+      listed: true,
+    };
+  }
+
+  private venueOrderView(o: VenueOrderRecord): VenueOpenOrder {
+    const out: VenueOpenOrder = {
+      coin: o.coin,
+      side: o.side,
+      limitPx: o.limitPx,
+      sz: o.sz,
+      oid: o.oid,
+      timestamp: o.createdMs,
+      origSz: o.origSz,
+      orderType: o.orderType,
+      tif: o.tif,
+      reduceOnly: o.reduceOnly,
+      isTrigger: o.triggerPx !== undefined,
+      triggerPx: o.triggerPx ?? '0',
+      triggerCondition: o.triggerCondition ?? 'N/A',
+      isPositionTpsl: o.isPositionTpsl,
+      listed: false,
+    };
+    if (o.cloid !== undefined) out.cloid = o.cloid;
+    return out;
+  }
+
+  private placeVenue(a: AccountRecord, seed: SeedVenueOrder): VenueOrderRecord {
+    const seq = ++this.seq;
+    const trigger = seed.triggerPx !== undefined;
+    const o: VenueOrderRecord = {
+      seq,
+      // The same oid space as the listed orders' venue_order_id: one venue, one sequence.
+      oid: 40_000_000_000 + seq,
+      coin: seed.coin,
+      side: seed.side,
+      limitPx: canonical(seed.limitPx),
+      sz: canonical(seed.sz),
+      origSz: canonical(seed.origSz ?? seed.sz),
+      orderType: seed.orderType ?? 'Limit',
+      tif: seed.tif !== undefined ? seed.tif : trigger ? null : 'Gtc',
+      reduceOnly: seed.reduceOnly ?? false,
+      isPositionTpsl: seed.isPositionTpsl ?? false,
+      createdMs: this.clock.nowMs(),
+    };
+    if (trigger) {
+      o.triggerPx = canonical(seed.triggerPx as string);
+      o.triggerCondition = seed.triggerCondition ?? 'Triggered';
+    }
+    if (seed.cloid !== undefined) o.cloid = seed.cloid.toLowerCase();
+    a.venueOrders.set(o.oid, o);
+    return o;
+  }
 
   private place(address: string, seed: SeedOrder): OrderRecord {
     const seq = ++this.seq;
@@ -346,6 +537,67 @@ export class AccountBook {
     if (!a) throw new SeedError(`unknown account ${address}`);
     return a;
   }
+}
+
+const VENUE_ORDER_TYPES: Record<OrderRecord['order_type'], string> = {
+  limit: 'Limit',
+  market: 'Market',
+  stop_limit: 'Stop Limit',
+  stop_market: 'Stop Market',
+};
+const VENUE_TIF: Record<NonNullable<OrderRecord['time_in_force']>, string> = { gtc: 'Gtc', ioc: 'Ioc', alo: 'Alo' };
+const VENUE_TIFS = new Set(['Gtc', 'Ioc', 'Alo', 'FrontendMarket']);
+
+function checkDecimal(text: unknown, what: string): string {
+  if (!isDecimalText(text)) throw new SeedError(`${what} must be a decimal`);
+  return text;
+}
+
+function checkPositiveDecimal(text: unknown, what: string): string {
+  if (!isDecimalText(text) || !isPositive(dec(text))) throw new SeedError(`${what} must be a positive decimal`);
+  return text;
+}
+
+function checkVenueOrder(o: SeedVenueOrder): void {
+  if (typeof o.coin !== 'string' || o.coin === '') throw new SeedError('venue order coin must be a non-empty string');
+  if (o.side !== 'B' && o.side !== 'A') throw new SeedError('venue order side must be B or A');
+  checkPositiveDecimal(o.limitPx, 'venue order limitPx');
+  checkPositiveDecimal(o.sz, 'venue order sz');
+  if (o.origSz !== undefined && cmp(dec(checkPositiveDecimal(o.origSz, 'venue order origSz')), dec(o.sz)) < 0) {
+    throw new SeedError('venue order origSz must be at least sz');
+  }
+  if (o.triggerPx !== undefined) checkPositiveDecimal(o.triggerPx, 'venue order triggerPx');
+  if (o.tif !== undefined && o.tif !== null && !VENUE_TIFS.has(o.tif)) throw new SeedError(`bad venue order tif ${String(o.tif)}`);
+  if (o.cloid !== undefined && !/^0x[0-9a-fA-F]{32}$/.test(o.cloid)) throw new SeedError('venue order cloid must be 0x followed by 32 hex digits');
+}
+
+function checkPerpPosition(p: SeedPerpPosition): VenuePerpPosition {
+  if (typeof p.coin !== 'string' || p.coin === '') throw new SeedError('perp position coin must be a non-empty string');
+  const szi = dec(checkDecimal(p.szi, 'perp position szi'));
+  if (szi.coef === 0n) throw new SeedError('perp position szi must not be zero');
+  checkPositiveDecimal(p.entryPx, 'perp position entryPx');
+  if (p.markPx !== undefined) checkPositiveDecimal(p.markPx, 'perp position markPx');
+  const leverage = p.leverage ?? 20;
+  if (!Number.isSafeInteger(leverage) || leverage < 1) throw new SeedError('perp position leverage must be a positive integer');
+  if (p.liquidationPx !== undefined && p.liquidationPx !== null) checkPositiveDecimal(p.liquidationPx, 'perp position liquidationPx');
+  return {
+    coin: p.coin,
+    szi: canonical(p.szi),
+    entryPx: canonical(p.entryPx),
+    markPx: canonical(p.markPx ?? p.entryPx),
+    leverage,
+    leverageType: p.leverageType ?? 'cross',
+    liquidationPx: p.liquidationPx === undefined || p.liquidationPx === null ? null : canonical(p.liquidationPx),
+  };
+}
+
+function checkSpotBalance(b: SeedSpotBalance): VenueSpotBalance {
+  if (typeof b.coin !== 'string' || b.coin === '') throw new SeedError('spot balance coin must be a non-empty string');
+  if (!Number.isSafeInteger(b.token) || b.token < 0) throw new SeedError('spot balance token must be a non-negative integer');
+  const total = dec(checkDecimal(b.total, 'spot balance total'));
+  const hold = dec(checkDecimal(b.hold ?? '0', 'spot balance hold'));
+  if (total.coef < 0n || hold.coef < 0n || cmp(hold, total) > 0) throw new SeedError('spot balance needs 0 <= hold <= total');
+  return { coin: b.coin, token: b.token, total: fmt(total), hold: fmt(hold), entryNtl: canonical(checkDecimal(b.entryNtl ?? '0', 'spot balance entryNtl')) };
 }
 
 function canonical(text: string): string {

@@ -11,10 +11,19 @@ import type {
   RestingOrder,
   ScheduleInfo,
   SeedOrder,
+  SeedUserRateLimit,
+  SeedVenueOrder,
   SimAccountSeed,
+  UserRateLimitInfo,
+  UserRole,
+  VenueInfoState,
+  VenueOpenOrder,
+  VenuePerpPosition,
+  VenueSpotBalance,
   VenueStateApi,
 } from '../types.js';
-import { AccountBook, type ClosedOrder } from './accounts.js';
+import { AccountBook, SeedError, type ClosedOrder, type ClosedVenueOrder } from './accounts.js';
+import { isDecimal } from '../../venue/decimal.js';
 import { parseActionBody, type ApproveAgentBody, type ApproveBuilderFeeBody, type ScheduleCancelBody } from './actions.js';
 import { AgentBook, parseAgentName } from './agents.js';
 import { NonceBook } from './nonces.js';
@@ -79,7 +88,7 @@ interface Trace {
  * everything after it is synchronous, so concurrent actions for one signer cannot interleave
  * between the nonce check and the nonce commit.
  */
-export class VenueState implements VenueStateApi {
+export class VenueState implements VenueStateApi, VenueInfoState {
   private readonly clock: Clock;
   private readonly network: Network;
   private readonly verify: boolean;
@@ -94,6 +103,10 @@ export class VenueState implements VenueStateApi {
   /** master -> builder -> maxFeeRate. */
   private readonly builderFeeApprovals = new Map<string, Map<string, string>>();
   private readonly actionsUsed = new Map<string, number>();
+  /** Seeded `nRequestsCap` per account: replaces the derived cap (reported and enforced). */
+  private readonly capOverride = new Map<string, number>();
+  /** Seeded `cumVlm` text per account (its number is the traded volume); cleared by setTradedVolume. */
+  private readonly cumVlmText = new Map<string, string>();
   private readonly lastOverBudgetMs = new Map<string, number>();
   private readonly log: ActionLogEntry[] = [];
   private readonly recoverSigner: SignatureRecovery | undefined;
@@ -113,7 +126,9 @@ export class VenueState implements VenueStateApi {
   // ---- accounts ----
 
   addAccount(seed: SimAccountSeed): void {
+    if (seed.rateLimit !== undefined) checkRateLimitSeed(seed.rateLimit);
     this.accounts.add(seed);
+    if (seed.rateLimit !== undefined) this.setUserRateLimit(seed.address, seed.rateLimit);
   }
 
   hasAccount(address: string): boolean {
@@ -142,6 +157,81 @@ export class VenueState implements VenueStateApi {
 
   setTradedVolume(address: string, usd: number): void {
     this.accounts.setTradedVolume(address, usd);
+    this.cumVlmText.delete(address.toLowerCase());
+  }
+
+  // ---- the venue's own view (POST /info) ----
+
+  venueOpenOrders(address: string): VenueOpenOrder[] {
+    return this.accounts.venueOpenOrders(address);
+  }
+
+  placeVenueOrder(address: string, order: SeedVenueOrder): VenueOpenOrder {
+    return this.accounts.placeVenueOrder(address, order);
+  }
+
+  /** Venue-only orders that the scheduled cancel (or another cancel-all) closed. */
+  closedVenueOrders(address: string): readonly ClosedVenueOrder[] {
+    return this.accounts.closedVenueOrders(address);
+  }
+
+  perpPositions(address: string): VenuePerpPosition[] {
+    return this.accounts.perpPositions(address);
+  }
+
+  perpUsd(address: string): string {
+    return this.accounts.perpUsd(address);
+  }
+
+  spotBalances(address: string): VenueSpotBalance[] {
+    return this.accounts.spotBalances(address);
+  }
+
+  /** `user` (a main account), `subAccount` (with its master), `agent` (with its user), or `missing`. */
+  userRole(address: string): UserRole {
+    const a = address.toLowerCase();
+    if (this.accounts.isMain(a)) return { role: 'user' };
+    const master = this.accounts.parentOf(a);
+    if (master !== undefined) return { role: 'subAccount', master };
+    const user = this.agentBook.masterOf(a, this.clock.nowMs());
+    if (user !== undefined) return { role: 'agent', user };
+    return { role: 'missing' };
+  }
+
+  /**
+   * The address's action budget as the venue reports it: `cumVlm` its traded volume, `nRequestsUsed`
+   * the actions counted (admit: every action of its signers that passed the nonce check),
+   * `nRequestsCap` the cap `admit` enforces. An address that is no account reports the initial cap.
+   */
+  userRateLimit(address: string): UserRateLimitInfo {
+    const a = address.toLowerCase();
+    const known = this.accounts.has(a);
+    const traded = known ? this.accounts.tradedVolume(a) : 0;
+    return {
+      cumVlm: this.cumVlmText.get(a) ?? venueNumber(traded),
+      nRequestsUsed: this.actionsUsed.get(a) ?? 0,
+      nRequestsCap: known ? this.actionCap(a) : this.budget ? this.budget.initial : 10_000,
+    };
+  }
+
+  setUserRateLimit(address: string, fields: SeedUserRateLimit): void {
+    checkRateLimitSeed(fields);
+    const a = address.toLowerCase();
+    if (!this.accounts.has(a)) throw new SeedError(`unknown account ${address}`);
+    if (fields.cumVlm !== undefined) {
+      this.accounts.setTradedVolume(a, Number(fields.cumVlm));
+      this.cumVlmText.set(a, fields.cumVlm);
+    }
+    if (fields.nRequestsUsed !== undefined) this.actionsUsed.set(a, fields.nRequestsUsed);
+    if (fields.nRequestsCap !== undefined) this.capOverride.set(a, fields.nRequestsCap);
+  }
+
+  /** The action cap of an account: seeded, or the venue's rule over its traded volume. */
+  private actionCap(account: string): number {
+    const seeded = this.capOverride.get(account);
+    if (seeded !== undefined) return seeded;
+    if (!this.budget) return Number.MAX_SAFE_INTEGER;
+    return this.budget.initial + Math.floor(this.accounts.tradedVolume(account) * this.budget.perUsdTraded);
   }
 
   /** Orders that left the listing, with the venue status that closed them (`scheduledCancel`). */
@@ -310,10 +400,10 @@ export class VenueState implements VenueStateApi {
     const nonceRefusal = this.nonceBook.check(signer, nonce, now);
     if (nonceRefusal !== undefined) return nonceRefusal;
     let overBudget = false;
-    if (this.budget) {
+    if (this.budget || this.capOverride.has(account)) {
       const used = this.actionsUsed.get(account) ?? 0;
       const traded = this.accounts.tradedVolume(account);
-      const cap = this.budget.initial + Math.floor(traded * this.budget.perUsdTraded);
+      const cap = this.actionCap(account);
       if (used >= cap) {
         const last = this.lastOverBudgetMs.get(account);
         if (last !== undefined && now - last < VENUE_FACTS.addressBudgetExhaustedIntervalMs) {
@@ -378,4 +468,19 @@ export class VenueState implements VenueStateApi {
     this.log.push(entry);
     if (this.log.length > this.logLimit) this.log.splice(0, this.log.length - this.logLimit);
   }
+}
+
+function checkRateLimitSeed(f: SeedUserRateLimit): void {
+  if (f.cumVlm !== undefined && (!isDecimal(f.cumVlm) || f.cumVlm.startsWith('-') || !Number.isFinite(Number(f.cumVlm)))) {
+    throw new SeedError('cumVlm must be a non-negative decimal');
+  }
+  for (const k of ['nRequestsUsed', 'nRequestsCap'] as const) {
+    const v = f[k];
+    if (v !== undefined && (!Number.isSafeInteger(v) || v < 0)) throw new SeedError(`${k} must be a non-negative integer`);
+  }
+}
+
+/** A number as the venue writes its float strings: "25000000.0", "4643.5". */
+function venueNumber(n: number): string {
+  return Number.isInteger(n) ? `${n}.0` : String(n);
 }
