@@ -22,6 +22,7 @@ import {
 } from './http-util.js';
 import { SCHEDULE_CANCEL_ENDPOINT } from './rate-limit.js';
 import type { ActionOutcome, Catalog, VenueStateApi } from './types.js';
+import { ACTION_WEIGHT } from './weights.js';
 
 /**
  * Endpoint names of these routes, for rate limits and fault targeting. Stable; the same
@@ -197,6 +198,8 @@ export function accountRoutes({ state, catalog }: AccountRouteDeps): Route[] {
     pattern: '/exchange',
     endpoint: ACCOUNT_ENDPOINTS.exchange,
     handler: async (req) => actionResponse(await state.handleAction(req.body, 'exchange')),
+    // No batched action is served: every one weighs 1 (weights.ts).
+    weight: () => ACTION_WEIGHT,
   };
 
   return [getAccount, listOrders, listPositions, scheduleCancel, exchange];

@@ -19,6 +19,15 @@
  *                                      in force; `budget` (rate-limit.ts parseBudget, e.g.
  *                                      `signed_window_100_per_5s`) is the base the others override
  *   DELETE /_sim/rate-limits           forgets admitted traffic (RateLimiter.reset)
+ *   POST   /_sim/venue-orders          {address, order: SeedVenueOrder} -> the order as /info shows
+ *                                      it: an order outside the service's listing (perps, spot)
+ *   POST   /_sim/user-rate-limit       {address, cumVlm?, nRequestsUsed?, nRequestsCap?} -> what
+ *                                      `userRateLimit` now answers for it
+ *   GET    /_sim/services              {venueOnly, restStatus}
+ *   POST   /_sim/services              {venueOnly: bool, restStatus?: 404|503}: serve only the venue
+ *                                      host (`/exchange`, `/info`, `/ws`) or both -> the settings
+ * The REST service down for a while: `POST /_sim/faults` with
+ * `{"kind": "status", "status": 503, "path": "rest", "forMs": 300000}` (/info and /exchange go on).
  */
 import { ADDRESS_RE } from '../venue/address.js';
 import { z } from 'zod';
@@ -26,7 +35,8 @@ import type { Clock } from '../sched/clock.js';
 import type { FaultControl, FaultSpec } from './faults.js';
 import { badRequest, normalizeAddress, notFound, ok, restError, Router, type Route, type SimRequest, type SimResponse } from './http-util.js';
 import { parseBudget, type RateLimiter } from './rate-limit.js';
-import type { SimAccountSeed, SeedOrder, VenueStateApi } from './types.js';
+import type { ServiceSwitch } from './services.js';
+import type { SimAccountSeed, SeedOrder, SeedUserRateLimit, SeedVenueOrder, VenueInfoState, VenueStateApi } from './types.js';
 
 export const ADMIN_PREFIX = '/_sim/';
 
@@ -49,13 +59,17 @@ export interface AdminDeps {
   rateLimiter: RateLimiter;
   /** The venue clock (with offset). */
   clock: Clock;
+  /** The venue's own view (info routes); without it the venue-order and rate-limit routes answer 404. */
+  info?: VenueInfoState;
+  /** Without it `/_sim/services` answers 404. */
+  services?: ServiceSwitch;
 }
 
 // ---- request bodies (the admin route validates its input like any other) ----
 
 const target = {
   endpoint: z.string().min(1).optional(),
-  path: z.enum(['rest', 'exchange']).optional(),
+  path: z.enum(['rest', 'exchange', 'info']).optional(),
   count: z.number().int().positive().optional(),
   forMs: z.number().positive().optional(),
 };
@@ -101,6 +115,45 @@ const seedOrderSchema = z.strictObject({
   submitted_by: address.optional(),
 });
 
+const venueOrderSchema = z.strictObject({
+  coin: z.string().min(1),
+  side: z.enum(['B', 'A']),
+  limitPx: decimal,
+  sz: decimal,
+  origSz: decimal.optional(),
+  orderType: z.string().min(1).optional(),
+  tif: z.enum(['Gtc', 'Ioc', 'Alo', 'FrontendMarket']).nullable().optional(),
+  reduceOnly: z.boolean().optional(),
+  triggerPx: decimal.optional(),
+  triggerCondition: z.string().optional(),
+  isPositionTpsl: z.boolean().optional(),
+  cloid: z.string().optional(),
+});
+
+const perpPositionSchema = z.strictObject({
+  coin: z.string().min(1),
+  szi: decimal,
+  entryPx: decimal,
+  markPx: decimal.optional(),
+  leverage: z.number().int().positive().optional(),
+  leverageType: z.enum(['cross', 'isolated']).optional(),
+  liquidationPx: decimal.nullable().optional(),
+});
+
+const spotBalanceSchema = z.strictObject({
+  coin: z.string().min(1),
+  token: z.number().int().nonnegative(),
+  total: decimal,
+  hold: decimal.optional(),
+  entryNtl: decimal.optional(),
+});
+
+const userRateLimitFields = {
+  cumVlm: decimal.optional(),
+  nRequestsUsed: z.number().int().nonnegative().optional(),
+  nRequestsCap: z.number().int().nonnegative().optional(),
+};
+
 const seedPositionSchema = z.strictObject({
   outcome_id: z.string().min(1),
   side: z.union([z.literal(0), z.literal(1)]),
@@ -118,6 +171,11 @@ const seedSchema = z.strictObject({
   tradedVolumeUsd: z.number().nonnegative(),
   orders: z.array(seedOrderSchema).optional(),
   positions: z.array(seedPositionSchema).optional(),
+  venueOrders: z.array(venueOrderSchema).optional(),
+  perpPositions: z.array(perpPositionSchema).optional(),
+  perpUsd: decimal.optional(),
+  spotBalances: z.array(spotBalanceSchema).optional(),
+  rateLimit: z.strictObject(userRateLimitFields).optional(),
 });
 
 function zodError(field: string, err: z.ZodError): SimResponse {
@@ -135,7 +193,7 @@ function attempt(fn: () => SimResponse): SimResponse {
   }
 }
 
-export function adminRoutes({ state, faults, rateLimiter, clock }: AdminDeps): Route[] {
+export function adminRoutes({ state, faults, rateLimiter, clock, info, services }: AdminDeps): Route[] {
   // `Route.method` names only the venue's verbs (GET, POST); the admin API also uses DELETE. The
   // Router compares method strings, so the casts below are safe; they stay local to this file.
   return [
@@ -258,7 +316,7 @@ export function adminRoutes({ state, faults, rateLimiter, clock }: AdminDeps): R
           .strictObject({
             budget: z.string().min(1).optional(),
             global: spec.optional(),
-            globalCounts: z.enum(['all', 'signed']).optional(),
+            globalCounts: z.enum(['all', 'signed', 'weight']).optional(),
             scheduleCancel: spec.nullable().optional(),
             endpoints: z.record(z.string().min(1), spec).optional(),
             defaultEndpoint: spec.optional(),
@@ -270,6 +328,53 @@ export function adminRoutes({ state, faults, rateLimiter, clock }: AdminDeps): R
           rateLimiter.configure({ ...(budget === undefined ? {} : parseBudget(budget)), ...quotas });
           return ok(rateLimiter.describe());
         });
+      },
+    },
+    {
+      method: 'POST',
+      pattern: '/_sim/venue-orders',
+      endpoint: 'admin.venue-orders',
+      handler: (req) => {
+        if (!info) return notFound('admin route');
+        const parsed = z.strictObject({ address, order: venueOrderSchema }).safeParse(req.body);
+        if (!parsed.success) return zodError('body', parsed.error);
+        const account = parsed.data.address.toLowerCase();
+        if (!state.hasAccount(account)) return notFound('account');
+        return attempt(() => ok({ order: info.placeVenueOrder(account, parsed.data.order as SeedVenueOrder) }));
+      },
+    },
+    {
+      method: 'POST',
+      pattern: '/_sim/user-rate-limit',
+      endpoint: 'admin.user-rate-limit',
+      handler: (req) => {
+        if (!info) return notFound('admin route');
+        const parsed = z.strictObject({ address, ...userRateLimitFields }).safeParse(req.body);
+        if (!parsed.success) return zodError('body', parsed.error);
+        const { address: raw, ...fields } = parsed.data;
+        const account = raw.toLowerCase();
+        if (!state.hasAccount(account)) return notFound('account');
+        return attempt(() => {
+          info.setUserRateLimit(account, fields as SeedUserRateLimit);
+          return ok({ address: account, ...info.userRateLimit(account) });
+        });
+      },
+    },
+    {
+      method: 'GET',
+      pattern: '/_sim/services',
+      endpoint: 'admin.services',
+      handler: () => (services ? ok(services.get()) : notFound('admin route')),
+    },
+    {
+      method: 'POST',
+      pattern: '/_sim/services',
+      endpoint: 'admin.services',
+      handler: (req) => {
+        if (!services) return notFound('admin route');
+        const parsed = z.strictObject({ venueOnly: z.boolean(), restStatus: z.union([z.literal(404), z.literal(503)]).optional() }).safeParse(req.body);
+        if (!parsed.success) return zodError('body', parsed.error);
+        return ok(services.set(parsed.data.venueOnly, parsed.data.restStatus));
       },
     },
     {

@@ -3,7 +3,7 @@
  * simulator from tests in-process or through the admin route.
  *
  * Request faults target every endpoint or one endpoint name, optionally only one path family
- * (`rest` = everything under /v1, `exchange` = POST /exchange), and last for `count` matching
+ * (`rest` = everything under /v1, `exchange` = POST /exchange, `info` = POST /info), and last for `count` matching
  * requests, for `forMs` of (base clock) time, or until removed. Several may be active at once:
  * latencies of all matching faults add up; of the faults that replace or break the answer, the
  * oldest matching one wins.
@@ -13,13 +13,14 @@
  */
 import type { Clock } from '../sched/clock.js';
 
-export type FaultPath = 'rest' | 'exchange';
+/** `rest`: the service (`/v1`); `exchange` and `info`: the venue host's `POST /exchange` and `POST /info`. */
+export type FaultPath = 'rest' | 'exchange' | 'info';
 
 /** Which requests a fault applies to and for how long. */
 export interface FaultTarget {
   /** An endpoint name (a route's `endpoint`); absent = every endpoint. */
   endpoint?: string;
-  /** `rest` (/v1/...) or `exchange` (POST /exchange); absent = both. */
+  /** `rest` (/v1/...), `exchange` (POST /exchange) or `info` (POST /info); absent = all three. */
   path?: FaultPath;
   /** Applies to this many matching requests, then disappears. */
   count?: number;
@@ -118,7 +119,7 @@ export interface FaultSnapshot {
 function checkTarget(t: FaultTarget): void {
   if (t.count !== undefined && (!Number.isSafeInteger(t.count) || t.count < 1)) throw new RangeError('count must be a positive integer');
   if (t.forMs !== undefined && (!Number.isFinite(t.forMs) || t.forMs <= 0)) throw new RangeError('forMs must be positive');
-  if (t.path !== undefined && t.path !== 'rest' && t.path !== 'exchange') throw new RangeError('path must be rest or exchange');
+  if (t.path !== undefined && t.path !== 'rest' && t.path !== 'exchange' && t.path !== 'info') throw new RangeError('path must be rest, exchange or info');
 }
 
 export class FaultControl {
@@ -203,6 +204,14 @@ export class FaultControl {
   /** 503 with a `dependency` detail. */
   unavailable(reason = 'upstream_unavailable', target: FaultTarget = {}): string {
     return this.forceStatus(503, { ...target, reason });
+  }
+
+  /**
+   * The service is down: every REST request (`/v1`) answers 503 with a `dependency` detail for
+   * `forMs`, while `/info`, `/exchange` and `/ws` keep working (issue 20's fallback scenario).
+   */
+  restUnavailable(forMs: number, reason = 'upstream_unavailable'): string {
+    return this.forceStatus(503, { path: 'rest', forMs, reason });
   }
 
   resetConnection(opts: Omit<ResetFault, 'kind'> = {}): string {

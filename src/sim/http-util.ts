@@ -19,6 +19,13 @@ export interface SimResponse {
   status: number;
   body: unknown;
   headers?: Record<string, string>;
+  /** A body that is not JSON, sent as `text/plain` in place of `body` (the venue's 422 on /info). */
+  raw?: string;
+  /**
+   * The answer's name for the profiles (profiles.ts), when one route serves several kinds of answer
+   * (`POST /info clearinghouseState`); default the route's endpoint.
+   */
+  endpoint?: string;
 }
 
 export type RouteHandler = (req: SimRequest, params: Record<string, string>) => SimResponse | Promise<SimResponse>;
@@ -30,6 +37,12 @@ export interface Route {
   /** Stable endpoint name, used for per-endpoint rate limits and fault targeting. */
   endpoint: string;
   handler: RouteHandler;
+  /**
+   * The request's IP weight on the venue host (weights.ts), from its body (parsed leniently: the
+   * weight is charged before the body is checked). Only the venue's routes (`/info`, `/exchange`)
+   * have one; the service's REST routes are another host.
+   */
+  weight?: (body: unknown) => number;
 }
 
 interface CompiledRoute extends Route {

@@ -11,6 +11,16 @@
  * `account_type` and a subaccount's `parent.address`, a page's `data` elements and a non-empty
  * `next_cursor`, an action answer's `status` (and an `err` answer's text), and the RESTError
  * envelope's required fields and `rate_limit` detail.
+ *
+ * The venue's info answers (`POST /info`, info-routes.ts; named `POST /info <type>`) vary the same
+ * way, with what issue 20's reader acts on protected: every order of an open-orders list with its
+ * `oid` and `coin`; every `assetPositions` entry with its `position`, `coin` and `szi`; every spot
+ * balance with its `coin` and `total`; `userRole`'s `role` and `data.master` / `data.user`; all of
+ * `userRateLimit`; every extra agent with its `name`, `address` and `validUntil`. The venue does not
+ * promise that the rest is optional, but its answers have gained and lost keys over the years
+ * (`maxTradeSzs`, `time`, `cloid`) and send null where a value is absent (`entryPx`,
+ * `liquidationPx`, `tif`): a reader that relies on nothing else survives every variation. Lists stay
+ * whole (no element is dropped or nulled); the 422 text answer is never varied.
  */
 import type { Clock, TimerHandle } from '../sched/clock.js';
 import type { FaultControl } from './faults.js';
@@ -140,7 +150,7 @@ function makeProfile(
         return { body: { ...body, as_of: new Date(at).toISOString() }, dateMs: at };
       }
       if (v === NONE) return { body };
-      const out = status >= 400 ? varyEnvelope(body, v, rng) : varyBody(endpoint, body, v, rng);
+      const out = status >= 400 ? varyEnvelope(body, v, rng) : endpoint.startsWith(INFO_PREFIX) ? varyInfo(endpoint.slice(INFO_PREFIX.length), body, v, rng) : varyBody(endpoint, body, v, rng);
       const foreign = status < 400 && chance(rng, v.foreignDate);
       return foreign ? { body: out, dateMs: clocks.hostNowMs } : { body: out };
     },
@@ -199,6 +209,61 @@ function varyBody(endpoint: string, body: unknown, v: Variations, rng: () => num
       out[k] = walk(x, p);
     }
     if (v.nulls > 0) addSpecNulls(endpoint, root, path, value, out, v.nulls, rng);
+    if (chance(rng, v.extraKeys)) out[`x_extra_${Math.floor(rng() * 1000)}`] = { added: true, list: [1, 'two', null] };
+    return out;
+  };
+  return walk(body, []);
+}
+
+const INFO_PREFIX = 'POST /info ';
+
+/** Enum-valued keys of the info answers (none of them acted on, except `role`, protected). */
+const INFO_ENUM_KEYS = new Set(['side', 'orderType', 'tif', 'type', 'role']);
+
+/** The paths of an info answer the keeper acts on (see the file comment): never varied. */
+function isProtectedInfo(type: string, path: Path): boolean {
+  const last = path[path.length - 1];
+  switch (type) {
+    case 'openOrders':
+    case 'frontendOpenOrders':
+      return path.length === 1 || (path.length === 2 && (last === 'oid' || last === 'coin'));
+    case 'clearinghouseState':
+      if (path[0] !== 'assetPositions') return false;
+      if (path.length <= 3) return path.length < 3 || last === 'position';
+      return path.length === 4 && path[2] === 'position' && (last === 'coin' || last === 'szi');
+    case 'spotClearinghouseState':
+      return path[0] === 'balances' && (path.length <= 2 || (path.length === 3 && (last === 'coin' || last === 'total')));
+    case 'userRole':
+      return path[0] === 'role' || (path[0] === 'data' && (path.length === 1 || last === 'master' || last === 'user'));
+    case 'userRateLimit':
+      return path.length === 1;
+    case 'extraAgents':
+      return path.length === 1 || (path.length === 2 && (last === 'name' || last === 'address' || last === 'validUntil'));
+    default:
+      return true;
+  }
+}
+
+/** An info answer (object or list) varied where the keeper does not act. */
+function varyInfo(type: string, body: unknown, v: Variations, rng: () => number): unknown {
+  const walk = (value: unknown, path: Path): unknown => {
+    if (Array.isArray(value)) return value.map((x, i) => walk(x, [...path, i]));
+    if (!isObject(value)) return value;
+    const out: Record<string, unknown> = {};
+    for (const [k, x] of Object.entries(value)) {
+      const p = [...path, k];
+      const prot = isProtectedInfo(type, p);
+      if (!prot && typeof x === 'string' && INFO_ENUM_KEYS.has(k) && chance(rng, v.unknownEnums)) {
+        out[k] = `future_${k}`;
+        continue;
+      }
+      if (!prot && chance(rng, v.omit)) continue;
+      if (!prot && !Array.isArray(x) && chance(rng, v.nulls)) {
+        out[k] = null;
+        continue;
+      }
+      out[k] = walk(x, p);
+    }
     if (chance(rng, v.extraKeys)) out[`x_extra_${Math.floor(rng() * 1000)}`] = { added: true, list: [1, 'two', null] };
     return out;
   };

@@ -1,12 +1,14 @@
 /**
  * The simulator's HTTP server: one node:http server on loopback carrying the REST routes (`/v1`),
- * the exchange endpoint (`POST /exchange`), the WebSocket upgrade (`/ws`) and the admin API
- * (`/_sim/`). Everything stateful is injected (routes, venue clock, faults, rate limiter, WebSocket
+ * the exchange endpoint (`POST /exchange`), the info endpoint (`POST /info`), the WebSocket upgrade
+ * (`/ws`) and the admin API (`/_sim/`). Everything stateful is injected (routes, venue clock, faults, rate limiter, WebSocket
  * hub), so the server can be tested with stubs and composed by `simulator.ts`.
  *
- * Per request, in this order: parse the URL -> read the body (capped) -> admin? -> route (404/405)
- * -> faults (latency, then a forced answer or a reset before the handler) -> rate limits (429; a
- * POST counts as a signed action, a GET as a read) ->
+ * Per request, in this order: parse the URL -> read the body (capped) -> admin? -> venue-only
+ * (a `/v1` request answers 404 or 503 when the service is not served, services.ts) -> route
+ * (404/405) -> faults (latency, then a forced answer or a reset before the handler) -> rate limits
+ * (429; a REST POST and every `/exchange` request count as a signed action, a GET and `/info` as a
+ * read; the venue host's routes also carry their IP weight, weights.ts) ->
  * Content-Type and JSON checks (400) -> handler -> write (possibly truncated or cut off by a fault).
  * A request that a fault answers never reaches the rate limiter: it models a failure in front of the
  * venue (a proxy, the network), not traffic the venue admitted.
@@ -21,6 +23,9 @@ import { sleep, systemClock, type Clock } from '../sched/clock.js';
 import type { BodyFault, FaultControl, FaultPath, ResetFault, StatusFault } from './faults.js';
 import { badRequest, notFound, restError, Router, type Route, type SimRequest, type SimResponse } from './http-util.js';
 import type { RateLimiter } from './rate-limit.js';
+import { infoRefusal } from './info-routes.js';
+import type { ServiceSwitch } from './services.js';
+import { VENUE_TEXTS } from './venue/texts.js';
 import type { SimLogger, WsHub } from './ws-server.js';
 
 export const DEFAULT_MAX_BODY_BYTES = 64 * 1024;
@@ -44,6 +49,8 @@ export interface SimServerOptions {
   admin?: ((req: SimRequest) => Promise<SimResponse>) | undefined;
   logger?: SimLogger | undefined;
   maxBodyBytes?: number;
+  /** Serve the service (`/v1`) or only the venue host; default both. */
+  services?: ServiceSwitch | undefined;
   /** Rewrites a route's JSON answer before it is sent (the venue profile, see profiles.ts). */
   transform?: ((endpoint: string, r: SimResponse) => SimResponse) | undefined;
 }
@@ -166,9 +173,9 @@ export async function listenSimServer(opts: SimServerOptions): Promise<SimServer
   const send = (req: IncomingMessage, res: ServerResponse, r: SimResponse, breakWith?: ResetFault | BodyFault, closeAfter = false): void => {
     if (res.headersSent || res.destroyed || req.socket.destroyed) return;
     let status = r.status;
-    let bytes = Buffer.from(JSON.stringify(r.body ?? null), 'utf8');
+    let bytes = r.raw !== undefined ? Buffer.from(r.raw, 'utf8') : Buffer.from(JSON.stringify(r.body ?? null), 'utf8');
     const headers: Record<string, string> = {
-      'Content-Type': 'application/json; charset=utf-8',
+      'Content-Type': r.raw !== undefined ? 'text/plain; charset=utf-8' : 'application/json; charset=utf-8',
       // Node would stamp its own (system) time; the venue's clock is the one clients estimate skew from.
       Date: dateHeader(),
       ...r.headers,
@@ -260,6 +267,11 @@ export async function listenSimServer(opts: SimServerOptions): Promise<SimServer
       return;
     }
 
+    const family: FaultPath = rawPath === '/exchange' ? 'exchange' : rawPath === '/info' ? 'info' : 'rest';
+    const refusal = family === 'rest' ? opts.services?.restRefusal() : undefined;
+    if (refusal === 404) return send(req, res, notFound(`path ${rawPath} (this host serves only the venue)`));
+    if (refusal === 503) return send(req, res, statusFaultResponse({ kind: 'status', status: 503, message: 'the service is not served by this host' }));
+
     let match: ReturnType<Router['match']>;
     try {
       match = router.match(method, rawPath);
@@ -272,7 +284,6 @@ export async function listenSimServer(opts: SimServerOptions): Promise<SimServer
     if (match === 'method_not_allowed') return send(req, res, restError(405, `method ${method} is not allowed on ${rawPath}`));
     const { route, params } = match;
 
-    const family: FaultPath = rawPath === '/exchange' ? 'exchange' : 'rest';
     const plan = faults.plan(route.endpoint, family);
     if (plan.latencyMs > 0) {
       try {
@@ -284,7 +295,7 @@ export async function listenSimServer(opts: SimServerOptions): Promise<SimServer
       if (req.socket.destroyed) return; // the client gave up while we "worked"
     }
     const action = plan.action;
-    const shape = (r: SimResponse): SimResponse => (opts.transform ? opts.transform(route.endpoint, r) : r);
+    const shape = (r: SimResponse): SimResponse => (opts.transform ? opts.transform(r.endpoint ?? route.endpoint, r) : r);
     if (action?.kind === 'status') return send(req, res, shape(statusFaultResponse(action)));
     if (action?.kind === 'body' && action.mode === 'html') return sendHtml(req, res, action.status ?? 502, action.dateShiftMs);
     if (action?.kind === 'reset' && action.phase === 'before_handler') {
@@ -295,9 +306,26 @@ export async function listenSimServer(opts: SimServerOptions): Promise<SimServer
     // Every POST the venue serves is a signed action (REST schedule-cancel, every /exchange action);
     // every GET is an unsigned read. The limiter needs to know when its global window counts signed
     // actions only (rate-limit.ts, `globalCounts`).
-    const decision = rateLimiter.check(clientIp(remoteAddress), route.endpoint, route.method === 'POST' ? 'signed' : 'read');
+    // The venue host's requests also carry their IP weight, read from the body before it is checked
+    // (the venue charges a request it then refuses; one that does not parse is charged the default).
+    let weight: number | undefined;
+    if (route.weight) {
+      let lenient: unknown;
+      try {
+        lenient = bytes.length > 0 ? (JSON.parse(bytes.toString('utf8')) as unknown) : undefined;
+      } catch {
+        lenient = undefined;
+      }
+      weight = route.weight(lenient);
+    }
+    const cls = route.method === 'POST' && family !== 'info' ? 'signed' : 'read';
+    const decision = rateLimiter.check(clientIp(remoteAddress), route.endpoint, cls, weight);
     if (!decision.ok) {
-      const r = restError(429, `rate limit exceeded (${decision.detail.scope} quota)`, [decision.detail]);
+      const byWeight = decision.detail.scope === 'global' && rateLimiter.globalCounting() === 'weight';
+      const message = byWeight
+        ? VENUE_TEXTS.ipWeightExceeded(decision.detail.limit, decision.detail.window_seconds)
+        : `rate limit exceeded (${decision.detail.scope} quota)`;
+      const r = restError(429, message, [decision.detail]);
       return send(req, res, shape({ ...r, headers: { 'Retry-After': String(decision.detail.retry_after_seconds) } }));
     }
 
@@ -305,7 +333,8 @@ export async function listenSimServer(opts: SimServerOptions): Promise<SimServer
     if (route.method === 'POST') {
       if (tooLarge) return send(req, res, tooLarge);
       const p = parseJsonBody(req, bytes);
-      if (!p.ok) return send(req, res, p.response);
+      // The venue answers a body it cannot read with its own 422, not the service's envelope.
+      if (!p.ok) return send(req, res, family === 'info' ? infoRefusal() : p.response);
       parsedBody = p.body;
     }
 

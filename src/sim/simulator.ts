@@ -17,8 +17,10 @@ import { buildCatalog, catalogRoutes, type SimCatalog } from './catalog/index.js
 import { FaultControl } from './faults.js';
 import { parseProfile } from './profiles.js';
 import { parseBudget, RateLimiter, type RateLimitConfig } from './rate-limit.js';
+import { infoRoutes } from './info-routes.js';
 import { listenSimServer } from './server.js';
-import type { SimAccountSeed, VenueStateApi } from './types.js';
+import { ServiceSwitch, type VenueOnlyRestStatus } from './services.js';
+import type { SimAccountSeed, VenueInfoState, VenueStateApi } from './types.js';
 import { demoAccountSeeds } from './venue/demo.js';
 import { VenueState } from './venue/index.js';
 import { WsHub, type SimLogger } from './ws-server.js';
@@ -43,11 +45,21 @@ export interface SimulatorOptions {
    * A named rate-limit budget (rate-limit.ts `parseBudget`): `ip_window` (default: one window of
    * 1200 per 60 s over every request, schedule-cancel 600 per 60 s) or `signed_window_100_per_5s`
    * (one window of 100 per 5 s over every signed action on both endpoints, reads not counted; any
-   * `signed_window_<limit>_per_<seconds>s`). Fields of `rateLimits` override it one by one.
+   * `signed_window_<limit>_per_<seconds>s`), or `ip_weight_1200_per_60s` (the venue's IP weight:
+   * every `/info` and `/exchange` request spends its weight, weights.ts, in one window of 1200 per
+   * 60 s; REST not counted; any `ip_weight_<limit>_per_<seconds>s`). Fields of `rateLimits`
+   * override it one by one.
    */
   budget?: string;
   /** The quotas, over the `budget`'s (e.g. `{ global, globalCounts: 'signed', scheduleCancel: null }`). */
   rateLimits?: RateLimitConfig;
+  /**
+   * Serve only the venue host (`/exchange`, `/info`, `/ws`): every `/v1` request answers
+   * `venueOnlyRestStatus` (404, default, or 503), for a keeper that needs no service. Switchable at
+   * run time (`sim.services`, `POST /_sim/services`).
+   */
+  venueOnly?: boolean;
+  venueOnlyRestStatus?: VenueOnlyRestStatus;
   /** Serve the loopback admin API under `/_sim/` (default true). */
   admin?: boolean;
   /** Structured log lines; silent by default. */
@@ -70,8 +82,10 @@ export interface Simulator {
   readonly wsUrl: string;
   readonly host: string;
   readonly port: number;
-  readonly state: VenueStateApi;
+  readonly state: VenueStateApi & VenueInfoState;
   readonly catalog: SimCatalog;
+  /** Venue-only or both (services.ts). */
+  readonly services: ServiceSwitch;
   readonly faults: FaultControl;
   readonly rateLimiter: RateLimiter;
   readonly ws: WsHub;
@@ -97,7 +111,8 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
   const rateLimiter = new RateLimiter(baseClock, { ...parseBudget(opts.budget ?? 'ip_window'), ...opts.rateLimits });
   const ws = new WsHub({ clock: baseClock, faults, logger: opts.logger });
   const catalog = buildCatalog({ nowMs: clock.nowMs() });
-  const state: VenueStateApi = new VenueState({
+  const services = new ServiceSwitch({ venueOnly: opts.venueOnly ?? false, restStatus: opts.venueOnlyRestStatus ?? 404 });
+  const state = new VenueState({
     clock,
     network: opts.network ?? 'testnet',
     catalog,
@@ -129,6 +144,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
         restingOrders: (outcomeId) => state.restingOrders(outcomeId),
         accountRef,
       }),
+      ...infoRoutes({ state, nowMs: () => clock.nowMs() }),
     ];
     const server = await listenSimServer({
       host,
@@ -138,7 +154,8 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
       faults,
       rateLimiter,
       ws,
-      admin: opts.admin === false ? undefined : adminHandler({ state, faults, rateLimiter, clock }),
+      services,
+      admin: opts.admin === false ? undefined : adminHandler({ state, faults, rateLimiter, clock, info: state, services }),
       logger: opts.logger,
       ...(opts.maxBodyBytes !== undefined ? { maxBodyBytes: opts.maxBodyBytes } : {}),
       transform: (endpoint, r) => {
@@ -159,6 +176,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
       port: server.port,
       state,
       catalog,
+      services,
       faults,
       rateLimiter,
       ws,

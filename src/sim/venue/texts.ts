@@ -24,6 +24,13 @@ export const VENUE_TEXTS = {
   addressBudget: (used: number, budget: number, tradedUsd: number): string =>
     `Too many cumulative requests sent (${used} > ${budget}) for cumulative volume traded $${formatUsd(tradedUsd)}. Place taker orders to free up 1 request per USDC traded.`,
 
+  /**
+   * `POST /info` with a body the venue cannot read (an unknown `type`, no `user`): the venue answers
+   * 422 with this plain text. Not in the official SDK (which only passes a 4xx text on); seen from
+   * the live venue in public issue reports (ccxt/ccxt#26071, NoFxAiOS/nofx#63).
+   */
+  infoUndeserializable: 'Failed to deserialize the JSON body into the target type',
+
   // ---- (assumed): the venue's wording is not published ----
   tooManyTriggers: 'Too many scheduled cancel triggers today',
   nonceDuplicate: (nonce: number): string => `Invalid nonce: duplicate nonce ${nonce}`,
@@ -39,6 +46,12 @@ export const VENUE_TEXTS = {
   agentAddressInUse: 'Agent address is already approved for another user or under another name',
   agentAddressIsUser: 'Agent address cannot be an existing user',
   builderFeeLimit: `Too many builder fee approvals: at most ${VENUE_FACTS.maxBuilderFeeApprovals}`,
+  /**
+   * A weight-budget refusal (`ip_weight_*` budgets) **(assumed)**: what the venue sends on its IP
+   * weight 429 is not published, so the simulator answers as the service's 429 (the RESTError
+   * envelope with a `rate_limit` detail, scope `global`) with this message.
+   */
+  ipWeightExceeded: (limit: number, windowSeconds: number): string => `rate limit exceeded (IP weight ${limit} per ${windowSeconds} s)`,
 } as const;
 
 /** Push text for a fired scheduled cancel **(assumed)**: the venue's vocabulary is unpublished. */
