@@ -14,7 +14,7 @@
  *   POST   /_sim/clock                 {offsetMs}: the venue clock offset
  *   POST   /_sim/rate-limits           new quotas, all at once (what is left out takes its default):
  *                                      {budget?: NAME, global?: {limit, windowSeconds},
- *                                       globalCounts?: 'all'|'signed', scheduleCancel?: {..}|null,
+ *                                       globalCounts?: 'all'|'signed'|'weight', scheduleCancel?: {..}|null,
  *                                       endpoints?: {NAME: {..}}, defaultEndpoint?: {..}} -> the quotas
  *                                      in force; `budget` (rate-limit.ts parseBudget, e.g.
  *                                      `signed_window_100_per_5s`) is the base the others override
