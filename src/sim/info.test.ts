@@ -6,6 +6,14 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { FakeClock } from '../sched/fake-clock.js';
+import {
+  decodeInfoClearinghouseState,
+  decodeInfoExtraAgents,
+  decodeInfoOpenOrders,
+  decodeInfoSpotClearinghouseState,
+  decodeInfoUserRateLimit,
+  decodeInfoUserRole,
+} from '../venue/info-decode.js';
 import type { OpenOrder } from '../venue/types.js';
 import { startSimulator, type Simulator } from './simulator.js';
 import type { SimAccountSeed } from './types.js';
@@ -412,6 +420,31 @@ describe('the profiles vary the info answers, never what the keeper acts on', ()
     // made of acted-on fields alone (userRateLimit, userRole of a subaccount, extraAgents).
     expect(changed).toBeGreaterThanOrEqual(profile === 'unknown_enums' ? 3 : 4);
   });
+
+  it.each(['strict', 'nulls', 'omitted', 'extra_keys', 'unknown_enums', 'realistic', 'random:7', 'random:11'])(
+    "the keeper's reader (src/venue/info-decode.ts) decodes every answer under %s, counts equal to the venue's",
+    async (profile) => {
+      const a = await answers(profile);
+      const summary = {
+        open: decodeInfoOpenOrders(a.get('openOrders'), 'openOrders').count,
+        front: decodeInfoOpenOrders(a.get('frontendOpenOrders'), 'frontendOpenOrders').count,
+        perps: decodeInfoClearinghouseState(a.get('clearinghouseState')).positions.length,
+        spot: decodeInfoSpotClearinghouseState(a.get('spotClearinghouseState')).balances.length,
+        role: (({ role, master }) => ({ role, master }))(decodeInfoUserRole(a.get('userRole'))),
+        limit: (({ cumVlm, nRequestsUsed, nRequestsCap }) => ({ cumVlm, nRequestsUsed, nRequestsCap }))(decodeInfoUserRateLimit(a.get('userRateLimit'))),
+        agents: decodeInfoExtraAgents(a.get('extraAgents')).map((x) => x.validUntil),
+      };
+      expect(summary).toEqual({
+        open: 3,
+        front: 3,
+        perps: 2,
+        spot: 2,
+        role: { role: 'subAccount', master: MAIN },
+        limit: { cumVlm: '2000000.0', nRequestsUsed: 1, nRequestsCap: 2_010_000 },
+        agents: [T0 + 86_400_000],
+      });
+    },
+  );
 
   it('strict passes the answers through unchanged, and the 422 text is never varied', async () => {
     const sim = await start({ profile: 'realistic' });
