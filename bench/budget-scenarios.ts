@@ -396,8 +396,10 @@ export async function runSingle(scenario: Exclude<ScenarioName, 'shards'>, opts:
     } else if (scenario === 'n270') {
       r.bounds.push({ what: 'all armed', ok: allArmedMs !== null });
       r.bounds.push({ what: 'no venue deadline passes (lowest ever > 0, none fired)', ok: ever !== null && ever > 0 && r.fired === 0 });
-      const faults = ((readiness as { faults?: Array<{ problem?: string }> } | undefined)?.faults ?? []).map((f) => f.problem ?? '');
-      r.readiness = { ready: (readiness as { ready?: boolean } | undefined)?.ready ?? null, short_horizon_faults: faults.filter((p) => /horizon/.test(p)).length, first: faults[0] ?? null };
+      // /readyz: {status: 'ready'} or {status: 'not ready', accounts: [{problem, ...}]}.
+      const rz = readiness as { status?: string; accounts?: Array<{ problem?: string }> } | undefined;
+      const faults = (rz?.accounts ?? []).map((f) => f.problem ?? '');
+      r.readiness = { status: rz?.status ?? null, short_horizon_faults: faults.filter((p) => /horizon/.test(p)).length, first: faults[0] ?? null };
     } else {
       const bs = bursts(refusals);
       const learned = k.events.find((e) => e.event === 'budget_limit_learned');
