@@ -6,10 +6,16 @@
  * - with `rate_limits.shared` on one Redis: zero 429s, zero lapses;
  * - Redis killed mid-run: each falls back to its share, every horizon holds;
  * - the control, without `shared`: the same start draws 429s.
+ * Issue 19's two shards (bench/budget-scenarios.ts, `npm run bench:budget -- --scenario shards` is
+ * the longer run): 180 accounts, each needing an approveAgent, on the simulator's one window of 100
+ * per 5 s over every signed action, shards 0 and 1 planning on their share of the demand: zero 429s,
+ * all armed within 1.2 x 19.8 s, every horizon >= 8 s for 30 s; Redis killed for 30 s: no deadline
+ * passes.
  */
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { runShards } from '../bench/budget-scenarios.js';
 import { benchAddresses, benchKey } from '../bench/keys.js';
 import { freePort, getJson, startCli, tempDir, writeKey, type Proc } from './support/cli.js';
 import { startSim } from './support/keeper-process.js';
@@ -133,6 +139,21 @@ describe.skipIf(!binary && !process.env.CI)('two keeper processes, one venue bud
     expect(worst).toBeGreaterThanOrEqual(20_000);
     expect(await venue429s(ks.map((k) => k.ops))).toBe(0);
   }, 120_000);
+
+  it('issue 19, shards of 180 on one window of 100 per 5 s :: zero 429s, all armed within 23.76 s, horizons >= 8 s; Redis killed 30 s :: no deadline passes', async () => {
+    const r = await runShards({ n: 180, observeMs: 30_000, killMs: 30_000, afterRestartMs: 0, maxArmMs: 40_000, ...(binary ? { redisBinary: binary } : {}) });
+    const context = JSON.stringify({ ...r, keeper_events: undefined });
+    expect(r.venue_429s_by_phase, context).toMatchObject({ redis_up: 0, redis_killed: 0 });
+    expect(r.all_armed_s, context).not.toBeNull();
+    expect(r.all_armed_s!, context).toBeLessThanOrEqual(1.2 * 19.8);
+    expect(r.lowest_horizon_redis_up_s!, context).toBeGreaterThanOrEqual(8);
+    expect(r.lowest_horizon_redis_killed_s!, context).toBeGreaterThan(0);
+    expect(r.fired, context).toBe(0);
+    // Both planned on a share while Redis answered, and fell back when it was killed.
+    const modes = r.budget_modes as Array<{ modes: Array<string | null>; shares: Array<number | null> }>;
+    expect(modes.some((m) => m.modes.every((x) => x === 'shared')), context).toBe(true);
+    expect(modes.at(-1)!.modes, context).toEqual(['local_fallback', 'local_fallback']);
+  }, 150_000);
 
   it('the control, without shared :: the same cold start draws 429s', async () => {
     const simUrl = await venue();
