@@ -8,6 +8,11 @@
  * good: at 10 ms slots, 1 ms of lateness per slot drains a queue 10% slower than the budget. A
  * request admitted late keeps its slot, so the next one is not pushed; the window log, which uses
  * the real times, still bounds every window.
+ *
+ * Weights (the venue's IP budget counts each request by its weight, VENUE.md "The info endpoint"):
+ * a request of weight w needs w free units in the window, is logged as w entries at its time, and
+ * takes w slots of the grid, so a queue of heavy requests drains at the budgeted weight per second.
+ * Weight 1 is exactly the unit case.
  */
 export interface WindowSpec {
   limit: number;
@@ -62,26 +67,39 @@ function firstAbove(log: readonly number[], x: number): number {
  * ascending order, so counting what is inside the window is a binary search (this runs for every
  * admission decision: with tens of thousands of entries a scan was the keeper's hottest loop).
  */
-export function earliestAdmitMs(scope: ScopeState, nowMs: number, spacingFactor = 1): number {
+export function earliestAdmitMs(scope: ScopeState, nowMs: number, spacingFactor = 1, weight = 1): number {
+  const w = unitsOf(scope, weight);
   let t = Math.max(nowMs, scope.blockedUntilMs, scope.lastSlotMs + spacingMs(scope.spec) * spacingFactor);
   const from = firstAbove(scope.log, t - spanMs(scope.spec));
   const inWindow = scope.log.length - from;
-  if (inWindow >= scope.spec.limit) {
-    // the (inWindow - limit + 1)-th oldest inside the window must leave it first
-    const oldest = scope.log[scope.log.length - scope.spec.limit];
+  if (inWindow + w > scope.spec.limit) {
+    // the (inWindow - limit + w)-th oldest inside the window must leave it first (w = 1: the
+    // (inWindow - limit + 1)-th)
+    const oldest = scope.log[scope.log.length - scope.spec.limit + w - 1];
     if (oldest !== undefined) t = Math.max(t, oldest + spanMs(scope.spec));
   }
   return t;
 }
 
 /**
+ * The units a request of `weight` takes of this scope: its weight, capped at the limit (a request
+ * heavier than the whole window waits for an empty window instead of forever).
+ */
+export function unitsOf(scope: ScopeState, weight: number): number {
+  return Math.max(1, Math.min(weight, scope.spec.limit));
+}
+
+/**
  * Would admitting one more request at `nowMs` make a request that plans to go at `reservedMs`
  * (>= nowMs) wait longer? Lower-priority work may use a scope's spare room, never its next slot.
  */
-export function admitWouldDelay(scope: ScopeState, nowMs: number, reservedMs: number): boolean {
-  if (slotOf(scope, nowMs) + spacingMs(scope.spec) > reservedMs) return true;
-  // The window ending at reservedMs would hold what it holds now, plus this one.
-  const inWindow = scope.log.length - firstAbove(scope.log, reservedMs - spanMs(scope.spec)) + (nowMs > reservedMs - spanMs(scope.spec) ? 1 : 0);
+export function admitWouldDelay(scope: ScopeState, nowMs: number, reservedMs: number, weight = 1): boolean {
+  const w = unitsOf(scope, weight);
+  // A request of weight w takes w slots of the grid: the next one is free w spacings later.
+  if (slotOf(scope, nowMs) + spacingMs(scope.spec) * w > reservedMs) return true;
+  // The window ending at reservedMs would hold what it holds now, plus this one's units (the
+  // waiting request is counted as one unit).
+  const inWindow = scope.log.length - firstAbove(scope.log, reservedMs - spanMs(scope.spec)) + (nowMs > reservedMs - spanMs(scope.spec) ? w : 0);
   return inWindow >= scope.spec.limit;
 }
 
@@ -107,9 +125,11 @@ function slotOf(scope: ScopeState, atMs: number): number {
   return atMs >= next && atMs < next + Math.max(CATCH_UP_SLOTS * spacing, CATCH_UP_MS) ? next : atMs;
 }
 
-export function recordAdmit(scope: ScopeState, atMs: number): void {
-  scope.lastSlotMs = slotOf(scope, atMs);
-  scope.log.push(atMs);
+export function recordAdmit(scope: ScopeState, atMs: number, weight = 1): void {
+  const w = unitsOf(scope, weight);
+  // w slots of the grid: its last is the one the next request follows.
+  scope.lastSlotMs = slotOf(scope, atMs) + spacingMs(scope.spec) * (w - 1);
+  for (let i = 0; i < w; i++) scope.log.push(atMs);
   // Kept ascending for the binary search, even if the wall clock steps back.
   const n = scope.log.length;
   if (n > 1 && (scope.log[n - 2] as number) > atMs) scope.log.sort((a, b) => a - b);
@@ -126,12 +146,14 @@ export function recordAdmit(scope: ScopeState, atMs: number): void {
  * could let a request out that the venue still counts the old one against: measured, 2 to 3 429s
  * per 10,000-account cold start with catch-up bursts.
  */
-export function recordDone(scope: ScopeState, admittedMs: number, doneMs: number): void {
+export function recordDone(scope: ScopeState, admittedMs: number, doneMs: number, weight = 1): void {
   if (!(doneMs > admittedMs)) return;
   const log = scope.log;
-  const i = firstAbove(log, admittedMs) - 1;
-  if (i >= 0 && log[i] === admittedMs) log.splice(i, 1);
-  log.splice(firstAbove(log, doneMs), 0, doneMs);
+  for (let k = unitsOf(scope, weight); k > 0; k--) {
+    const i = firstAbove(log, admittedMs) - 1;
+    if (i >= 0 && log[i] === admittedMs) log.splice(i, 1);
+    log.splice(firstAbove(log, doneMs), 0, doneMs);
+  }
 }
 
 /** Requests admitted in the window ending at `nowMs`. */

@@ -21,6 +21,13 @@ export interface RequestOptions {
   /** Scope keys this request spends, e.g. ['global', 'schedule_cancel']. */
   scopes: readonly string[];
   /**
+   * Units it spends in each of its scopes (a positive integer; default 1): the venue's IP weight of
+   * an info request (VENUE.md "The info endpoint"). It needs that many free units in each window
+   * and takes that many slots of each grid (admission.ts). A weight above a scope's limit counts as
+   * the whole limit there.
+   */
+  weight?: number;
+  /**
    * Lower goes first among arms: the venue time of the account's current deadline (0 = none, a
    * first arm). Work that only prepares an arm (resolving an account) uses PREPARE_URGENCY.
    */
@@ -311,6 +318,8 @@ export class RequestScheduler {
 
   run<T>(opts: RequestOptions, fn: () => Promise<T>): Promise<T> {
     if (this.stopped) return Promise.reject(new ShedError('scheduler stopped'));
+    const weight = opts.weight ?? 1;
+    if (!Number.isSafeInteger(weight) || weight < 1) return Promise.reject(new RangeError(`request weight must be a positive integer, got ${weight}`));
     return new Promise<T>((resolve, reject) => {
       const signal = opts.signal;
       const onAbort = (): void => {
@@ -329,7 +338,7 @@ export class RequestScheduler {
           fn()
             .finally(() => {
               const doneMs = this.clock.nowMs();
-              for (const key of opts.scopes) recordDone(this.scope(key), admittedMs, doneMs);
+              for (const key of opts.scopes) recordDone(this.scope(key), admittedMs, doneMs, weight);
             })
             .then(resolve, reject);
         },
@@ -598,7 +607,7 @@ export class RequestScheduler {
   private scopeEarliest(p: Pending, key: string, nowMs: number): number {
     // Reads pace themselves more slowly on the shared global scope, leaving a reserve for arms.
     const factor = p.opts.kind === 'read' && key === 'global' ? 1 / (1 - (this.opts.armReserve ?? 0.2)) : 1;
-    return earliestAdmitMs(this.scope(key), nowMs, factor);
+    return earliestAdmitMs(this.scope(key), nowMs, factor, p.opts.weight ?? 1);
   }
 
   private sigStats(sig: string): { admitted: number; heldBy: string | null } {
@@ -611,7 +620,7 @@ export class RequestScheduler {
   }
 
   private admit(p: Pending, nowMs: number): void {
-    for (const key of p.opts.scopes) recordAdmit(this.scope(key), nowMs);
+    for (const key of p.opts.scopes) recordAdmit(this.scope(key), nowMs, p.opts.weight ?? 1);
     this.admitted[p.opts.kind] += 1;
     const st = this.sigStats(p.sig);
     if (p.opts.onAdmitted) {
@@ -702,7 +711,7 @@ export class RequestScheduler {
         waiting.add(p.sig);
         continue;
       }
-      const taken = p.opts.scopes.find((k) => reserved.has(k) && admitWouldDelay(this.scope(k), now, reserved.get(k)!));
+      const taken = p.opts.scopes.find((k) => reserved.has(k) && admitWouldDelay(this.scope(k), now, reserved.get(k)!, p.opts.weight ?? 1));
       if (taken !== undefined) {
         // It could go, but only by taking a slot a more urgent request is waiting for; it is
         // looked at again when that one has gone.

@@ -6,6 +6,8 @@ import { tokenWait } from '../sched/shared-wait.js';
 import { RestError } from './errors.js';
 import { ExchangeClient } from './exchange.js';
 import type { HttpTransport } from './http.js';
+import { InfoClient, infoRequestWeight } from './info.js';
+import type { InfoClearinghouseState, InfoOpenOrders, InfoSpotClearinghouseState, InfoUserRateLimit, InfoUserRole } from './info-decode.js';
 import { REST_ENDPOINTS, RestClient } from './rest.js';
 import type { Account, ActionOk, ApproveAgentAction, ApproveBuilderFeeAction, Health, OrdersPage, PositionsPage, ScheduleCancelAction, SignedRequest } from './types.js';
 import type { VenueDateSample } from './venue-time.js';
@@ -32,6 +34,11 @@ export const SCOPES = {
    * POST {exchange_url}/exchange: the venue's per-IP weight, a quota of its own. Its requests also
    * spend `global`: a venue may count them in the same per-IP window as REST (our simulator does),
    * and counting them twice only ever sends less.
+   *
+   * POST {exchange_url}/info spends this scope alone, by its weight (`infoRequestWeight`): the venue
+   * counts info and exchange requests in one weight budget per IP, and the service's `global`
+   * window does not see them (they never reach the service), so spending `global` too would take
+   * 20 of the service's requests for one openOrders read that costs the service nothing.
    */
   exchange: 'exchange',
 } as const;
@@ -69,6 +76,15 @@ function sharedClass(r: RequestOptions): SharedClass {
   return u >= PREPARE_URGENCY ? 'prepare' : u >= APPROVAL_URGENCY ? 'approval' : 'arm';
 }
 
+/** Positions and balances as the venue's info endpoint has them (two requests, 2 weight each). */
+export interface InfoPositions {
+  /** `clearinghouseState.assetPositions[].position`: the perp positions a fired cancel leaves open. */
+  perp: InfoClearinghouseState['positions'];
+  /** `spotClearinghouseState.balances`: spot tokens (outcome positions among them) and USDC. */
+  balances: InfoSpotClearinghouseState['balances'];
+  accountValue?: string;
+}
+
 /** How long a health read (a clock sample, not urgent) may wait for room before it is shed. */
 const HEALTH_MAX_WAIT_MS = 30_000;
 
@@ -97,6 +113,7 @@ export interface RateLimitHold {
 
 export class VenuePort {
   readonly rest: RestClient;
+  readonly info: InfoClient;
   private readonly exchange: ExchangeClient;
   private readonly scheduler: RequestScheduler;
   private readonly venueClock: VenueClock;
@@ -111,6 +128,7 @@ export class VenuePort {
     const onVenueDate = (d: VenueDateSample): void => opts.venueClock.observeDateHeader(d.dateHeader, d.sendMonoMs, d.recvMonoMs);
     this.rest = new RestClient({ baseUrl: opts.baseUrl, transport: opts.transport, onVenueDate });
     this.exchange = new ExchangeClient({ exchangeUrl: opts.exchangeUrl, transport: opts.transport, onVenueDate });
+    this.info = new InfoClient({ exchangeUrl: opts.exchangeUrl, transport: opts.transport, onVenueDate });
     this.scheduler = opts.scheduler;
     this.venueClock = opts.venueClock;
     this.clock = opts.clock;
@@ -130,6 +148,49 @@ export class VenuePort {
     return this.admit({ kind: 'arm', scopes: [SCOPES.global, endpointScope(endpoint)], urgency: PREPARE_URGENCY }, endpoint, endpointScope(endpoint), () =>
       this.rest.getAccount(address),
     );
+  }
+
+  /**
+   * The venue's role for an address, and a subaccount's master: resolves an account without the
+   * service. Weighs 60 of the IP's 1,200 a minute, so once per account at provisioning; admitted
+   * as work that prepares a first arm (like `getAccount`).
+   */
+  infoUserRole(user: string, opts: { signal?: AbortSignal } = {}): Promise<InfoUserRole> {
+    return this.admitInfo({ kind: 'arm', urgency: PREPARE_URGENCY }, 'userRole', opts.signal, (signal) => this.info.userRole(user, signal ? { signal } : {}));
+  }
+
+  /** Every open order the scheduled cancel hits, as the venue counts them (a read of weight 20). */
+  infoOpenOrders(user: string, opts: { signal?: AbortSignal } = {}): Promise<InfoOpenOrders> {
+    return this.admitInfo({ kind: 'read' }, this.info.openOrdersType, opts.signal, (signal) => this.info.openOrders(user, signal ? { signal } : {}));
+  }
+
+  /** Perp positions and spot balances: `clearinghouseState` then `spotClearinghouseState`, each a read of weight 2. */
+  async infoPositions(user: string, opts: { signal?: AbortSignal } = {}): Promise<InfoPositions> {
+    const perp = await this.admitInfo({ kind: 'read' }, 'clearinghouseState', opts.signal, (signal) => this.info.clearinghouseState(user, signal ? { signal } : {}));
+    const spot = await this.admitInfo({ kind: 'read' }, 'spotClearinghouseState', opts.signal, (signal) => this.info.spotClearinghouseState(user, signal ? { signal } : {}));
+    return { perp: perp.positions, balances: spot.balances, ...(perp.accountValue !== undefined ? { accountValue: perp.accountValue } : {}) };
+  }
+
+  /** The address's cumulative volume (the volume gate) and action budget (a read of weight 20). */
+  infoUserRateLimit(user: string, opts: { signal?: AbortSignal } = {}): Promise<InfoUserRateLimit> {
+    return this.admitInfo({ kind: 'read' }, 'userRateLimit', opts.signal, (signal) => this.info.userRateLimit(user, signal ? { signal } : {}));
+  }
+
+  /** An info request: the `exchange` scope alone, by its weight; a 429 holds `exchange`. */
+  private admitInfo<T>(
+    cls: { kind: 'read' } | { kind: 'arm'; urgency: number },
+    type: Parameters<typeof infoRequestWeight>[0],
+    signal: AbortSignal | undefined,
+    fn: (signal: AbortSignal | undefined) => Promise<T>,
+  ): Promise<T> {
+    const request: RequestOptions = {
+      ...cls,
+      scopes: [SCOPES.exchange],
+      weight: infoRequestWeight(type),
+      ...(cls.kind === 'read' && this.readMaxWaitMs !== undefined ? { maxWaitMs: this.readMaxWaitMs } : {}),
+      ...(signal ? { signal } : {}),
+    };
+    return this.admit(request, `info:${type}`, SCOPES.exchange, () => fn(signal));
   }
 
   /** `/v1/health`; its `as_of` is the venue clock's precise sample. Shed after 30 s of waiting. */
@@ -321,7 +382,8 @@ export class VenuePort {
     // (a venue whose one window counts every signed action says so: holding only `exchange` would
     // let the REST arms run into the same window). A detail we completed ourselves (no limit
     // announced) names no scope the venue chose.
-    const announcedGlobal = venueScope === 'global' && rl !== undefined && rl.limit > 0;
+    // An info request's 429 is the venue's weight budget, whatever its detail names: `exchange`.
+    const announcedGlobal = venueScope === 'global' && rl !== undefined && rl.limit > 0 && !endpoint.startsWith('info:');
     const scope = holdScope === SCOPES.exchange && !announcedGlobal ? SCOPES.exchange : venueScope === 'global' ? SCOPES.global : holdScope;
     const retryAfterMs = Math.max(1, rl?.retry_after_seconds ?? 1) * 1000;
     // retry_after is a duration: held on the monotonic clock, no venue offset applies.

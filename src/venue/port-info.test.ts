@@ -1,0 +1,126 @@
+import { describe, expect, it } from 'vitest';
+import { FakeClock } from '../sched/fake-clock.js';
+import { RequestScheduler, type RequestOptions } from '../sched/scheduler.js';
+import { VenueClock } from '../sched/venue-clock.js';
+import type { HttpRequest, HttpResponse, HttpTransport } from './http.js';
+import { SCOPES, VenuePort } from './port.js';
+
+/**
+ * The port's info reads (issue 20, "Weights in the budget"): each admitted through the scheduler
+ * with the venue's weight, in the `exchange` scope only (the venue's per-IP weight), not in the
+ * service's `global` window.
+ */
+const USER = '0x' + '1'.repeat(40);
+const MASTER = '0x' + '2'.repeat(40);
+
+function answers(): Record<string, unknown> {
+  return {
+    frontendOpenOrders: [
+      { coin: 'BTC', side: 'B', sz: '1.0', limitPx: '100.0', oid: 1, timestamp: 1 },
+      { coin: '@107', side: 'A', sz: '2.0', limitPx: '0.5', oid: 2, timestamp: 2 },
+    ],
+    clearinghouseState: {
+      assetPositions: [{ position: { coin: 'ETH', szi: '-0.5', entryPx: '2000.0', positionValue: '1010.0', unrealizedPnl: '-10.0' }, type: 'oneWay' }],
+      marginSummary: { accountValue: '5000.0' },
+      withdrawable: '4000.0',
+    },
+    spotClearinghouseState: {
+      balances: [
+        { coin: 'USDC', total: '100.0', hold: '0.0' },
+        { coin: '#42', total: '3.0', hold: '0.0' },
+        { coin: 'PURR', total: '0.0', hold: '0.0' },
+      ],
+    },
+    userRole: { role: 'subAccount', data: { master: MASTER } },
+    userRateLimit: { cumVlm: '2000000.0', nRequestsUsed: 10, nRequestsCap: 10010 },
+  };
+}
+
+function fakeTransport(clock: FakeClock, sent: HttpRequest[]): HttpTransport {
+  return {
+    request: async (req: HttpRequest): Promise<HttpResponse> => {
+      sent.push(req);
+      const type = (req.json as { type: string }).type;
+      const body = Buffer.from(JSON.stringify(answers()[type]));
+      const now = clock.monoMs();
+      return { status: 200, headers: { date: new Date(clock.nowMs()).toUTCString() }, body, dateHeader: new Date(clock.nowMs()).toUTCString(), latencyMs: 0, sentMonoMs: now, recvMonoMs: now } as HttpResponse;
+    },
+  } as unknown as HttpTransport;
+}
+
+function setup() {
+  const clock = new FakeClock(1_700_000_000_000);
+  const scheduler = new RequestScheduler(clock, { global: { limit: 1_200, windowMs: 60_000 }, exchange: { limit: 1_200, windowMs: 60_000 } });
+  const admitted: RequestOptions[] = [];
+  const run = scheduler.run.bind(scheduler);
+  scheduler.run = <T>(opts: RequestOptions, fn: () => Promise<T>): Promise<T> => {
+    admitted.push(opts);
+    return run(opts, fn);
+  };
+  const sent: HttpRequest[] = [];
+  const port = new VenuePort({ baseUrl: 'http://service.invalid', exchangeUrl: 'http://venue.invalid', transport: fakeTransport(clock, sent), scheduler, venueClock: new VenueClock(clock), clock });
+  return { clock, scheduler, port, admitted, sent };
+}
+
+describe('VenuePort: the venue info endpoint as a read source', () => {
+  it('open orders: every order the cancel hits, a read of weight 20 on the exchange scope only', async () => {
+    const { port, admitted, scheduler, sent } = setup();
+    const r = await port.infoOpenOrders(USER);
+    expect(r.count).toBe(2);
+    expect(sent.map((s) => (s.json as { type: string }).type)).toEqual(['frontendOpenOrders']);
+    expect(admitted).toHaveLength(1);
+    expect(admitted[0]).toMatchObject({ kind: 'read', scopes: [SCOPES.exchange], weight: 20 });
+    expect(scheduler.stats().scopes.exchange!.used).toBe(20);
+    expect(scheduler.stats().scopes.global!.used).toBe(0);
+  });
+
+  it('positions: clearinghouseState and spotClearinghouseState, 2 each; perp positions and the spot tokens held', async () => {
+    const { port, admitted, scheduler, clock } = setup();
+    const pending = port.infoPositions(USER);
+    await clock.advance(1_000); // the second waits for its slot of the grid (2 slots of 50 ms)
+    const r = await pending;
+    expect(admitted.map((a) => [a.kind, a.scopes, a.weight])).toEqual([
+      ['read', [SCOPES.exchange], 2],
+      ['read', [SCOPES.exchange], 2],
+    ]);
+    expect(scheduler.stats().scopes.exchange!.used).toBe(4);
+    expect(r.perp).toHaveLength(1);
+    expect(r.balances).toHaveLength(3);
+  });
+
+  it('userRole prepares a first arm (like resolving an account over REST): weight 60, after arms, before reads', async () => {
+    const { port, admitted, scheduler } = setup();
+    const r = await port.infoUserRole(USER);
+    expect(r).toMatchObject({ role: 'subAccount', master: MASTER });
+    expect(admitted[0]).toMatchObject({ kind: 'arm', scopes: [SCOPES.exchange], weight: 60 });
+    expect(admitted[0]!.urgency).toBe(Number.MAX_SAFE_INTEGER);
+    expect(scheduler.stats().scopes.exchange!.used).toBe(60);
+  });
+
+  it('userRateLimit: a read of weight 20', async () => {
+    const { port, admitted } = setup();
+    const r = await port.infoUserRateLimit(USER);
+    expect(r.nRequestsCap).toBe(10010);
+    expect(admitted[0]).toMatchObject({ kind: 'read', scopes: [SCOPES.exchange], weight: 20 });
+  });
+
+  it('a 429 on an info request holds the exchange scope, whatever scope its detail names', async () => {
+    const clock = new FakeClock(1_700_000_000_000);
+    const scheduler = new RequestScheduler(clock, { global: { limit: 1_200, windowMs: 60_000 }, exchange: { limit: 1_200, windowMs: 60_000 } });
+    const transport = {
+      request: async (): Promise<HttpResponse> =>
+        ({
+          status: 429,
+          headers: { 'retry-after': '7', 'content-type': 'application/json' },
+          body: Buffer.from(JSON.stringify({ status: 'RESOURCE_EXHAUSTED', code: 429, message: 'slow down', details: [{ kind: 'rate_limit', scope: 'global', limit: 1200, window_seconds: 60, retry_after_seconds: 7 }] })),
+          latencyMs: 0,
+          sentMonoMs: clock.monoMs(),
+          recvMonoMs: clock.monoMs(),
+        }) as HttpResponse,
+    } as unknown as HttpTransport;
+    const port = new VenuePort({ baseUrl: 'http://service.invalid', exchangeUrl: 'http://venue.invalid', transport, scheduler, venueClock: new VenueClock(clock), clock });
+    await expect(port.infoOpenOrders(USER)).rejects.toThrow();
+    expect(scheduler.blockedUntil(SCOPES.exchange)).toBeGreaterThanOrEqual(clock.monoMs() + 7_000);
+    expect(scheduler.blockedUntil(SCOPES.global)).toBe(0);
+  });
+});
