@@ -63,6 +63,7 @@ const ADDITIONS: Family[] = [
   ['dms_keeper_client_pacing_waits_total', 'counter', ['kind']],
   ['dms_keeper_shared_budget_bypass_total', 'counter', ['class']],
   ['dms_keeper_heap_live_bytes', 'gauge', []],
+  ['dms_keeper_orders_source', 'gauge', ['account', 'source']],
 ];
 
 /** Sample lines of one family: `name{...} v` or `name v` (histograms: their _bucket/_sum/_count). */

@@ -54,6 +54,7 @@ export function toAppConfig(config: Config, env: Readonly<Record<string, string 
         ordersEveryMs: config.watch.ordersEverySeconds * 1000,
         positionsEveryMs: config.watch.positionsEverySeconds * 1000,
         notifications: config.watch.notifications,
+        source: config.watch.source,
       },
       maxClockSkewMs: MAX_CLOCK_SKEW_MS,
       triggerWarnAt: VENUE_FACTS.maxTriggersPerUtcDay - 2,

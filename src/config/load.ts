@@ -211,6 +211,7 @@ class Loader {
         ordersEverySeconds: watch.orders_every_seconds,
         positionsEverySeconds: watch.positions_every_seconds,
         notifications: watch.notifications,
+        source: watch.source,
       },
       rateLimits: {
         global: { requests: rateLimits.global.requests, perSeconds: rateLimits.global.per_seconds },

@@ -28,6 +28,8 @@ export const KEY_MEANINGS: Record<string, string> = {
   watch: 'How each account is watched.',
   'watch.orders_every_seconds': 'Open-orders poll per account; how fast a fired cancel is noticed without notifications.',
   'watch.positions_every_seconds': 'Positions poll per account.',
+  'watch.source':
+    'Where open orders and positions are read: `service` (the REST service\'s listings), `venue` (the venue\'s own info endpoint, `POST {exchange_url}/info`: every order the scheduled cancel hits, including orders the service does not list; its reads spend the venue\'s IP weight, 24 per account and period at the published weights), or `service_then_venue` (the service, and the venue for each read the service fails). `/status` `orders_source` and `dms_keeper_orders_source` say which answered. `arm_when: orders_open` counts what the source in use counted.',
   'watch.notifications': 'Subscribe to the venue\'s WebSocket notifications per account (at most 10 accounts per IP; the rest are polled only). A notification triggers a prompt re-read.',
   rate_limits: 'The client-side request budget shared by every account of this instance. The venue\'s 429 details always win (a tighter announced limit is adopted).',
   'rate_limits.global': 'All requests.',

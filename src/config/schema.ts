@@ -53,7 +53,7 @@ export const CONFIG_DEFAULTS = {
     on_shutdown: 'keep',
     path: 'rest',
   },
-  watch: { orders_every_seconds: 30, positions_every_seconds: 60, notifications: true },
+  watch: { orders_every_seconds: 30, positions_every_seconds: 60, notifications: true, source: 'service' },
   rate_limits: {
     global: { requests: 1200, per_seconds: 60 },
     schedule_cancel: { requests: 600, per_seconds: 60 },
@@ -185,6 +185,7 @@ export const WatchSchema = z.strictObject({
   orders_every_seconds: seconds().default(D.watch.orders_every_seconds),
   positions_every_seconds: seconds().default(D.watch.positions_every_seconds),
   notifications: z.boolean().default(D.watch.notifications),
+  source: z.enum(['service', 'venue', 'service_then_venue']).default(D.watch.source as 'service'),
 });
 
 const limit = (d: { requests: number; per_seconds: number }) =>

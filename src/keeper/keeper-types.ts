@@ -18,7 +18,7 @@ import type { LastCancelFired, StartProgress } from './activity.js';
 import type { ProvisionSpec, ProvisionVenue, Provisioned } from './provision.js';
 import type { SenderVenue } from './sender.js';
 import type { SwitchSettings } from './switch-machine.js';
-import type { AccountWatcher, PositionsSummary, WatchSource } from './watcher.js';
+import type { AccountWatcher, PositionsSummary, ReadSource, WatchSource, WatchSourceMode } from './watcher.js';
 import type { SigningCurve } from '../venue/signing/curve.js';
 
 export interface KeeperAccountSpec extends ProvisionSpec {
@@ -32,7 +32,8 @@ export interface KeeperAccountSpec extends ProvisionSpec {
 export interface KeeperOptions {
   network: Network;
   accounts: KeeperAccountSpec[];
-  watch: { ordersEveryMs: number; positionsEveryMs: number; notifications: boolean };
+  /** `source`: where orders and positions are read (watcher.ts WatchSourceMode; absent: `service`). */
+  watch: { ordersEveryMs: number; positionsEveryMs: number; notifications: boolean; source?: WatchSourceMode };
   /** A skew (local minus venue) beyond this is logged as an error. */
   maxClockSkewMs: number;
   /** Warn when this many of the day's triggers are spent. */
@@ -97,7 +98,8 @@ export interface Managed {
   /** Venue time at which the agent is re-approved (AgentLifecycle.renewDue); undefined: none planned. */
   renewAtMs?: number;
   provisionAttempts: number;
-  orders?: { count: number; atMs: number };
+  /** The last orders read: its count and which source answered it. */
+  orders?: { count: number; atMs: number; source: ReadSource };
   positions?: PositionsSummary & { atMs: number };
   subscribed: boolean;
   removed: boolean;
@@ -116,6 +118,8 @@ export interface AccountStatus {
   last_arm: null | { op: string; result: string; reason?: string; message?: string; path: string; at: string };
   last_success_at: string | null;
   open_orders: number | null;
+  /** Which source counted `open_orders`: the service's listing or the venue's info endpoint (null: none yet). */
+  orders_source: ReadSource | null;
   positions: null | { count: number; value_usdc: string; unrealized_pnl_usdc: string };
   triggers_today: number;
   agent: null | { address: string; source: string; valid_until: string | null };

@@ -301,6 +301,7 @@ export class Keeper {
       clock: deps.clock,
       source: deps.venue,
       report: (r) => this.reports.watch(m, r),
+      mode: this.options.watch.source ?? 'service',
     });
     m.watcher.start(this.firstReadDelays(m.spec));
     if (this.feed) {

@@ -88,3 +88,22 @@ describe('AccountReports.watch: a read shed for budget', () => {
     expect(activity.tick(60_000, 1, () => [view('a')])[0]?.fields).toMatchObject({ reads_shed: 0 });
   });
 });
+
+describe('AccountReports.watch: which source counted the orders', () => {
+  it('keeps the source per account and sets dms_keeper_orders_source to 1 for it, 0 for the other', async () => {
+    const { reports, metrics, managed } = setup();
+    const m = managed('a0');
+    const series = async () => {
+      const text = await metrics.registry.metrics();
+      const out: Record<string, number> = {};
+      for (const m of text.matchAll(/^dms_keeper_orders_source\{account="a0",source="(\w+)"\} (\S+)$/gm)) out[m[1]!] = Number(m[2]);
+      return out;
+    };
+    reports.watch(m, { type: 'orders', count: 3, orders: [], atMs: 1, source: 'venue' });
+    expect(m.orders).toMatchObject({ count: 3, source: 'venue' });
+    expect(await series()).toEqual({ service: 0, venue: 1 });
+    reports.watch(m, { type: 'orders', count: 1, orders: [], atMs: 2, source: 'service' });
+    expect(m.orders).toMatchObject({ count: 1, source: 'service' });
+    expect(await series()).toEqual({ service: 1, venue: 0 });
+  });
+});

@@ -10,7 +10,7 @@ import type { NotificationClientEvent } from '../venue/ws.js';
 import type { RunnerReport } from './account-runner.js';
 import type { ActivityReporter } from './activity.js';
 import type { Managed } from './keeper-types.js';
-import type { WatchReport } from './watcher.js';
+import { READ_SOURCES, type WatchReport } from './watcher.js';
 
 /**
  * What the keeper tells the world about its accounts: the runners', watchers' and WebSocket's
@@ -157,8 +157,9 @@ export class AccountReports {
     const account = m.spec.name;
     switch (r.type) {
       case 'orders':
-        m.orders = { count: r.count, atMs: r.atMs };
+        m.orders = { count: r.count, atMs: r.atMs, source: r.source };
         metrics.openOrders.set({ account }, r.count);
+        for (const source of READ_SOURCES) metrics.ordersSource.set({ account, source }, source === r.source ? 1 : 0);
         m.runner?.observeOrders(r.count);
         break;
       case 'positions':

@@ -43,3 +43,92 @@ describe('AccountWatcher', () => {
     expect((signals[2]!.reason as Error).message).toBe('watcher stopped');
   });
 });
+
+/** A source whose service reads fail while `serviceDown`, and whose venue shows its own counts. */
+function twoSources(opts: { serviceOrders: number; venueOrders: number; serviceDown?: boolean }) {
+  const calls: string[] = [];
+  const state = { serviceDown: opts.serviceDown ?? false };
+  const failing = async function* (): AsyncGenerator<never> {
+    yield* [];
+    throw Object.assign(new Error('503 UNAVAILABLE'), { reason: 'http_503' });
+  };
+  const source: WatchSource = {
+    ordersPages: (_a: string) => {
+      calls.push('service:orders');
+      return state.serviceDown ? failing() : (async function* () { yield { data: Array.from({ length: opts.serviceOrders }, (_, i) => ({ order_id: `s${i}` })) }; })();
+    },
+    positionsPages: (_a: string) => {
+      calls.push('service:positions');
+      return state.serviceDown ? failing() : (async function* () { yield { data: [{ outcome_id: '1', value_usdc: '5', unrealized_pnl_usdc: '1' }] }; })();
+    },
+    infoOpenOrders: async () => {
+      calls.push('venue:orders');
+      const orders = Array.from({ length: opts.venueOrders }, (_, i) => ({ oid: i + 1, coin: 'BTC', side: 'B' as const, sz: '1', limitPx: '10' }));
+      return { type: 'frontendOpenOrders' as const, orders, count: orders.length };
+    },
+    infoPositions: async () => {
+      calls.push('venue:positions');
+      return {
+        perp: [{ coin: 'ETH', szi: '-2', positionValue: '100.5', unrealizedPnl: '-3' }, { coin: 'SOL', szi: '0' }],
+        balances: [{ coin: 'USDC', total: '50' }, { coin: '#42', total: '3' }, { coin: 'PURR', total: '0' }],
+      };
+    },
+  };
+  return { source, calls, state };
+}
+
+describe('AccountWatcher: where reads come from (watch.source)', () => {
+  const start = (source: WatchSource, mode: 'service' | 'venue' | 'service_then_venue') => {
+    const clock = new FakeClock(Date.UTC(2026, 5, 1, 12));
+    const reports: WatchReport[] = [];
+    const w = new AccountWatcher('0xabc', { ordersEveryMs: 10_000, positionsEveryMs: 10_000 }, { clock, source, report: (r) => reports.push(r), mode });
+    w.start();
+    return { clock, reports, w };
+  };
+
+  it('service (the default): the service alone, as today', async () => {
+    const { source, calls } = twoSources({ serviceOrders: 2, venueOrders: 5 });
+    const { clock, reports, w } = start(source, 'service');
+    await clock.advance(1);
+    expect(calls.sort()).toEqual(['service:orders', 'service:positions']);
+    expect(reports.find((r) => r.type === 'orders')).toMatchObject({ count: 2, source: 'service' });
+    w.stop();
+  });
+
+  it("venue: every order the cancel hits and the venue's positions (perp positions held, spot tokens held, not USDC)", async () => {
+    const { source, calls } = twoSources({ serviceOrders: 2, venueOrders: 5 });
+    const { clock, reports, w } = start(source, 'venue');
+    await clock.advance(1);
+    expect(calls.sort()).toEqual(['venue:orders', 'venue:positions']);
+    expect(reports.find((r) => r.type === 'orders')).toMatchObject({ count: 5, source: 'venue' });
+    expect(reports.find((r) => r.type === 'positions')).toMatchObject({ count: 2, source: 'venue', valueUsdc: '100.5', unrealizedPnlUsdc: '-3' });
+    w.stop();
+  });
+
+  it('service_then_venue: the venue while the service fails, the service again as soon as it answers', async () => {
+    const { source, calls, state } = twoSources({ serviceOrders: 2, venueOrders: 5, serviceDown: true });
+    const { clock, reports, w } = start(source, 'service_then_venue');
+    await clock.advance(1);
+    expect(calls.filter((c) => c.endsWith('orders'))).toEqual(['service:orders', 'venue:orders']);
+    expect(reports.filter((r) => r.type === 'read_failed')).toEqual([]);
+    expect(reports.find((r) => r.type === 'orders')).toMatchObject({ count: 5, source: 'venue' });
+    expect(reports.find((r) => r.type === 'positions')).toMatchObject({ count: 2, source: 'venue' });
+    state.serviceDown = false;
+    reports.length = 0;
+    calls.length = 0;
+    await clock.advance(10_000);
+    expect(calls.sort()).toEqual(['service:orders', 'service:positions']);
+    expect(reports.find((r) => r.type === 'orders')).toMatchObject({ count: 2, source: 'service' });
+    w.stop();
+  });
+
+  it('service_then_venue: a read our own budget shed is not a failing service (no venue read spent on it)', async () => {
+    const { source, calls } = twoSources({ serviceOrders: 2, venueOrders: 5 });
+    const shed = { ...source, ordersPages: () => (async function* (): AsyncGenerator<never> { yield* []; throw Object.assign(new Error('shed'), { reason: 'shed' }); })() };
+    const { clock, reports, w } = start(shed, 'service_then_venue');
+    await clock.advance(1);
+    expect(calls).not.toContain('venue:orders');
+    expect(reports.find((r) => r.type === 'read_failed')).toMatchObject({ what: 'orders', reason: 'shed' });
+    w.stop();
+  });
+});

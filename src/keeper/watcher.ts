@@ -1,15 +1,73 @@
 import type { Clock, TimerHandle } from '../sched/clock.js';
-import { addDecimals } from '../venue/decimal.js';
+import { addDecimals, isDecimal } from '../venue/decimal.js';
+import type { InfoOpenOrders } from '../venue/info-decode.js';
+import type { InfoPositions } from '../venue/port.js';
 import type { OpenOrder, OrdersPage, Position, PositionsPage } from '../venue/types.js';
 
 /**
  * Watches one account's open orders and positions by polling. The venue port admits every page
  * through the shared budget as a read (so reads are shed before arms under pressure). A
- * notification or a lapsed deadline asks for a prompt `reconcile()`.
+ * notification or a lapsed deadline asks for a prompt `reconcile()`. The reads come from the
+ * service's listing or the venue's info endpoint (`watch.source`, WatchSourceMode); each report
+ * says which answered.
  */
 export interface WatchSource {
   ordersPages(address: string, opts?: { signal?: AbortSignal }): AsyncGenerator<OrdersPage>;
   positionsPages(address: string, opts?: { signal?: AbortSignal }): AsyncGenerator<PositionsPage>;
+  /** The venue's own count (POST {exchange_url}/info): every order the scheduled cancel hits. */
+  infoOpenOrders(address: string, opts?: { signal?: AbortSignal }): Promise<InfoOpenOrders>;
+  infoPositions(address: string, opts?: { signal?: AbortSignal }): Promise<InfoPositions>;
+}
+
+/** Where a read came from: the service's listing or the venue's info endpoint. */
+export type ReadSource = 'service' | 'venue';
+export const READ_SOURCES: readonly ReadSource[] = ['service', 'venue'];
+
+/**
+ * `watch.source`: `service` (today's reads), `venue` (the info endpoint alone: needs no service),
+ * or `service_then_venue` (the service, and the venue for each read the service fails: back on
+ * the service as soon as it answers).
+ */
+export type WatchSourceMode = 'service' | 'venue' | 'service_then_venue';
+
+/**
+ * The venue's open orders in the service's shape (what the keeper keeps of them: the count is
+ * what it acts on).
+ */
+export function ordersFromInfo(r: InfoOpenOrders): OpenOrder[] {
+  return r.orders.map((o) => ({
+    ...(o.oid !== undefined ? { venue_order_id: String(o.oid) } : {}),
+    ...(o.side !== undefined ? { side: o.side === 'B' ? 0 : 1 } : {}),
+    ...(o.limitPx !== undefined ? { price: o.limitPx } : {}),
+    ...(o.sz !== undefined ? { remaining_quantity: o.sz } : {}),
+    status: 'open' as const,
+  }));
+}
+
+/** A decimal text that is present and not zero. */
+function nonZero(d: string | undefined): boolean {
+  return d !== undefined && isDecimal(d) && !/^[-+]?0*(\.0*)?$/.test(d);
+}
+
+/** The quote currency of spot balances: cash, not a position. */
+const SPOT_QUOTE = 'USDC';
+
+/**
+ * The positions a fired cancel leaves open, as the venue holds them: every perp position with a
+ * size (`szi` not 0), and every spot token held other than USDC (outcome positions are spot
+ * tokens there). Value and PnL are the perp positions' (a spot balance carries no mark).
+ */
+export function positionsFromInfo(r: InfoPositions): Position[] {
+  const perp: Position[] = r.perp
+    .filter((p) => nonZero(p.szi))
+    .map((p) => ({
+      ...(p.szi !== undefined ? { quantity: p.szi } : {}),
+      ...(p.entryPx !== undefined ? { average_entry_price: p.entryPx } : {}),
+      ...(p.positionValue !== undefined ? { value_usdc: p.positionValue } : {}),
+      ...(p.unrealizedPnl !== undefined ? { unrealized_pnl_usdc: p.unrealizedPnl } : {}),
+    }));
+  const spot: Position[] = r.balances.filter((b) => b.coin !== SPOT_QUOTE && nonZero(b.total)).map((b) => ({ ...(b.total !== undefined ? { quantity: b.total } : {}) }));
+  return [...perp, ...spot];
 }
 
 export interface PositionsSummary {
@@ -20,14 +78,21 @@ export interface PositionsSummary {
 }
 
 export type WatchReport =
-  | { type: 'orders'; count: number; orders: OpenOrder[]; atMs: number }
-  | ({ type: 'positions'; atMs: number } & PositionsSummary)
+  | { type: 'orders'; count: number; orders: OpenOrder[]; atMs: number; source: ReadSource }
+  | ({ type: 'positions'; atMs: number; source: ReadSource } & PositionsSummary)
   | { type: 'read_failed'; what: 'orders' | 'positions'; reason: string; message: string };
 
 export interface WatcherDeps {
   clock: Clock;
   source: WatchSource;
   report: (r: WatchReport) => void;
+  /** Where reads come from (`watch.source`); default `service`. */
+  mode?: WatchSourceMode;
+}
+
+/** A failed read that is not the service failing: our own budget shed it, or it was aborted. */
+function notTheService(e: unknown, signal: AbortSignal): boolean {
+  return signal.aborted || (e as { reason?: unknown } | null)?.reason === 'shed';
 }
 
 export function summarizePositions(positions: Position[]): PositionsSummary {
@@ -92,10 +157,10 @@ export class AccountWatcher {
     if (this.ordersInFlight) return this.ordersInFlight;
     if (this.ordersTimer) this.deps.clock.clearTimeout(this.ordersTimer);
     this.ordersTimer = null;
-    this.ordersInFlight = this.readAll(this.deps.source.ordersPages(this.address, { signal: this.signal() }))
+    this.ordersInFlight = this.readOrders(this.signal())
       .then(
-        (orders) => {
-          this.deps.report({ type: 'orders', count: orders.length, orders, atMs: this.deps.clock.nowMs() });
+        ({ orders, count, source }) => {
+          this.deps.report({ type: 'orders', count, orders, atMs: this.deps.clock.nowMs(), source });
           return orders;
         },
         (e: unknown) => {
@@ -116,11 +181,11 @@ export class AccountWatcher {
     if (this.positionsInFlight) return this.positionsInFlight;
     if (this.positionsTimer) this.deps.clock.clearTimeout(this.positionsTimer);
     this.positionsTimer = null;
-    this.positionsInFlight = this.readAll(this.deps.source.positionsPages(this.address, { signal: this.signal() }))
+    this.positionsInFlight = this.readPositions(this.signal())
       .then(
-        (positions) => {
+        ({ positions, source }) => {
           const summary = summarizePositions(positions);
-          this.deps.report({ type: 'positions', atMs: this.deps.clock.nowMs(), ...summary });
+          this.deps.report({ type: 'positions', atMs: this.deps.clock.nowMs(), source, ...summary });
           return summary;
         },
         (e: unknown) => {
@@ -134,6 +199,35 @@ export class AccountWatcher {
         if (this.running) this.positionsTimer = this.deps.clock.setTimeout(() => void this.pollPositions(), this.intervals.positionsEveryMs);
       });
     return this.positionsInFlight;
+  }
+
+  /** Orders from the configured source; `service_then_venue` asks the venue when the service failed. */
+  private async readOrders(signal: AbortSignal): Promise<{ orders: OpenOrder[]; count: number; source: ReadSource }> {
+    const fromVenue = async () => {
+      const r = await this.deps.source.infoOpenOrders(this.address, { signal });
+      return { orders: ordersFromInfo(r), count: r.count, source: 'venue' as const };
+    };
+    const mode = this.deps.mode ?? 'service';
+    if (mode === 'venue') return fromVenue();
+    try {
+      const orders = await this.readAll(this.deps.source.ordersPages(this.address, { signal }));
+      return { orders, count: orders.length, source: 'service' };
+    } catch (e) {
+      if (mode !== 'service_then_venue' || notTheService(e, signal)) throw e;
+      return fromVenue();
+    }
+  }
+
+  private async readPositions(signal: AbortSignal): Promise<{ positions: Position[]; source: ReadSource }> {
+    const fromVenue = async () => ({ positions: positionsFromInfo(await this.deps.source.infoPositions(this.address, { signal })), source: 'venue' as const });
+    const mode = this.deps.mode ?? 'service';
+    if (mode === 'venue') return fromVenue();
+    try {
+      return { positions: await this.readAll(this.deps.source.positionsPages(this.address, { signal })), source: 'service' };
+    } catch (e) {
+      if (mode !== 'service_then_venue' || notTheService(e, signal)) throw e;
+      return fromVenue();
+    }
   }
 
   private signal(): AbortSignal {

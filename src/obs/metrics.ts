@@ -1,5 +1,6 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { AccountFamily, AccountTable, KeeperRegistry } from './account-series.js';
+import { READ_SOURCES } from '../keeper/watcher.js';
 
 /**
  * Every metric of docs/DESIGN.md section 2 (names and labels are the contract), declared once here.
@@ -30,6 +31,8 @@ export interface KeeperMetrics {
   armLatency: Histogram<'path'>;
   openOrders: AccountFamily;
   positions: AccountFamily;
+  /** 1 for the source (`service`, `venue`) the account's last orders read came from. */
+  ordersSource: AccountFamily<'source'>;
   positionValue: AccountFamily;
   unrealizedPnl: AccountFamily;
   cancelsFired: AccountFamily;
@@ -102,6 +105,7 @@ export function createMetrics(opts: { version: string; defaultMetrics?: boolean;
       registers: r,
     }),
     openOrders: new AccountFamily({ name: 'dms_keeper_open_orders', help: 'Open orders of the account at the last read', type: 'gauge', table, registers: r }),
+    ordersSource: new AccountFamily({ name: 'dms_keeper_orders_source', help: "1 for the source that counted the account's open orders at the last read (service: the service's listing; venue: the venue's info endpoint, every order the cancel hits)", type: 'gauge', table, label: { name: 'source', values: READ_SOURCES }, registers: r }),
     positions: new AccountFamily({ name: 'dms_keeper_positions', help: 'Open positions of the account at the last read', type: 'gauge', table, registers: r }),
     positionValue: new AccountFamily({ name: 'dms_keeper_position_value_usdc', help: 'Sum of position value_usdc at the last read', type: 'gauge', table, registers: r }),
     unrealizedPnl: new AccountFamily({ name: 'dms_keeper_unrealized_pnl_usdc', help: 'Sum of unrealized_pnl_usdc at the last read', type: 'gauge', table, registers: r }),
@@ -160,6 +164,7 @@ export function initAccountSeries(m: KeeperMetrics, account: string): void {
     g.set({ account }, 0);
   }
   for (const result of ARM_RESULTS) m.armRequests.inc({ account, result }, 0);
+  for (const source of READ_SOURCES) m.ordersSource.set({ account, source }, 0);
   m.cancelsFired.inc({ account }, 0);
   m.notifications.inc({ account }, 0);
   m.lapses.inc({ account }, 0);

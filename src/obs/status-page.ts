@@ -274,7 +274,10 @@ const PAGE = `<!doctype html>
     }
 
     var oo = num(a.open_orders);
-    setText(r.orders, oo === null ? "—" : String(oo));
+    // Which source counted them (orders_source): the venue's count includes orders the service does not list.
+    var os = a.orders_source === "venue" || a.orders_source === "service" ? a.orders_source : null;
+    setText(r.orders, oo === null ? "—" : String(oo) + (os === "venue" ? " (venue)" : ""));
+    setTitle(r.orders, os ? "open orders counted by the " + os + (os === "venue" ? " (its info endpoint: every order the scheduled cancel hits)" : " (its listing)") : "");
     var p = a.positions && typeof a.positions === "object" ? a.positions : null;
     setText(r.pcount, p ? str(p.count) : "—");
     setText(r.pvalue, p ? usdc(p.value_usdc, false) : "—");
