@@ -12,6 +12,7 @@ import {
   shardProblems,
   topSwitchProblems,
   venueProblems,
+  noServiceProblems,
   type AccountIdentity,
   type ResolvedUrls,
   type RuleProblem,
@@ -163,8 +164,11 @@ class Loader {
     // passed their own checks (`partial`), so one typo does not hide another rule's problem.
     const venueP = this.partial('venue', venue);
     const swP = this.partial('switch', sw);
-    const v = venueProblems(venueP.fields, venueP.invalid);
+    const v = venueProblems(venueP.fields, venueP.invalid, watch?.source);
     this.addRules(v.problems);
+    if (venueP.fields.simulator === false && venueP.fields.base_url === undefined && !venueP.invalid.has('base_url') && watch?.source === 'venue') {
+      this.addRules(noServiceProblems(swP.fields.path, accounts ? accounts.parsed.map((a) => a?.switch?.path) : []));
+    }
     const urls: ResolvedUrls = v.urls;
     const timeoutMs = venueP.fields.request_timeout_ms;
     this.addRules(topSwitchProblems(swP.fields, timeoutMs));
@@ -581,8 +585,9 @@ function toAccount(a: RawAccount, top: RawSwitch, keys: { master?: KeySource; ag
 function toVenue(v: z.output<typeof SECTION_SCHEMAS.venue>, urls: ResolvedUrls): VenueConfig {
   const common = { network: v.network, requestTimeoutMs: v.request_timeout_ms };
   if (!v.simulator) {
-    // venueProblems guarantees all three in production (base_url required, the others defaulted).
-    return { simulator: false, ...common, baseUrl: urls.baseUrl as string, exchangeUrl: urls.exchangeUrl as string, wsUrl: urls.wsUrl as string };
+    // venueProblems guarantees the exchange and ws URLs in production (defaulted), and base_url
+    // unless watch.source is venue (then every arm goes through the exchange endpoint).
+    return { simulator: false, ...common, ...(urls.baseUrl !== undefined ? { baseUrl: urls.baseUrl } : {}), exchangeUrl: urls.exchangeUrl as string, wsUrl: urls.wsUrl as string };
   }
   return {
     simulator: true,

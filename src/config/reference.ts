@@ -14,7 +14,7 @@ export const KEY_MEANINGS: Record<string, string> = {
   venue: 'Where the venue is.',
   'venue.simulator': 'Start the embedded venue simulator on loopback and point every URL at it (demo and tests only; the URLs below are then ignored).',
   'venue.network': 'Signing chain and the default `exchange_url` / `ws_url`.',
-  'venue.base_url': 'REST service URL. Required unless `simulator`. `https://` (plain `http://` only for a loopback host), no `user:password@`.',
+  'venue.base_url': 'REST service URL. Required unless `simulator`, or `watch.source: venue` with every account on `switch.path: exchange` (a keeper with no service: arms through the exchange endpoint, reads and account resolution (`userRole`) through the venue\'s info endpoint, notifications through the WebSocket, the venue clock from the `Date` of the venue\'s answers). `https://` (plain `http://` only for a loopback host), no `user:password@`.',
   'venue.exchange_url': 'Exchange endpoint base: the keeper posts to `{exchange_url}/exchange`. Default per network: mainnet `https://api.hyperliquid.xyz`, testnet `https://api.hyperliquid-testnet.xyz`.',
   'venue.ws_url': 'WebSocket base: the keeper connects to `{ws_url}/ws`. Default per network, as `exchange_url` with `wss://`.',
   'venue.request_timeout_ms': 'Deadline of one request (connect, headers, body). Also sets the retry slot of the re-arm rule: `request_timeout_ms / 1000 + 1` s.',
@@ -29,7 +29,7 @@ export const KEY_MEANINGS: Record<string, string> = {
   'watch.orders_every_seconds': 'Open-orders poll per account; how fast a fired cancel is noticed without notifications.',
   'watch.positions_every_seconds': 'Positions poll per account.',
   'watch.source':
-    'Where open orders and positions are read: `service` (the REST service\'s listings), `venue` (the venue\'s own info endpoint, `POST {exchange_url}/info`: every order the scheduled cancel hits, including orders the service does not list; its reads spend the venue\'s IP weight, 24 per account and period at the published weights), or `service_then_venue` (the service, and the venue for each read the service fails). `/status` `orders_source` and `dms_keeper_orders_source` say which answered. `arm_when: orders_open` counts what the source in use counted.',
+    'Where open orders and positions are read: `service` (the REST service\'s listings), `venue` (the venue\'s own info endpoint, `POST {exchange_url}/info`: every order the scheduled cancel hits, including orders the service does not list; its reads spend the venue\'s IP weight, 24 per account and period at the published weights; `venue.base_url` may then be absent when every account uses `switch.path: exchange`), or `service_then_venue` (the service, and the venue for each read the service fails). `/status` `orders_source` and `dms_keeper_orders_source` say which answered. `arm_when: orders_open` counts what the source in use counted.',
   'watch.notifications': 'Subscribe to the venue\'s WebSocket notifications per account (at most 10 accounts per IP; the rest are polled only). A notification triggers a prompt re-read.',
   rate_limits: 'The client-side request budget shared by every account of this instance. The venue\'s 429 details always win (a tighter announced limit is adopted).',
   'rate_limits.global': 'All requests.',

@@ -160,7 +160,11 @@ export interface ResolvedUrls {
  * partial (`invalid`: the keys that failed their own checks): without a valid `simulator` the
  * production-only rules are skipped, and an invalid `base_url` is not also called missing.
  */
-export function venueProblems(v: Partial<RawVenue>, invalid: ReadonlySet<string> = new Set()): { problems: RuleProblem[]; urls: ResolvedUrls } {
+export function venueProblems(
+  v: Partial<RawVenue>,
+  invalid: ReadonlySet<string> = new Set(),
+  watchSource: 'service' | 'venue' | 'service_then_venue' | undefined = 'service',
+): { problems: RuleProblem[]; urls: ResolvedUrls } {
   const problems: RuleProblem[] = [];
   const production = v.simulator === false;
   const urls: ResolvedUrls = {};
@@ -178,8 +182,9 @@ export function venueProblems(v: Partial<RawVenue>, invalid: ReadonlySet<string>
   urls.exchangeUrl = one('exchange_url', 'http');
   urls.wsUrl = one('ws_url', 'ws');
   if (production) {
-    if (v.base_url === undefined && !invalid.has('base_url')) {
-      problems.push({ segments: ['venue', 'base_url'], message: 'is required unless venue.simulator is true (the REST service URL)' });
+    // With reads from the venue alone no service is needed (noServiceProblems checks the arms).
+    if (v.base_url === undefined && !invalid.has('base_url') && watchSource !== 'venue') {
+      problems.push({ segments: ['venue', 'base_url'], message: 'is required unless venue.simulator is true or watch.source: venue (the REST service URL)' });
     }
     // Only when not given at all: a given-but-invalid URL is already reported and must not be
     // silently replaced by the network default.
@@ -187,6 +192,22 @@ export function venueProblems(v: Partial<RawVenue>, invalid: ReadonlySet<string>
     if (v.network !== undefined && v.ws_url === undefined) urls.wsUrl = NETWORK_URLS[v.network].wsUrl;
   }
   return { problems, urls };
+}
+
+/**
+ * A keeper with no service (production, no `base_url`, `watch.source: venue`) arms only through
+ * the exchange endpoint: every account's effective `switch.path` must be `exchange`. Named where
+ * it is set: the top-level `switch.path` when some account inherits it, else each account's own.
+ */
+export function noServiceProblems(topPath: string | undefined, accountPaths: ReadonlyArray<string | undefined>): RuleProblem[] {
+  const message = (path: string) => `is ${path}, but with no venue.base_url (watch.source: venue) arms can only go through the exchange endpoint: set path: exchange, or give venue.base_url`;
+  const problems: RuleProblem[] = [];
+  const top = topPath ?? 'rest';
+  if (top !== 'exchange' && accountPaths.some((p) => p === undefined)) problems.push({ segments: ['switch', 'path'], message: message(top) });
+  accountPaths.forEach((p, i) => {
+    if (p !== undefined && p !== 'exchange') problems.push({ segments: ['accounts', i, 'switch', 'path'], message: message(p) });
+  });
+  return problems;
 }
 
 /**

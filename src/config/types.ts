@@ -42,7 +42,8 @@ interface VenueCommon {
 /** Production: every URL is known (exchange/ws default from the network), https/wss or loopback. */
 export interface ProductionVenueConfig extends VenueCommon {
   simulator: false;
-  baseUrl: string;
+  /** Absent only with `watch.source: venue` and every account on `switch.path: exchange`: no service. */
+  baseUrl?: string;
   exchangeUrl: string;
   wsUrl: string;
 }

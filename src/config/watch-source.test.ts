@@ -21,3 +21,47 @@ describe('watch.source', () => {
     expect(paths(problems)).toEqual(['watch.source']);
   });
 });
+
+/** A keeper that needs no service (issue 20): `watch.source: venue` and no `venue.base_url`. */
+describe('no venue.base_url', () => {
+  const noService = (extra: string) =>
+    ['accounts:', '  - name: a1', '    address: "0x00000000000000000000000000000000000000A1"', '    master_key: { env: K1 }', extra].join('\n');
+
+  it('loads with watch.source venue when every account arms through the exchange endpoint', async () => {
+    const c = await parse(noService('watch: { source: venue }\nswitch: { path: exchange }'));
+    expect(c.venue.simulator).toBe(false);
+    expect(c.venue.baseUrl).toBeUndefined();
+    expect(c.venue.exchangeUrl).toBe('https://api.hyperliquid-testnet.xyz');
+    expect(toAppConfig(c, {}).venue.baseUrl).toBe('');
+  });
+
+  it('needs switch.path exchange: the top-level path when accounts inherit it, each override that is not', async () => {
+    let problems = await problemsOf(noService('watch: { source: venue }'));
+    expect(paths(problems)).toEqual(['switch.path']);
+    expect(problems[0]!.message).toMatch(/exchange.*venue\.base_url/);
+    problems = await problemsOf(
+      [
+        'watch: { source: venue }',
+        'switch: { path: exchange }',
+        'accounts:',
+        '  - name: a1',
+        '    address: "0x00000000000000000000000000000000000000A1"',
+        '    master_key: { env: K1 }',
+        '    switch: { path: rest_then_exchange }',
+        '  - name: a2',
+        '    address: "0x00000000000000000000000000000000000000A2"',
+        '    master_key: { env: K2 }',
+      ].join('\n'),
+    );
+    expect(paths(problems)).toEqual(['accounts[0].switch.path']);
+    // the top-level path is not the problem when every account overrides it
+    problems = await problemsOf(['watch: { source: venue }', 'accounts:', '  - name: a1', '    address: "0x00000000000000000000000000000000000000A1"', '    master_key: { env: K1 }', '    switch: { path: rest }'].join('\n'));
+    expect(paths(problems)).toEqual(['accounts[0].switch.path']);
+  });
+
+  it.each(['service', 'service_then_venue'])('is still required when reads use the service (watch.source %s)', async (source) => {
+    const problems = await problemsOf(noService(`watch: { source: ${source} }\nswitch: { path: exchange }`));
+    expect(paths(problems)).toEqual(['venue.base_url']);
+    expect(problems[0]!.message).toMatch(/watch\.source: venue/);
+  });
+});

@@ -405,7 +405,9 @@ export class Keeper {
   private async checkVenueClock(): Promise<void> {
     const { deps } = this;
     try {
-      await deps.venue.health();
+      // With no service there is no /v1/health: the venue clock is sampled from the Date header of
+      // every info and exchange answer the venue wrote (venue-time.ts), which the reads and arms bring.
+      if (deps.venue.hasService !== false) await deps.venue.health();
     } catch (e) {
       // Shed for budget (arms first): counted, not a warning (reports.ts readShed).
       if ((e as { reason?: unknown }).reason === 'shed') this.reports.readShed(deps.logger, 'health', (e as Error).message);

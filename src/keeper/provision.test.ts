@@ -6,7 +6,7 @@ import { FakeClock } from '../sched/fake-clock.js';
 import { AgentStore } from '../state/agent-store.js';
 import { NonceSource } from '../venue/signing/nonce.js';
 import { parseAgentName } from '../sim/venue/agents.js';
-import { provisionAccount } from './provision.js';
+import { provisionAccount, resolveAccount, type ProvisionVenue } from './provision.js';
 
 const MASTER_KEY = `0x${'11'.repeat(32)}`;
 const AGENT_KEY = `0x${'22'.repeat(32)}` as const;
@@ -44,5 +44,51 @@ describe('provisionAccount', () => {
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('resolveAccount with no service: the venue says the role (userRole)', () => {
+  const ADDR = '0x' + 'ab'.repeat(20);
+  const MASTER = '0x' + 'cd'.repeat(20);
+  const venue = (role: Awaited<ReturnType<NonNullable<ProvisionVenue['infoUserRole']>>>) => {
+    const calls: string[] = [];
+    const v: ProvisionVenue = {
+      hasService: false,
+      getAccount: async () => {
+        calls.push('getAccount');
+        throw new Error('no service');
+      },
+      infoUserRole: async () => {
+        calls.push('userRole');
+        return role;
+      },
+      approve: async () => ({ status: 'ok', response: { type: 'default' } }),
+    };
+    return { v, calls };
+  };
+
+  it('a user is a main account; a subaccount is armed through its vault address, signed for its master', async () => {
+    const main = venue({ role: 'user', roleText: 'user' });
+    expect(await resolveAccount(main.v, 'a', ADDR)).toEqual({ accountType: 'main', masterAddress: ADDR });
+    expect(main.calls).toEqual(['userRole']);
+    const sub = venue({ role: 'subAccount', roleText: 'subAccount', master: MASTER });
+    expect(await resolveAccount(sub.v, 'a', ADDR)).toEqual({ accountType: 'subaccount', masterAddress: MASTER, vaultAddress: ADDR });
+  });
+
+  it.each([
+    [{ role: 'missing', roleText: 'missing' }],
+    [{ role: 'agent', roleText: 'agent', master: MASTER }],
+    [{ role: 'vault', roleText: 'vault' }],
+    [{ role: 'unknown', roleText: 'somethingNew' }],
+  ] as const)('any other role fails closed (%o): never armed as a main account by default', async (role) => {
+    const { v } = venue(role);
+    await expect(resolveAccount(v, 'a', ADDR)).rejects.toMatchObject({ reason: 'resolve' });
+  });
+
+  it('with a service the service resolves, as before', async () => {
+    const { v, calls } = venue({ role: 'user', roleText: 'user' });
+    const withService: ProvisionVenue = { ...v, hasService: true, getAccount: async (address) => ({ address, account_type: 'main' }) as never };
+    expect(await resolveAccount(withService, 'a', ADDR)).toEqual({ accountType: 'main', masterAddress: ADDR });
+    expect(calls).toEqual([]);
   });
 });

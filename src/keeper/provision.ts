@@ -33,7 +33,8 @@ export interface ProvisionSpec {
 }
 
 /** The venue port as provisioning needs it (approvals are admitted after arms, before reads). */
-export type ProvisionVenue = Pick<VenuePort, 'getAccount' | 'approve'>;
+/** `hasService: false` (no `venue.base_url`): accounts are resolved by the venue's `userRole`. */
+export type ProvisionVenue = Pick<VenuePort, 'getAccount' | 'approve'> & Partial<Pick<VenuePort, 'infoUserRole' | 'hasService'>>;
 
 export interface Provisioned {
   accountType: 'main' | 'subaccount';
@@ -93,6 +94,7 @@ export function renewAtMs(approvedAtMs: number, validUntilMs: number, renewFract
 }
 
 export async function resolveAccount(venue: ProvisionVenue, name: string, address: string): Promise<Pick<Provisioned, 'accountType' | 'masterAddress' | 'vaultAddress'>> {
+  if (venue.hasService === false && venue.infoUserRole) return resolveByRole(venue.infoUserRole.bind(venue), name, address);
   let acct: Account;
   try {
     acct = await venue.getAccount(address);
@@ -107,6 +109,26 @@ export async function resolveAccount(venue: ProvisionVenue, name: string, addres
   // Never "main" by default: arming a subaccount without its vault address would arm the wrong account.
   if (acct.account_type !== 'main') throw new ProvisionError(name, 'resolve', `the venue did not say whether ${address} is a main account or a subaccount`);
   return { accountType: 'main', masterAddress: address.toLowerCase() };
+}
+
+/**
+ * With no service: the venue's `userRole` (weight 60, once per account). `user` is a main
+ * account; `subAccount` is armed through its vault address and signed for its master
+ * (`data.master`, checked by the decoder). Every other role (`missing`, `agent`, `vault`, one we do
+ * not know) fails closed: arming an address as a main account on a guess could arm the wrong one.
+ */
+async function resolveByRole(userRole: NonNullable<ProvisionVenue['infoUserRole']>, name: string, address: string): Promise<Pick<Provisioned, 'accountType' | 'masterAddress' | 'vaultAddress'>> {
+  let r: Awaited<ReturnType<typeof userRole>>;
+  try {
+    r = await userRole(address);
+  } catch (e) {
+    throw new ProvisionError(name, 'resolve', `cannot resolve ${address} (userRole): ${(e as Error).message}`, { cause: e });
+  }
+  if (r.role === 'user') return { accountType: 'main', masterAddress: address.toLowerCase() };
+  if (r.role === 'subAccount' && r.master && ADDRESS_RE.test(r.master.toLowerCase())) {
+    return { accountType: 'subaccount', masterAddress: r.master.toLowerCase(), vaultAddress: address.toLowerCase() };
+  }
+  throw new ProvisionError(name, 'resolve', `the venue's role for ${address} is ${r.roleText.slice(0, 40)}: neither a user (main account) nor a subaccount with its master`);
 }
 
 /**

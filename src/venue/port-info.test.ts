@@ -3,7 +3,7 @@ import { FakeClock } from '../sched/fake-clock.js';
 import { RequestScheduler, type RequestOptions } from '../sched/scheduler.js';
 import { VenueClock } from '../sched/venue-clock.js';
 import type { HttpRequest, HttpResponse, HttpTransport } from './http.js';
-import { SCOPES, VenuePort } from './port.js';
+import { NoServiceError, SCOPES, VenuePort } from './port.js';
 
 /**
  * The port's info reads (issue 20, "Weights in the budget"): each admitted through the scheduler
@@ -122,5 +122,20 @@ describe('VenuePort: the venue info endpoint as a read source', () => {
     await expect(port.infoOpenOrders(USER)).rejects.toThrow();
     expect(scheduler.blockedUntil(SCOPES.exchange)).toBeGreaterThanOrEqual(clock.monoMs() + 7_000);
     expect(scheduler.blockedUntil(SCOPES.global)).toBe(0);
+  });
+
+  it('with no service (no base_url): REST calls fail at once, spend no budget, and send nothing', async () => {
+    const clock = new FakeClock(1_700_000_000_000);
+    const scheduler = new RequestScheduler(clock, { global: { limit: 1_200, windowMs: 60_000 }, exchange: { limit: 1_200, windowMs: 60_000 } });
+    const sent: HttpRequest[] = [];
+    const port = new VenuePort({ exchangeUrl: 'http://venue.invalid', transport: fakeTransport(clock, sent), scheduler, venueClock: new VenueClock(clock), clock });
+    expect(port.hasService).toBe(false);
+    await expect(port.getAccount(USER)).rejects.toBeInstanceOf(NoServiceError);
+    await expect(port.health()).rejects.toBeInstanceOf(NoServiceError);
+    await expect(port.ordersPages(USER).next()).rejects.toBeInstanceOf(NoServiceError);
+    expect(sent).toEqual([]);
+    expect(scheduler.stats().admitted).toEqual({ arm: 0, read: 0 });
+    // the venue itself still answers
+    expect((await port.infoUserRole(USER)).role).toBe('subAccount');
   });
 });

@@ -58,6 +58,22 @@ export function holdScopeOf(route: ArmRoute): string {
   return route === 'rest' ? SCOPES.scheduleCancel : SCOPES.exchange;
 }
 
+/** A REST call on a keeper configured with no service (no `venue.base_url`). */
+export class NoServiceError extends Error {
+  readonly code = 'NO_SERVICE' as const;
+  readonly reason = 'no_service' as const;
+  constructor() {
+    super('no REST service configured (venue.base_url absent): use the venue (watch.source: venue, switch.path: exchange)');
+    this.name = 'NoServiceError';
+  }
+}
+
+/** A generator that fails at its first page (a read of a service there is none of). */
+// eslint-disable-next-line require-yield
+async function* failing(e: Error): AsyncGenerator<never> {
+  throw e;
+}
+
 /** An arm still queued on its route when it had to leave: it goes by the other route. */
 class RouteWithdrawn extends Error {
   constructor(route: ArmRoute) {
@@ -89,7 +105,8 @@ export interface InfoPositions {
 const HEALTH_MAX_WAIT_MS = 30_000;
 
 export interface VenuePortOptions {
-  baseUrl: string;
+  /** The REST service; '' or absent: none (`watch.source: venue`), and every REST call fails at once. */
+  baseUrl?: string;
   exchangeUrl: string;
   transport: HttpTransport;
   scheduler: RequestScheduler;
@@ -112,8 +129,10 @@ export interface RateLimitHold {
 }
 
 export class VenuePort {
-  readonly rest: RestClient;
+  private readonly restClient: RestClient | undefined;
   readonly info: InfoClient;
+  /** false when there is no REST service (`venue.base_url` absent): reads and resolves go to the venue. */
+  readonly hasService: boolean;
   private readonly exchange: ExchangeClient;
   private readonly scheduler: RequestScheduler;
   private readonly venueClock: VenueClock;
@@ -126,7 +145,8 @@ export class VenuePort {
 
   constructor(opts: VenuePortOptions) {
     const onVenueDate = (d: VenueDateSample): void => opts.venueClock.observeDateHeader(d.dateHeader, d.sendMonoMs, d.recvMonoMs);
-    this.rest = new RestClient({ baseUrl: opts.baseUrl, transport: opts.transport, onVenueDate });
+    this.hasService = opts.baseUrl !== undefined && opts.baseUrl !== '';
+    this.restClient = this.hasService ? new RestClient({ baseUrl: opts.baseUrl as string, transport: opts.transport, onVenueDate }) : undefined;
     this.exchange = new ExchangeClient({ exchangeUrl: opts.exchangeUrl, transport: opts.transport, onVenueDate });
     this.info = new InfoClient({ exchangeUrl: opts.exchangeUrl, transport: opts.transport, onVenueDate });
     this.scheduler = opts.scheduler;
@@ -134,6 +154,12 @@ export class VenuePort {
     this.clock = opts.clock;
     this.readMaxWaitMs = opts.readMaxWaitMs;
     this.shared = opts.shared;
+  }
+
+  /** The REST client; with no service configured, an error (never a request to a made-up URL). */
+  get rest(): RestClient {
+    if (!this.restClient) throw new NoServiceError();
+    return this.restClient;
   }
 
   /** Hears every 429 the port turned into a hold (metrics, logs). */
@@ -144,6 +170,7 @@ export class VenuePort {
 
   /** Resolves an account: prepares its first arm, so after every arm and before every read. */
   getAccount(address: string): Promise<Account> {
+    if (!this.hasService) return Promise.reject(new NoServiceError());
     const endpoint = REST_ENDPOINTS.account;
     return this.admit({ kind: 'arm', scopes: [SCOPES.global, endpointScope(endpoint)], urgency: PREPARE_URGENCY }, endpoint, endpointScope(endpoint), () =>
       this.rest.getAccount(address),
@@ -195,6 +222,7 @@ export class VenuePort {
 
   /** `/v1/health`; its `as_of` is the venue clock's precise sample. Shed after 30 s of waiting. */
   async health(): Promise<Health> {
+    if (!this.hasService) throw new NoServiceError();
     const endpoint = REST_ENDPOINTS.health;
     let sentMono = this.clock.monoMs();
     const h = await this.admit({ kind: 'read', scopes: [SCOPES.global, endpointScope(endpoint)], maxWaitMs: HEALTH_MAX_WAIT_MS }, endpoint, endpointScope(endpoint), () => {
@@ -207,11 +235,13 @@ export class VenuePort {
 
   /** Every page of an account's open orders, each admitted as a read. */
   ordersPages(address: string, opts: { signal?: AbortSignal } = {}): AsyncGenerator<OrdersPage> {
+    if (!this.hasService) return failing(new NoServiceError());
     return this.readPages(REST_ENDPOINTS.orders, this.rest.ordersPages(address, {}, opts), opts.signal);
   }
 
   /** Every page of an account's positions, each admitted as a read. */
   positionsPages(address: string, opts: { signal?: AbortSignal } = {}): AsyncGenerator<PositionsPage> {
+    if (!this.hasService) return failing(new NoServiceError());
     return this.readPages(REST_ENDPOINTS.positions, this.rest.positionsPages(address, {}, opts), opts.signal);
   }
 

@@ -76,6 +76,8 @@ export async function startHarness(opts: {
   watch?: Partial<KeeperOptions['watch']>;
   stateDir?: string;
   requestTimeoutMs?: number;
+  /** No REST service configured (`venue.base_url` absent): the port reads and resolves on the venue. */
+  noService?: boolean;
 }): Promise<Harness> {
   let inflight = 0;
   // A request the simulator holds on a virtual-time latency fault cannot finish until time moves:
@@ -157,7 +159,7 @@ export async function startHarness(opts: {
     exchange: rl.exchange === undefined ? { limit: 1200, windowMs: 60_000 } : { limit: rl.exchange, windowMs },
   });
   reportBudgetLimits(scheduler, { logger, metrics });
-  const venue = new VenuePort({ baseUrl: sim.baseUrl, exchangeUrl: sim.exchangeUrl, transport, scheduler, venueClock, clock });
+  const venue = new VenuePort({ ...(opts.noService ? {} : { baseUrl: sim.baseUrl }), exchangeUrl: sim.exchangeUrl, transport, scheduler, venueClock, clock });
   const keeperOptions: KeeperOptions = {
     network: 'testnet',
     accounts: opts.accounts(sim),
