@@ -7,6 +7,8 @@ import { RETRIES_BEFORE_MIN_HORIZON, retrySlotSeconds } from './schema.js';
 import { accountsForShard } from './shard.js';
 import { switchInMs, type AccountConfig, type Config, type RateLimit, type SwitchConfig } from './types.js';
 import { VENUE_FACTS } from '../venue/facts.js';
+import { ASSUMED } from '../venue/assumptions.js';
+import { infoRequestWeight } from '../venue/info.js';
 
 /**
  * The request plan `check-config` prints (DESIGN.md section 7): can this instance hold every
@@ -74,6 +76,14 @@ export interface Plan {
   global: BudgetUse;
   /** needed = arms of the `path: exchange` accounts (approvals are one-off: `startupApprovals`). */
   exchange: BudgetUse;
+  /**
+   * The venue's info reads (`watch.source` venue or service_then_venue), by weight per minute on the
+   * exchange budget: open orders (20) every orders period, clearinghouseState and
+   * spotClearinghouseState (2 + 2) every positions period. `onlyWhileServiceFails`: they are spent
+   * only while the service fails (service_then_venue), so not counted in `exchange.needed`. Null:
+   * reads from the service alone.
+   */
+  venueReads: { weightPerMinute: number; perAccount: number; onlyWhileServiceFails: boolean } | null;
   /** The heap this shard's accounts need and the Node.js options to run it with (memory.ts). */
   memory: { liveHeapMb: number; nodeOptions: string };
   /** Most approvals (approveAgent, approveBuilderFee) this shard sends at start-up, on the exchange budget. */
@@ -128,7 +138,11 @@ function buildPlanWith(config: Config): Plan {
     verdict: 'keeps_min_horizon' as AccountVerdict,
   }));
   const configuredArms = accounts.reduce((s, a) => s + a.armsPerMinute, 0);
-  const configuredReads = accounts.reduce((s, a) => s + a.readsPerMinute, 0);
+  // Reads from the venue spend the exchange budget by weight, not the service's global window.
+  const source = config.watch.source;
+  const configuredReads = source === 'venue' ? 0 : accounts.reduce((s, a) => s + a.readsPerMinute, 0);
+  const venueReadsEach = (60 / config.watch.ordersEverySeconds) * infoRequestWeight(ASSUMED.infoOpenOrdersType) + (60 / config.watch.positionsEverySeconds) * (infoRequestWeight('clearinghouseState') + infoRequestWeight('spotClearinghouseState'));
+  const venueReads = source === 'service' ? null : { weightPerMinute: venueReadsEach * mine.length, perAccount: venueReadsEach, onlyWhileServiceFails: source === 'service_then_venue' };
   // The arm budget: the routes the accounts may use (schedule_cancel, the exchange endpoint, both for
   // rest_then_exchange), never more than the global window both spend (sched/cadence.ts).
   const armBudgetPerSecond = armCapacityPerSecond(
@@ -154,7 +168,7 @@ function buildPlanWith(config: Config): Plan {
   const scheduleCancel = use(perMinute(config.rateLimits.scheduleCancel), arms);
   const global = use(perMinute(config.rateLimits.global), arms + reads);
   const exchangeArms = accounts.filter((a) => a.switch.path === 'exchange').reduce((s, a) => s + a.armsPerMinute, 0);
-  const exchange = use(perMinute(config.rateLimits.exchange), exchangeArms);
+  const exchange = use(perMinute(config.rateLimits.exchange), exchangeArms + (venueReads && !venueReads.onlyWhileServiceFails ? venueReads.weightPerMinute : 0));
   const startupApprovals = mine.reduce((n, a) => n + (a.agent.key ? 0 : 1) + (a.builderFee ? 1 : 0), 0);
   const coldStartSeconds = coldStartSecondsOf(config, startupApprovals, mine.length, armBudgetPerSecond);
   return {
@@ -168,6 +182,7 @@ function buildPlanWith(config: Config): Plan {
     scheduleCancel,
     global,
     exchange,
+    venueReads,
     startupApprovals,
     coldStartSeconds,
     memory: { liveHeapMb: Math.ceil(expectedLiveHeapMb(accounts.length)), nodeOptions: nodeOptionsFor(accounts.length) },
@@ -175,7 +190,7 @@ function buildPlanWith(config: Config): Plan {
     tier: protection.tier,
     readStretch,
     problems: [],
-    warnings: planWarnings(config, mine, accounts, scheduleCancel, global, exchange),
+    warnings: [...planWarnings(config, mine, accounts, scheduleCancel, global, exchange), ...venueReadWarnings(venueReads, exchangeArms, exchange.budgetPerMinute)],
   };
 }
 
@@ -187,6 +202,15 @@ function buildPlanWith(config: Config): Plan {
 function coldStartSecondsOf(config: Config, approvals: number, accounts: number, armsPerSecond: number): number {
   const rate = (l: RateLimit): number => perMinute(l) / 60;
   return Math.max(approvals / rate(config.rateLimits.exchange), accounts / armsPerSecond, (approvals + accounts) / rate(config.rateLimits.global));
+}
+
+/** Venue reads that, with the exchange arms, outgrow the exchange budget: they wait behind arms and are shed. */
+function venueReadWarnings(reads: Plan['venueReads'], exchangeArms: number, budget: number): string[] {
+  if (!reads || reads.weightPerMinute + exchangeArms <= budget) return [];
+  return [
+    `venue reads need ${num(reads.weightPerMinute)} weight a minute${reads.onlyWhileServiceFails ? ' while the service fails' : ''} beside ${num(exchangeArms)} exchange arms, over the exchange budget of ${num(budget)}: ` +
+      'the keeper makes them wait behind arms and sheds the rest; lengthen watch.orders_every_seconds for fresh counts',
+  ];
 }
 
 /** Share of the global budget arms and reads may plan on together; the rest absorbs retries. */
@@ -290,8 +314,19 @@ export function formatPlan(plan: Plan): string {
     `  schedule_cancel  need ${num(plan.armsPerMinute)} arms of ${num(plan.scheduleCancel.budgetPerMinute)}: headroom ${headroom(plan.scheduleCancel)}`,
     `  global           need ${num(plan.armsPerMinute)} arms + ${num(plan.readsPerMinute)} reads = ${num(plan.global.neededPerMinute)} of ${num(plan.global.budgetPerMinute)}: headroom ${headroom(plan.global)}`,
     '  (reads: one page per orders and positions poll; each further page costs one more)',
-    `  exchange         need ${num(plan.exchange.neededPerMinute)} arms (path: exchange) of ${num(plan.exchange.budgetPerMinute)}: headroom ${headroom(plan.exchange)}`,
+    `  exchange         need ${num(plan.exchange.neededPerMinute)} ${plan.venueReads && !plan.venueReads.onlyWhileServiceFails ? 'weight (arms of path: exchange, venue reads)' : 'arms (path: exchange)'} of ${num(plan.exchange.budgetPerMinute)}: headroom ${headroom(plan.exchange)}`,
   );
+  const vr = plan.venueReads;
+  if (vr) {
+    const exchangeArms = plan.accounts.filter((a) => a.switch.path === 'exchange').reduce((s, a) => s + a.armsPerMinute, 0);
+    const total = vr.weightPerMinute + exchangeArms;
+    const left = use(plan.exchange.budgetPerMinute, total);
+    lines.push(
+      vr.onlyWhileServiceFails
+        ? `  while the service fails: venue reads ${num(vr.weightPerMinute)} weight + ${num(exchangeArms)} arms = ${num(total)} of the exchange budget ${num(plan.exchange.budgetPerMinute)}: headroom ${headroom(left)}`
+        : `  venue reads      ${num(vr.weightPerMinute)} weight (${num(vr.perAccount)} per account: open orders ${infoRequestWeight(ASSUMED.infoOpenOrdersType)} per read, positions 2 + 2) + ${num(exchangeArms)} arms = ${num(total)} of the exchange budget ${num(plan.exchange.budgetPerMinute)}: headroom ${headroom(left)}`,
+    );
+  }
   if (plan.startupApprovals > 0) {
     const seconds = (plan.startupApprovals / plan.exchange.budgetPerMinute) * 60;
     lines.push(`  approvals at start-up: up to ${plan.startupApprovals} on the exchange budget, about ${duration(seconds)} (fewer when stored agents are still valid)`);

@@ -1,0 +1,162 @@
+/**
+ * The venue itself as a read source (issue 20, "Done when"), the whole keeper against the simulator
+ * in virtual time: (a) no service at all, 20 accounts (one a subaccount) on the venue's 1,200-weight
+ * budget; (b) the service down for 5 minutes, reads falling back to the venue; (c) an account whose
+ * only orders are outside the service's listing, armed on `orders_open`.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { benchAddresses, benchKey } from '../bench/keys.js';
+import { demoAddress, demoMasterKey } from '../src/sim/venue/demo.js';
+import type { Simulator } from '../src/sim/simulator.js';
+import { account, startHarness, type Harness } from './support/harness.js';
+
+let h: Harness | undefined;
+afterEach(async () => {
+  await h?.close();
+  h = undefined;
+});
+
+/** 429s the venue answered the keeper, every endpoint together. */
+function venue429s(metricsText: string): number {
+  return [...metricsText.matchAll(/dms_keeper_venue_requests_total\{endpoint="[^"]+",code="429"\} (\d+)/g)].reduce((s, m) => s + Number(m[1]), 0);
+}
+
+function requestsTo(metricsText: string, endpoint: string): number {
+  return [...metricsText.matchAll(/dms_keeper_venue_requests_total\{endpoint="([^"]+)",code="(\d+)"\} (\d+)/g)].filter((m) => m[1] === endpoint && m[2] === '200').reduce((s, m) => s + Number(m[3]), 0);
+}
+
+/** The venue's own count of an address's positions: perp positions with a size, spot tokens held other than USDC. */
+function venuePositions(sim: Simulator, address: string): number {
+  const perp = sim.state.perpPositions(address).filter((p) => Number(p.szi) !== 0).length;
+  const spot = sim.state.spotBalances(address).filter((b) => b.coin !== 'USDC' && Number(b.total) !== 0).length;
+  return perp + spot;
+}
+
+/** Lowest venue-side horizon of the addresses, sampled every `stepMs` over `totalMs`. */
+async function lowestHorizon(harness: Harness, addresses: string[], totalMs: number, stepMs = 1_000): Promise<number> {
+  let min = Number.POSITIVE_INFINITY;
+  for (let t = 0; t < totalMs; t += stepMs) {
+    await harness.advance(stepMs);
+    for (const a of addresses) min = Math.min(min, harness.venueHorizonMs(a) ?? Number.NEGATIVE_INFINITY);
+  }
+  return min;
+}
+
+describe('the venue as the read source', () => {
+  it('(a) no base_url: 20 accounts, one a subaccount, on a venue serving only /exchange, /info and /ws with 1,200 weight a minute: all armed, counts equal the venue\'s, zero 429s over 5 minutes', { timeout: 240_000 }, async () => {
+    const mains = benchAddresses(19);
+    const sub = demoAddress('venue-only-sub');
+    const seeds = [
+      ...mains.map((address, i) => ({
+        address,
+        tradedVolumeUsd: 50_000_000,
+        venueOrders: Array.from({ length: i % 4 }, (_, k) => ({ coin: k % 2 ? 'ETH' : '@107', side: (k % 2 ? 'A' : 'B') as 'A' | 'B', limitPx: '100.5', sz: '1.25' })),
+        perpPositions: i % 3 === 0 ? [{ coin: 'BTC', szi: '0.5', entryPx: '60000', markPx: '61000' }] : [],
+        spotBalances: [{ coin: 'USDC', token: 0, total: '1000' }, ...(i % 5 === 0 ? [{ coin: 'PURR', token: 1, total: '12' }] : [])],
+      })),
+      { address: sub, parent: mains[0]!, tradedVolumeUsd: 50_000_000, venueOrders: [{ coin: 'SOL', side: 'B' as const, limitPx: '150', sz: '3' }] },
+    ];
+    const exchange = { path: 'exchange' as const };
+    h = await startHarness({
+      sim: { accounts: seeds, venueOnly: true, budget: 'ip_weight_1200_per_60s' },
+      noService: true,
+      accounts: () => [
+        ...mains.map((a, i) => account(`acct-${i}`, a, benchKey(i), {}, exchange)),
+        account('acct-sub', sub, benchKey(0), { agentName: 'dms-keeper-sub' }, exchange),
+      ],
+      // Orders every 20 s: 20 accounts read 1,440 weight a minute with their positions, more than
+      // the venue's 1,200 before a single arm; only a budget that counts weight keeps off the 429s.
+      watch: { source: 'venue', ordersEveryMs: 20_000, positionsEveryMs: 60_000 },
+    });
+    const all = [...mains, sub];
+    await h.keeper.start();
+    const min = await lowestHorizon(h, all, 300_000, 2_000);
+    const status = h.keeper.status();
+    expect(status.accounts.map((a) => a.phase)).toEqual(all.map(() => 'armed'));
+    expect(status.accounts.find((a) => a.name === 'acct-sub')!.account_type).toBe('subaccount');
+    expect(min).toBeGreaterThan(0);
+    for (const [i, address] of all.entries()) {
+      const a = status.accounts[i]!;
+      expect(a.address).toBe(address);
+      expect({ name: a.name, orders: a.open_orders, source: a.orders_source, positions: a.positions?.count }).toEqual({
+        name: a.name,
+        orders: h.sim.state.venueOpenOrders(address).length,
+        source: 'venue',
+        positions: venuePositions(h.sim, address),
+      });
+    }
+    // the counts are not all zero: the comparison compares something
+    expect(status.accounts.reduce((n, a) => n + (a.open_orders ?? 0), 0)).toBeGreaterThan(15);
+    expect(status.accounts.reduce((n, a) => n + (a.positions?.count ?? 0), 0)).toBeGreaterThan(5);
+    const text = await h.metricsText();
+    expect(venue429s(text)).toBe(0);
+    const WEIGHTS: Record<string, number> = { frontendOpenOrders: 20, clearinghouseState: 2, spotClearinghouseState: 2, userRole: 60 };
+    const weight = Object.entries(WEIGHTS).reduce((n, [t, w]) => n + requestsTo(text, `info:${t}`) * w, 0);
+    const actions = requestsTo(text, 'exchange:scheduleCancel') + requestsTo(text, 'exchange:approveAgent');
+    console.log(`(a) 5 min: info weight ${weight}, exchange actions ${actions}, reads shed ${/dms_keeper_reads_shed_total (\d+)/.exec(text)?.[1]}, lowest horizon ${min} ms`);
+    // resolved by the venue's userRole (the subaccount only: a master key proves a main account), never the service
+    expect(requestsTo(text, 'info:userRole')).toBe(1);
+    expect(text).not.toMatch(/dms_keeper_venue_requests_total\{endpoint="GET \/v1/);
+    expect(text).toMatch(/dms_keeper_orders_source\{account="acct-sub",source="venue"\} 1/);
+  });
+
+  it('(b) service_then_venue: the service answering 503 for 5 minutes: orders stay known from the venue, arms go through the exchange endpoint, no lapse', { timeout: 240_000 }, async () => {
+    const ALICE = demoAddress('alice');
+    const BOB = demoAddress('bob');
+    const both = { path: 'rest_then_exchange' as const };
+    h = await startHarness({
+      accounts: () => [account('mm-main', ALICE, demoMasterKey('alice'), {}, both), account('arb-desk', BOB, demoMasterKey('bob'), {}, both)],
+      watch: { source: 'service_then_venue' },
+    });
+    await h.keeper.start();
+    await h.advance(40_000);
+    expect(h.keeper.status().accounts.map((a) => a.orders_source)).toEqual(['service', 'service']);
+    const exchangeArmsBefore = requestsTo(await h.metricsText(), 'exchange:scheduleCancel');
+    h.sim.faults.restUnavailable(300_000);
+    let sawVenue = 0;
+    let min = Number.POSITIVE_INFINITY;
+    for (let t = 0; t < 300_000; t += 5_000) {
+      min = Math.min(min, await lowestHorizon(h, [ALICE, BOB], 5_000));
+      if (t < 60_000) continue; // one orders period for the first fallback read
+      for (const a of h.keeper.status().accounts) {
+        expect(a.open_orders, `${a.name} at ${t} ms`).toBe(h.sim.state.venueOpenOrders(a.address).length);
+        expect(a.orders_source).toBe('venue');
+        sawVenue++;
+      }
+    }
+    expect(sawVenue).toBeGreaterThan(0);
+    expect(min).toBeGreaterThan(0);
+    const text = await h.metricsText();
+    expect(requestsTo(text, 'exchange:scheduleCancel') - exchangeArmsBefore).toBeGreaterThan(2 * (300_000 / 15_000) * 0.8);
+    expect(text).toMatch(/dms_keeper_lapses_total\{account="mm-main"\} 0/);
+    expect(text).toMatch(/dms_keeper_lapses_total\{account="arb-desk"\} 0/);
+    // and back on the service once it answers
+    await h.advance(65_000);
+    expect(h.keeper.status().accounts.map((a) => a.orders_source)).toEqual(['service', 'service']);
+  });
+
+  it('(c) an account whose only orders are outside the service\'s listing, arm_when orders_open, watch.source venue: armed', { timeout: 120_000 }, async () => {
+    const [hidden, idle] = benchAddresses(2) as [string, string];
+    h = await startHarness({
+      sim: {
+        accounts: [
+          { address: hidden, tradedVolumeUsd: 50_000_000, venueOrders: [{ coin: 'BTC', side: 'B', limitPx: '50000', sz: '0.1' }, { coin: '@107', side: 'A', limitPx: '2', sz: '10' }] },
+          { address: idle, tradedVolumeUsd: 50_000_000 },
+        ],
+      },
+      accounts: () => [account('hidden', hidden, benchKey(0), {}, { armWhen: 'orders_open' }), account('idle', idle, benchKey(1), {}, { armWhen: 'orders_open' })],
+      watch: { source: 'venue' },
+    });
+    await h.keeper.start();
+    // two deadlines: an arm sent while the count was still unknown has run out by then
+    const min = await lowestHorizon(h, [hidden], 150_000);
+    const [a, b] = h.keeper.status().accounts;
+    // the service lists none of its orders; the venue's count does, and the account stays armed
+    expect(a).toMatchObject({ name: 'hidden', open_orders: 2, orders_source: 'venue', should_be_armed: true, phase: 'armed' });
+    expect(min).toBeGreaterThan(0);
+    expect(h.venueHorizonMs(hidden)).toBeGreaterThan(20_000);
+    // an account with no order anywhere is not kept armed: the count is what decides
+    expect(b).toMatchObject({ name: 'idle', open_orders: 0, orders_source: 'venue', should_be_armed: false });
+    expect(h.venueHorizonMs(idle)).toBeNull();
+  });
+});
