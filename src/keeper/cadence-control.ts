@@ -31,7 +31,7 @@ const BUDGET_CHANGE_TOLERANCE = 0.02;
  *
  * The arm budget is the one in force on the routes the accounts may use (armCapacityPerSecond:
  * the REST route, the exchange endpoint, both capped by the combined window), as configured or as
- * a 429 announced it, times this instance's share when shards share one budget. During a cold
+ * a 429 announced it (this instance's share of it when shards share one budget). During a cold
  * start every account runs at its longest safe period, so the window's rest goes to provisioning
  * (cold-start.ts).
  */
@@ -57,7 +57,6 @@ export class CadenceControl {
       metrics: KeeperMetrics;
       logger: Logger;
       sharedDemand?: SharedDemand;
-      budgetMode?: () => string;
     },
   ) {}
 
@@ -77,23 +76,21 @@ export class CadenceControl {
   }
 
   /**
-   * This instance's share of a shared budget: its demand over every instance's (Redis), only while
-   * the shared budget is in force; on the local fallback the scheduler's budget is already cut to it.
+   * This instance's share of a shared budget (its demand over every instance's, through Redis; 1
+   * alone). Shown only: the shared budget already cuts this instance's scopes to it
+   * (sched/shared-budget.ts), so the scheduler's specs are this instance's part.
    */
   private budgetShare(): number {
-    const d = this.deps.sharedDemand;
-    if (!d || (this.deps.budgetMode?.() ?? 'local') !== 'shared') return 1;
-    const s = d.share();
+    const s = this.deps.sharedDemand?.share() ?? 1;
     return s > 0 && s <= 1 ? s : 1;
   }
 
-  /** The arm budget in force over the routes the accounts may use, times this instance's share. */
+  /** The arm budget in force over the routes the accounts may use (this instance's part of a shared one). */
   armBudget(options: KeeperOptions): number | undefined {
-    const capacity = armCapacityPerSecond(
+    return armCapacityPerSecond(
       options.accounts.map((a) => a.switch.path),
       this.routeBudgets(options),
     );
-    return capacity === undefined ? undefined : capacity * this.budgetShare();
   }
 
   /** The budget moved (a 429 announced another, a limit was restored, the share changed). */

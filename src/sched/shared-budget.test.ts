@@ -13,6 +13,7 @@ import { findRedisServer, noRedisMessage, startRedis, type TestRedis } from '../
 import type { WindowSpec } from './admission.js';
 import { ShedError } from './scheduler.js';
 import { SharedBudget, type BudgetMode, type SharedClass } from './shared-budget.js';
+import { bucketWindow, shareOf } from './shared-reservoir.js';
 import { DEMAND_PUBLISH_PERIOD_MS, DEMAND_TTL_MS, demandKey } from './shared-demand.js';
 import type { TokenWait } from './shared-wait.js';
 
@@ -60,7 +61,10 @@ describe.skipIf(!binary && !process.env.CI)('SharedBudget on a real Redis', () =
     const c = instance(redis.url);
     await until(() => a.b.mode() === 'shared' && c.b.mode() === 'shared', 5_000);
     expect([a.b.mode(), c.b.mode()]).toEqual(['shared', 'shared']);
-    expect(a.local.at(-1)).toEqual(SPEC); // shared: the whole budget locally, the bucket caps the sum
+    // Shared, before any demand is known: the fallback share of what the bucket lets out (16.7/s of
+    // the window's 20/s), so the two together pace under the bucket instead of queueing on it.
+    expect(a.local.at(-1)).toEqual(shareOf(bucketWindow(SPEC, 150), 0.5));
+    expect((a.local.at(-1)!.limit * 1000) / a.local.at(-1)!.windowMs).toBeCloseTo(8.37, 2);
 
     // 60 tokens each, at once: 120 in all through a bucket of 20 per second.
     const times: number[] = [];
@@ -80,15 +84,19 @@ describe.skipIf(!binary && !process.env.CI)('SharedBudget on a real Redis', () =
 
     await redis.kill();
     await until(() => a.b.mode() === 'local_fallback' && c.b.mode() === 'local_fallback', 5_000);
-    expect(a.local.at(-1)).toEqual({ limit: 20, windowMs: 2_000 }); // half each
+    expect(a.local.at(-1)).toEqual(shareOf(bucketWindow(SPEC, 150), 0.5)); // half each, of the same bucket
     const t1 = Date.now();
     await a.b.take(['global'], 'arm', ARM_10S); // no Redis: goes at once, on the local share
     expect(Date.now() - t1).toBeLessThan(100);
 
     await redis.restart();
     await until(() => a.b.mode() === 'shared' && c.b.mode() === 'shared', 10_000);
+    // A command sent while Redis was away may fail just after it is back: the fallback it causes
+    // is tried again within 2 s, so both are (again) shared a few seconds on.
+    await new Promise((r) => setTimeout(r, 3_000));
     expect([a.b.mode(), c.b.mode()]).toEqual(['shared', 'shared']);
-    expect(a.modes).toEqual(['local_fallback', 'shared', 'local_fallback', 'shared']);
+    expect(a.modes.slice(0, 3)).toEqual(['local_fallback', 'shared', 'local_fallback']);
+    expect(a.modes.at(-1)).toBe('shared');
   }, 40_000);
 
   it('shares follow the published demands: 1:1, then 3:1; a silent instance expires; a stopped one withdraws; Redis killed: fallback at once', async () => {

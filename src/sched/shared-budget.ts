@@ -7,7 +7,7 @@ import type { Redis } from 'ioredis';
 import type { WindowSpec } from './admission.js';
 import { ShedError } from './scheduler.js';
 import { DEMAND_PUBLISH_PERIOD_MS, DEMAND_TTL_MS, demandKey, demandShare, formatDemand, parseDemandTable, type Demand, type DemandEntry } from './shared-demand.js';
-import { shareOf, sharedReservoir } from './shared-reservoir.js';
+import { bucketWindow, shareOf, sharedReservoir } from './shared-reservoir.js';
 import type { TokenWait } from './shared-wait.js';
 
 /**
@@ -38,6 +38,9 @@ import type { TokenWait } from './shared-wait.js';
  * (`publishDemand`) and reads the others' once a second in one Lua round trip, stamped with Redis's
  * clock, and `share()` is its part of the total for the planner.
  */
+/** After a fallback with the connection still up, the shared budget is tried again this much later. */
+const RESUME_RETRY_MS = 2_000;
+
 export const BUDGET_MODES = ['local', 'shared', 'local_fallback'] as const;
 export type BudgetMode = (typeof BUDGET_MODES)[number];
 
@@ -70,6 +73,13 @@ export class SharedBudget {
   private readonly connection: Bottleneck.IORedisConnection;
   private readonly limiters = new Map<string, Bottleneck>();
   private current: BudgetMode = 'local_fallback';
+  private resumeTimer: NodeJS.Timeout | undefined;
+  /** A limiter said its settings are gone from Redis: made again before the next resume. */
+  private settingsLost = false;
+  /** Each shared scope's bucket as a window (what it lets out per window). */
+  private readonly bucketSpecs = new Map<string, WindowSpec>();
+  /** The share the local budget was last cut to. */
+  private appliedShare: number | undefined;
   private stopped = false;
   /** Tokens that did not come in time (bypassed or shed). */
   timeouts = 0;
@@ -108,19 +118,10 @@ export class SharedBudget {
     this.connection.on('error', () => this.fallback('redis error'));
     const heartbeat = opts.heartbeatMs ?? 150;
     for (const [scope, spec] of Object.entries(opts.specs)) {
-      const limiter = new Bottleneck({
-        id: `dms-keeper:${opts.name}:${scope}`,
-        datastore: 'ioredis',
-        connection: this.connection,
-        clearDatastore: false,
-        maxConcurrent: null,
-        minTime: 0,
-        heartbeatInterval: heartbeat,
-        ...sharedReservoir(spec, heartbeat),
-      });
-      limiter.on('error', () => this.fallback('redis error'));
-      this.limiters.set(scope, limiter);
+      // What the bucket really lets out (below the window: the price of no common clock), as a window.
+      this.bucketSpecs.set(scope, bucketWindow(spec, heartbeat));
     }
+    this.createLimiters();
     this.instanceId = opts.instanceId ?? `${hostname()}-${process.pid}-${randomBytes(6).toString('hex')}`;
     this.demandKey = demandKey(opts.name);
     this.demandTimer = setInterval(() => void this.exchange(), DEMAND_PUBLISH_PERIOD_MS);
@@ -163,6 +164,7 @@ export class SharedBudget {
       if (!table || this.current !== 'shared') return;
       this.firstReadNowMs ??= table.nowMs;
       this.view = { nowMs: table.nowMs, others: table.entries.filter((e) => e.id !== this.instanceId), readAt: performance.now() };
+      this.applyShare();
     } catch {
       // Not answering: share() falls back once the last read is older than the TTL.
     } finally {
@@ -220,6 +222,7 @@ export class SharedBudget {
     const wasShared = this.current === 'shared';
     this.stopped = true;
     clearInterval(this.demandTimer);
+    clearTimeout(this.resumeTimer);
     this.releaseWaiters();
     // Withdraws this instance's demand so the others take its share at once, not after the TTL.
     if (wasShared && this.own !== undefined) {
@@ -230,8 +233,47 @@ export class SharedBudget {
     this.client.disconnect();
   }
 
+  /**
+   * One clustered limiter per shared scope. Made again when Redis lost their settings (a restart
+   * without persistence): Bottleneck re-creates them itself only on the exact reply
+   * `SETTINGS_KEY_NOT_FOUND`, and Redis 7 prefixes a script's error with `ERR `, so every heartbeat
+   * failed and the instances never left the fallback (measured, Debian's redis-server 7.0).
+   */
+  private createLimiters(): void {
+    const heartbeat = this.opts.heartbeatMs ?? 150;
+    const old = [...this.limiters.values()];
+    this.limiters.clear();
+    for (const l of old) {
+      // Its last heartbeats still fail until it has stopped: they must not count against the new ones.
+      l.removeAllListeners('error');
+      l.on('error', () => undefined);
+      void Promise.resolve().then(() => l.stop({ dropWaitingJobs: true })).catch(() => undefined);
+    }
+    for (const [scope, spec] of Object.entries(this.opts.specs)) {
+      const limiter = new Bottleneck({
+        id: `dms-keeper:${this.opts.name}:${scope}`,
+        datastore: 'ioredis',
+        connection: this.connection,
+        clearDatastore: false,
+        maxConcurrent: null,
+        minTime: 0,
+        heartbeatInterval: heartbeat,
+        ...sharedReservoir(spec, heartbeat),
+      });
+      limiter.on('error', (e: unknown) => {
+        if (/SETTINGS_KEY_NOT_FOUND/.test(String((e as Error | undefined)?.message))) this.settingsLost = true;
+        this.fallback('redis error');
+      });
+      this.limiters.set(scope, limiter);
+    }
+  }
+
   private resume(): void {
     if (this.stopped || this.current === 'shared') return;
+    if (this.settingsLost) {
+      this.settingsLost = false;
+      this.createLimiters();
+    }
     this.applyLocal('shared', 'redis answers');
   }
 
@@ -241,6 +283,23 @@ export class SharedBudget {
     this.firstReadNowMs = undefined;
     this.applyLocal('local_fallback', reason);
     this.releaseWaiters();
+    this.retryResume();
+  }
+
+  /**
+   * An error while the connection stays up (a limiter's command that was sent while Redis was away,
+   * failing just after it came back) brings no new `ready` event to resume on: measured, both shards
+   * stayed on the fallback after Redis was back. So while the connection is up, try the shared budget
+   * again a little later; a Redis really in trouble fails it again and the fallback stands.
+   */
+  private retryResume(): void {
+    if (this.resumeTimer) return;
+    this.resumeTimer = setTimeout(() => {
+      this.resumeTimer = undefined;
+      if (this.client.status === 'ready') this.resume();
+      else if (!this.stopped) this.retryResume();
+    }, RESUME_RETRY_MS);
+    this.resumeTimer.unref();
   }
 
   private releaseWaiters(): void {
@@ -248,12 +307,26 @@ export class SharedBudget {
     this.waiters.clear();
   }
 
+  /**
+   * This instance's local budget: its share of what the shared bucket lets out, in both modes. In
+   * shared mode the share is its demand's (re-applied when it moves by more than 2%), so it plans and
+   * paces on what it will get instead of queueing for tokens the others take: two shards each
+   * planning the whole bucket waited past their deadlines and went anyway. On the fallback it is
+   * `fallback_share` of the same bucket, so the instances together stay under the venue's window
+   * even as Redis goes away mid-window.
+   */
   private applyLocal(mode: BudgetMode, reason: string): void {
     this.current = mode;
-    for (const [scope, spec] of Object.entries(this.opts.specs)) {
-      this.opts.setLocalSpec(scope, mode === 'shared' ? spec : shareOf(spec, this.opts.fallbackShare));
-    }
+    this.appliedShare = undefined;
+    this.applyShare();
     this.opts.onModeChange?.(mode, reason);
+  }
+
+  private applyShare(): void {
+    const share = this.share();
+    if (this.appliedShare !== undefined && Math.abs(share - this.appliedShare) <= this.appliedShare * 0.02) return;
+    this.appliedShare = share;
+    for (const scope of Object.keys(this.opts.specs)) this.opts.setLocalSpec(scope, shareOf(this.bucketSpecs.get(scope)!, share));
   }
 }
 

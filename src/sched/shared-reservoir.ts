@@ -44,7 +44,22 @@ export function sharedMaxInSpan(r: SharedReservoir, spanMs: number): number {
   return r.reservoirIncreaseMaximum + r.reservoirIncreaseAmount * (Math.floor(spanMs / r.reservoirIncreaseInterval) + 1);
 }
 
-/** A window spec scaled to one instance's share (Redis unreachable): never below one request. */
+/**
+ * A window at `ratePerSecond`, as close to `windowMs` as whole requests allow: the limit rounded
+ * down (never below one) and the window shortened to keep the rate exact. Rounding the limit alone
+ * lost up to a whole request per window: at 10 per 10 s shared by two, 3 instead of 3.5 each.
+ */
+export function windowAtRate(ratePerSecond: number, windowMs: number): WindowSpec {
+  const limit = Math.max(1, Math.floor((ratePerSecond * windowMs) / 1000));
+  return { limit, windowMs: Math.min(windowMs, (limit * 1000) / ratePerSecond) };
+}
+
+/** What a shared bucket lets out, as a window of the venue's length (what the local budget paces on). */
+export function bucketWindow(spec: WindowSpec, heartbeatMs: number): WindowSpec {
+  return windowAtRate(sharedRatePerSecond(sharedReservoir(spec, heartbeatMs)), spec.windowMs);
+}
+
+/** A window spec scaled to one instance's share: the same rate times `share`, never below one request. */
 export function shareOf(spec: WindowSpec, share: number): WindowSpec {
-  return { limit: Math.max(1, Math.floor(spec.limit * share)), windowMs: spec.windowMs };
+  return windowAtRate((spec.limit * 1000 * share) / spec.windowMs, spec.windowMs);
 }
