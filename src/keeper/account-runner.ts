@@ -180,10 +180,24 @@ export class AccountRunner {
     this.dispatch({ type: 'start' });
   }
 
-  /** Settings changed on reload: takes effect from the next decision, timers untouched. */
+  /**
+   * Settings changed (a reload, a new plan): they take effect from the next decision. A shorter
+   * period also pulls the planned re-arm forward to the last arm plus the new period (a calendar slot
+   * at or before it): the cold start's longest safe periods end with the cold start, not one long
+   * period later with a horizon that queueing can push below the minimum (measured: 18.2 s against
+   * a 20 s minimum on a shared budget). Never later: a longer period waits for the next plan.
+   */
   updateSettings(settings: SwitchSettings): void {
+    const shorter = settings.rearmEveryMs < this.settings.rearmEveryMs;
     this.settings = settings;
     this.dispatch({ type: 'tick' });
+    const { phase, plannedSlotMs, nextArmAtMs, lastSuccessMs, inFlight } = this.state;
+    if (!shorter || phase !== 'armed' || inFlight !== null || plannedSlotMs === null || nextArmAtMs !== plannedSlotMs || lastSuccessMs === null) return;
+    const nowMs = this.venueNowMs();
+    const wish = Math.max(nowMs, lastSuccessMs + settings.rearmEveryMs);
+    if (wish >= plannedSlotMs) return;
+    const at = this.deps.claimSlot ? this.deps.claimSlot(wish, nowMs) : wish;
+    if (at < plannedSlotMs) this.dispatch({ type: 'replan', atMs: at });
   }
 
   /** Open orders as read; null when the read failed: unknown counts as open (arm), never a stale 0. */
