@@ -121,6 +121,7 @@ describe('the venue as the read source', () => {
       for (const a of h.keeper.status().accounts) {
         expect(a.open_orders, `${a.name} at ${t} ms`).toBe(h.sim.state.venueOpenOrders(a.address).length);
         expect(a.orders_source).toBe('venue');
+        expect(a.positions?.count, `${a.name} positions at ${t} ms`).toBe(venuePositions(h.sim, a.address));
         sawVenue++;
       }
     }
