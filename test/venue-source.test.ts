@@ -60,6 +60,7 @@ describe('the venue as the read source', () => {
     h = await startHarness({
       sim: { accounts: seeds, venueOnly: true, budget: 'ip_weight_1200_per_60s' },
       noService: true,
+      notifications: true,
       accounts: () => [
         ...mains.map((a, i) => account(`acct-${i}`, a, benchKey(i), {}, exchange)),
         account('acct-sub', sub, benchKey(0), { agentName: 'dms-keeper-sub' }, exchange),
@@ -98,6 +99,9 @@ describe('the venue as the read source', () => {
     expect(requestsTo(text, 'info:userRole')).toBe(1);
     expect(text).not.toMatch(/dms_keeper_venue_requests_total\{endpoint="GET \/v1/);
     expect(text).toMatch(/dms_keeper_orders_source\{account="acct-sub",source="venue"\} 1/);
+    // notifications stay on the WebSocket (the venue's /ws: 10 users per IP)
+    expect(text).toMatch(/dms_keeper_ws_connected 1/);
+    expect(status.accounts.filter((x) => x.notifications).length).toBe(10);
   });
 
   it('(b) service_then_venue: the service answering 503 for 5 minutes: orders stay known from the venue, arms go through the exchange endpoint, no lapse', { timeout: 240_000 }, async () => {
