@@ -140,6 +140,21 @@ describe('the venue as the read source', () => {
     expect(h.keeper.status().accounts.map((a) => a.orders_source)).toEqual(['service', 'service']);
   });
 
+  it('(b) service_then_venue with the service down from the start: a subaccount is resolved by the venue (userRole) and armed through the exchange endpoint', { timeout: 120_000 }, async () => {
+    const ALICE_SUB = demoAddress('alice-sub');
+    h = await startHarness({
+      accounts: () => [account('mm-sub', ALICE_SUB, demoMasterKey('alice'), { agentName: 'dms-keeper-sub' }, { path: 'rest_then_exchange' })],
+      watch: { source: 'service_then_venue' },
+    });
+    h.sim.faults.restUnavailable(300_000);
+    await h.keeper.start();
+    await h.advance(30_000);
+    const [a] = h.keeper.status().accounts;
+    expect(a).toMatchObject({ name: 'mm-sub', account_type: 'subaccount', phase: 'armed', orders_source: 'venue' });
+    expect(h.venueHorizonMs(ALICE_SUB)).toBeGreaterThan(20_000);
+    expect(requestsTo(await h.metricsText(), 'info:userRole')).toBe(1);
+  });
+
   it('(c) an account whose only orders are outside the service\'s listing, arm_when orders_open, watch.source venue: armed', { timeout: 120_000 }, async () => {
     const [hidden, idle] = benchAddresses(2) as [string, string];
     h = await startHarness({

@@ -22,6 +22,8 @@ export interface AgentLifecycleDeps {
   /** The secp256k1 implementation signers use (venue/signing/curve.ts); absent: viem's. */
   curve?: SigningCurve;
   network: () => Network;
+  /** `watch.source: service_then_venue`: accounts resolve by the venue's userRole while the service fails. */
+  resolveFallbackToVenue?: () => boolean;
   hasAccount: (name: string) => boolean;
   /** False once the keeper is stopping: no more retries are planned. */
   accepting: () => boolean;
@@ -66,6 +68,7 @@ export class AgentLifecycle {
         store: deps.agentStore,
         generateKey: deps.generateKey,
         curve: deps.curve,
+        resolveFallbackToVenue: this.deps.resolveFallbackToVenue?.() ?? false,
       }, {
         force,
         beforeApprove: (masterAddress) => {

@@ -92,3 +92,50 @@ describe('resolveAccount with no service: the venue says the role (userRole)', (
     expect(calls).toEqual([]);
   });
 });
+
+describe('resolveAccount with service_then_venue: the venue resolves while the service fails', () => {
+  const ADDR = '0x' + 'ab'.repeat(20);
+  const MASTER = '0x' + 'cd'.repeat(20);
+  const venue = (getAccount: ProvisionVenue['getAccount']) => {
+    const calls: string[] = [];
+    const v: ProvisionVenue = {
+      hasService: true,
+      getAccount: async (a) => {
+        calls.push('getAccount');
+        return getAccount(a);
+      },
+      infoUserRole: async () => {
+        calls.push('userRole');
+        return { role: 'subAccount', roleText: 'subAccount', master: MASTER };
+      },
+      approve: async () => ({ status: 'ok', response: { type: 'default' } }),
+    };
+    return { v, calls };
+  };
+  const down = async (): Promise<never> => {
+    throw Object.assign(new Error('503 UNAVAILABLE'), { httpStatus: 503 });
+  };
+
+  it('a failing service: userRole answers instead', async () => {
+    const { v, calls } = venue(down);
+    expect(await resolveAccount(v, 'a', ADDR, { fallbackToVenue: true })).toEqual({ accountType: 'subaccount', masterAddress: MASTER, vaultAddress: ADDR });
+    expect(calls).toEqual(['getAccount', 'userRole']);
+  });
+
+  it('without the fallback the failure stands; a service that answers is never second-guessed', async () => {
+    const failing = venue(down);
+    await expect(resolveAccount(failing.v, 'a', ADDR)).rejects.toMatchObject({ reason: 'resolve' });
+    expect(failing.calls).toEqual(['getAccount']);
+    const answering = venue(async (address) => ({ address, account_type: 'main' }) as never);
+    expect(await resolveAccount(answering.v, 'a', ADDR, { fallbackToVenue: true })).toEqual({ accountType: 'main', masterAddress: ADDR });
+    expect(answering.calls).toEqual(['getAccount']);
+  });
+
+  it('a service that answers a 404 (no such account) is an answer, not a failure: no fallback', async () => {
+    const { v, calls } = venue(async () => {
+      throw Object.assign(new Error('404 NOT_FOUND'), { httpStatus: 404 });
+    });
+    await expect(resolveAccount(v, 'a', ADDR, { fallbackToVenue: true })).rejects.toMatchObject({ reason: 'resolve' });
+    expect(calls).toEqual(['getAccount']);
+  });
+});

@@ -77,6 +77,8 @@ export interface ProvisionDeps {
   generateKey?: () => `0x${string}`;
   /** The secp256k1 implementation signers use (signing/curve.ts); absent: viem's. */
   curve?: SigningCurve;
+  /** `watch.source: service_then_venue`: resolve by the venue's userRole while the service fails. */
+  resolveFallbackToVenue?: boolean;
   /** Re-approve when less than this share of the validity is left (default 0.2). */
   renewFraction?: number;
 }
@@ -93,12 +95,23 @@ export function renewAtMs(approvedAtMs: number, validUntilMs: number, renewFract
   return validUntilMs - Math.max(60_000, (validUntilMs - approvedAtMs) * renewFraction);
 }
 
-export async function resolveAccount(venue: ProvisionVenue, name: string, address: string): Promise<Pick<Provisioned, 'accountType' | 'masterAddress' | 'vaultAddress'>> {
+/**
+ * Resolves an account: the service's `GET /v1/accounts/{address}`, or with no service the venue's
+ * `userRole`. `fallbackToVenue` (`watch.source: service_then_venue`): `userRole` also when the
+ * service fails (no answer, a 5xx, a 429); a 4xx other than 429 is the service's answer and stands.
+ */
+export async function resolveAccount(
+  venue: ProvisionVenue,
+  name: string,
+  address: string,
+  opts: { fallbackToVenue?: boolean } = {},
+): Promise<Pick<Provisioned, 'accountType' | 'masterAddress' | 'vaultAddress'>> {
   if (venue.hasService === false && venue.infoUserRole) return resolveByRole(venue.infoUserRole.bind(venue), name, address);
   let acct: Account;
   try {
     acct = await venue.getAccount(address);
   } catch (e) {
+    if (opts.fallbackToVenue && venue.infoUserRole && serviceFailed(e)) return resolveByRole(venue.infoUserRole.bind(venue), name, address);
     throw new ProvisionError(name, 'resolve', `cannot resolve ${address}: ${(e as Error).message}`, { cause: e });
   }
   if (acct.account_type === 'subaccount') {
@@ -109,6 +122,14 @@ export async function resolveAccount(venue: ProvisionVenue, name: string, addres
   // Never "main" by default: arming a subaccount without its vault address would arm the wrong account.
   if (acct.account_type !== 'main') throw new ProvisionError(name, 'resolve', `the venue did not say whether ${address} is a main account or a subaccount`);
   return { accountType: 'main', masterAddress: address.toLowerCase() };
+}
+
+/** The service did not answer (a transport error, a 5xx, a 429): not an answer about the account. */
+function serviceFailed(e: unknown): boolean {
+  const err = e as { httpStatus?: unknown; reason?: unknown; name?: unknown } | null;
+  if (err?.reason === 'shed' || err?.name === 'AbortError') return false;
+  const status = typeof err?.httpStatus === 'number' ? err.httpStatus : undefined;
+  return status === undefined || status >= 500 || status === 429;
 }
 
 /**
@@ -173,7 +194,7 @@ export async function provisionAccount(
   deps: ProvisionDeps,
   opts: { force?: boolean; beforeApprove?: (masterAddress: string) => void } = {},
 ): Promise<Provisioned> {
-  const where = (await whereFromKey(spec, deps.curve)) ?? (await resolveAccount(deps.venue, spec.name, spec.address));
+  const where = (await whereFromKey(spec, deps.curve)) ?? (await resolveAccount(deps.venue, spec.name, spec.address, { fallbackToVenue: deps.resolveFallbackToVenue ?? false }));
   opts.beforeApprove?.(where.masterAddress);
   const now = deps.clock.nowMs();
 
