@@ -180,3 +180,43 @@ describe('the venue as the read source', () => {
     expect(h.venueHorizonMs(idle)).toBeNull();
   });
 });
+
+describe('service_then_venue with the service answering: orders_open counts on the venue', () => {
+  it('(c) the account whose only orders are unlisted is armed (orders_source venue); an account with listed orders is unaffected', { timeout: 120_000 }, async () => {
+    const [hidden, listed, always] = benchAddresses(3) as [string, string, string];
+    h = await startHarness({
+      sim: {
+        accounts: [
+          { address: hidden, tradedVolumeUsd: 50_000_000, venueOrders: [{ coin: 'BTC', side: 'B', limitPx: '50000', sz: '0.1' }, { coin: '@107', side: 'A', limitPx: '2', sz: '10' }] },
+          { address: listed, tradedVolumeUsd: 50_000_000 },
+          { address: always, tradedVolumeUsd: 50_000_000 },
+        ],
+      },
+      accounts: () => [
+        account('hidden', hidden, benchKey(0), {}, { armWhen: 'orders_open' }),
+        account('listed', listed, benchKey(1), {}, { armWhen: 'orders_open' }),
+        account('always', always, benchKey(2)),
+      ],
+      watch: { source: 'service_then_venue' },
+    });
+    const outcome = h.sim.catalog.tradableOutcomeIds()[0]!;
+    for (const address of [listed, always]) h.sim.state.placeOrder(address, { outcome_id: outcome, side: 0, direction: 'buy', price: '0.4', quantity: '5' });
+    await h.keeper.start();
+    const min = await lowestHorizon(h, [hidden, listed, always], 150_000);
+    const [a, b, c] = h.keeper.status().accounts;
+    // the service lists none of hidden's orders; the venue counts both, and the account stays armed
+    expect(a).toMatchObject({ name: 'hidden', open_orders: 2, orders_source: 'venue', should_be_armed: true, phase: 'armed' });
+    expect(b).toMatchObject({ name: 'listed', open_orders: 1, orders_source: 'venue', should_be_armed: true, phase: 'armed' });
+    // arm_when always: read from the service as before, no venue read spent on it
+    expect(c).toMatchObject({ name: 'always', open_orders: 1, orders_source: 'service', phase: 'armed' });
+    expect(min).toBeGreaterThan(0);
+    const text = await h.metricsText();
+    expect(text).toMatch(/dms_keeper_orders_source\{account="hidden",source="venue"\} 1/);
+    expect(text).toMatch(/dms_keeper_orders_source\{account="always",source="service"\} 1/);
+    // one venue count per orders period for each orders_open account, none for the other
+    console.log(`(c) service_then_venue 150 s: info:frontendOpenOrders ${requestsTo(text, 'info:frontendOpenOrders')}, GET orders ${requestsTo(text, 'GET /v1/accounts/{address}/orders')}`);
+    const perPeriod = 150_000 / 60_000 + 1;
+    expect(requestsTo(text, 'info:frontendOpenOrders')).toBeLessThanOrEqual(2 * (perPeriod + 2));
+    expect(requestsTo(text, 'info:frontendOpenOrders')).toBeGreaterThanOrEqual(2);
+  });
+});

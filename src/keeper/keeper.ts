@@ -303,6 +303,7 @@ export class Keeper {
       source: deps.venue,
       report: (r) => this.reports.watch(m, r),
       mode: this.options.watch.source ?? 'service',
+      countOrdersOnVenue: () => m.spec.switch.armWhen === 'orders_open',
     });
     m.watcher.start(this.firstReadDelays(m.spec));
     if (this.feed) {

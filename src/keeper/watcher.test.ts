@@ -132,3 +132,49 @@ describe('AccountWatcher: where reads come from (watch.source)', () => {
     w.stop();
   });
 });
+
+describe('AccountWatcher: service_then_venue counts orders_open accounts on the venue', () => {
+  const start = (source: WatchSource, countOnVenue: () => boolean) => {
+    const clock = new FakeClock(Date.UTC(2026, 5, 1, 12));
+    const reports: WatchReport[] = [];
+    const w = new AccountWatcher('0xabc', { ordersEveryMs: 10_000, positionsEveryMs: 10_000 }, { clock, source, report: (r) => reports.push(r), mode: 'service_then_venue', countOrdersOnVenue: countOnVenue });
+    w.start();
+    return { clock, reports, w };
+  };
+
+  it("the venue's count while the service answers, and no service orders read beside it", async () => {
+    const { source, calls } = twoSources({ serviceOrders: 0, venueOrders: 3 });
+    const { clock, reports, w } = start(source, () => true);
+    await clock.advance(1);
+    expect(calls.filter((c) => c.endsWith('orders'))).toEqual(['venue:orders']);
+    expect(reports.find((r) => r.type === 'orders')).toMatchObject({ count: 3, source: 'venue' });
+    // positions stay on the service
+    expect(reports.find((r) => r.type === 'positions')).toMatchObject({ source: 'service' });
+    w.stop();
+  });
+
+  it("the service's count when the venue read fails; a shed venue read is unknown (counts as open)", async () => {
+    const { source, calls } = twoSources({ serviceOrders: 2, venueOrders: 3 });
+    const fail = (reason: string) => ({ ...source, infoOpenOrders: async () => { calls.push('venue:orders'); throw Object.assign(new Error(reason), { reason }); } });
+    let { clock, reports, w } = start(fail('http_503'), () => true);
+    await clock.advance(1);
+    expect(calls.filter((c) => c.endsWith('orders'))).toEqual(['venue:orders', 'service:orders']);
+    expect(reports.find((r) => r.type === 'orders')).toMatchObject({ count: 2, source: 'service' });
+    w.stop();
+    calls.length = 0;
+    ({ clock, reports, w } = start(fail('shed'), () => true));
+    await clock.advance(1);
+    expect(calls.filter((c) => c.endsWith('orders'))).toEqual(['venue:orders']);
+    expect(reports.find((r) => r.type === 'read_failed')).toMatchObject({ what: 'orders', reason: 'shed' });
+    w.stop();
+  });
+
+  it('an account that arms always stays on the service (no venue weight spent)', async () => {
+    const { source, calls } = twoSources({ serviceOrders: 2, venueOrders: 3 });
+    const { clock, reports, w } = start(source, () => false);
+    await clock.advance(1);
+    expect(calls.sort()).toEqual(['service:orders', 'service:positions']);
+    expect(reports.find((r) => r.type === 'orders')).toMatchObject({ count: 2, source: 'service' });
+    w.stop();
+  });
+});

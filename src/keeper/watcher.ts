@@ -88,6 +88,11 @@ export interface WatcherDeps {
   report: (r: WatchReport) => void;
   /** Where reads come from (`watch.source`); default `service`. */
   mode?: WatchSourceMode;
+  /**
+   * Under `service_then_venue`: count this account's orders on the venue first (true for
+   * `arm_when: orders_open`, asked at each read so a reload applies). See readOrders.
+   */
+  countOrdersOnVenue?: () => boolean;
 }
 
 /** A failed read that is not the service failing: our own budget shed it, or it was aborted. */
@@ -209,9 +214,27 @@ export class AccountWatcher {
     };
     const mode = this.deps.mode ?? 'service';
     if (mode === 'venue') return fromVenue();
-    try {
+    const fromService = async () => {
       const orders = await this.readAll(this.deps.source.ordersPages(this.address, { signal }));
-      return { orders, count: orders.length, source: 'service' };
+      return { orders, count: orders.length, source: 'service' as const };
+    };
+    // `arm_when: orders_open` under service_then_venue arms on the venue's count (issue 20 item 4):
+    // the cancel hits every order the info endpoint lists, the service's listing may show none.
+    // One info read (weight 20 of the IP's 1,200 a minute) per orders period replaces the service
+    // read instead of adding to it: its orders are shown too, so reading both would buy nothing.
+    // `always` accounts spend no venue weight (their count decides nothing). A venue read that
+    // fails falls back to the service's count; one our budget shed (or aborted) stays unknown,
+    // which arms, without spending another read under pressure.
+    if (mode === 'service_then_venue' && this.deps.countOrdersOnVenue?.()) {
+      try {
+        return await fromVenue();
+      } catch (e) {
+        if (notTheService(e, signal)) throw e;
+        return fromService();
+      }
+    }
+    try {
+      return await fromService();
     } catch (e) {
       if (mode !== 'service_then_venue' || notTheService(e, signal)) throw e;
       return fromVenue();
