@@ -181,18 +181,19 @@ export class AccountRunner {
   }
 
   /**
-   * Settings changed (a reload, a new plan): they take effect from the next decision. A shorter
-   * period also pulls the planned re-arm forward to the last arm plus the new period (a calendar slot
-   * at or before it): the cold start's longest safe periods end with the cold start, not one long
-   * period later with a horizon that queueing can push below the minimum (measured: 18.2 s against
-   * a 20 s minimum on a shared budget). Never later: a longer period waits for the next plan.
+   * Settings changed (a reload, a new plan): they take effect from the next decision; the slot
+   * already planned is kept. With `pullForward` (the cold start's plan just ended) a shorter period
+   * also pulls the planned re-arm forward to the last arm plus the new period (a calendar slot at or
+   * before it): the cold start's longest safe periods end with the cold start, not one long period
+   * later with a horizon that queueing can push below the minimum (measured: 18.2 s against a 20 s
+   * minimum on a shared budget). Never later.
    */
-  updateSettings(settings: SwitchSettings): void {
+  updateSettings(settings: SwitchSettings, opts: { pullForward?: boolean } = {}): void {
     const shorter = settings.rearmEveryMs < this.settings.rearmEveryMs;
     this.settings = settings;
     this.dispatch({ type: 'tick' });
     const { phase, plannedSlotMs, nextArmAtMs, lastSuccessMs, inFlight } = this.state;
-    if (!shorter || phase !== 'armed' || inFlight !== null || plannedSlotMs === null || nextArmAtMs !== plannedSlotMs || lastSuccessMs === null) return;
+    if (!opts.pullForward || !shorter || phase !== 'armed' || inFlight !== null || plannedSlotMs === null || nextArmAtMs !== plannedSlotMs || lastSuccessMs === null) return;
     const nowMs = this.venueNowMs();
     const wish = Math.max(nowMs, lastSuccessMs + settings.rearmEveryMs);
     if (wish >= plannedSlotMs) return;

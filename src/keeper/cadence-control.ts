@@ -107,7 +107,8 @@ export class CadenceControl {
     const on = provisioning && this.steadyArmsPerSecond > COLD_START_PLAN_SHARE * this.usablePerSecond();
     if (this.coldStart === on) return;
     this.coldStart = on;
-    this.apply(options, accounts);
+    // Leaving it, the long periods end now: runners pull their next re-arm forward to the new period.
+    this.apply(options, accounts, !on);
   }
 
   inColdStart(): boolean {
@@ -159,7 +160,7 @@ export class CadenceControl {
     return this.calendar.claim(wishMs, nowMs + drainMs);
   }
 
-  apply(options: KeeperOptions, accounts: Iterable<Managed>): void {
+  apply(options: KeeperOptions, accounts: Iterable<Managed>, pullForward = false): void {
     const budget = this.armBudget(options);
     if (budget === undefined) return;
     this.budgetPerSecond = budget;
@@ -192,7 +193,7 @@ export class CadenceControl {
     for (const acct of managed.values()) {
       const want = this.effectiveSettings(acct.spec);
       const now = acct.runner?.currentSettings();
-      if (acct.runner && now && (now.rearmEveryMs !== want.rearmEveryMs || Boolean(now.overBudget) !== Boolean(want.overBudget) || now.preferredPath !== want.preferredPath)) acct.runner.updateSettings(want);
+      if (acct.runner && now && (now.rearmEveryMs !== want.rearmEveryMs || Boolean(now.overBudget) !== Boolean(want.overBudget) || now.preferredPath !== want.preferredPath)) acct.runner.updateSettings(want, { pullForward });
     }
   }
 
