@@ -64,6 +64,7 @@ const ADDITIONS: Family[] = [
   ['dms_keeper_shared_budget_bypass_total', 'counter', ['class']],
   ['dms_keeper_heap_live_bytes', 'gauge', []],
   ['dms_keeper_orders_source', 'gauge', ['account', 'source']],
+  ['dms_keeper_address_actions_left', 'gauge', ['account']],
 ];
 
 /** Sample lines of one family: `name{...} v` or `name v` (histograms: their _bucket/_sum/_count). */
@@ -105,6 +106,13 @@ describe('/metrics of a running keeper', () => {
       if (status !== 200) await new Promise((r) => setTimeout(r, 100));
     }
 
+    // The address's action headroom is absent until its userRateLimit read answered: reads take
+    // their turn behind arms by weight (20 each), so the last account's may come after /readyz.
+    for (const wait = Date.now() + 10_000; ; await new Promise((r) => setTimeout(r, 100))) {
+      const t = await (await fetch(`${ops}/metrics`)).text();
+      if (ACCOUNTS.every((a) => t.includes(`dms_keeper_address_actions_left{account="${a}"} `))) break;
+      if (Date.now() > wait) throw new Error(`dms_keeper_address_actions_left missing for some account after 10 s`);
+    }
     const res = await fetch(`${ops}/metrics`);
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4(; charset=utf-8)?$/);
@@ -153,6 +161,8 @@ describe('/metrics of a running keeper', () => {
     expect(value(text, 'dms_keeper_should_be_armed{account="small-desk"}')).toBe(0);
     expect(value(text, 'dms_keeper_armed{account="small-desk"}')).toBe(0);
     expect(value(text, 'dms_keeper_horizon_seconds{account="small-desk"}')).toBe(0);
+    // the address's action headroom, read before the first arm: the demo accounts have plenty
+    for (const account of ACCOUNTS) expect(value(text, `dms_keeper_address_actions_left{account="${account}"}`), account).toBeGreaterThan(1_000);
     // each account's configured switch, for the alerts to compare against (arb-desk has its own)
     expect(value(text, 'dms_keeper_min_horizon_seconds{account="mm-main"}')).toBe(20);
     expect(value(text, 'dms_keeper_deadline_seconds{account="mm-main"}')).toBe(60);

@@ -55,6 +55,7 @@ export function toAppConfig(config: Config, env: Readonly<Record<string, string 
         positionsEveryMs: config.watch.positionsEverySeconds * 1000,
         notifications: config.watch.notifications,
         source: config.watch.source,
+        addressBudgetWarnShare: config.watch.addressBudgetWarnShare,
       },
       maxClockSkewMs: MAX_CLOCK_SKEW_MS,
       triggerWarnAt: VENUE_FACTS.maxTriggersPerUtcDay - 2,

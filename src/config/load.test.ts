@@ -20,7 +20,7 @@ describe('defaults', () => {
     });
     const sw = { deadlineSeconds: 60, rearmEverySeconds: 15, minHorizonSeconds: 20, armWhen: 'always', onShutdown: 'keep', path: 'rest' };
     expect(c.switch).toEqual(sw);
-    expect(c.watch).toEqual({ ordersEverySeconds: 30, positionsEverySeconds: 60, notifications: true, source: 'service' });
+    expect(c.watch).toEqual({ ordersEverySeconds: 30, positionsEverySeconds: 60, notifications: true, source: 'service', addressBudgetWarnShare: 0.5 });
     expect(c.rateLimits).toEqual({
       global: { requests: 1200, perSeconds: 60 },
       scheduleCancel: { requests: 600, perSeconds: 60 },

@@ -216,6 +216,7 @@ class Loader {
         positionsEverySeconds: watch.positions_every_seconds,
         notifications: watch.notifications,
         source: watch.source,
+        addressBudgetWarnShare: watch.address_budget_warn_share,
       },
       rateLimits: {
         global: { requests: rateLimits.global.requests, perSeconds: rateLimits.global.per_seconds },

@@ -53,7 +53,7 @@ export const CONFIG_DEFAULTS = {
     on_shutdown: 'keep',
     path: 'rest',
   },
-  watch: { orders_every_seconds: 30, positions_every_seconds: 60, notifications: true, source: 'service' },
+  watch: { orders_every_seconds: 30, positions_every_seconds: 60, notifications: true, source: 'service', address_budget_warn_share: 0.5 },
   rate_limits: {
     global: { requests: 1200, per_seconds: 60 },
     schedule_cancel: { requests: 600, per_seconds: 60 },
@@ -186,6 +186,7 @@ export const WatchSchema = z.strictObject({
   positions_every_seconds: seconds().default(D.watch.positions_every_seconds),
   notifications: z.boolean().default(D.watch.notifications),
   source: z.enum(['service', 'venue', 'service_then_venue']).default(D.watch.source as 'service'),
+  address_budget_warn_share: z.number().gt(0).max(1).default(D.watch.address_budget_warn_share),
 });
 
 const limit = (d: { requests: number; per_seconds: number }) =>

@@ -102,7 +102,7 @@ export interface Config {
   /** The top-level defaults; each account carries its effective copy. */
   switch: SwitchConfig;
   /** `source`: where orders and positions are read (keeper/watcher.ts WatchSourceMode). */
-  watch: { ordersEverySeconds: number; positionsEverySeconds: number; notifications: boolean; source: 'service' | 'venue' | 'service_then_venue' };
+  watch: { ordersEverySeconds: number; positionsEverySeconds: number; notifications: boolean; source: 'service' | 'venue' | 'service_then_venue'; addressBudgetWarnShare: number };
   /** `exchange`: POST {exchange_url}/exchange (approvals, and arms by the exchange path), a quota of its own. */
   rateLimits: { global: RateLimit; scheduleCancel: RateLimit; exchange: RateLimit; shared?: SharedBudgetConfig };
   /** Every account in the file, in file order; `accountsForShard` picks this instance's. */

@@ -33,7 +33,7 @@ export interface KeeperOptions {
   network: Network;
   accounts: KeeperAccountSpec[];
   /** `source`: where orders and positions are read (watcher.ts WatchSourceMode; absent: `service`). */
-  watch: { ordersEveryMs: number; positionsEveryMs: number; notifications: boolean; source?: WatchSourceMode };
+  watch: { ordersEveryMs: number; positionsEveryMs: number; notifications: boolean; source?: WatchSourceMode; addressBudgetWarnShare?: number };
   /** A skew (local minus venue) beyond this is logged as an error. */
   maxClockSkewMs: number;
   /** Warn when this many of the day's triggers are spent. */
@@ -58,7 +58,7 @@ export interface KeeperDeps {
   venueClock: VenueClock;
   scheduler: RequestScheduler;
   /** The venue port: every request, admitted through the shared budget (venue/port.ts). */
-  venue: ProvisionVenue & SenderVenue & WatchSource & Pick<VenuePort, 'health'>;
+  venue: ProvisionVenue & SenderVenue & WatchSource & Pick<VenuePort, 'health'> & Partial<Pick<VenuePort, 'infoUserRateLimit'>>;
   /** Built lazily with the event sink; undefined when notifications are off. */
   notifications?: (onEvent: (e: NotificationClientEvent) => void) => NotificationFeed;
   metrics: KeeperMetrics;
@@ -132,6 +132,10 @@ export interface AccountStatus {
   rearm_every_seconds: number;
   /** The last scheduled cancel that fired since the keeper started (null: none). */
   last_cancel_fired: LastCancelFired | null;
+  /** The address's action budget at the last `userRateLimit` read (null: none yet). */
+  address_budget: null | { cum_vlm: string; actions_used: number; actions_cap: number; actions_left: number; low: boolean };
+  /** What the keeper found wrong before arming (`below_volume_gate: ...`); null: nothing. */
+  problem: string | null;
 }
 
 export interface KeeperStatus {

@@ -12,6 +12,7 @@ import { AccountReports } from './reports.js';
 import { AgentLifecycle } from './agents.js';
 import { readinessOf, shouldBeArmed, statusOf, type Readiness, type ViewInput } from './views.js';
 import { AccountWatcher } from './watcher.js';
+import { AddressBudgets } from './address-budget.js';
 import { ActivityReporter, type AccountActivity } from './activity.js';
 import type { KeeperAccountSpec, KeeperDeps, KeeperOptions, KeeperStatus, Managed, NotificationFeed } from './keeper-types.js';
 
@@ -61,6 +62,8 @@ export class Keeper {
   private readonly activity = new ActivityReporter();
   /** Provisioning inside the plan: the cold start's counters and its first-arm gate (cold-start-gate.ts). */
   private readonly gate = new ColdStartGate();
+  /** Each address's action budget and volume gate, read from the venue now and then (address-budget.ts). */
+  private readonly addressBudgets: AddressBudgets;
 
   constructor(
     options: KeeperOptions,
@@ -77,6 +80,14 @@ export class Keeper {
       hasAccount: (name) => this.accounts.has(name),
       accepting: () => this.state !== 'stopping' && this.state !== 'stopped',
       onProvisioned: (m) => this.ensureRunning(m),
+    });
+    this.addressBudgets = new AddressBudgets({
+      clock: deps.clock,
+      metrics: deps.metrics,
+      ...(deps.venue.infoUserRateLimit ? { read: (user: string) => deps.venue.infoUserRateLimit!(user) } : {}),
+      periodMs: (m) => this.cadence.effectiveSettings(m.spec).rearmEveryMs,
+      warnShare: () => this.options.watch.addressBudgetWarnShare ?? 0.5,
+      onShed: (m, message) => this.reports.readShed(m.log, 'user_rate_limit', message),
     });
     this.reports = new AccountReports({ ...deps, activity: this.activity, triggerWarnAt: () => this.options.triggerWarnAt, accounts: () => this.accounts.values() });
     deps.metrics.onCollect.push(() => this.refreshGauges());
@@ -144,6 +155,7 @@ export class Keeper {
     this.daily?.stop();
     if (this.healthTimer) deps.clock.clearTimeout(this.healthTimer);
     const all = [...this.accounts.values()];
+    this.addressBudgets.stop();
     for (const m of all) this.stopWatching(m);
     const stops = all.map((m) => this.stopAccount(m));
     let timer: TimerHandle | undefined;
@@ -242,6 +254,7 @@ export class Keeper {
     m.removed = true;
     this.accounts.delete(m.spec.name);
     this.gate.forget(m.spec.name);
+    this.addressBudgets.forget(m.spec.name);
     this.stopWatching(m);
     await this.stopAccount(m);
     removeAccountSeries(this.deps.metrics, m.spec.name);
@@ -271,14 +284,17 @@ export class Keeper {
     });
     m.sender = sender;
     if (m.runner) return; // re-provisioned: only the signer changes
+    // The address's budget and volume gate, read before the first arm (bounded: address-budget.ts),
+    // so an account below the gate is reported before an arm is spent on it.
+    const firstRead = this.addressBudgets.first(m);
     if (this.gate.isUnsettled(m.spec.name)) {
       this.gate.settledOk(m.spec.name, (p.source === 'approved' ? 1 : 0) + (p.builderFeeApproved ? 1 : 0));
       // During a cold start its first arm may wait for the gate, so it does not come due again
       // before the last account is armed (sched/cold-start.ts).
-      this.gate.admit(m.spec.name, this.deps.clock.monoMs(), this.cadence.usablePerSecond(), () => this.startRunner(m));
+      this.gate.admit(m.spec.name, this.deps.clock.monoMs(), this.cadence.usablePerSecond(), () => void firstRead.then(() => this.startRunner(m)));
       return;
     }
-    this.startRunner(m);
+    void firstRead.then(() => this.startRunner(m));
   }
 
   private startRunner(m: Managed): void {
@@ -485,6 +501,7 @@ export class Keeper {
       budgetLimits: () => this.deps.scheduler.limits(),
       triggersToday: (name) => this.deps.triggers.get(name),
       lastCancelFired: (name) => this.deps.triggers.lastFired(name),
+      addressBudget: (name) => this.addressBudgets.view(name),
       activity: this.activity,
     };
   }

@@ -2,6 +2,8 @@ import type { ActivityReporter, LastCancelFired } from './activity.js';
 import type { CadenceControl } from './cadence-control.js';
 import { ratePerSecond, type ScopeLimit } from '../sched/scheduler.js';
 import type { AccountStatus, KeeperStatus, Managed } from './keeper-types.js';
+import type { AddressBudgetView } from './address-budget.js';
+import { VENUE_FACTS } from '../venue/facts.js';
 
 /**
  * What the keeper shows: readiness (`/readyz`) and status (`/status`, the status page), as pure
@@ -21,6 +23,8 @@ export interface ViewInput {
   /** Persisted with the trigger counts: it survives a restart (state/triggers.ts). */
   lastCancelFired: (name: string) => LastCancelFired | null;
   activity: Pick<ActivityReporter, 'startProgress'>;
+  /** The address's action budget at its last `userRateLimit` read (address-budget.ts); absent: none. */
+  addressBudget?: (name: string) => AddressBudgetView | undefined;
 }
 
 export interface Readiness {
@@ -107,6 +111,7 @@ export function statusOf(v: ViewInput, ready: boolean): KeeperStatus & { budget_
       notifications: m.subscribed,
       rearm_every_seconds: v.cadence.effectiveSettings(m.spec).rearmEveryMs / 1000,
       last_cancel_fired: v.lastCancelFired(m.spec.name),
+      ...addressBudgetStatus(v.addressBudget?.(m.spec.name)),
     });
   }
   return {
@@ -119,5 +124,14 @@ export function statusOf(v: ViewInput, ready: boolean): KeeperStatus & { budget_
     ready,
     start_progress: v.activity.startProgress(),
     accounts,
+  };
+}
+
+/** `/status` `address_budget` and `problem` of an account from its last `userRateLimit` read. */
+function addressBudgetStatus(b: AddressBudgetView | undefined): Pick<AccountStatus, 'address_budget' | 'problem'> {
+  if (!b) return { address_budget: null, problem: null };
+  return {
+    address_budget: { cum_vlm: b.cumVlm, actions_used: b.used, actions_cap: b.cap, actions_left: b.left, low: b.low },
+    problem: b.belowVolumeGate ? `below_volume_gate: the venue reports $${b.cumVlm} traded, below its $${VENUE_FACTS.scheduleCancelVolumeGateUsd} gate (it refuses the scheduled cancel)` : null,
   };
 }

@@ -50,6 +50,8 @@ export interface KeeperMetrics {
   triggersToday: AccountFamily;
   shouldBeArmed: AccountFamily;
   ineligible: AccountFamily;
+  /** nRequestsCap - nRequestsUsed of the account's address at the last userRateLimit read (absent until one answered). */
+  addressActionsLeft: AccountFamily;
   armLag: Histogram;
   lapses: AccountFamily;
   stateWriteErrors: Counter<'reason'>;
@@ -123,6 +125,7 @@ export function createMetrics(opts: { version: string; defaultMetrics?: boolean;
     triggersToday: new AccountFamily({ name: 'dms_keeper_triggers_today', help: 'Scheduled cancels that fired this UTC day (the venue allows 10)', type: 'gauge', table, registers: r }),
     shouldBeArmed: new AccountFamily({ name: 'dms_keeper_should_be_armed', help: '1 when the account should carry a schedule now (arm_when, eligibility)', type: 'gauge', table, registers: r }),
     ineligible: new AccountFamily({ name: 'dms_keeper_account_ineligible', help: '1 while the venue refuses scheduleCancel for the account (volume gate)', type: 'gauge', table, registers: r }),
+    addressActionsLeft: new AccountFamily({ name: 'dms_keeper_address_actions_left', help: "The account address's actions left at the last userRateLimit read (nRequestsCap - nRequestsUsed; negative: exhausted, one action per 10 s). Every re-arm spends one, and so does the trader's bot", type: 'gauge', table, registers: r }),
     armLag: new Histogram({
       name: 'dms_keeper_arm_lag_seconds',
       help: 'Re-arm send time minus planned slot',

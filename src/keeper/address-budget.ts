@@ -1,0 +1,177 @@
+import type { Clock, TimerHandle } from '../sched/clock.js';
+import type { KeeperMetrics } from '../obs/metrics.js';
+import type { InfoUserRateLimit } from '../venue/info-decode.js';
+import { VENUE_FACTS } from '../venue/facts.js';
+import type { Managed } from './keeper-types.js';
+
+/**
+ * The address's own action budget and the volume gate, from the venue's `userRateLimit` (issue 20
+ * item 5; docs/VENUE.md "Rate limits"). Every re-arm spends one of the address's actions, which
+ * the trader's bot shares: `dms_keeper_address_actions_left{account}` is `nRequestsCap -
+ * nRequestsUsed` at the last read (negative: exhausted, one action per 10 s), and
+ * `address_budget_low` is logged at warn once per crossing when a day of re-arms at the planned
+ * period would take more than `watch.address_budget_warn_share` of it.
+ *
+ * `cumVlm` below the gate is reported up front (`below_volume_gate` at warn,
+ * `dms_keeper_account_ineligible` 1, `/status` `problem`), before the account's first arm when the
+ * budget admits the read promptly: the keeper waits for the first read (at most FIRST_READ_WAIT_MS)
+ * before starting its switch. The
+ * first arm is still sent: the venue's refusal is the authority (our read may be stale by then, and
+ * a subaccount's gate may not be the figure its own `cumVlm` shows), a refused arm costs one
+ * request, and holding arms on a reading of ours would leave an account unprotected whenever that
+ * reading is wrong. After the refusal the switch asks every 5 minutes, as before.
+ */
+
+/**
+ * Reads per account: one after provisioning, then this often. At one re-arm per 15 s an address
+ * spends 40 actions in 10 minutes, so the headroom moves little between reads, and one read of
+ * weight 20 per account in 10 minutes is 2 weight a minute: a sixth of one percent of the venue's
+ * 1,200 per IP. Reads go last in the budget (arms first) and are shed under pressure.
+ */
+export const ADDRESS_BUDGET_READ_EVERY_MS = 10 * 60_000;
+
+/**
+ * The first read may hold an account's first arm this long, so a report of the volume gate comes
+ * before the arm: enough for an answer on a healthy link, not for a queue. At the venue's 1,200
+ * weight a minute a read of 20 takes a second of the budget, so when many accounts start at once
+ * most reads wait their turn, and holding every first arm for them would leave the accounts
+ * unprotected that much longer (2 s measured against test/venue-source.test.ts's 20 accounts): past
+ * this bound the switch starts and the report comes with the read. During a cold start the gate
+ * holds first arms anyway, and the read runs meanwhile.
+ */
+export const FIRST_READ_WAIT_MS = 250;
+
+const DAY_MS = 86_400_000;
+
+export interface AddressBudgetView {
+  cumVlm: string;
+  used: number;
+  cap: number;
+  left: number;
+  belowVolumeGate: boolean;
+  /** The warn state (a day of re-arms over the share of `left`). */
+  low: boolean;
+}
+
+export interface AddressBudgetDeps {
+  clock: Clock;
+  metrics: KeeperMetrics;
+  /** The port's read (weight 20, `exchange` scope); absent: no reads (a venue without info). */
+  read?: (user: string) => Promise<InfoUserRateLimit>;
+  /** The account's planned re-arm period now (CadenceControl.effectiveSettings). */
+  periodMs: (m: Managed) => number;
+  /** `watch.address_budget_warn_share` (the config may change on reload). */
+  warnShare: () => number;
+  /** A read our budget shed (counted like every shed read). */
+  onShed: (m: Managed, message: string) => void;
+}
+
+/** A day of re-arms at `periodMs`, and whether it takes more than `share` of `left`. */
+export function budgetLow(left: number, periodMs: number, share: number): { rearmsPerDay: number; low: boolean } {
+  const rearmsPerDay = Math.ceil(DAY_MS / periodMs);
+  return { rearmsPerDay, low: left <= 0 || rearmsPerDay > share * left };
+}
+
+/** `cumVlm` (a decimal text) below the venue's volume gate. */
+export function belowVolumeGate(cumVlm: string): boolean {
+  const v = Number(cumVlm);
+  return Number.isFinite(v) && v < VENUE_FACTS.scheduleCancelVolumeGateUsd;
+}
+
+export class AddressBudgets {
+  private readonly views = new Map<string, AddressBudgetView>();
+  private readonly timers = new Map<string, TimerHandle>();
+  /** Accounts being read (the first read started, not forgotten). */
+  private readonly active = new Set<string>();
+
+  constructor(private readonly deps: AddressBudgetDeps) {}
+
+  view(name: string): AddressBudgetView | undefined {
+    return this.views.get(name);
+  }
+
+  /**
+   * The first read of an account (after provisioning); resolves when it answered or failed, or
+   * after FIRST_READ_WAIT_MS, whichever comes first. Later reads follow every
+   * ADDRESS_BUDGET_READ_EVERY_MS until `forget`.
+   */
+  first(m: Managed): Promise<void> {
+    if (!this.deps.read || this.active.has(m.spec.name)) return Promise.resolve();
+    this.active.add(m.spec.name);
+    const read = this.readNow(m);
+    let timer: TimerHandle | undefined;
+    const bound = new Promise<void>((resolve) => {
+      timer = this.deps.clock.setTimeout(resolve, FIRST_READ_WAIT_MS);
+    });
+    return Promise.race([read, bound]).finally(() => {
+      if (timer) this.deps.clock.clearTimeout(timer);
+    });
+  }
+
+  forget(name: string): void {
+    const t = this.timers.get(name);
+    if (t) this.deps.clock.clearTimeout(t);
+    this.timers.delete(name);
+    this.active.delete(name);
+    this.views.delete(name);
+  }
+
+  stop(): void {
+    for (const t of this.timers.values()) this.deps.clock.clearTimeout(t);
+    this.timers.clear();
+    this.active.clear();
+  }
+
+  private schedule(m: Managed): void {
+    if (m.removed || !this.active.has(m.spec.name)) return;
+    this.timers.set(m.spec.name, this.deps.clock.setTimeout(() => void this.readNow(m), ADDRESS_BUDGET_READ_EVERY_MS));
+  }
+
+  private async readNow(m: Managed): Promise<void> {
+    try {
+      const r = await this.deps.read!(m.spec.address);
+      if (!m.removed) this.observe(m, r);
+    } catch (e) {
+      const err = e as { reason?: unknown; message?: unknown };
+      if (err?.reason === 'shed') this.deps.onShed(m, String(err.message));
+      else m.log.warn({ event: 'read_failed', what: 'user_rate_limit', reason: typeof err?.reason === 'string' ? err.reason : 'internal', err: String(err?.message ?? e) }, 'could not read the address action budget');
+    } finally {
+      this.schedule(m);
+    }
+  }
+
+  private observe(m: Managed, r: InfoUserRateLimit): void {
+    const account = m.spec.name;
+    const left = r.nRequestsCap - r.nRequestsUsed;
+    const before = this.views.get(account);
+    const periodMs = this.deps.periodMs(m);
+    const share = this.deps.warnShare();
+    const { rearmsPerDay, low } = budgetLow(left, periodMs, share);
+    const below = belowVolumeGate(r.cumVlm);
+    this.views.set(account, { cumVlm: r.cumVlm, used: r.nRequestsUsed, cap: r.nRequestsCap, left, belowVolumeGate: below, low });
+    this.deps.metrics.addressActionsLeft.set({ account }, left);
+    const fields = { actions_left: left, n_requests_used: r.nRequestsUsed, n_requests_cap: r.nRequestsCap, rearm_every_seconds: periodMs / 1000, rearms_per_day: rearmsPerDay, warn_share: share };
+    if (low && !before?.low) {
+      m.log.warn({ event: 'address_budget_low', ...fields }, `a day of re-arms (${rearmsPerDay}) would take more than ${share * 100}% of the address's ${left} actions left (the trader's bot spends the same budget)`);
+    } else if (!low && before?.low) {
+      m.log.info({ event: 'address_budget_ok', ...fields }, "the address's action budget holds a day of re-arms again");
+    } else {
+      m.log.debug({ event: 'address_budget', ...fields }, 'address action budget read');
+    }
+    if (below) {
+      this.deps.metrics.ineligible.set({ account }, 1);
+      if (!before?.belowVolumeGate) {
+        const s = m.runner?.snapshot();
+        m.log.warn(
+          // before_first_arm: no arm of this account had left yet (the report came first)
+          { event: 'below_volume_gate', cum_vlm: r.cumVlm, required_usd: VENUE_FACTS.scheduleCancelVolumeGateUsd, before_first_arm: !s || (s.lastResult === null && s.inFlight === null) },
+          `the venue reports $${r.cumVlm} traded, below its $${VENUE_FACTS.scheduleCancelVolumeGateUsd} volume gate: it will refuse the scheduled cancel`,
+        );
+      }
+    } else if (before?.belowVolumeGate) {
+      // The switch's own phase says ineligible until the venue accepts an arm again.
+      if (m.runner?.snapshot().phase !== 'ineligible') this.deps.metrics.ineligible.set({ account }, 0);
+      m.log.info({ event: 'volume_gate_passed', cum_vlm: r.cumVlm, required_usd: VENUE_FACTS.scheduleCancelVolumeGateUsd }, 'the venue reports enough volume traded for the scheduled cancel');
+    }
+  }
+}
