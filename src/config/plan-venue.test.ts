@@ -34,6 +34,16 @@ describe('buildPlan: reads from the venue, by weight', () => {
     expect(formatPlan(plan)).toContain('while the service fails: venue reads 88 weight + 8 arms = 96 of the exchange budget 1200');
   });
 
+  it('watch.source service_then_venue: an orders_open account counts its orders on the venue while the service answers too (60/30 * 20 = 40 weight a minute), and reads no service orders', async () => {
+    const yaml = `venue: { base_url: "https://svc.example.com" }\n${VENUE('service_then_venue')}`.replace('master_key: { env: K1 } }', 'master_key: { env: K1 }, switch: { arm_when: orders_open } }');
+    const plan = buildPlan(await parse(yaml));
+    expect(plan.ordersOpenOnVenue).toEqual({ accounts: 1, weightPerMinute: 40 });
+    expect(plan.exchange.neededPerMinute).toBeCloseTo(8 + 40, 9);
+    // the service's reads: a1 positions (1), a2 orders and positions (2 + 1)
+    expect(plan.global.neededPerMinute).toBeCloseTo(8 + 4, 9);
+    expect(formatPlan(plan)).toContain('orders_open counts on the venue: 40 weight a minute (1 account, open orders 20 per read), also while the service answers');
+  });
+
   it('watch.source service: no venue reads', async () => {
     const plan = buildPlan(await parse(`venue: { base_url: "https://svc.example.com" }\n${VENUE('service')}`));
     expect(plan.venueReads).toBeNull();

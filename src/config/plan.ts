@@ -84,6 +84,12 @@ export interface Plan {
    * reads from the service alone.
    */
   venueReads: { weightPerMinute: number; perAccount: number; onlyWhileServiceFails: boolean } | null;
+  /**
+   * service_then_venue: the open-orders reads (20 each) of the `arm_when: orders_open` accounts,
+   * which count on the venue while the service answers too (keeper/watcher.ts readOrders), by
+   * weight per minute; in `exchange.needed`, and their service orders reads leave `global`. Null else.
+   */
+  ordersOpenOnVenue: { accounts: number; weightPerMinute: number } | null;
   /** The heap this shard's accounts need and the Node.js options to run it with (memory.ts). */
   memory: { liveHeapMb: number; nodeOptions: string };
   /** Most approvals (approveAgent, approveBuilderFee) this shard sends at start-up, on the exchange budget. */
@@ -140,7 +146,9 @@ function buildPlanWith(config: Config): Plan {
   const configuredArms = accounts.reduce((s, a) => s + a.armsPerMinute, 0);
   // Reads from the venue spend the exchange budget by weight, not the service's global window.
   const source = config.watch.source;
-  const configuredReads = source === 'venue' ? 0 : accounts.reduce((s, a) => s + a.readsPerMinute, 0);
+  const ordersOpenOnVenue = source === 'service_then_venue' ? mine.filter((a) => a.switch.armWhen === 'orders_open').length : 0;
+  const ordersOpenVenueWeightPerMinute = ordersOpenOnVenue * (60 / config.watch.ordersEverySeconds) * infoRequestWeight(ASSUMED.infoOpenOrdersType);
+  const configuredReads = source === 'venue' ? 0 : accounts.reduce((s, a) => s + a.readsPerMinute, 0) - ordersOpenOnVenue * (60 / config.watch.ordersEverySeconds);
   const venueReadsEach = (60 / config.watch.ordersEverySeconds) * infoRequestWeight(ASSUMED.infoOpenOrdersType) + (60 / config.watch.positionsEverySeconds) * (infoRequestWeight('clearinghouseState') + infoRequestWeight('spotClearinghouseState'));
   const venueReads = source === 'service' ? null : { weightPerMinute: venueReadsEach * mine.length, perAccount: venueReadsEach, onlyWhileServiceFails: source === 'service_then_venue' };
   // The arm budget: the routes the accounts may use (schedule_cancel, the exchange endpoint, both for
@@ -168,7 +176,7 @@ function buildPlanWith(config: Config): Plan {
   const scheduleCancel = use(perMinute(config.rateLimits.scheduleCancel), arms);
   const global = use(perMinute(config.rateLimits.global), arms + reads);
   const exchangeArms = accounts.filter((a) => a.switch.path === 'exchange').reduce((s, a) => s + a.armsPerMinute, 0);
-  const exchange = use(perMinute(config.rateLimits.exchange), exchangeArms + (venueReads && !venueReads.onlyWhileServiceFails ? venueReads.weightPerMinute : 0));
+  const exchange = use(perMinute(config.rateLimits.exchange), exchangeArms + ordersOpenVenueWeightPerMinute + (venueReads && !venueReads.onlyWhileServiceFails ? venueReads.weightPerMinute : 0));
   const startupApprovals = mine.reduce((n, a) => n + (a.agent.key ? 0 : 1) + (a.builderFee ? 1 : 0), 0);
   const coldStartSeconds = coldStartSecondsOf(config, startupApprovals, mine.length, armBudgetPerSecond);
   return {
@@ -183,6 +191,7 @@ function buildPlanWith(config: Config): Plan {
     global,
     exchange,
     venueReads,
+    ordersOpenOnVenue: ordersOpenOnVenue > 0 ? { accounts: ordersOpenOnVenue, weightPerMinute: ordersOpenVenueWeightPerMinute } : null,
     startupApprovals,
     coldStartSeconds,
     memory: { liveHeapMb: Math.ceil(expectedLiveHeapMb(accounts.length)), nodeOptions: nodeOptionsFor(accounts.length) },
@@ -314,7 +323,7 @@ export function formatPlan(plan: Plan): string {
     `  schedule_cancel  need ${num(plan.armsPerMinute)} arms of ${num(plan.scheduleCancel.budgetPerMinute)}: headroom ${headroom(plan.scheduleCancel)}`,
     `  global           need ${num(plan.armsPerMinute)} arms + ${num(plan.readsPerMinute)} reads = ${num(plan.global.neededPerMinute)} of ${num(plan.global.budgetPerMinute)}: headroom ${headroom(plan.global)}`,
     '  (reads: one page per orders and positions poll; each further page costs one more)',
-    `  exchange         need ${num(plan.exchange.neededPerMinute)} ${plan.venueReads && !plan.venueReads.onlyWhileServiceFails ? 'weight (arms of path: exchange, venue reads)' : 'arms (path: exchange)'} of ${num(plan.exchange.budgetPerMinute)}: headroom ${headroom(plan.exchange)}`,
+    `  exchange         need ${num(plan.exchange.neededPerMinute)} ${plan.venueReads && (!plan.venueReads.onlyWhileServiceFails || plan.ordersOpenOnVenue) ? 'weight (arms of path: exchange, venue reads)' : 'arms (path: exchange)'} of ${num(plan.exchange.budgetPerMinute)}: headroom ${headroom(plan.exchange)}`,
   );
   const vr = plan.venueReads;
   if (vr) {
@@ -326,6 +335,10 @@ export function formatPlan(plan: Plan): string {
         ? `  while the service fails: venue reads ${num(vr.weightPerMinute)} weight + ${num(exchangeArms)} arms = ${num(total)} of the exchange budget ${num(plan.exchange.budgetPerMinute)}: headroom ${headroom(left)}`
         : `  venue reads      ${num(vr.weightPerMinute)} weight (${num(vr.perAccount)} per account: open orders ${infoRequestWeight(ASSUMED.infoOpenOrdersType)} per read, positions 2 + 2) + ${num(exchangeArms)} arms = ${num(total)} of the exchange budget ${num(plan.exchange.budgetPerMinute)}: headroom ${headroom(left)}`,
     );
+  }
+  const oo = plan.ordersOpenOnVenue;
+  if (oo) {
+    lines.push(`  orders_open counts on the venue: ${num(oo.weightPerMinute)} weight a minute (${oo.accounts} account${oo.accounts === 1 ? '' : 's'}, open orders ${infoRequestWeight(ASSUMED.infoOpenOrdersType)} per read), also while the service answers`);
   }
   if (plan.startupApprovals > 0) {
     const seconds = (plan.startupApprovals / plan.exchange.budgetPerMinute) * 60;
