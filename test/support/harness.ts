@@ -78,6 +78,13 @@ export async function startHarness(opts: {
   requestTimeoutMs?: number;
   /** No REST service configured (`venue.base_url` absent): the port reads and resolves on the venue. */
   noService?: boolean;
+  /**
+   * How long (real ms) requests in flight may make no progress before virtual time goes on anyway.
+   * Default: 40 polls (about 40-80 ms), for scenarios that hold requests on virtual-time latency
+   * faults. Scenarios without such faults that measure time bounds set more: on two loaded cores a
+   * loopback answer can take longer, and letting virtual time run ahead of it stretches the run.
+   */
+  settleStuckMs?: number;
 }): Promise<Harness> {
   let inflight = 0;
   // A request the simulator holds on a virtual-time latency fault cannot finish until time moves:
@@ -86,12 +93,19 @@ export async function startHarness(opts: {
     let idle = 0;
     let stuck = 0;
     let last = inflight;
-    for (let i = 0; i < 2_000 && idle < 3 && stuck < 40; i++) {
+    let progressAt = Date.now();
+    const patient = opts.settleStuckMs;
+    const stuckOver = (): boolean => (patient === undefined ? stuck >= 40 : Date.now() - progressAt >= patient);
+    for (let i = 0; (patient !== undefined || i < 2_000) && idle < 3 && !stuckOver(); i++) {
       await new Promise<void>((r) => setImmediate(r));
       if (inflight === 0) idle++;
       else {
         idle = 0;
-        stuck = inflight === last ? stuck + 1 : 0;
+        if (inflight === last) stuck++;
+        else {
+          stuck = 0;
+          progressAt = Date.now();
+        }
         last = inflight;
         await new Promise<void>((r) => setTimeout(r, 1));
       }
