@@ -38,6 +38,7 @@ describe('the address action budget and the volume gate', () => {
       // paces a read of weight 20 a second: then only the first accounts' reads come before their
       // arms, see FIRST_READ_WAIT_MS).
       rateLimits: { global: 1200, scheduleCancel: 600, exchange: 60_000 },
+      watch: { source: 'service_then_venue' }, // the keeper reads the venue only when it reads it at all
       accounts: () => [
         account('low', LOW, demoMasterKey('headroom-low')),
         account('small', SMALL, demoMasterKey('below-gate')),

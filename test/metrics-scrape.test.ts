@@ -94,7 +94,8 @@ describe('/metrics of a running keeper', () => {
     expect(made.status, made.stderr).toBe(0);
     const port = await freePort();
     proc = startCli(['run', '--config', 'config/dms-keeper.example.yaml'], {
-      env: { CREDENTIALS_DIRECTORY: creds, DMS_KEEPER_SERVER__LISTEN: `127.0.0.1:${port}`, DMS_KEEPER_STATE_DIR: join(dir, 'state') },
+      // service_then_venue: the keeper reads the venue, and with it each address's userRateLimit
+      env: { CREDENTIALS_DIRECTORY: creds, DMS_KEEPER_SERVER__LISTEN: `127.0.0.1:${port}`, DMS_KEEPER_STATE_DIR: join(dir, 'state'), DMS_KEEPER_WATCH__SOURCE: 'service_then_venue' },
     });
     const ops = `http://127.0.0.1:${port}`;
     // Ready = every account that should be armed is armed with horizon >= min_horizon_seconds.

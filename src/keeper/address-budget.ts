@@ -23,7 +23,8 @@ import type { Managed } from './keeper-types.js';
  */
 
 /**
- * Reads per account: one after provisioning, then this often. At one re-arm per 15 s an address
+ * Reads per account (when the keeper reads the venue: `watch.source` venue or service_then_venue):
+ * one after provisioning, then this often. At one re-arm per 15 s an address
  * spends 40 actions in 10 minutes, so the headroom moves little between reads, and one read of
  * weight 20 per account in 10 minutes is 2 weight a minute: a sixth of one percent of the venue's
  * 1,200 per IP. Reads go last in the budget (arms first) and are shed under pressure.
@@ -60,6 +61,8 @@ export interface AddressBudgetDeps {
   read?: (user: string) => Promise<InfoUserRateLimit>;
   /** The account's planned re-arm period now (CadenceControl.effectiveSettings). */
   periodMs: (m: Managed) => number;
+  /** Whether to read now (the keeper reads the venue: watch.source venue or service_then_venue). */
+  enabled: () => boolean;
   /** `watch.address_budget_warn_share` (the config may change on reload). */
   warnShare: () => number;
   /** A read our budget shed (counted like every shed read). */
@@ -96,7 +99,7 @@ export class AddressBudgets {
    * ADDRESS_BUDGET_READ_EVERY_MS until `forget`.
    */
   first(m: Managed): Promise<void> {
-    if (!this.deps.read || this.active.has(m.spec.name)) return Promise.resolve();
+    if (!this.deps.read || !this.deps.enabled() || this.active.has(m.spec.name)) return Promise.resolve();
     this.active.add(m.spec.name);
     const read = this.readNow(m);
     let timer: TimerHandle | undefined;
@@ -129,6 +132,7 @@ export class AddressBudgets {
 
   private async readNow(m: Managed): Promise<void> {
     try {
+      if (!this.deps.enabled()) return;
       const r = await this.deps.read!(m.spec.address);
       if (!m.removed) this.observe(m, r);
     } catch (e) {

@@ -84,7 +84,12 @@ export class Keeper {
     this.addressBudgets = new AddressBudgets({
       clock: deps.clock,
       metrics: deps.metrics,
+      // Only a keeper that reads the venue (watch.source venue, service_then_venue) reads it: info
+      // reads spend the exchange scope alone (port.ts), and a venue that counts /info in the same
+      // per-IP window as the service (the simulator's ip_window) would refuse them with 429s that
+      // the keeper's global budget never planned for (300 accounts under a tight window: measured).
       ...(deps.venue.infoUserRateLimit ? { read: (user: string) => deps.venue.infoUserRateLimit!(user) } : {}),
+      enabled: () => (this.options.watch.source ?? 'service') !== 'service',
       periodMs: (m) => this.cadence.effectiveSettings(m.spec).rearmEveryMs,
       warnShare: () => this.options.watch.addressBudgetWarnShare ?? 0.5,
       onShed: (m, message) => this.reports.readShed(m.log, 'user_rate_limit', message),
