@@ -74,21 +74,6 @@ function minHorizon(venue: ReturnType<typeof fakeVenue>, from: number, to: numbe
 }
 
 describe('AccountRunner timelines (virtual time)', () => {
-  it('when the cold start ends, a shorter period pulls the planned re-arm forward to the last arm plus the new period; a longer one waits', async () => {
-    const long = { ...settings, rearmEveryMs: 39_000 }; // the cold start's longest safe period
-    const { local, runner, venue, t0 } = setup(undefined, long);
-    runner.start();
-    await local.advance(5_000);
-    expect(venue.accepted.map((a) => a.atMs - t0)).toEqual([0]);
-    runner.updateSettings({ ...settings, rearmEveryMs: 30_000 }, { pullForward: true }); // the cold start ended
-    await local.advance(40_000);
-    expect(venue.accepted.map((a) => a.atMs - t0)).toEqual([0, 30_000]);
-    runner.updateSettings({ ...settings, rearmEveryMs: 45_000 }, { pullForward: true }); // longer: the planned slot stands
-    await local.advance(30_000);
-    expect(venue.accepted.map((a) => a.atMs - t0)).toEqual([0, 30_000, 60_000]);
-    await runner.stop();
-  });
-
   it('arms at start and keeps the horizon >= deadline - period over 10 minutes', async () => {
     const { local, runner, venue, t0 } = setup();
     runner.start();

@@ -180,25 +180,10 @@ export class AccountRunner {
     this.dispatch({ type: 'start' });
   }
 
-  /**
-   * Settings changed (a reload, a new plan): they take effect from the next decision; the slot
-   * already planned is kept. With `pullForward` (the cold start's plan just ended) a shorter period
-   * also pulls the planned re-arm forward to the last arm plus the new period (a calendar slot at or
-   * before it): the cold start's longest safe periods end with the cold start, not one long period
-   * later with a horizon that queueing can push below the minimum (measured: 18.2 s against a 20 s
-   * minimum on a shared budget). Never later.
-   */
-  updateSettings(settings: SwitchSettings, opts: { pullForward?: boolean } = {}): void {
-    const shorter = settings.rearmEveryMs < this.settings.rearmEveryMs;
+  /** Settings changed (a reload, a new plan): takes effect from the next decision, timers untouched. */
+  updateSettings(settings: SwitchSettings): void {
     this.settings = settings;
     this.dispatch({ type: 'tick' });
-    const { phase, plannedSlotMs, nextArmAtMs, lastSuccessMs, inFlight } = this.state;
-    if (!opts.pullForward || !shorter || phase !== 'armed' || inFlight !== null || plannedSlotMs === null || nextArmAtMs !== plannedSlotMs || lastSuccessMs === null) return;
-    const nowMs = this.venueNowMs();
-    const wish = Math.max(nowMs, lastSuccessMs + settings.rearmEveryMs);
-    if (wish >= plannedSlotMs) return;
-    const at = this.deps.claimSlot ? this.deps.claimSlot(wish, nowMs) : wish;
-    if (at < plannedSlotMs) this.dispatch({ type: 'replan', atMs: at });
   }
 
   /** Open orders as read; null when the read failed: unknown counts as open (arm), never a stale 0. */

@@ -14,10 +14,14 @@ export interface SharedDemand {
 
 /**
  * The cold-start plan (longest safe periods) is worth it only when the configured re-arms would take
- * more than this share of the window once everyone is armed: below it they leave provisioning all
- * it needs, and an account armed early keeps the cadence its operator asked for.
+ * more than this share of the window once everyone is armed: below it they leave provisioning a
+ * quarter of the window or more, and an account armed early keeps the cadence its operator asked
+ * for (its runner keeps the period it was armed with until its next arm). At 0.1, a shard pacing 8
+ * accounts on 0.4 arms/s kept the cold start's 39 s periods past it, and with queueing its horizon
+ * fell to 19.3 s against a 20 s minimum. Pulling the re-arms forward when the plan ended instead
+ * made the one-window cold start vary from 18 to over 40 s (re-arms pulled into its slots), so no.
  */
-const COLD_START_PLAN_SHARE = 0.1;
+const COLD_START_PLAN_SHARE = 0.75;
 
 /** A budget that moved by less than this share is the same plan (a demand share moves a little every second). */
 const BUDGET_CHANGE_TOLERANCE = 0.02;
@@ -107,8 +111,7 @@ export class CadenceControl {
     const on = provisioning && this.steadyArmsPerSecond > COLD_START_PLAN_SHARE * this.usablePerSecond();
     if (this.coldStart === on) return;
     this.coldStart = on;
-    // Leaving it, the long periods end now: runners pull their next re-arm forward to the new period.
-    this.apply(options, accounts, !on);
+    this.apply(options, accounts);
   }
 
   inColdStart(): boolean {
@@ -160,7 +163,7 @@ export class CadenceControl {
     return this.calendar.claim(wishMs, nowMs + drainMs);
   }
 
-  apply(options: KeeperOptions, accounts: Iterable<Managed>, pullForward = false): void {
+  apply(options: KeeperOptions, accounts: Iterable<Managed>): void {
     const budget = this.armBudget(options);
     if (budget === undefined) return;
     this.budgetPerSecond = budget;
@@ -193,7 +196,7 @@ export class CadenceControl {
     for (const acct of managed.values()) {
       const want = this.effectiveSettings(acct.spec);
       const now = acct.runner?.currentSettings();
-      if (acct.runner && now && (now.rearmEveryMs !== want.rearmEveryMs || Boolean(now.overBudget) !== Boolean(want.overBudget) || now.preferredPath !== want.preferredPath)) acct.runner.updateSettings(want, { pullForward });
+      if (acct.runner && now && (now.rearmEveryMs !== want.rearmEveryMs || Boolean(now.overBudget) !== Boolean(want.overBudget) || now.preferredPath !== want.preferredPath)) acct.runner.updateSettings(want);
     }
   }
 

@@ -36,14 +36,25 @@ export const LAG_ALLOWANCE_MS = 1_000;
 /** Fraction of the arm budget the plan may use; the rest absorbs retries and bursts of 429s. */
 export const BUDGET_UTILISATION = 0.97;
 
-export function maxPeriodMs(a: CadenceInput): number {
-  return Math.max(a.rearmEveryMs, a.deadlineMs - a.minHorizonMs - LAG_ALLOWANCE_MS);
+export function maxPeriodMs(a: CadenceInput, lagMs = LAG_ALLOWANCE_MS): number {
+  return Math.max(a.rearmEveryMs, a.deadlineMs - a.minHorizonMs - lagMs);
+}
+
+/**
+ * The send lag a plan at `usablePerSecond` must leave room for: LAG_ALLOWANCE_MS, or two slots of
+ * the arm budget when they are longer (a re-arm may wait a slot for its turn, and one more behind a
+ * first arm). On a shard pacing 0.26 arms/s a slot is 3.8 s: with 1 s allowed, re-arms at the longest
+ * period left a horizon of 19.9 s against a 20 s minimum.
+ */
+export function lagAllowanceMs(usablePerSecond: number): number {
+  return usablePerSecond > 0 ? Math.max(LAG_ALLOWANCE_MS, 2000 / usablePerSecond) : LAG_ALLOWANCE_MS;
 }
 
 export function planCadence(accounts: readonly CadenceInput[], budgetPerSecond: number, utilisation = BUDGET_UTILISATION): CadencePlan {
   const usable = budgetPerSecond * utilisation;
   const rate = (periods: number[]) => periods.reduce((s, p) => s + 1000 / p, 0);
-  const maxes = accounts.map(maxPeriodMs);
+  const lag = lagAllowanceMs(usable);
+  const maxes = accounts.map((a) => maxPeriodMs(a, lag));
   const sorted = [...maxes].sort((x, y) => x - y);
   const medianMax = sorted.length === 0 ? 0 : sorted[Math.floor(sorted.length / 2)]!;
   const capacityAccounts = Math.floor((usable * medianMax) / 1000);
