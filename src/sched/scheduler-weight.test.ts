@@ -2,17 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { FakeClock } from './fake-clock.js';
 import { RequestScheduler } from './scheduler.js';
 import { WINDOW_MARGIN_MS } from './admission.js';
+import { recorder } from './test-support.js';
 import { sleep } from './clock.js';
 
-/** Weighted admission (issue 20): a request of weight w needs w free units in each scope it spends. */
-function recorder(clock: FakeClock) {
-  const sent: Array<{ atMs: number; tag: string }> = [];
-  const job = (tag: string) => async () => {
-    sent.push({ atMs: clock.nowMs(), tag });
-    return tag;
-  };
-  return { sent, job };
-}
+// Weighted admission (issue 20): a request of weight w needs w free units in each scope it spends.
 
 describe('RequestScheduler: weights', () => {
   it('a request of weight w needs w free units in the window and takes w slots of the grid', async () => {

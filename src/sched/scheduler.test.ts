@@ -2,16 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { FakeClock } from './fake-clock.js';
 import { LIMIT_QUIET_MS, PREPARE_URGENCY, RequestScheduler, ShedError, type AdmissionWait, type LimitChange } from './scheduler.js';
 import { WINDOW_MARGIN_MS } from './admission.js';
+import { recorder } from './test-support.js';
 import { sleep } from './clock.js';
 
-function recorder(clock: FakeClock) {
-  const sent: Array<{ atMs: number; tag: string }> = [];
-  const job = (tag: string) => async () => {
-    sent.push({ atMs: clock.nowMs(), tag });
-    return tag;
-  };
-  return { sent, job };
-}
 
 describe('RequestScheduler', () => {
   it('spreads a queue evenly at the budgeted rate: no burst', async () => {
