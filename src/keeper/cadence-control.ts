@@ -114,10 +114,6 @@ export class CadenceControl {
     this.apply(options, accounts);
   }
 
-  inColdStart(): boolean {
-    return this.coldStart;
-  }
-
   /** The usable arm rate of the plan in force (arms per second), 0 before the first plan. */
   usablePerSecond(): number {
     return this.plan?.usablePerSecond ?? 0;
@@ -140,11 +136,6 @@ export class CadenceControl {
     if (period === null) return { ...spec.switch, overBudget: true };
     const route = this.routes.get(spec.name);
     return { ...spec.switch, rearmEveryMs: period, ...(route ? { preferredPath: route } : {}) };
-  }
-
-  /** The route the plan puts a `rest_then_exchange` account on (undefined for the others). */
-  plannedRoute(name: string): 'rest' | 'exchange' | undefined {
-    return this.routes.get(name);
   }
 
   isOverBudget(name: string): boolean {

@@ -1,5 +1,5 @@
 import { maxPeriodMs, type CadenceInput } from '../sched/cadence.js';
-import { coldStartRemainingMs, firstArmGateMs, type ColdStartInput } from '../sched/cold-start.js';
+import { firstArmGateMs, type ColdStartInput } from '../sched/cold-start.js';
 
 /**
  * The keeper's bookkeeping of a cold start (sched/cold-start.ts has the rules): how many accounts
@@ -84,12 +84,6 @@ export class ColdStartGate {
   backlog(): number {
     const c = this.input(0);
     return Math.ceil(c.approvalsLeft + c.firstArmsLeft);
-  }
-
-  /** Seconds the rest of the cold start will take at `usablePerSecond` (null: not projectable). */
-  remainingSeconds(usablePerSecond: number): number | null {
-    const ms = coldStartRemainingMs(this.input(usablePerSecond));
-    return Number.isFinite(ms) ? ms / 1000 : null;
   }
 
   /**
