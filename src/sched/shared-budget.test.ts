@@ -4,8 +4,9 @@
  * share; Redis back, the shared budget resumes. Shards planned by demand: the instances' shares
  * follow their published demands, a silent instance's entry expires, Redis killed gives the
  * fallback share at once. A saturated bucket: an arm goes without its token only at its deadline,
- * everything else is shed. Real time (Bottleneck's clustering runs on Redis's clock and real
- * timers), a few seconds each.
+ * everything else is shed. Requests take their weight: heavy reads go at the bucket's rate in
+ * tokens, not in requests, and one heavier than the bucket or the window still goes. Real time
+ * (Bottleneck's clustering runs on Redis's clock and real timers), a few seconds each.
  */
 import { createRequire } from 'node:module';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -13,7 +14,7 @@ import { findRedisServer, noRedisMessage, startRedis, type TestRedis } from '../
 import type { WindowSpec } from './admission.js';
 import { ShedError } from './scheduler.js';
 import { SharedBudget, type BudgetMode, type SharedClass } from './shared-budget.js';
-import { bucketWindow, shareOf } from './shared-reservoir.js';
+import { bucketWindow, shareOf, sharedChunk, sharedMaxInSpan, sharedReservoir } from './shared-reservoir.js';
 import { DEMAND_PUBLISH_PERIOD_MS, DEMAND_TTL_MS, demandKey } from './shared-demand.js';
 import type { TokenWait } from './shared-wait.js';
 
@@ -31,14 +32,14 @@ afterEach(async () => {
 
 const ARM_10S: TokenWait = { waitMs: 10_000, onTimeout: 'send' };
 
-function instance(url: string, name = 'shard-pair') {
+function instance(url: string, name = 'shard-pair', spec: WindowSpec = SPEC) {
   const local: WindowSpec[] = [];
   const modes: BudgetMode[] = [];
   const misses: Array<[string, SharedClass]> = [];
   const b = new SharedBudget({
     redisUrl: url,
     name,
-    specs: { global: SPEC },
+    specs: { global: spec },
     fallbackShare: 0.5,
     setLocalSpec: (_s, spec) => local.push(spec),
     onModeChange: (m) => modes.push(m),
@@ -197,4 +198,104 @@ describe.skipIf(!binary && !process.env.CI)('SharedBudget on a real Redis', () =
     expect(flooded).toBe(100);
     expect(a.b.timeouts).toBe(3);
   }, 40_000);
+
+  it('a request takes its weight: two instances reading at weight 20 go at the bucket\'s rate in tokens, not in requests', async () => {
+    redis = await startRedis(binary ? { binary } : {});
+    // 120 per 6 s, like the venue's 1,200 per minute at a tenth of the window: a bucket of 4 tokens,
+    // 2.83 more every 150 ms (18.9 per second), taken one token a job (sharedChunk).
+    const spec: WindowSpec = { limit: 120, windowMs: 6_000 };
+    const r = sharedReservoir(spec, 150);
+    expect(r.reservoirIncreaseMaximum).toBe(4);
+    expect(sharedChunk(r)).toBe(1);
+    const a = instance(redis.url, 'weighted', spec);
+    const c = instance(redis.url, 'weighted', spec);
+    await until(() => a.b.mode() === 'shared' && c.b.mode() === 'shared', 5_000);
+
+    // Five reads of weight 20 each (200 tokens, heavier than the bucket's 4), queued at once. One
+    // token each (the old take) let all ten out within half a second.
+    const WEIGHT = 20;
+    const READ: TokenWait = { waitMs: 15_000, onTimeout: 'shed' };
+    const times: number[] = [];
+    const t0 = Date.now();
+    await Promise.all([a, c].flatMap((x) => Array.from({ length: 5 }, () => x.b.take(['global'], 'read', READ, WEIGHT).then(() => times.push(Date.now() - t0)))));
+    times.sort((x, y) => x - y);
+    expect(a.b.timeouts + c.b.timeouts).toBe(0);
+    // By each completion, the requests done so far took their whole weight: never more than the
+    // bucket lets out in that span (full at the start, then one increase per heartbeat).
+    times.forEach((t, i) => expect((i + 1) * WEIGHT).toBeLessThanOrEqual(sharedMaxInSpan(r, t)));
+    // In any 6 s span, at most limit / 20 requests, give or take the one per instance whose first
+    // tokens came before the span: (k - 2) * 20 + 2 tokens in the span <= the bucket's bound (120).
+    const perWindow = 2 + Math.floor((sharedMaxInSpan(r, spec.windowMs) - 2) / WEIGHT);
+    expect(perWindow).toBe(7);
+    let most = 0;
+    for (const t of times) most = Math.max(most, times.filter((u) => u >= t && u < t + spec.windowMs).length);
+    expect(most).toBeLessThanOrEqual(perWindow);
+    // and close to the bucket's whole rate: 200 tokens at 18.9 per second less the starting 4 is
+    // 10.4 s, which the bound above already forces.
+    const elapsed = times.at(-1)!;
+    expect(elapsed).toBeGreaterThan(10_000);
+    expect(elapsed).toBeLessThan(13_000);
+    process.stdout.write(`weight ${WEIGHT} x 10 at 120 per 6 s: last at ${elapsed} ms; at most ${most} in any 6 s (bound ${perWindow}); completions ${times.join(' ')}\n`);
+  }, 30_000);
+
+  it('a request heavier than the bucket or the whole window still goes; a miss counts once per request; Redis killed releases it', async () => {
+    redis = await startRedis(binary ? { binary } : {});
+    // 40 per 2 s: a bucket of 4 tokens, one a job; the bucket lets out 33 per 2 s.
+    const r = sharedReservoir(SPEC, 150);
+    const perWindow = bucketWindow(SPEC, 150).limit;
+    expect(perWindow).toBe(33);
+    const a = instance(redis.url, 'heavy');
+    await until(() => a.b.mode() === 'shared', 5_000);
+    const READ: TokenWait = { waitMs: 10_000, onTimeout: 'shed' };
+    const neededMs = (tokens: number): number => {
+      let ms = 0;
+      while (sharedMaxInSpan(r, ms) < tokens) ms += 150;
+      return ms;
+    };
+
+    // 30 tokens, seven times the bucket: one job of 30 would never run.
+    let t = Date.now();
+    await a.b.take(['global'], 'read', READ, 30);
+    const heavy = Date.now() - t;
+    expect(heavy).toBeGreaterThanOrEqual(neededMs(30));
+    expect(heavy).toBeLessThan(3_000);
+
+    // Heavier than the window: counts as the window (33 tokens, about 2 s), not 10,000.
+    t = Date.now();
+    await a.b.take(['global'], 'read', READ, 10_000);
+    const window = Date.now() - t;
+    expect(window).toBeGreaterThanOrEqual(neededMs(perWindow));
+    expect(window).toBeLessThan(4_000);
+    expect(a.b.timeouts).toBe(0);
+    process.stdout.write(`weight 30: ${heavy} ms (bound ${neededMs(30)}); weight 10000 as ${perWindow}: ${window} ms (bound ${neededMs(perWindow)})\n`);
+
+    // The bucket is empty: a heavy read shed and a heavy arm bypassing each count once, not per job.
+    await expect(a.b.take(['global'], 'read', { waitMs: 300, onTimeout: 'shed' }, 20)).rejects.toBeInstanceOf(ShedError);
+    t = Date.now();
+    await a.b.take(['global'], 'arm', { waitMs: 300, onTimeout: 'send' }, 20);
+    expect(Date.now() - t).toBeGreaterThanOrEqual(290);
+    expect(a.misses).toEqual([
+      ['shed', 'read'],
+      ['bypass', 'arm'],
+    ]);
+    expect([a.b.timeouts, a.b.bypasses]).toEqual([2, 1]);
+
+    // Not a weight: refused, whatever the mode.
+    await expect(a.b.take(['global'], 'read', READ, 0)).rejects.toBeInstanceOf(RangeError);
+    await expect(a.b.take(['global'], 'read', READ, 2.5)).rejects.toBeInstanceOf(RangeError);
+
+    // A heavy request waiting behind the 40 tokens still queued: Redis killed lets it go at once.
+    const waiting = a.b.take(['global'], 'read', READ, 30);
+    await new Promise((res) => setTimeout(res, 200));
+    const tKill = Date.now();
+    await redis.kill();
+    await waiting;
+    expect(Date.now() - tKill).toBeLessThan(1_000);
+    expect(a.b.mode()).toBe('local_fallback');
+    // On the fallback the local share applies: no wait at all.
+    t = Date.now();
+    await a.b.take(['global'], 'read', READ, 30);
+    expect(Date.now() - t).toBeLessThan(100);
+    expect(a.b.timeouts).toBe(2);
+  }, 30_000);
 });

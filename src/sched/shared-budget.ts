@@ -7,7 +7,7 @@ import type { Redis } from 'ioredis';
 import type { WindowSpec } from './admission.js';
 import { ShedError } from './scheduler.js';
 import { DEMAND_PUBLISH_PERIOD_MS, DEMAND_TTL_MS, demandKey, demandShare, formatDemand, parseDemandTable, type Demand, type DemandEntry } from './shared-demand.js';
-import { bucketWindow, shareOf, sharedReservoir } from './shared-reservoir.js';
+import { bucketWindow, shareOf, sharedChunk, sharedChunks, sharedReservoir } from './shared-reservoir.js';
 import type { TokenWait } from './shared-wait.js';
 
 /**
@@ -15,8 +15,9 @@ import type { TokenWait } from './shared-wait.js';
  * egress IP: the venue counts the IP, not the process), through Bottleneck's Redis clustering. Each
  * shared scope is a clustered Bottleneck limiter whose token bucket lives in Redis
  * (shared-reservoir.ts sizes it to the rolling window); a request admitted by this instance's own
- * budget (RequestScheduler) also takes a token from every shared scope it spends, arms before
- * approvals before reads (Bottleneck's priorities).
+ * budget (RequestScheduler) also takes its weight in tokens from every shared scope it spends (the
+ * venue's IP weight: an info read 2, 20 or 60, an action 1), arms before approvals before reads
+ * (Bottleneck's priorities).
  *
  * Why Bottleneck only here: it reads the wall clock and sets real timers, so it cannot be this
  * instance's admission in virtual time; what it does that we would otherwise write ourselves is
@@ -78,6 +79,8 @@ export class SharedBudget {
   private settingsLost = false;
   /** Each shared scope's bucket as a window (what it lets out per window). */
   private readonly bucketSpecs = new Map<string, WindowSpec>();
+  /** Each shared scope's largest job, in tokens (shared-reservoir.ts, sharedChunk). */
+  private readonly chunks = new Map<string, number>();
   /** The share the local budget was last cut to. */
   private appliedShare: number | undefined;
   private stopped = false;
@@ -120,6 +123,7 @@ export class SharedBudget {
     for (const [scope, spec] of Object.entries(opts.specs)) {
       // What the bucket really lets out (below the window: the price of no common clock), as a window.
       this.bucketSpecs.set(scope, bucketWindow(spec, heartbeat));
+      this.chunks.set(scope, sharedChunk(sharedReservoir(spec, heartbeat)));
     }
     this.createLimiters();
     this.instanceId = opts.instanceId ?? `${hostname()}-${process.pid}-${randomBytes(6).toString('hex')}`;
@@ -177,16 +181,33 @@ export class SharedBudget {
   }
 
   /**
-   * Takes one token from every shared scope among `scopes`. Resolves when they came, when the
-   * shared budget is not in force (the local share applies; Redis stopping answering releases every
-   * waiting request at once), or when `wait.waitMs` passed and `wait.onTimeout` is `send` (a bypass,
-   * counted). Rejects with ShedError only when `wait.waitMs` passed and `wait.onTimeout` is `shed`:
-   * Redis failing never fails a request.
+   * Takes `weight` tokens (the request's venue weight, a positive integer) from every shared scope
+   * among `scopes`, capped at what the scope's bucket lets out per window, as admission.ts's unitsOf
+   * caps at the limit: a request heavier than the whole window counts as the whole window instead of
+   * waiting forever. The bucket holds only a few tokens (shared-reservoir.ts), so the weight goes as
+   * several Bottleneck jobs of at most sharedChunk tokens, all queued at once: at one priority this
+   * instance runs them in order, so one request's jobs are not interleaved with a later one's, while
+   * a later arm still goes ahead of what is left of a read.
+   *
+   * Resolves when all of them came, when the shared budget is not in force (the local share applies;
+   * Redis stopping answering releases every waiting request at once), or when `wait.waitMs` passed
+   * and `wait.onTimeout` is `send` (a bypass, counted once per request). Rejects with ShedError only
+   * when `wait.waitMs` passed and `wait.onTimeout` is `shed` (counted once), and with RangeError for
+   * a weight that is not a positive integer: Redis failing never fails a request. The tokens of a
+   * request that did not wait for them are still taken as they come (the class comment), all of them.
    */
-  async take(scopes: readonly string[], cls: SharedClass, wait: TokenWait): Promise<void> {
+  async take(scopes: readonly string[], cls: SharedClass, wait: TokenWait, weight = 1): Promise<void> {
+    if (!Number.isSafeInteger(weight) || weight < 1) throw new RangeError(`request weight must be a positive integer, got ${weight}`);
     if (this.current !== 'shared' || this.stopped) return;
-    const mine = scopes.map((s) => this.limiters.get(s)).filter((l): l is Bottleneck => l !== undefined);
+    const mine: Array<{ limiter: Bottleneck; jobs: number[] }> = [];
+    for (const scope of scopes) {
+      const limiter = this.limiters.get(scope);
+      if (!limiter) continue;
+      const units = Math.max(1, Math.min(weight, this.bucketSpecs.get(scope)!.limit));
+      mine.push({ limiter, jobs: sharedChunks(units, this.chunks.get(scope)!) });
+    }
     if (mine.length === 0) return;
+    const priority = SHARED_PRIORITY[cls];
     let timer: NodeJS.Timeout | undefined;
     let release: (() => void) | undefined;
     const released = new Promise<'released'>((res) => {
@@ -198,7 +219,8 @@ export class SharedBudget {
     });
     let got: 'ok' | 'timeout' | 'released';
     try {
-      got = await Promise.race([Promise.all(mine.map((l) => l.schedule({ priority: SHARED_PRIORITY[cls] }, async () => undefined))).then(() => 'ok' as const), timeout, released]);
+      const tokens = mine.flatMap(({ limiter, jobs }) => jobs.map((w) => limiter.schedule({ priority, weight: w }, async () => undefined)));
+      got = await Promise.race([Promise.all(tokens).then(() => 'ok' as const), timeout, released]);
     } catch {
       this.fallback('a shared token could not be taken');
       return;

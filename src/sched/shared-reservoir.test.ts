@@ -1,7 +1,25 @@
 import { describe, expect, it } from 'vitest';
-import { bucketWindow, shareOf, sharedMaxInSpan, sharedReservoir, windowAtRate } from './shared-reservoir.js';
+import { bucketWindow, shareOf, sharedChunk, sharedChunks, sharedMaxInSpan, sharedReservoir, windowAtRate, type SharedReservoir } from './shared-reservoir.js';
 
 const rate = (w: { limit: number; windowMs: number }): number => (w.limit * 1000) / w.windowMs;
+
+/**
+ * The clustered bucket saturated by jobs of `chunk` tokens, as Bottleneck's Redis script keeps it:
+ * each interval the increase up to the maximum, then every job that fits. The share of the
+ * increases let out.
+ */
+function letOut(r: SharedReservoir, chunk: number, intervals = 20_000): number {
+  let reservoir = r.reservoir;
+  let taken = 0;
+  for (let i = 0; i < intervals; i++) {
+    reservoir = Math.min(reservoir + r.reservoirIncreaseAmount, r.reservoirIncreaseMaximum);
+    while (reservoir >= chunk) {
+      reservoir -= chunk;
+      taken += chunk;
+    }
+  }
+  return (taken - r.reservoir) / (intervals * r.reservoirIncreaseAmount);
+}
 
 describe('shared reservoir windows', () => {
   it('a share keeps the rate exact where rounding the limit alone lost a request per window', () => {
@@ -20,5 +38,34 @@ describe('shared reservoir windows', () => {
     expect(rate(w)).toBeLessThan(20);
     expect(rate(w)).toBeGreaterThan(18);
     expect(sharedMaxInSpan(sharedReservoir(spec, 150), 5_000)).toBeLessThanOrEqual(100);
+  });
+
+  it('heavy requests go in jobs no larger than leaves room for a whole increase: nothing of the rate is lost', () => {
+    const venue = sharedReservoir({ limit: 1_200, windowMs: 60_000 }, 150);
+    expect(venue.reservoirIncreaseMaximum).toBe(4);
+    expect(venue.reservoirIncreaseAmount).toBeCloseTo(2.98, 2);
+    expect(sharedChunk(venue)).toBe(1); // 4 - 2.98
+    expect(letOut(venue, 1)).toBeGreaterThan(0.999);
+    expect(letOut(venue, 2)).toBeLessThan(0.9); // the cap clips what a waiting pair leaves
+    expect(letOut(venue, 4)).toBeLessThan(0.7); // a job of the whole bucket
+    // An increase just under a whole number leaves room for jobs of 2, not 3.
+    const odd = sharedReservoir({ limit: 2_010, windowMs: 60_000 }, 150);
+    expect(sharedChunk(odd)).toBe(2); // 7 - 4.995
+    expect(letOut(odd, 2)).toBeGreaterThan(0.999);
+    expect(letOut(odd, 3)).toBeLessThan(0.95);
+    for (const spec of [
+      { limit: 40, windowMs: 2_000 },
+      { limit: 120, windowMs: 6_000 },
+      { limit: 100, windowMs: 5_000 },
+      { limit: 50, windowMs: 10_000 },
+    ]) {
+      const r = sharedReservoir(spec, 150);
+      expect(sharedChunk(r)).toBeGreaterThanOrEqual(1);
+      expect(sharedChunk(r) + r.reservoirIncreaseAmount).toBeLessThanOrEqual(r.reservoirIncreaseMaximum);
+      expect(letOut(r, sharedChunk(r))).toBeGreaterThan(0.999);
+    }
+    expect(sharedChunks(60, 1)).toHaveLength(60);
+    expect(sharedChunks(5, 2)).toEqual([2, 2, 1]);
+    expect(sharedChunks(1, 4)).toEqual([1]);
   });
 });

@@ -34,6 +34,36 @@ export function sharedReservoir(spec: WindowSpec, intervalMs: number): SharedRes
   return { reservoir: maximum, reservoirIncreaseInterval: intervalMs, reservoirIncreaseAmount: amount, reservoirIncreaseMaximum: maximum };
 }
 
+/**
+ * The most tokens one Bottleneck job may take of a clustered bucket. A job runs only once the bucket
+ * holds its whole weight, and the bucket never holds more than `maximum` (4 at 1,200 per minute with
+ * a 150 ms heartbeat), so a request heavier than that (an info read of weight 20 or 60) takes its
+ * weight as several jobs of at most this many tokens (`sharedChunks`).
+ *
+ * Why `maximum - amount`, rounded down: while a job of c tokens waits, the bucket keeps up to just
+ * under c between increases (what was left when the last job of c went). The next increase must fit
+ * on top of that under `maximum`, or the cap clips it and the bucket lets out less than its rate;
+ * the same reason `maximum` leaves room for a whole increase above a whole token. So c + amount <=
+ * maximum. `maximum` is at least one token above `amount` by construction (while `amount` > 0), so
+ * the chunk is at least 1; it is 1 at 1,200 per minute (4 - 2.98), 2 where the increase sits just
+ * under a whole number (2,010 per minute: 7 - 4.995). Larger chunks cost rate, simulated under
+ * saturation at 1,200 per minute: 2 tokens lose 11% of it, a full bucket's 4 a third (a job of
+ * `maximum` waits for a full bucket, clipping every other increase). Small chunks also compete on
+ * equal terms with the other instances' one-token jobs, where a big one would wait for the bucket to
+ * fill while their jobs keep emptying it.
+ */
+export function sharedChunk(r: SharedReservoir): number {
+  return Math.max(1, Math.floor(r.reservoirIncreaseMaximum - r.reservoirIncreaseAmount));
+}
+
+/** `units` tokens as jobs of at most `chunk` tokens each: whole chunks, then the rest. */
+export function sharedChunks(units: number, chunk: number): number[] {
+  const size = Math.max(1, Math.floor(chunk));
+  const out: number[] = [];
+  for (let left = Math.ceil(units); left > 0; left -= size) out.push(Math.min(size, left));
+  return out;
+}
+
 /** Requests per second the bucket lets out in the long run. */
 export function sharedRatePerSecond(r: SharedReservoir): number {
   return (r.reservoirIncreaseAmount * 1000) / r.reservoirIncreaseInterval;
