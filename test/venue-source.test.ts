@@ -65,8 +65,9 @@ describe('the venue as the read source', () => {
         ...mains.map((a, i) => account(`acct-${i}`, a, benchKey(i), {}, exchange)),
         account('acct-sub', sub, benchKey(0), { agentName: 'dms-keeper-sub' }, exchange),
       ],
-      // Orders every 20 s: 20 accounts read 1,440 weight a minute with their positions, more than
-      // the venue's 1,200 before a single arm; only a budget that counts weight keeps off the 429s.
+      // Orders every 20 s: 20 accounts read 1,280 weight a minute with their positions, more than
+      // the 1,200 the venue allows less what the arms take; only a budget that counts weight keeps
+      // off the 429s, and only a read plan that counts it keeps the reads from being shed.
       watch: { source: 'venue', ordersEveryMs: 20_000, positionsEveryMs: 60_000 },
     });
     const all = [...mains, sub];
@@ -94,7 +95,13 @@ describe('the venue as the read source', () => {
     const WEIGHTS: Record<string, number> = { frontendOpenOrders: 20, clearinghouseState: 2, spotClearinghouseState: 2, userRole: 60 };
     const weight = Object.entries(WEIGHTS).reduce((n, [t, w]) => n + requestsTo(text, `info:${t}`) * w, 0);
     const actions = requestsTo(text, 'exchange:scheduleCancel') + requestsTo(text, 'exchange:approveAgent');
-    console.log(`(a) 5 min: info weight ${weight}, exchange actions ${actions}, reads shed ${/dms_keeper_reads_shed_total (\d+)/.exec(text)?.[1]}, lowest horizon ${min} ms`);
+    const shed = Number(/dms_keeper_reads_shed_total (\d+)/.exec(text)?.[1]);
+    console.log(`(a) 5 min: info weight ${weight}, exchange actions ${actions}, reads shed ${shed}, read stretch ${status.cadence?.read_stretch}, lowest horizon ${min} ms`);
+    // the read plan: 20 * (60/20 * 20 + 60/60 * 4 + 20/10) = 1,320 weight a minute against the 880 the
+    // arms leave of 80 % of 1,200: every read period x1.5, so no read is shed, cold start included
+    expect(status.cadence?.read_stretch).toBeGreaterThan(1.4);
+    expect(shed).toBe(0);
+    expect(text).toMatch(/^dms_keeper_read_stretch 1\.[45]/m);
     // resolved by the venue's userRole (the subaccount only: a master key proves a main account), never the service
     expect(requestsTo(text, 'info:userRole')).toBe(1);
     expect(text).not.toMatch(/dms_keeper_venue_requests_total\{endpoint="GET \/v1/);
@@ -218,5 +225,51 @@ describe('service_then_venue with the service answering: orders_open counts on t
     const perPeriod = 150_000 / 60_000 + 1;
     expect(requestsTo(text, 'info:frontendOpenOrders')).toBeLessThanOrEqual(2 * (perPeriod + 2));
     expect(requestsTo(text, 'info:frontendOpenOrders')).toBeGreaterThanOrEqual(2);
+  });
+});
+
+describe('rate_limits.info_weights: a venue that doubled its info weights', () => {
+  /** The venue's new weights, as the simulator charges them and as the config tells the keeper. */
+  const DOUBLED = { frontendOpenOrders: 40, openOrders: 40, clearinghouseState: 4, spotClearinghouseState: 4, userRole: 120, userRateLimit: 40, extraAgents: 40 };
+
+  async function run(configured: typeof DOUBLED | undefined): Promise<{ venue429s: number; shed: number; stretch: number; armed: number; min: number }> {
+    const mains = benchAddresses(20);
+    h = await startHarness({
+      sim: { accounts: mains.map((address) => ({ address, tradedVolumeUsd: 50_000_000 })), venueOnly: true, budget: 'ip_weight_1200_per_60s', infoWeights: DOUBLED },
+      noService: true,
+      accounts: () => mains.map((a, i) => account(`acct-${i}`, a, benchKey(i), {}, { path: 'exchange' })),
+      watch: { source: 'venue', ordersEveryMs: 20_000, positionsEveryMs: 60_000 },
+      ...(configured ? { infoWeights: configured } : {}),
+    });
+    await h.keeper.start();
+    const min = await lowestHorizon(h, mains, 180_000, 2_000);
+    const status = h.keeper.status();
+    const text = await h.metricsText();
+    return {
+      venue429s: venue429s(text),
+      shed: Number(/dms_keeper_reads_shed_total (\d+)/.exec(text)?.[1]),
+      stretch: status.cadence?.read_stretch ?? 0,
+      armed: status.accounts.filter((a) => a.phase === 'armed').length,
+      min,
+    };
+  }
+
+  it('told the new weights: zero 429s over 3 minutes, every account armed, the reads stretched to fit (x3)', { timeout: 180_000 }, async () => {
+    const r = await run(DOUBLED);
+    console.log(`info_weights doubled and configured, 3 min: ${JSON.stringify(r)}`);
+    // 20 * (3 * 40 + 8 + 40 / 10) = 2,640 weight a minute against the 880 the arms leave of 80 % of 1,200
+    expect(r.stretch).toBeCloseTo(3, 1);
+    expect(r.venue429s).toBe(0);
+    expect(r.armed).toBe(20);
+    expect(r.min).toBeGreaterThan(20_000);
+  });
+
+  it('left at the published weights, the same keeper runs into the venue\'s 429s: the setting is what keeps it off them', { timeout: 180_000 }, async () => {
+    const r = await run(undefined);
+    console.log(`info_weights doubled on the venue, published ones configured, 3 min: ${JSON.stringify(r)}`);
+    expect(r.venue429s).toBeGreaterThan(0);
+    // the switch still holds: arms go first and a 429 holds the scope, never a deadline passing
+    expect(r.armed).toBe(20);
+    expect(r.min).toBeGreaterThan(0);
   });
 });

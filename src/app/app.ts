@@ -21,6 +21,7 @@ import { NotificationClient } from '../venue/ws.js';
 import { loadSigningCurve, signingCurveNotice, type CurveChoice } from '../venue/signing/curve.js';
 import type { Simulator } from '../sim/simulator.js';
 import { prettyStream, type LogFormat } from '../obs/logger.js';
+import type { InfoWeights } from '../venue/info.js';
 
 /** What the app needs from the validated config (mapped by `from-config.ts`). */
 export interface AppConfig {
@@ -39,6 +40,8 @@ export interface AppConfig {
     exchange: { requests: number; perSeconds: number };
     /** One budget with every instance of the same name, through Redis (sched/shared-budget.ts). */
     shared?: { redisUrl: string; name: string; fallbackShare: number; password?: () => Promise<string> };
+    /** `rate_limits.info_weights`; absent: the venue's published weights. */
+    infoWeights?: InfoWeights;
   };
   keeper: KeeperOptions;
   stateDir: string;

@@ -45,6 +45,7 @@ export function toAppConfig(config: Config, env: Readonly<Record<string, string 
       global: config.rateLimits.global,
       scheduleCancel: config.rateLimits.scheduleCancel,
       exchange: config.rateLimits.exchange,
+      infoWeights: config.rateLimits.infoWeights,
       ...(config.rateLimits.shared ? { shared: sharedOf(config.rateLimits.shared, env) } : {}),
     },
     keeper: {
@@ -60,6 +61,7 @@ export function toAppConfig(config: Config, env: Readonly<Record<string, string 
       maxClockSkewMs: MAX_CLOCK_SKEW_MS,
       triggerWarnAt: VENUE_FACTS.maxTriggersPerUtcDay - 2,
       armBudgetPerSecond: config.rateLimits.scheduleCancel.requests / config.rateLimits.scheduleCancel.perSeconds,
+      infoWeights: config.rateLimits.infoWeights,
     },
     stateDir: config.stateDir,
     listen: config.server.listen,

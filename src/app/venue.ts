@@ -51,6 +51,6 @@ export function buildVenue(args: {
         ...(s.onMiss ? { onMiss: s.onMiss } : {}),
       })
     : undefined;
-  const port = new VenuePort({ ...args.urls, transport: args.transport, scheduler, venueClock, clock: args.clock, ...(shared ? { shared } : {}) });
+  const port = new VenuePort({ ...args.urls, transport: args.transport, scheduler, venueClock, clock: args.clock, ...(rateLimits.infoWeights ? { infoWeights: rateLimits.infoWeights } : {}), ...(shared ? { shared } : {}) });
   return { venueClock, scheduler, port, ...(shared ? { shared } : {}) };
 }

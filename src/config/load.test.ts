@@ -25,6 +25,8 @@ describe('defaults', () => {
       global: { requests: 1200, perSeconds: 60 },
       scheduleCancel: { requests: 600, perSeconds: 60 },
       exchange: { requests: 1200, perSeconds: 60 },
+      // the venue's published weights
+      infoWeights: { frontendOpenOrders: 20, openOrders: 20, clearinghouseState: 2, spotClearinghouseState: 2, userRole: 60, userRateLimit: 20, extraAgents: 20 },
     });
     expect(c.shard).toEqual({ index: 0, count: 1 });
     expect(c.stateDir).toBe('./state');
@@ -339,7 +341,7 @@ describe('rate_limits.exchange: the budget of POST {exchange_url}/exchange', () 
   it('names exchange among the keys allowed under rate_limits', async () => {
     const [p] = await problemsOf(minimal('rate_limits:\n  exchnage: { requests: 2400 }'));
     expect(p).toMatchObject({ path: 'rate_limits.exchnage', line: 8 });
-    expect(p!.message).toBe('unknown key "exchnage"; allowed here: global, schedule_cancel, exchange, shared');
+    expect(p!.message).toBe('unknown key "exchnage"; allowed here: global, schedule_cancel, exchange, info_weights, shared');
   });
 });
 

@@ -23,6 +23,7 @@ import {
   AccountSchema,
   CONFIG_DEFAULTS,
   DEFAULT_STATE_DIR,
+  InfoWeightsSchema,
   KeySourceSchema,
   objectShape,
   schemaAt,
@@ -36,6 +37,7 @@ import {
 } from './schema.js';
 import { checkPasswordText, defaultReadFile, tryReadKey, type KeyFileStat, type KeySource } from './secret.js';
 import type { AccountConfig, Config, SwitchConfig, VenueConfig } from './types.js';
+import { DEFAULT_INFO_WEIGHTS, type InfoWeights } from '../venue/info.js';
 
 /** Key files read at once while a config is checked. */
 const KEY_READ_CONCURRENCY = 64;
@@ -222,6 +224,7 @@ class Loader {
         global: { requests: rateLimits.global.requests, perSeconds: rateLimits.global.per_seconds },
         scheduleCancel: { requests: rateLimits.schedule_cancel.requests, perSeconds: rateLimits.schedule_cancel.per_seconds },
         exchange: { requests: rateLimits.exchange.requests, perSeconds: rateLimits.exchange.per_seconds },
+        infoWeights: infoWeightsOf(rateLimits.info_weights),
         ...(rateLimits.shared
           ? {
               shared: {
@@ -544,6 +547,20 @@ export function positionOf(doc: Document, lines: LineCounter, segments: Segments
     } else break;
   }
   return pos;
+}
+
+/** The config's info weights (snake_case, one `open_orders` for both open-orders types) as the port's table. */
+function infoWeightsOf(w: z.output<typeof InfoWeightsSchema>): InfoWeights {
+  return {
+    frontendOpenOrders: w.open_orders,
+    openOrders: w.open_orders,
+    clearinghouseState: w.clearinghouse_state,
+    spotClearinghouseState: w.spot_clearinghouse_state,
+    userRole: w.user_role,
+    userRateLimit: w.user_rate_limit,
+    // The keeper does not send extraAgents (the client can): its published weight stands.
+    extraAgents: DEFAULT_INFO_WEIGHTS.extraAgents,
+  };
 }
 
 function toSwitch(s: RawSwitch): SwitchConfig {

@@ -16,29 +16,30 @@ accounts:
 `;
 
 describe('buildPlan: reads from the venue, by weight', () => {
-  it('watch.source venue: the reads weigh (60/30 * 20 + 60/60 * 4) = 44 a minute per account on the exchange budget, none on global', async () => {
+  it('watch.source venue: the reads weigh (60/30 * 20 + 60/60 * 4 + 20 / 10 for the address budget) = 46 a minute per account on the exchange budget, none on global', async () => {
     const plan = buildPlan(await parse(VENUE('venue')));
-    expect(plan.venueReads).toEqual({ weightPerMinute: 88, perAccount: 44, onlyWhileServiceFails: false });
-    // arms: 2 accounts * 4 a minute by the exchange path; reads 88 weight
-    expect(plan.exchange.neededPerMinute).toBeCloseTo(8 + 88, 9);
+    expect(plan.venueReads).toEqual({ weightPerMinute: 92, perAccount: 46, onlyWhileServiceFails: false });
+    // arms: 2 accounts * 4 a minute by the exchange path; reads 92 weight
+    expect(plan.exchange.neededPerMinute).toBeCloseTo(8 + 92, 9);
     expect(plan.global.neededPerMinute).toBeCloseTo(8, 9);
     const text = formatPlan(plan);
-    expect(text).toContain('venue reads      88 weight (44 per account: open orders 20 per read, positions 2 + 2) + 8 arms = 96 of the exchange budget 1200: headroom 1104 (92%)');
+    expect(text).toContain('venue reads      92 weight (46 per account: open orders 20 per read, positions 2 + 2, address budget 20 every 10 min) + 8 arms = 100 of the exchange budget 1200: headroom 1100 (91.67%)');
   });
 
   it('watch.source service_then_venue: the service reads as before, and the venue reads shown as what a service outage costs', async () => {
     const plan = buildPlan(await parse(`venue: { base_url: "https://svc.example.com" }\n${VENUE('service_then_venue')}`));
-    expect(plan.venueReads).toEqual({ weightPerMinute: 88, perAccount: 44, onlyWhileServiceFails: true });
-    expect(plan.exchange.neededPerMinute).toBeCloseTo(8, 9);
+    expect(plan.venueReads).toEqual({ weightPerMinute: 92, perAccount: 46, onlyWhileServiceFails: true });
+    // the exchange arms and the address budget reads (2 a minute per account), which go to the venue always
+    expect(plan.exchange.neededPerMinute).toBeCloseTo(8 + 4, 9);
     expect(plan.global.neededPerMinute).toBeCloseTo(8 + 6, 9);
-    expect(formatPlan(plan)).toContain('while the service fails: venue reads 88 weight + 8 arms = 96 of the exchange budget 1200');
+    expect(formatPlan(plan)).toContain('while the service fails: venue reads 92 weight + 8 arms = 100 of the exchange budget 1200');
   });
 
   it('watch.source service_then_venue: an orders_open account counts its orders on the venue while the service answers too (60/30 * 20 = 40 weight a minute), and reads no service orders', async () => {
     const yaml = `venue: { base_url: "https://svc.example.com" }\n${VENUE('service_then_venue')}`.replace('master_key: { env: K1 } }', 'master_key: { env: K1 }, switch: { arm_when: orders_open } }');
     const plan = buildPlan(await parse(yaml));
     expect(plan.ordersOpenOnVenue).toEqual({ accounts: 1, weightPerMinute: 40 });
-    expect(plan.exchange.neededPerMinute).toBeCloseTo(8 + 40, 9);
+    expect(plan.exchange.neededPerMinute).toBeCloseTo(8 + 40 + 4, 9);
     // the service's reads: a1 positions (1), a2 orders and positions (2 + 1)
     expect(plan.global.neededPerMinute).toBeCloseTo(8 + 4, 9);
     expect(formatPlan(plan)).toContain('orders_open counts on the venue: 40 weight a minute (1 account, open orders 20 per read), also while the service answers');
@@ -53,15 +54,44 @@ describe('buildPlan: reads from the venue, by weight', () => {
   it('reads that outgrow the exchange budget are said to be stretched', async () => {
     const text = `venue: { base_url: "https://svc.example.com" }\n${VENUE('venue')}`.replace('orders_every_seconds: 30', 'orders_every_seconds: 1');
     const plan = buildPlan(await parse(text));
-    // 2 * (60 * 20 + 4) = 2408 weight a minute, over 1200
-    expect(plan.venueReads!.weightPerMinute).toBe(2408);
-    expect(plan.warnings.join('\n')).toMatch(/venue reads need 2408 weight a minute.*exchange budget/);
+    // 2 * (60 * 20 + 4 + 2) = 2412 weight a minute, over 1200
+    expect(plan.venueReads!.weightPerMinute).toBe(2412);
+    expect(plan.warnings.join('\n')).toMatch(/venue reads need 2412 weight a minute.*exchange budget/);
+  });
+});
+
+describe('buildPlan: the venue read weights come from rate_limits.info_weights, and the read periods fit the exchange budget', () => {
+  it('a venue that doubled its weights: the plan counts the configured ones (60/30 * 40 + 60/60 * (4 + 5) + 20 / 10) = 91 a minute per account', async () => {
+    const plan = buildPlan(await parse(`rate_limits: { info_weights: { open_orders: 40, clearinghouse_state: 4, spot_clearinghouse_state: 5 } }\n${VENUE('venue')}`));
+    expect(plan.readWeights).toEqual({ openOrders: 40, clearinghouseState: 4, spotClearinghouseState: 5, userRateLimit: 20 });
+    expect(plan.venueReads).toEqual({ weightPerMinute: 182, perAccount: 91, onlyWhileServiceFails: false });
+    expect(formatPlan(plan)).toContain('venue reads      182 weight (91 per account: open orders 40 per read, positions 4 + 5, address budget 20 every 10 min) + 8 arms');
+  });
+
+  it('20 accounts reading orders every 20 s need 1,320 weight a minute: stretched to fit what the arms leave of 1,200 (x 1.5), each account\'s read periods printed', async () => {
+    const accounts = Array.from({ length: 20 }, (_, i) => `  - { name: a${i}, address: "0x${(i + 1).toString(16).padStart(40, '0')}", master_key: { env: K1 }, agent: { name: ag${i} } }`).join('\n');
+    const yaml = `watch: { orders_every_seconds: 20, positions_every_seconds: 60, source: venue }\nswitch: { path: exchange }\naccounts:\n${accounts}\n`;
+    const plan = buildPlan(await parse(yaml));
+    // reads 20 * (3 * 20 + 4 + 2) = 1,320 weight a minute; arms 20 * 4 = 80; room 1,200 * 0.8 - 80 = 880
+    expect(plan.venueReads!.weightPerMinute).toBe(1320);
+    expect(plan.readStretch).toBeCloseTo(1.5, 9);
+    expect(plan.readPeriods.ordersEverySeconds).toBeCloseTo(30, 9);
+    // the exchange budget as the keeper will spend it: arms + the stretched reads, leaving the 20 % headroom
+    expect(plan.exchange.neededPerMinute).toBeCloseTo(80 + 880, 6);
+    expect(plan.accounts[0]!.readsPerMinute).toBeCloseTo(4 / 1.5, 9);
+    const text = formatPlan(plan);
+    expect(text).toContain('  reads: stretched x1.5 to fit beside the arms: orders every 30 s, positions every 90 s per account');
+    expect(text).not.toContain('headroom; retries');
+  });
+
+  it('reads that fit are printed as configured', async () => {
+    expect(formatPlan(buildPlan(await parse(VENUE('venue'))))).toContain('  reads: as configured, orders every 30 s, positions every 60 s per account');
   });
 });
 
 describe('formatPlan: the exchange line says what it counts', () => {
   it('with reads from the venue it counts weight, not only arms', async () => {
     const text = formatPlan(buildPlan(await parse(VENUE('venue'))));
-    expect(text).toContain('exchange         need 96 weight (arms of path: exchange, venue reads) of 1200: headroom 1104 (92%)');
+    expect(text).toContain('exchange         need 100 weight (arms of path: exchange, venue reads) of 1200: headroom 1100 (91.67%)');
   });
 });

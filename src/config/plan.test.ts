@@ -25,7 +25,7 @@ describe('buildPlan', () => {
     const plan = buildPlan(await parse(KNOWN));
     // arms: 60/15 + 60/15 + 60/5 = 4 + 4 + 12; reads: 3 * (60/30 + 60/60) = 9
     expect(plan.armsPerMinute).toBeCloseTo(20, 9);
-    expect(plan.readsPerMinute).toBe(9);
+    expect(plan.readsPerMinute).toBeCloseTo(9, 9);
     expect(plan.scheduleCancel.budgetPerMinute).toBe(50);
     expect(plan.scheduleCancel.headroomPerMinute).toBeCloseTo(30, 9);
     // global: 100 per 30 s = 200 per minute; needed 20 + 9
@@ -93,12 +93,13 @@ describe('buildPlan', () => {
         { ...accounts[1]!, agent: { ...accounts[1]!.agent, key: agentFile } },
         accounts[2]!,
       ],
-      rateLimits: { ...base.rateLimits, global: { requests: 30, perSeconds: 60 }, scheduleCancel: { requests: 2000, perSeconds: 60 } },
+      rateLimits: { ...base.rateLimits, global: { requests: 22, perSeconds: 60 }, scheduleCancel: { requests: 2000, perSeconds: 60 } },
       server: { listen: '0.0.0.0:9464', host: '0.0.0.0', port: 9464 },
     });
     const w = plan.warnings.join('\n');
     expect(w).toMatch(/on_shutdown: clear for a1: .*disarms its peer/);
-    expect(w).toMatch(/rate_limits.global: only 3.33% headroom/);
+    // the arms alone (20 a minute) leave 9% of 22; the reads are stretched out of the way
+    expect(w).toMatch(/rate_limits.global: only 9.09% headroom/);
     expect(w).toMatch(/keys from environment variables for a1 \(K1\), a2 \(K2\), a3 \(K1\)/);
     expect(w).toMatch(/accounts a1, a2 share one agent key file/);
     expect(w).toMatch(/server.listen 0.0.0.0:9464 is not loopback/);

@@ -8,7 +8,8 @@ import { accountsForShard } from './shard.js';
 import { switchInMs, type AccountConfig, type Config, type RateLimit, type SwitchConfig } from './types.js';
 import { VENUE_FACTS } from '../venue/facts.js';
 import { ASSUMED } from '../venue/assumptions.js';
-import { infoRequestWeight } from '../venue/info.js';
+import type { InfoWeights } from '../venue/info.js';
+import { accountReads, ADDRESS_BUDGET_READ_EVERY_MS, MAX_READ_STRETCH, readDemand, withAddressBudgetReads, readStretch as readStretchOf, type ReadWeights } from '../sched/read-plan.js';
 
 /**
  * The request plan `check-config` prints (DESIGN.md section 7): can this instance hold every
@@ -103,8 +104,15 @@ export interface Plan {
   canHoldEveryHorizon: boolean;
   /** Which tier of the never-refuse plan the budget allows (sched/cadence.ts). */
   tier: ProtectionTier;
-  /** Reads stretched by this factor to fit the global budget beside the arms (1 = as configured). */
+  /**
+   * Reads stretched by this factor to fit beside the arms (1 = as configured): the service's in the
+   * global budget, the venue's weight in the exchange budget (sched/read-plan.ts). Infinite: no room.
+   */
   readStretch: number;
+  /** Each account's read periods as the keeper will run them (stretched, at most MAX_READ_STRETCH times). */
+  readPeriods: { ordersEverySeconds: number; positionsEverySeconds: number };
+  /** The venue read weights in force (`rate_limits.info_weights`). */
+  readWeights: ReadWeights & { userRateLimit: number };
   /** Budget arithmetic never makes a config invalid: always empty (kept for the loader's contract). */
   problems: ConfigProblem[];
   warnings: string[];
@@ -144,12 +152,19 @@ function buildPlanWith(config: Config): Plan {
     verdict: 'keeps_min_horizon' as AccountVerdict,
   }));
   const configuredArms = accounts.reduce((s, a) => s + a.armsPerMinute, 0);
-  // Reads from the venue spend the exchange budget by weight, not the service's global window.
+  // Reads from the venue spend the exchange budget by weight, not the service's global window
+  // (sched/read-plan.ts, which the keeper plans its read periods with too).
   const source = config.watch.source;
-  const ordersOpenOnVenue = source === 'service_then_venue' ? mine.filter((a) => a.switch.armWhen === 'orders_open').length : 0;
-  const ordersOpenVenueWeightPerMinute = ordersOpenOnVenue * (60 / config.watch.ordersEverySeconds) * infoRequestWeight(ASSUMED.infoOpenOrdersType);
-  const configuredReads = source === 'venue' ? 0 : accounts.reduce((s, a) => s + a.readsPerMinute, 0) - ordersOpenOnVenue * (60 / config.watch.ordersEverySeconds);
-  const venueReadsEach = (60 / config.watch.ordersEverySeconds) * infoRequestWeight(ASSUMED.infoOpenOrdersType) + (60 / config.watch.positionsEverySeconds) * (infoRequestWeight('clearinghouseState') + infoRequestWeight('spotClearinghouseState'));
+  const readWeights = readWeightsOf(config.rateLimits.infoWeights);
+  const periods = { ordersEveryMs: config.watch.ordersEverySeconds * 1000, positionsEveryMs: config.watch.positionsEverySeconds * 1000 };
+  const ordersOnVenue = (a: AccountConfig): boolean => source === 'service_then_venue' && a.switch.armWhen === 'orders_open';
+  const serviceDemand = readDemand(mine.map((a) => accountReads(source, readWeights, { ordersOnVenue: ordersOnVenue(a), fallenBack: false })), periods);
+  const demand = source === 'service' ? serviceDemand : withAddressBudgetReads(serviceDemand, mine.length, config.rateLimits.infoWeights.userRateLimit, ADDRESS_BUDGET_READ_EVERY_MS);
+  const ordersOpenOnVenue = mine.filter(ordersOnVenue).length;
+  const ordersOpenVenueWeightPerMinute = source === 'service_then_venue' ? serviceDemand.exchangeWeightPerSecond * 60 : 0;
+  const configuredReads = demand.globalPerSecond * 60;
+  const addressReadsEach = (config.rateLimits.infoWeights.userRateLimit * 60_000) / ADDRESS_BUDGET_READ_EVERY_MS;
+  const venueReadsEach = (60 / config.watch.ordersEverySeconds) * readWeights.openOrders + (60 / config.watch.positionsEverySeconds) * (readWeights.clearinghouseState + readWeights.spotClearinghouseState) + addressReadsEach;
   const venueReads = source === 'service' ? null : { weightPerMinute: venueReadsEach * mine.length, perAccount: venueReadsEach, onlyWhileServiceFails: source === 'service_then_venue' };
   // The arm budget: the routes the accounts may use (schedule_cancel, the exchange endpoint, both for
   // rest_then_exchange), never more than the global window both spend (sched/cadence.ts).
@@ -169,14 +184,17 @@ function buildPlanWith(config: Config): Plan {
     a.actionsPerDay = period === null ? 0 : Math.ceil(86_400_000 / period);
   });
   const arms = protection.armsPerSecond * 60;
-  // Reads take what the arms leave of the global budget: stretched first, before any arm is.
-  const readRoom = perMinute(config.rateLimits.global) * READ_UTILISATION - arms;
-  const readStretch = configuredReads === 0 ? 1 : readRoom <= 0 ? Number.POSITIVE_INFINITY : Math.max(1, configuredReads / readRoom);
-  const reads = Number.isFinite(readStretch) ? configuredReads / readStretch : 0;
+  const exchangeArms = accounts.filter((a) => a.switch.path === 'exchange').reduce((s, a) => s + a.armsPerMinute, 0);
+  // Reads take what the arms leave (of the global budget for the service's, of the exchange budget
+  // for the venue's weight): every read period stretched by one factor, before any arm is.
+  const budgets = { global: perMinute(config.rateLimits.global) / 60, exchange: perMinute(config.rateLimits.exchange) / 60 };
+  const readStretch = readStretchOf(demand, budgets, { global: arms / 60, exchange: exchangeArms / 60 });
+  const fits = (x: number): number => (Number.isFinite(readStretch) ? x / readStretch : 0);
+  for (const a of accounts) a.readsPerMinute /= Math.min(MAX_READ_STRETCH, readStretch);
+  const reads = fits(configuredReads);
   const scheduleCancel = use(perMinute(config.rateLimits.scheduleCancel), arms);
   const global = use(perMinute(config.rateLimits.global), arms + reads);
-  const exchangeArms = accounts.filter((a) => a.switch.path === 'exchange').reduce((s, a) => s + a.armsPerMinute, 0);
-  const exchange = use(perMinute(config.rateLimits.exchange), exchangeArms + ordersOpenVenueWeightPerMinute + (venueReads && !venueReads.onlyWhileServiceFails ? venueReads.weightPerMinute : 0));
+  const exchange = use(perMinute(config.rateLimits.exchange), exchangeArms + fits(demand.exchangeWeightPerSecond * 60));
   const startupApprovals = mine.reduce((n, a) => n + (a.agent.key ? 0 : 1) + (a.builderFee ? 1 : 0), 0);
   const coldStartSeconds = coldStartSecondsOf(config, startupApprovals, mine.length, armBudgetPerSecond);
   return {
@@ -198,6 +216,8 @@ function buildPlanWith(config: Config): Plan {
     canHoldEveryHorizon: protection.verdicts.every((v) => v === 'keeps_min_horizon'),
     tier: protection.tier,
     readStretch,
+    readPeriods: readPeriodsOf(config, readStretch),
+    readWeights,
     problems: [],
     warnings: [...planWarnings(config, mine, accounts, scheduleCancel, global, exchange), ...venueReadWarnings(venueReads, exchangeArms, exchange.budgetPerMinute)],
   };
@@ -213,17 +233,24 @@ function coldStartSecondsOf(config: Config, approvals: number, accounts: number,
   return Math.max(approvals / rate(config.rateLimits.exchange), accounts / armsPerSecond, (approvals + accounts) / rate(config.rateLimits.global));
 }
 
-/** Venue reads that, with the exchange arms, outgrow the exchange budget: they wait behind arms and are shed. */
+/** Venue reads that, with the exchange arms, outgrow the exchange budget: their periods are stretched. */
 function venueReadWarnings(reads: Plan['venueReads'], exchangeArms: number, budget: number): string[] {
   if (!reads || reads.weightPerMinute + exchangeArms <= budget) return [];
   return [
     `venue reads need ${num(reads.weightPerMinute)} weight a minute${reads.onlyWhileServiceFails ? ' while the service fails' : ''} beside ${num(exchangeArms)} exchange arms, over the exchange budget of ${num(budget)}: ` +
-      'the keeper makes them wait behind arms and sheds the rest; lengthen watch.orders_every_seconds for fresh counts',
+      `the keeper stretches every read period to fit (at most x${MAX_READ_STRETCH}, then reads wait behind arms and the rest are shed); lengthen watch.orders_every_seconds to choose the period yourself`,
   ];
 }
 
-/** Share of the global budget arms and reads may plan on together; the rest absorbs retries. */
-const READ_UTILISATION = 0.97;
+/** The read weights of the watcher's requests, from the config's info weights. */
+function readWeightsOf(w: InfoWeights): Plan['readWeights'] {
+  return { openOrders: w[ASSUMED.infoOpenOrdersType], clearinghouseState: w.clearinghouseState, spotClearinghouseState: w.spotClearinghouseState, userRateLimit: w.userRateLimit };
+}
+
+function readPeriodsOf(config: Config, stretch: number): Plan['readPeriods'] {
+  const k = Math.min(MAX_READ_STRETCH, stretch);
+  return { ordersEverySeconds: config.watch.ordersEverySeconds * k, positionsEverySeconds: config.watch.positionsEverySeconds * k };
+}
 
 function planWarnings(config: Config, mine: AccountConfig[], accounts: PlanAccount[], sc: BudgetUse, gl: BudgetUse, ex: BudgetUse): string[] {
   const w: string[] = [];
@@ -253,7 +280,8 @@ function planWarnings(config: Config, mine: AccountConfig[], accounts: PlanAccou
     ['rate_limits.global', gl],
     ['rate_limits.exchange', ex],
   ] as const) {
-    if (u.headroomPerMinute >= 0 && u.headroomPercent < LOW_HEADROOM_PERCENT) {
+    // Reads stretched to fit leave exactly LOW_HEADROOM_PERCENT (read-plan.ts READ_UTILISATION), give or take rounding.
+    if (u.headroomPerMinute >= 0 && u.headroomPercent < LOW_HEADROOM_PERCENT - 1e-6) {
       w.push(`${label}: only ${num(u.headroomPercent)}% headroom; retries after errors and 429s need spare budget`);
     }
   }
@@ -333,12 +361,12 @@ export function formatPlan(plan: Plan): string {
     lines.push(
       vr.onlyWhileServiceFails
         ? `  while the service fails: venue reads ${num(vr.weightPerMinute)} weight + ${num(exchangeArms)} arms = ${num(total)} of the exchange budget ${num(plan.exchange.budgetPerMinute)}: headroom ${headroom(left)}`
-        : `  venue reads      ${num(vr.weightPerMinute)} weight (${num(vr.perAccount)} per account: open orders ${infoRequestWeight(ASSUMED.infoOpenOrdersType)} per read, positions 2 + 2) + ${num(exchangeArms)} arms = ${num(total)} of the exchange budget ${num(plan.exchange.budgetPerMinute)}: headroom ${headroom(left)}`,
+        : `  venue reads      ${num(vr.weightPerMinute)} weight (${num(vr.perAccount)} per account: open orders ${plan.readWeights.openOrders} per read, positions ${plan.readWeights.clearinghouseState} + ${plan.readWeights.spotClearinghouseState}, address budget ${plan.readWeights.userRateLimit} every ${ADDRESS_BUDGET_READ_EVERY_MS / 60_000} min) + ${num(exchangeArms)} arms = ${num(total)} of the exchange budget ${num(plan.exchange.budgetPerMinute)}: headroom ${headroom(left)}`,
     );
   }
   const oo = plan.ordersOpenOnVenue;
   if (oo) {
-    lines.push(`  orders_open counts on the venue: ${num(oo.weightPerMinute)} weight a minute (${oo.accounts} account${oo.accounts === 1 ? '' : 's'}, open orders ${infoRequestWeight(ASSUMED.infoOpenOrdersType)} per read), also while the service answers`);
+    lines.push(`  orders_open counts on the venue: ${num(oo.weightPerMinute)} weight a minute (${oo.accounts} account${oo.accounts === 1 ? '' : 's'}, open orders ${plan.readWeights.openOrders} per read), also while the service answers`);
   }
   if (plan.startupApprovals > 0) {
     const seconds = (plan.startupApprovals / plan.exchange.budgetPerMinute) * 60;
@@ -350,12 +378,18 @@ export function formatPlan(plan: Plan): string {
         '(global counts both; armed accounts run at their longest safe periods meanwhile)',
     );
   }
+  const rp = plan.readPeriods;
   if (plan.readStretch > 1) {
+    const periods = `orders every ${num(rp.ordersEverySeconds)} s, positions every ${num(rp.positionsEverySeconds)} s per account`;
     lines.push(
-      Number.isFinite(plan.readStretch)
-        ? `  reads: only 1/${num(plan.readStretch)} of the configured polls fit beside the arms; the keeper makes them wait behind arms and sheds the rest`
-        : '  reads: the arms need the whole global budget; orders and positions are read only when room is left',
+      plan.readStretch <= MAX_READ_STRETCH
+        ? `  reads: stretched x${num(plan.readStretch)} to fit beside the arms: ${periods}`
+        : Number.isFinite(plan.readStretch)
+          ? `  reads: only 1/${num(plan.readStretch)} of the configured polls fit beside the arms; the keeper stretches them x${MAX_READ_STRETCH} (${periods}) and sheds the rest`
+          : `  reads: the arms need the whole budget; the keeper stretches reads x${MAX_READ_STRETCH} (${periods}) and reads only when room is left`,
     );
+  } else if (plan.accounts.length > 0) {
+    lines.push(`  reads: as configured, ${`orders every ${num(rp.ordersEverySeconds)} s, positions every ${num(rp.positionsEverySeconds)} s per account`}`);
   }
   if (plan.cadence.stretch > 1) {
     lines.push(`  adaptive cadence: the configured periods need ${num(plan.configuredArmsPerMinute)} arms per minute; the keeper stretches them up to x${num(plan.cadence.stretch)} to fit (${TIER_TEXT[plan.tier]})`);

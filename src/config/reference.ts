@@ -43,6 +43,13 @@ export const KEY_MEANINGS: Record<string, string> = {
     "The exchange endpoint, `POST {exchange_url}/exchange`, a quota of its own (its requests also count in `global`: a venue may count both in one per-IP window): the approvals when an account is provisioned (`approveAgent` for a new or renewed agent, `approveBuilderFee` for a `builder_fee`; at start-up that is up to one of each per account) and the arms of `switch.path: exchange` (and of `rest_then_exchange` while REST fails). The default is the venue's published IP weight; raise it only as far as your venue tier grants.",
   'rate_limits.exchange.requests': 'Requests allowed per window.',
   'rate_limits.exchange.per_seconds': 'Window length in seconds.',
+  'rate_limits.info_weights':
+    "What each request to the venue's info endpoint (`POST {exchange_url}/info`) spends of the IP's weight budget, which `/info` and `/exchange` share (an exchange action weighs 1, so `rate_limits.exchange` is counted in these units). The defaults are the venue's published figures; the venue may change them, and then these keep the keeper's budget (its admission, the read plan, `check-config`) honest. Used when `watch.source` is `venue` or `service_then_venue`, and by the address budget reads.",
+  'rate_limits.info_weights.open_orders': 'An open-orders read (`frontendOpenOrders` or `openOrders`), once per account and orders period.',
+  'rate_limits.info_weights.clearinghouse_state': 'The perp positions read (`clearinghouseState`), once per account and positions period.',
+  'rate_limits.info_weights.spot_clearinghouse_state': 'The spot balances read (`spotClearinghouseState`), with each positions read.',
+  'rate_limits.info_weights.user_role': "The role read (`userRole`) that resolves an account whose master key is not its own address, once per account, when no service resolves it.",
+  'rate_limits.info_weights.user_rate_limit': "The address's action budget and volume read (`userRateLimit`).",
   'rate_limits.shared':
     'Optional: one budget for every instance with the same `name` (shards behind one egress IP, which the venue counts as one), kept in Redis through Bottleneck. If Redis is unreachable each instance keeps arming on its share of the budget; Redis is never needed to keep the switch armed.',
   'rate_limits.shared.redis_url': '`redis://host:port` (or `rediss://`, optionally `/db`), without credentials.',

@@ -59,6 +59,14 @@ export const CONFIG_DEFAULTS = {
     schedule_cancel: { requests: 600, per_seconds: 60 },
     /** The venue's published IP weight: 1200 per minute, an action weighs 1. */
     exchange: { requests: VENUE_FACTS.ipWeightPerMinute, per_seconds: 60 },
+    /** The venue's published weights of the info requests the keeper sends (open_orders: frontendOpenOrders or openOrders). */
+    info_weights: {
+      open_orders: VENUE_FACTS.infoWeights.other,
+      clearinghouse_state: VENUE_FACTS.infoWeights.byType['clearinghouseState']!,
+      spot_clearinghouse_state: VENUE_FACTS.infoWeights.byType['spotClearinghouseState']!,
+      user_role: VENUE_FACTS.infoWeights.byType['userRole']!,
+      user_rate_limit: VENUE_FACTS.infoWeights.other,
+    },
   },
   agent: { name: 'dms-keeper', valid_days: 30 },
   shard: { index: 0, count: 1 },
@@ -210,10 +218,26 @@ export const SharedBudgetSchema = z.strictObject({
   fallback_share: z.number().gt(0).max(1).optional(),
 });
 
+/** A request's weight against the IP budget: a whole number of the budget's units (an action weighs 1). */
+const weight = (d: number) => z.int().min(1).max(100_000).default(d);
+const IW = D.rate_limits.info_weights;
+export const InfoWeightsSchema = section(
+  z
+    .strictObject({
+      open_orders: weight(IW.open_orders),
+      clearinghouse_state: weight(IW.clearinghouse_state),
+      spot_clearinghouse_state: weight(IW.spot_clearinghouse_state),
+      user_role: weight(IW.user_role),
+      user_rate_limit: weight(IW.user_rate_limit),
+    })
+    .prefault({}),
+);
+
 export const RateLimitsSchema = z.strictObject({
   global: limit(D.rate_limits.global),
   schedule_cancel: limit(D.rate_limits.schedule_cancel),
   exchange: limit(D.rate_limits.exchange),
+  info_weights: InfoWeightsSchema,
   shared: section(SharedBudgetSchema.optional()),
 });
 

@@ -1,3 +1,4 @@
+import type { InfoWeights } from '../venue/info.js';
 import type { KeySource } from './secret.js';
 import type { LOG_FORMATS, LOG_LEVELS } from './schema.js';
 
@@ -104,7 +105,7 @@ export interface Config {
   /** `source`: where orders and positions are read (keeper/watcher.ts WatchSourceMode). */
   watch: { ordersEverySeconds: number; positionsEverySeconds: number; notifications: boolean; source: 'service' | 'venue' | 'service_then_venue'; addressBudgetWarnShare: number };
   /** `exchange`: POST {exchange_url}/exchange (approvals, and arms by the exchange path), a quota of its own. */
-  rateLimits: { global: RateLimit; scheduleCancel: RateLimit; exchange: RateLimit; shared?: SharedBudgetConfig };
+  rateLimits: { global: RateLimit; scheduleCancel: RateLimit; exchange: RateLimit; shared?: SharedBudgetConfig; infoWeights: InfoWeights };
   /** Every account in the file, in file order; `accountsForShard` picks this instance's. */
   accounts: AccountConfig[];
   shard: { index: number; count: number };

@@ -1,4 +1,5 @@
 import type { Clock, TimerHandle } from '../sched/clock.js';
+import { ADDRESS_BUDGET_READ_EVERY_MS } from '../sched/read-plan.js';
 import type { KeeperMetrics } from '../obs/metrics.js';
 import type { InfoUserRateLimit } from '../venue/info-decode.js';
 import { VENUE_FACTS } from '../venue/facts.js';
@@ -23,13 +24,14 @@ import type { Managed } from './keeper-types.js';
  */
 
 /**
- * Reads per account (when the keeper reads the venue: `watch.source` venue or service_then_venue):
- * one after provisioning, then this often. At one re-arm per 15 s an address
- * spends 40 actions in 10 minutes, so the headroom moves little between reads, and one read of
- * weight 20 per account in 10 minutes is 2 weight a minute: a sixth of one percent of the venue's
- * 1,200 per IP. Reads go last in the budget (arms first) and are shed under pressure.
+ * How long one of these reads may wait for budget before it is shed: longer than a watcher's read
+ * (10 s), because a cold start asks them of every account at once (20 weight each: 20 accounts
+ * are 20 s of a 1,200-a-minute budget, and with 10 s more than half were shed), and a shed one
+ * is asked again only after SHED_RETRY_MS. Arms never wait behind them (reads go last).
  */
-export const ADDRESS_BUDGET_READ_EVERY_MS = 10 * 60_000;
+export const ADDRESS_BUDGET_READ_MAX_WAIT_MS = 60_000;
+/** A read our budget shed is asked again this much later, not a whole ADDRESS_BUDGET_READ_EVERY_MS. */
+export const SHED_RETRY_MS = 60_000;
 
 /**
  * The first read may hold an account's first arm this long, so a report of the volume gate comes
@@ -57,8 +59,8 @@ export interface AddressBudgetView {
 export interface AddressBudgetDeps {
   clock: Clock;
   metrics: KeeperMetrics;
-  /** The port's read (weight 20, `exchange` scope); absent: no reads (a venue without info). */
-  read?: (user: string) => Promise<InfoUserRateLimit>;
+  /** The port's read (weight 20, `exchange` scope), waiting at most `maxWaitMs`; absent: no reads (a venue without info). */
+  read?: (user: string, opts: { maxWaitMs: number }) => Promise<InfoUserRateLimit>;
   /** The account's planned re-arm period now (CadenceControl.effectiveSettings). */
   periodMs: (m: Managed) => number;
   /** Whether to read now (the keeper reads the venue: watch.source venue or service_then_venue). */
@@ -125,22 +127,25 @@ export class AddressBudgets {
     this.active.clear();
   }
 
-  private schedule(m: Managed): void {
+  private schedule(m: Managed, afterMs: number): void {
     if (m.removed || !this.active.has(m.spec.name)) return;
-    this.timers.set(m.spec.name, this.deps.clock.setTimeout(() => void this.readNow(m), ADDRESS_BUDGET_READ_EVERY_MS));
+    this.timers.set(m.spec.name, this.deps.clock.setTimeout(() => void this.readNow(m), afterMs));
   }
 
   private async readNow(m: Managed): Promise<void> {
+    let nextMs = ADDRESS_BUDGET_READ_EVERY_MS;
     try {
       if (!this.deps.enabled()) return;
-      const r = await this.deps.read!(m.spec.address);
+      const r = await this.deps.read!(m.spec.address, { maxWaitMs: ADDRESS_BUDGET_READ_MAX_WAIT_MS });
       if (!m.removed) this.observe(m, r);
     } catch (e) {
       const err = e as { reason?: unknown; message?: unknown };
-      if (err?.reason === 'shed') this.deps.onShed(m, String(err.message));
-      else m.log.warn({ event: 'read_failed', what: 'user_rate_limit', reason: typeof err?.reason === 'string' ? err.reason : 'internal', err: String(err?.message ?? e) }, 'could not read the address action budget');
+      if (err?.reason === 'shed') {
+        this.deps.onShed(m, String(err.message));
+        nextMs = SHED_RETRY_MS;
+      } else m.log.warn({ event: 'read_failed', what: 'user_rate_limit', reason: typeof err?.reason === 'string' ? err.reason : 'internal', err: String(err?.message ?? e) }, 'could not read the address action budget');
     } finally {
-      this.schedule(m);
+      this.schedule(m, nextMs);
     }
   }
 

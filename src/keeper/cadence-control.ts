@@ -2,7 +2,10 @@ import type { Logger } from 'pino';
 import type { KeeperMetrics } from '../obs/metrics.js';
 import { armCapacityPerSecond, assignRoutes, BUDGET_UTILISATION, maxPeriodMs, planProtection, type ProtectionInput, type ProtectionPlan, type RouteBudgets } from '../sched/cadence.js';
 import type { RequestScheduler } from '../sched/scheduler.js';
+import { accountReads, ADDRESS_BUDGET_READ_EVERY_MS, MAX_READ_STRETCH, readDemand, readStretch, withAddressBudgetReads } from '../sched/read-plan.js';
 import { SlotCalendar } from '../sched/slot-calendar.js';
+import { ASSUMED } from '../venue/assumptions.js';
+import { DEFAULT_INFO_WEIGHTS } from '../venue/info.js';
 import type { KeeperAccountSpec, KeeperOptions, KeeperStatus, Managed } from './keeper-types.js';
 import type { SwitchSettings } from './switch-machine.js';
 
@@ -54,6 +57,10 @@ export class CadenceControl {
   private share = 1;
   /** Arms per second of the plan without the cold start (what everyone armed will need). */
   private steadyArmsPerSecond = 0;
+  /** Arms per second the plan in force spends in `global` (every arm) and `exchange` (arms routed there). */
+  private armsByScope = { global: 0, exchange: 0 };
+  /** The stretch the watchers' read periods run at (applyReads). */
+  private appliedReadStretch = 1;
 
   constructor(
     private readonly deps: {
@@ -174,6 +181,12 @@ export class CadenceControl {
       restUsable === undefined ? undefined : restUsable * this.share * BUDGET_UTILISATION,
     );
     this.routes = new Map(specs.flatMap((a, i) => (a.switch.path === 'rest_then_exchange' ? [[a.name, routes[i]!] as const] : [])));
+    this.armsByScope = { global: 0, exchange: 0 };
+    plan.periodsMs.forEach((p, i) => {
+      if (!p) return;
+      this.armsByScope.global += 1000 / p;
+      if (routes[i] === 'exchange') this.armsByScope.exchange += 1000 / p;
+    });
     const before = this.plan;
     if (plan.usablePerSecond > 0 && this.calendar?.spacingMs !== 1000 / plan.usablePerSecond) this.calendar = new SlotCalendar(1000 / plan.usablePerSecond);
     this.plan = plan;
@@ -188,6 +201,55 @@ export class CadenceControl {
       const want = this.effectiveSettings(acct.spec);
       const now = acct.runner?.currentSettings();
       if (acct.runner && now && (now.rearmEveryMs !== want.rearmEveryMs || Boolean(now.overBudget) !== Boolean(want.overBudget) || now.preferredPath !== want.preferredPath)) acct.runner.updateSettings(want);
+    }
+  }
+
+  /**
+   * The factor the watchers' read periods are stretched by so the reads fit what the arms leave
+   * (read-plan.ts): the service's reads in `global`, the venue's by weight in `exchange`, each
+   * account read where its watcher reads now (under service_then_venue, an account whose last
+   * orders came from the venue is asking both). At most MAX_READ_STRETCH; 1 before the first plan.
+   */
+  readStretch(options: KeeperOptions, accounts: Iterable<Managed>): number {
+    if (!this.plan) return 1;
+    const mode = options.watch.source ?? 'service';
+    const w = options.infoWeights ?? DEFAULT_INFO_WEIGHTS;
+    const weights = { openOrders: w[ASSUMED.infoOpenOrdersType], clearinghouseState: w.clearinghouseState, spotClearinghouseState: w.spotClearinghouseState };
+    const reads = [];
+    for (const m of accounts) {
+      if (m.removed) continue;
+      const ordersOnVenue = mode === 'service_then_venue' && m.spec.switch.armWhen === 'orders_open';
+      reads.push(accountReads(mode, weights, { ordersOnVenue, fallenBack: mode === 'service_then_venue' && !ordersOnVenue && m.orders?.source === 'venue' }));
+    }
+    const demand = mode === 'service' ? readDemand(reads, options.watch) : withAddressBudgetReads(readDemand(reads, options.watch), reads.length, w.userRateLimit, ADDRESS_BUDGET_READ_EVERY_MS);
+    const b = this.routeBudgets(options);
+    return Math.min(MAX_READ_STRETCH, readStretch(demand, { global: b.global, exchange: b.exchange }, this.armsByScope));
+  }
+
+  /** The read periods a watcher runs at: the configured ones times the stretch in force. */
+  readIntervals(options: KeeperOptions): { ordersEveryMs: number; positionsEveryMs: number } {
+    const k = this.appliedReadStretch;
+    return { ordersEveryMs: Math.round(options.watch.ordersEveryMs * k), positionsEveryMs: Math.round(options.watch.positionsEveryMs * k) };
+  }
+
+  /**
+   * Re-plans the read periods (the loop's, once a second) and hands the watchers new ones when the
+   * stretch moved by more than BUDGET_CHANGE_TOLERANCE; each watcher takes its next period from
+   * them. `force`: hand them out anyway (the configured periods changed).
+   */
+  applyReads(options: KeeperOptions, accounts: Iterable<Managed>, force = false): void {
+    const list = [...accounts];
+    const k = this.readStretch(options, list);
+    const before = this.appliedReadStretch;
+    if (!force && Math.abs(k - before) <= before * BUDGET_CHANGE_TOLERANCE) return;
+    this.appliedReadStretch = k;
+    this.deps.metrics.readStretch.set(k);
+    const intervals = this.readIntervals(options);
+    for (const m of list) m.watcher?.setIntervals(intervals);
+    if (Math.abs(k - before) > before * BUDGET_CHANGE_TOLERANCE) {
+      const fields = { event: 'read_plan', stretch: Number(k.toFixed(3)), orders_every_seconds: intervals.ordersEveryMs / 1000, positions_every_seconds: intervals.positionsEveryMs / 1000 };
+      if (k > 1) this.deps.logger.info(fields, 'read periods stretched so the reads fit what the arms leave of the budget');
+      else this.deps.logger.info(fields, 'read periods back to the configured ones');
     }
   }
 
@@ -213,6 +275,7 @@ export class CadenceControl {
       cold_start: this.coldStart,
       budget_share: Number(this.share.toFixed(3)),
       routes: { rest: [...this.routes.values()].filter((r) => r === 'rest').length, exchange: [...this.routes.values()].filter((r) => r === 'exchange').length },
+      read_stretch: Number(this.appliedReadStretch.toFixed(3)),
     };
   }
 

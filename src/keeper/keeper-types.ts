@@ -20,6 +20,7 @@ import type { SenderVenue } from './sender.js';
 import type { SwitchSettings } from './switch-machine.js';
 import type { AccountWatcher, PositionsSummary, ReadSource, WatchSource, WatchSourceMode } from './watcher.js';
 import type { SigningCurve } from '../venue/signing/curve.js';
+import type { InfoWeights } from '../venue/info.js';
 
 export interface KeeperAccountSpec extends ProvisionSpec {
   switch: SwitchSettings;
@@ -40,6 +41,8 @@ export interface KeeperOptions {
   triggerWarnAt: number;
   /** Arms per second the schedule-cancel budget allows (the adaptive cadence plans within it). */
   armBudgetPerSecond?: number;
+  /** What each info request weighs (`rate_limits.info_weights`): the read plan's venue reads; absent: the published weights. */
+  infoWeights?: InfoWeights;
 }
 
 /** The WebSocket client as the keeper uses it. */
@@ -155,6 +158,8 @@ export interface KeeperStatus {
     budget_share: number;
     /** How many `rest_then_exchange` accounts the plan puts on each route. */
     routes: { rest: number; exchange: number };
+    /** Every watcher's read periods are the configured ones times this (read-plan.ts; 1 = as configured). */
+    read_stretch: number;
   };
   clock_skew_seconds: number;
   /** The request budget in force: `local`, `shared` (rate_limits.shared, through Redis) or `local_fallback`. */

@@ -1,4 +1,6 @@
 import type { TimerHandle } from '../sched/clock.js';
+import { READ_UTILISATION } from '../sched/read-plan.js';
+import { infoRequestWeight } from '../venue/info.js';
 import type { ClockStep } from '../sched/venue-clock.js';
 import { StateWriteError } from '../state/atomic-file.js';
 import { initAccountSeries, removeAccountSeries } from '../obs/metrics.js';
@@ -88,7 +90,7 @@ export class Keeper {
       // reads spend the exchange scope alone (port.ts), and a venue that counts /info in the same
       // per-IP window as the service (the simulator's ip_window) would refuse them with 429s that
       // the keeper's global budget never planned for (300 accounts under a tight window: measured).
-      ...(deps.venue.infoUserRateLimit ? { read: (user: string) => deps.venue.infoUserRateLimit!(user) } : {}),
+      ...(deps.venue.infoUserRateLimit ? { read: (user: string, o: { maxWaitMs: number }) => deps.venue.infoUserRateLimit!(user, o) } : {}),
       enabled: () => (this.options.watch.source ?? 'service') !== 'service',
       periodMs: (m) => this.cadence.effectiveSettings(m.spec).rearmEveryMs,
       warnShare: () => this.options.watch.addressBudgetWarnShare ?? 0.5,
@@ -216,10 +218,10 @@ export class Keeper {
         m.spec = spec;
         result.unchanged.push(spec.name);
       }
-      if (watchChanged) m.watcher?.setIntervals(next.watch);
     }
     await Promise.all(work);
     this.cadence.apply(this.options, this.accounts.values());
+    if (watchChanged) this.cadence.applyReads(this.options, this.accounts.values(), true);
     for (const name of result.updated) {
       const m = this.accounts.get(name);
       m?.runner?.updateSettings(this.cadence.effectiveSettings(m.spec));
@@ -319,7 +321,7 @@ export class Keeper {
     m.runner = runner;
     runner.start();
 
-    m.watcher = new AccountWatcher(m.spec.address, this.options.watch, {
+    m.watcher = new AccountWatcher(m.spec.address, this.cadence.readIntervals(this.options), {
       clock: deps.clock,
       source: deps.venue,
       report: (r) => this.reports.watch(m, r),
@@ -336,17 +338,32 @@ export class Keeper {
 
   /**
    * Where this account's first reads go in the start-up stagger: the k-th watcher waits k slots,
-   * never longer than its own period. An `orders_open` account reads its orders at once: its
-   * first arm waits for them.
+   * never longer than its own period (reads from the venue alone: k n-ths of the planned period).
+   * An `orders_open` account reads its orders at once: its first arm waits for them.
    */
   private firstReadDelays(spec: KeeperAccountSpec): { ordersMs: number; positionsMs: number } {
     const global = this.deps.scheduler.specOf('global');
     const k = this.watchersStarted++;
+    const ordersNow = spec.switch.armWhen === 'orders_open';
+    if (this.options.watch.source === 'venue') {
+      // Venue reads weigh 20 and 4 of a budget of 20 a second: a few slots apart they would still
+      // come due together and be shed (measured: 44 of the first minute's reads at 20 accounts).
+      // Spread evenly over the planned periods instead, the pattern the steady state keeps.
+      // They begin after the cold start's own venue requests (an approval, a first arm and the
+      // address budget's userRateLimit read per account) have had their share of the budget.
+      const n = Math.max(1, this.options.accounts.length);
+      const { ordersEveryMs, positionsEveryMs } = this.cadence.readIntervals(this.options);
+      const exchange = this.deps.scheduler.specOf('exchange');
+      const provisioningWeight = n * (2 + infoRequestWeight('userRateLimit', this.options.infoWeights));
+      const afterMs = exchange ? (provisioningWeight * exchange.windowMs) / (exchange.limit * READ_UTILISATION) : 0;
+      const at = (periodMs: number): number => Math.round(afterMs + ((k % n) * periodMs) / n);
+      return { ordersMs: ordersNow ? 0 : at(ordersEveryMs), positionsMs: at(positionsEveryMs) };
+    }
     if (!global) return { ordersMs: 0, positionsMs: 0 };
     const offsetMs = k * FIRST_READ_SPREAD_SLOTS * (global.windowMs / global.limit);
     const { ordersEveryMs, positionsEveryMs } = this.options.watch;
     return {
-      ordersMs: spec.switch.armWhen === 'orders_open' ? 0 : Math.min(offsetMs, ordersEveryMs),
+      ordersMs: ordersNow ? 0 : Math.min(offsetMs, ordersEveryMs),
       positionsMs: Math.min(offsetMs, positionsEveryMs),
     };
   }
@@ -380,6 +397,7 @@ export class Keeper {
       // A 429 may have announced a tighter budget (or a learned one was restored, or the share of a
       // shared budget moved): re-plan the cadence within it.
       if (this.cadence.budgetChanged(this.options)) this.cadence.apply(this.options, this.accounts.values());
+      this.cadence.applyReads(this.options, this.accounts.values());
     }
     // Per-account gauges are recomputed at scrape time (metrics.onCollect), not every second: with
     // thousands of accounts that would be most of the loop's work for nothing.

@@ -58,6 +58,8 @@ export interface KeeperMetrics {
   readsShed: Counter;
   up: Gauge;
   cadenceStretch: Gauge;
+  /** Factor applied to the configured read periods so the reads fit what the arms leave. */
+  readStretch: Gauge;
   capacityAccounts: Gauge;
   armBudgetUtilisation: Gauge;
   /** The configured switch of each account, so alerts compare against it instead of a constant. */
@@ -138,6 +140,7 @@ export function createMetrics(opts: { version: string; defaultMetrics?: boolean;
     readsShed: new Counter({ name: 'dms_keeper_reads_shed_total', help: 'Read requests dropped to keep budget for arms', registers: r }),
     up: new Gauge({ name: 'dms_keeper_up', help: '1 while the keeper loop runs', registers: r }),
     cadenceStretch: new Gauge({ name: 'dms_keeper_cadence_stretch', help: 'Factor applied to configured re-arm periods to fit the arm budget (1 = as configured)', registers: r }),
+    readStretch: new Gauge({ name: 'dms_keeper_read_stretch', help: 'Factor applied to the configured orders and positions read periods so the reads fit what the arms leave of the budget (1 = as configured)', registers: r }),
     capacityAccounts: new Gauge({ name: 'dms_keeper_capacity_accounts', help: 'Accounts the arm budget can hold at the longest periods their margins allow', registers: r }),
     armBudgetUtilisation: new Gauge({ name: 'dms_keeper_arm_budget_utilisation', help: 'Planned arms per second over the arm budget', registers: r }),
     minHorizonConfigured: new AccountFamily({ name: 'dms_keeper_min_horizon_seconds', help: "The account's configured switch.min_horizon_seconds (readiness and DmsKeeperHorizonLow compare the horizon with it)", type: 'gauge', table, registers: r }),
@@ -158,6 +161,7 @@ export function createMetrics(opts: { version: string; defaultMetrics?: boolean;
   m.wsConnected.set(0);
   m.clockSkew.set(0);
   m.cadenceStretch.set(1);
+  m.readStretch.set(1);
   return m;
 }
 

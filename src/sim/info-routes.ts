@@ -45,7 +45,7 @@ import type { Route, SimResponse } from './http-util.js';
 import { normalizeAddress, ok } from './http-util.js';
 import type { AgentInfo, VenueInfoState, VenueOpenOrder, VenuePerpPosition } from './types.js';
 import { VENUE_TEXTS } from './venue/texts.js';
-import { infoWeight } from './weights.js';
+import { infoWeight, type InfoWeightOverrides } from './weights.js';
 import { addFixed as add, formatFixed as fmt, mulFixed as mul, parseFixed as dec, subFixed as sub, type Fixed } from '../venue/decimal.js';
 
 export const INFO_ENDPOINT = 'POST /info';
@@ -62,6 +62,8 @@ export interface InfoRouteDeps {
   state: VenueInfoState & { agents(address: string): AgentInfo[] };
   /** Venue time, for `clearinghouseState.time`. */
   nowMs: () => number;
+  /** Weights other than the published ones, by request type. */
+  weights?: InfoWeightOverrides;
 }
 
 /** The venue's refusal of a body it cannot read: 422 and plain text. */
@@ -76,7 +78,7 @@ export function infoRoutes(deps: InfoRouteDeps): Route[] {
       pattern: '/info',
       endpoint: INFO_ENDPOINT,
       handler: (req) => answerInfo(deps, req.body),
-      weight: infoWeight,
+      weight: (body) => infoWeight(body, deps.weights),
     },
   ];
 }

@@ -18,6 +18,7 @@ import { FaultControl } from './faults.js';
 import { parseProfile } from './profiles.js';
 import { parseBudget, RateLimiter, type RateLimitConfig } from './rate-limit.js';
 import { infoRoutes } from './info-routes.js';
+import type { InfoWeightOverrides } from './weights.js';
 import { listenSimServer } from './server.js';
 import { ServiceSwitch, type VenueOnlyRestStatus } from './services.js';
 import type { SimAccountSeed, VenueInfoState, VenueStateApi } from './types.js';
@@ -59,6 +60,8 @@ export interface SimulatorOptions {
    * run time (`sim.services`, `POST /_sim/services`).
    */
   venueOnly?: boolean;
+  /** Info request weights other than the venue's published ones, by type (a venue that changed them). */
+  infoWeights?: InfoWeightOverrides;
   venueOnlyRestStatus?: VenueOnlyRestStatus;
   /** Serve the loopback admin API under `/_sim/` (default true). */
   admin?: boolean;
@@ -144,7 +147,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
         restingOrders: (outcomeId) => state.restingOrders(outcomeId),
         accountRef,
       }),
-      ...infoRoutes({ state, nowMs: () => clock.nowMs() }),
+      ...infoRoutes({ state, nowMs: () => clock.nowMs(), ...(opts.infoWeights ? { weights: opts.infoWeights } : {}) }),
     ];
     const server = await listenSimServer({
       host,

@@ -18,9 +18,16 @@ import { VENUE_FACTS } from '../venue/facts.js';
 /** Weight of one `POST /exchange` action. */
 export const ACTION_WEIGHT: number = VENUE_FACTS.infoWeights.exchangeAction;
 
+/**
+ * Weights by info request type over the published ones: a venue that changed them (the simulator's
+ * `infoWeights` option), to prove the keeper's `rate_limits.info_weights` keeps its budget right.
+ */
+export type InfoWeightOverrides = Readonly<Record<string, number>>;
+
 /** The weight of a `POST /info` body (by its `type`); the default when it has none. */
-export function infoWeight(body: unknown): number {
+export function infoWeight(body: unknown, overrides: InfoWeightOverrides = {}): number {
   const type = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as { type?: unknown }).type : undefined;
+  if (typeof type === 'string' && Object.hasOwn(overrides, type)) return overrides[type] as number;
   const byType = VENUE_FACTS.infoWeights.byType;
   if (typeof type !== 'string' || !Object.hasOwn(byType, type)) return VENUE_FACTS.infoWeights.other;
   return byType[type] as number;

@@ -11,6 +11,7 @@ import {
   decodeInfoSpotClearinghouseState,
   decodeInfoUserRateLimit,
   decodeInfoUserRole,
+  INFO_REQUEST_TYPES,
   infoEndpoint,
   type InfoClearinghouseState,
   type InfoExtraAgent,
@@ -48,10 +49,24 @@ export interface InfoOpenOrdersOptions extends InfoDexOptions {
   type?: OpenOrdersType;
 }
 
-/** The weight one request of `type` spends of the IP's budget (VENUE_FACTS.infoWeights). */
-export function infoRequestWeight(type: InfoRequestType): number {
+/**
+ * The weight each info request the keeper sends spends of the IP's budget. The venue's published
+ * figures are only defaults (VENUE_FACTS.infoWeights): `rate_limits.info_weights` overrides them
+ * (config/schema.ts), and the port, the read plan and check-config all read this one table.
+ */
+export type InfoWeights = Readonly<Record<InfoRequestType, number>>;
+
+/** The venue's published weight of one request type. */
+function publishedWeight(type: InfoRequestType): number {
   const w = VENUE_FACTS.infoWeights;
   return Object.hasOwn(w.byType, type) ? (w.byType[type] as number) : w.other;
+}
+
+export const DEFAULT_INFO_WEIGHTS: InfoWeights = Object.freeze(Object.fromEntries(INFO_REQUEST_TYPES.map((t) => [t, publishedWeight(t)])) as Record<InfoRequestType, number>);
+
+/** The weight one request of `type` spends of the IP's budget (the published default unless `weights` says otherwise). */
+export function infoRequestWeight(type: InfoRequestType, weights: InfoWeights = DEFAULT_INFO_WEIGHTS): number {
+  return weights[type];
 }
 
 /**

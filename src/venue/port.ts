@@ -6,7 +6,7 @@ import { tokenWait } from '../sched/shared-wait.js';
 import { RestError } from './errors.js';
 import { ExchangeClient } from './exchange.js';
 import type { HttpTransport } from './http.js';
-import { InfoClient, infoRequestWeight } from './info.js';
+import { DEFAULT_INFO_WEIGHTS, InfoClient, infoRequestWeight, type InfoWeights } from './info.js';
 import type { InfoClearinghouseState, InfoOpenOrders, InfoSpotClearinghouseState, InfoUserRateLimit, InfoUserRole } from './info-decode.js';
 import { REST_ENDPOINTS, RestClient } from './rest.js';
 import type { Account, ActionOk, ApproveAgentAction, ApproveBuilderFeeAction, Health, OrdersPage, PositionsPage, ScheduleCancelAction, SignedRequest } from './types.js';
@@ -117,6 +117,8 @@ export interface VenuePortOptions {
   readMaxWaitMs?: number;
   /** The budget shared with other instances through Redis (`rate_limits.shared`), when configured. */
   shared?: Pick<SharedBudget, 'take'>;
+  /** What each info request weighs (`rate_limits.info_weights`); absent: the venue's published defaults. */
+  infoWeights?: InfoWeights;
 }
 
 /** One 429 as the port handled it: which budget scope it held, for how long. */
@@ -141,6 +143,7 @@ export class VenuePort {
   private readonly signerTails = new Map<string, Promise<unknown>>();
   private readonly holdListeners = new Set<(hold: RateLimitHold) => void>();
   private readonly shared: Pick<SharedBudget, 'take'> | undefined;
+  private readonly infoWeights: InfoWeights;
   private readonly armOkMono: Record<ArmRoute, number> = { rest: 0, exchange: 0 };
 
   constructor(opts: VenuePortOptions) {
@@ -154,6 +157,7 @@ export class VenuePort {
     this.clock = opts.clock;
     this.readMaxWaitMs = opts.readMaxWaitMs;
     this.shared = opts.shared;
+    this.infoWeights = opts.infoWeights ?? DEFAULT_INFO_WEIGHTS;
   }
 
   /** The REST client; with no service configured, an error (never a request to a made-up URL). */
@@ -199,8 +203,8 @@ export class VenuePort {
   }
 
   /** The address's cumulative volume (the volume gate) and action budget (a read of weight 20). */
-  infoUserRateLimit(user: string, opts: { signal?: AbortSignal } = {}): Promise<InfoUserRateLimit> {
-    return this.admitInfo({ kind: 'read' }, 'userRateLimit', opts.signal, (signal) => this.info.userRateLimit(user, signal ? { signal } : {}));
+  infoUserRateLimit(user: string, opts: { signal?: AbortSignal; maxWaitMs?: number } = {}): Promise<InfoUserRateLimit> {
+    return this.admitInfo({ kind: 'read' }, 'userRateLimit', opts.signal, (signal) => this.info.userRateLimit(user, signal ? { signal } : {}), opts.maxWaitMs);
   }
 
   /** An info request: the `exchange` scope alone, by its weight; a 429 holds `exchange`. */
@@ -209,12 +213,13 @@ export class VenuePort {
     type: Parameters<typeof infoRequestWeight>[0],
     signal: AbortSignal | undefined,
     fn: (signal: AbortSignal | undefined) => Promise<T>,
+    maxWaitMs: number | undefined = this.readMaxWaitMs,
   ): Promise<T> {
     const request: RequestOptions = {
       ...cls,
       scopes: [SCOPES.exchange],
-      weight: infoRequestWeight(type),
-      ...(cls.kind === 'read' && this.readMaxWaitMs !== undefined ? { maxWaitMs: this.readMaxWaitMs } : {}),
+      weight: infoRequestWeight(type, this.infoWeights),
+      ...(cls.kind === 'read' && maxWaitMs !== undefined ? { maxWaitMs } : {}),
       ...(signal ? { signal } : {}),
     };
     return this.admit(request, `info:${type}`, SCOPES.exchange, () => fn(signal));
@@ -393,7 +398,7 @@ export class VenuePort {
             venueNowMs: this.venueClock.nowMs(),
             readMaxWaitMs: request.maxWaitMs ?? this.readMaxWaitMs,
           });
-          await shared.take(request.scopes, cls, wait);
+          await shared.take(request.scopes, cls, wait, request.weight ?? 1);
           return fn();
         }
       : fn;

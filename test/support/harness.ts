@@ -3,6 +3,7 @@
  * time: one FakeClock drives both (the simulator's venue clock adds an offset), and every timer
  * waits for in-flight requests to finish before the next one fires.
  */
+import type { InfoWeights } from '../../src/venue/info.js';
 import { Writable } from 'node:stream';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -78,6 +79,8 @@ export async function startHarness(opts: {
   requestTimeoutMs?: number;
   /** No REST service configured (`venue.base_url` absent): the port reads and resolves on the venue. */
   noService?: boolean;
+  /** `rate_limits.info_weights` (the port's admission and the read plan); absent: the published weights. */
+  infoWeights?: InfoWeights;
   /**
    * How long (real ms) requests in flight may make no progress before virtual time goes on anyway.
    * Default: 40 polls (about 40-80 ms), for scenarios that hold requests on virtual-time latency
@@ -173,7 +176,7 @@ export async function startHarness(opts: {
     exchange: rl.exchange === undefined ? { limit: 1200, windowMs: 60_000 } : { limit: rl.exchange, windowMs },
   });
   reportBudgetLimits(scheduler, { logger, metrics });
-  const venue = new VenuePort({ ...(opts.noService ? {} : { baseUrl: sim.baseUrl }), exchangeUrl: sim.exchangeUrl, transport, scheduler, venueClock, clock });
+  const venue = new VenuePort({ ...(opts.noService ? {} : { baseUrl: sim.baseUrl }), exchangeUrl: sim.exchangeUrl, transport, scheduler, venueClock, clock, ...(opts.infoWeights ? { infoWeights: opts.infoWeights } : {}) });
   const keeperOptions: KeeperOptions = {
     network: 'testnet',
     accounts: opts.accounts(sim),
@@ -181,6 +184,7 @@ export async function startHarness(opts: {
     maxClockSkewMs: 2_000,
     triggerWarnAt: 8,
     armBudgetPerSecond: (rl.scheduleCancel * 1000) / windowMs,
+    ...(opts.infoWeights ? { infoWeights: opts.infoWeights } : {}),
   };
   const keeper = new Keeper(keeperOptions, {
     clock,

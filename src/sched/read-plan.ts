@@ -1,0 +1,112 @@
+/**
+ * The read plan: how often the watchers may read so that their reads fit beside the arms. Pure: a
+ * function of the accounts' read sources, the budgets in force and the arms planned on them.
+ *
+ * Two scopes carry reads. The service's listings spend `global` one request each (the arms spend it
+ * too); the venue's info endpoint spends `exchange` by weight (an open-orders read 20, positions 2 +
+ * 2 at the published weights), which the exchange arms and approvals spend one each. Arms come
+ * first: the arm plan (cadence.ts) takes what it needs, and reads get what is left, every account's
+ * periods stretched by one common factor, so a read late by a period beats a read shed at random.
+ */
+
+/** What one account reads in each period, as the watcher will send it. */
+export interface AccountReads {
+  /** Service requests per orders read and per positions read (a failing service is still asked first). */
+  service: { orders: number; positions: number };
+  /** Venue weight per orders read and per positions read. */
+  venue: { orders: number; positions: number };
+}
+
+export interface ReadDemand {
+  /** Service requests per second, in `global`. */
+  globalPerSecond: number;
+  /** Venue weight per second, in `exchange`. */
+  exchangeWeightPerSecond: number;
+}
+
+/** The published weights of the venue reads the watcher sends (config `rate_limits.info_weights`). */
+export interface ReadWeights {
+  openOrders: number;
+  clearinghouseState: number;
+  spotClearinghouseState: number;
+}
+
+export type ReadSourceMode = 'service' | 'venue' | 'service_then_venue';
+
+/**
+ * What one account's reads spend, by where they go (watcher.ts `readOrders`, `readPositions`):
+ * `venue` reads the info endpoint alone; `service` the service alone; `service_then_venue` asks the
+ * service and, when it fails, the venue too (`fallenBack`: its last read came from the venue), and
+ * reads an `orders_open` account's orders from the venue always.
+ */
+export function accountReads(mode: ReadSourceMode, w: ReadWeights, a: { ordersOnVenue: boolean; fallenBack: boolean }): AccountReads {
+  const positionsWeight = w.clearinghouseState + w.spotClearinghouseState;
+  if (mode === 'venue') return { service: { orders: 0, positions: 0 }, venue: { orders: w.openOrders, positions: positionsWeight } };
+  if (mode === 'service') return { service: { orders: 1, positions: 1 }, venue: { orders: 0, positions: 0 } };
+  const ordersFromVenue = a.ordersOnVenue || a.fallenBack;
+  return {
+    service: { orders: a.ordersOnVenue ? 0 : 1, positions: 1 },
+    venue: { orders: ordersFromVenue ? w.openOrders : 0, positions: a.fallenBack ? positionsWeight : 0 },
+  };
+}
+
+/**
+ * The address budget's `userRateLimit` reads (keeper/address-budget.ts), per account when the
+ * keeper reads the venue (`watch.source` venue or service_then_venue): one after provisioning,
+ * then this often. At one re-arm per 15 s an address
+ * spends 40 actions in 10 minutes, so the headroom moves little between reads, and one read of
+ * weight 20 per account in 10 minutes is 2 weight a minute: a sixth of one percent of the venue's
+ * 1,200 per IP. Reads go last in the budget (arms first) and are shed under pressure.
+ */
+export const ADDRESS_BUDGET_READ_EVERY_MS = 10 * 60_000;
+
+/**
+ * Adds the address-budget reads (`userRateLimit`, weight `weight`, once per account every
+ * `everyMs`: keeper/address-budget.ts) that every keeper reading the venue sends, to a demand. They
+ * are not stretched (one read per account in ten minutes), but they spend the same room.
+ */
+export function withAddressBudgetReads(d: ReadDemand, accounts: number, weight: number, everyMs: number): ReadDemand {
+  return { ...d, exchangeWeightPerSecond: d.exchangeWeightPerSecond + (accounts * weight * 1000) / everyMs };
+}
+
+/** The reads of every account at the configured periods. */
+export function readDemand(reads: Iterable<AccountReads>, periods: { ordersEveryMs: number; positionsEveryMs: number }): ReadDemand {
+  let globalPerSecond = 0;
+  let exchangeWeightPerSecond = 0;
+  for (const r of reads) {
+    globalPerSecond += (r.service.orders * 1000) / periods.ordersEveryMs + (r.service.positions * 1000) / periods.positionsEveryMs;
+    exchangeWeightPerSecond += (r.venue.orders * 1000) / periods.ordersEveryMs + (r.venue.positions * 1000) / periods.positionsEveryMs;
+  }
+  return { globalPerSecond, exchangeWeightPerSecond };
+}
+
+/**
+ * Share of a budget arms and reads may fill together before reads are stretched. Lower than the
+ * arms' own 0.97 (cadence.ts BUDGET_UTILISATION): reads are the cheapest thing to slow down, and
+ * the fifth they leave is the headroom check-config asks for (LOW_HEADROOM_PERCENT), which the
+ * arms' retries after errors and 429s and the approvals of a re-provision spend.
+ */
+export const READ_UTILISATION = 0.8;
+
+/**
+ * Longest stretch the keeper applies. Past it the reads would come so seldom that the watcher's
+ * picture is useless anyway; the budget's admission sheds what still does not fit (reads wait
+ * behind arms, then go or are dropped), and readiness is never made to wait for reads.
+ */
+export const MAX_READ_STRETCH = 20;
+
+/**
+ * The common factor every read period is stretched by so the reads fit in what the arms leave:
+ * 1 when they fit as configured, infinite when nothing is left (the keeper applies at most
+ * MAX_READ_STRETCH; check-config says no room).
+ * `budgets` are requests (weight) per second in force on each scope, `arms` what the arm plan
+ * spends there; a scope with no known budget constrains nothing.
+ */
+export function readStretch(demand: ReadDemand, budgets: { global?: number; exchange?: number }, arms: { global: number; exchange: number }): number {
+  const factor = (need: number, budget: number | undefined, used: number): number => {
+    if (need <= 0 || budget === undefined) return 1;
+    const room = budget * READ_UTILISATION - used;
+    return room <= 0 ? Number.POSITIVE_INFINITY : need / room;
+  };
+  return Math.max(1, factor(demand.globalPerSecond, budgets.global, arms.global), factor(demand.exchangeWeightPerSecond, budgets.exchange, arms.exchange));
+}
