@@ -21,9 +21,10 @@ describe('reads shed for budget', () => {
     ] as const;
     h = await startHarness({
       accounts: () => accounts.map((a) => account(a.name, demoAddress(a.name), demoMasterKey(a.key), { agentName: a.agentName })),
-      // 40 requests a minute: the arms take most of it, and reads every 2 s cannot all fit.
+      // 40 requests a minute: the arms take 12, and reads every 250 ms (1,440 a minute) need 72
+      // times the 20 the arms leave of 80 %: stretched at most x20 (read-plan.ts), the rest shed.
       rateLimits: { global: 40, scheduleCancel: 30 },
-      watch: { ordersEveryMs: 2_000, positionsEveryMs: 2_000 },
+      watch: { ordersEveryMs: 250, positionsEveryMs: 250 },
     });
     await h.keeper.start();
     await h.advance(125_000);
