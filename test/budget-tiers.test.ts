@@ -55,6 +55,9 @@ async function run(profile: Profile, n: number, priorityOf: (i: number) => numbe
     accounts: () => addresses.map((a, i) => account(`acct-${i}`, a, benchKey(i), { priority: priorityOf(i) }, SWITCH)),
     rateLimits: PROFILES[profile].keeper,
     watch: { ordersEveryMs: 120_000, positionsEveryMs: 300_000 },
+    // Bounds on time: virtual time must not run ahead of loopback answers on a loaded machine (the
+    // full suite on two cores once left a horizon of 7.79 s against 8 here; alone it holds).
+    settleStuckMs: 2_000,
   });
   await h.keeper.start();
   await h.advance(40_000); // the cold start: every approval and first arm through the budget
