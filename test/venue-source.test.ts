@@ -273,3 +273,58 @@ describe('rate_limits.info_weights: a venue that doubled its info weights', () =
     expect(r.min).toBeGreaterThan(0);
   });
 });
+
+describe('watch.perp_dexes: an account whose only open order is on a builder-deployed perp dex (HIP-3)', () => {
+  /**
+   * No service, the venue's 1,200 weight a minute: the account's one order rests on dex `xyz`,
+   * which the venue's default open-orders listing leaves out (it lists a builder dex only when
+   * asked by name), while the scheduled cancel would cancel it.
+   */
+  async function start(perpDexes: string[]): Promise<string> {
+    const [trader] = benchAddresses(1) as [string];
+    h = await startHarness({
+      sim: {
+        accounts: [{ address: trader, tradedVolumeUsd: 50_000_000, venueOrders: [{ coin: 'xyz:TSLA', dex: 'xyz', side: 'B', limitPx: '250', sz: '2' }] }],
+        venueOnly: true,
+        budget: 'ip_weight_1200_per_60s',
+      },
+      noService: true,
+      accounts: () => [account('hip3', trader, benchKey(0), {}, { armWhen: 'orders_open', path: 'exchange' })],
+      watch: { source: 'venue', perpDexes },
+    });
+    await h.keeper.start();
+    return trader;
+  }
+
+  it('with perp_dexes [xyz]: the order is counted (the default listing and xyz read each time) and the account is kept armed', { timeout: 120_000 }, async () => {
+    const trader = await start(['xyz']);
+    await h!.advance(5_000); // the first count and the first arm
+    const min = await lowestHorizon(h!, [trader], 150_000);
+    const a = h!.keeper.status().accounts[0]!;
+    const text = await h!.metricsText();
+    console.log(`perp_dexes [xyz], 155 s: open_orders ${a.open_orders}, phase ${a.phase}, lowest horizon ${min} ms, info:frontendOpenOrders ${requestsTo(text, 'info:frontendOpenOrders')}`);
+    expect(a).toMatchObject({ name: 'hip3', open_orders: 1, orders_source: 'venue', should_be_armed: true, phase: 'armed' });
+    expect(min).toBeGreaterThan(20_000);
+    expect(h!.venueHorizonMs(trader)).toBeGreaterThan(20_000);
+    // the keeper's count is the venue's on every dex
+    expect(h!.sim.state.venueOpenOrders(trader).map((o) => [o.coin, o.dex])).toEqual([['xyz:TSLA', 'xyz']]);
+    // two requests per orders read (every 30 s): one read alone would send at most 6 in 155 s
+    expect(requestsTo(text, 'info:frontendOpenOrders')).toBeGreaterThanOrEqual(8);
+    expect(venue429s(text)).toBe(0);
+  });
+
+  it('with perp_dexes []: the default listing shows 0 open orders and the account is NOT kept armed (the limitation the setting removes)', { timeout: 120_000 }, async () => {
+    const trader = await start([]);
+    await h!.advance(20_000);
+    const a = h!.keeper.status().accounts[0]!;
+    expect(a).toMatchObject({ name: 'hip3', open_orders: 0, orders_source: 'venue', should_be_armed: false });
+    expect(a.phase).not.toBe('armed');
+    // yet the order is there, and a fired cancel would cancel it
+    expect(h!.sim.state.venueOpenOrders(trader)).toHaveLength(1);
+    await h!.advance(130_000);
+    // never re-armed: at most the one arm sent before the first count, long run out
+    expect(h!.venueHorizonMs(trader)).toBeNull();
+    expect(h!.sim.state.actionLog().filter((x) => x.type === 'scheduleCancel' && x.result === 'ok').length).toBeLessThanOrEqual(1);
+    expect(h!.keeper.status().accounts[0]).toMatchObject({ open_orders: 0, should_be_armed: false });
+  });
+});

@@ -57,6 +57,7 @@ export function toAppConfig(config: Config, env: Readonly<Record<string, string 
         notifications: config.watch.notifications,
         source: config.watch.source,
         addressBudgetWarnShare: config.watch.addressBudgetWarnShare,
+        perpDexes: [...config.watch.perpDexes],
       },
       maxClockSkewMs: MAX_CLOCK_SKEW_MS,
       triggerWarnAt: VENUE_FACTS.maxTriggersPerUtcDay - 2,

@@ -49,6 +49,18 @@ export function overridableScalars(): Map<string, { segments: string[]; kind: Sc
   return out;
 }
 
+/** The list keys outside `accounts` (e.g. `watch.perp_dexes`), by the variable that would name them: not overridable. */
+function listKeys(): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  const walk = (schema: z.ZodType, segments: string[]): void => {
+    const kind = schemaKind(schema);
+    if (kind === 'object') for (const [k, child] of Object.entries(objectShape(schema) ?? {})) walk(child, [...segments, k]);
+    else if (kind === 'array') out.set(envVarFor(segments), segments);
+  };
+  for (const [k, schema] of Object.entries(SECTION_SCHEMAS)) walk(schema, [k]);
+  return out;
+}
+
 const TRUE = new Set(['true', '1', 'yes', 'on']);
 const FALSE = new Set(['false', '0', 'no', 'off']);
 const NUMBER_RE = /^[+-]?[0-9]+(?:\.[0-9]+)?$/;
@@ -99,6 +111,8 @@ function unknownVariableMessage(variable: string, scalars: Map<string, unknown>)
   if (rest === 'ACCOUNTS' || rest.startsWith('ACCOUNTS_')) {
     return 'accounts cannot be overridden from the environment (a list): edit the config file';
   }
+  const list = listKeys().get(variable);
+  if (list !== undefined) return `${formatPath(list)} cannot be overridden from the environment (a list): edit the config file`;
   const flat = (s: string): string => s.replaceAll('__', '_');
   const near = [...scalars.keys()].find((k) => flat(k) === flat(variable));
   if (near !== undefined) return `names no config key; did you mean ${near}? (levels are joined with a double underscore)`;

@@ -20,7 +20,7 @@ describe('defaults', () => {
     });
     const sw = { deadlineSeconds: 60, rearmEverySeconds: 15, minHorizonSeconds: 20, armWhen: 'always', onShutdown: 'keep', path: 'rest' };
     expect(c.switch).toEqual(sw);
-    expect(c.watch).toEqual({ ordersEverySeconds: 30, positionsEverySeconds: 60, notifications: true, source: 'service', addressBudgetWarnShare: 0.5 });
+    expect(c.watch).toEqual({ ordersEverySeconds: 30, positionsEverySeconds: 60, notifications: true, source: 'service', addressBudgetWarnShare: 0.5, perpDexes: [] });
     expect(c.rateLimits).toEqual({
       global: { requests: 1200, perSeconds: 60 },
       scheduleCancel: { requests: 600, perSeconds: 60 },
@@ -450,6 +450,7 @@ describe('env overrides (DMS_KEEPER_*)', () => {
     ['single underscore', { DMS_KEEPER_SWITCH_DEADLINE_SECONDS: '9' }, 'DMS_KEEPER_SWITCH_DEADLINE_SECONDS', /did you mean DMS_KEEPER_SWITCH__DEADLINE_SECONDS/],
     ['a section', { DMS_KEEPER_VENUE: 'x' }, 'DMS_KEEPER_VENUE', /section/],
     ['accounts', { DMS_KEEPER_ACCOUNTS__0__NAME: 'x' }, 'DMS_KEEPER_ACCOUNTS__0__NAME', /accounts cannot be overridden/],
+    ['a list', { DMS_KEEPER_WATCH__PERP_DEXES: 'xyz' }, 'DMS_KEEPER_WATCH__PERP_DEXES', /watch\.perp_dexes cannot be overridden from the environment \(a list\)/],
   ];
   it.each(bad)('%s', async (_name, env, path, message) => {
     const problems = await problemsOf(minimal(), env);

@@ -219,6 +219,7 @@ class Loader {
         notifications: watch.notifications,
         source: watch.source,
         addressBudgetWarnShare: watch.address_budget_warn_share,
+        perpDexes: [...watch.perp_dexes],
       },
       rateLimits: {
         global: { requests: rateLimits.global.requests, perSeconds: rateLimits.global.per_seconds },

@@ -60,6 +60,57 @@ describe('buildPlan: reads from the venue, by weight', () => {
   });
 });
 
+describe('buildPlan: builder-deployed perp dexes (watch.perp_dexes) multiply the open orders and clearinghouseState reads', () => {
+  const withDexes = (source: string, dexes: string) => VENUE(source).replace(`source: ${source} }`, `source: ${source}, perp_dexes: ${dexes} }`);
+
+  it('two dexes: (60/30 * 20 * 3 + 60/60 * (2 * 3 + 2) + 20 / 10) = 130 a minute per account, and the printed line says why', async () => {
+    const plan = buildPlan(await parse(withDexes('venue', '[xyz, flx]')));
+    expect(plan.perpDexes).toEqual(['xyz', 'flx']);
+    expect(plan.readWeights).toEqual({ openOrders: 20, clearinghouseState: 2, spotClearinghouseState: 2, userRateLimit: 20 });
+    expect(plan.venueReads).toEqual({ weightPerMinute: 260, perAccount: 130, onlyWhileServiceFails: false });
+    expect(plan.exchange.neededPerMinute).toBeCloseTo(8 + 260, 9);
+    expect(plan.global.neededPerMinute).toBeCloseTo(8, 9);
+    expect(formatPlan(plan)).toContain(
+      'venue reads      260 weight (130 per account: open orders 20 x 3 per read, positions 2 x 3 + 2, address budget 20 every 10 min; x 3: the first perp dex and xyz, flx) + 8 arms = 268 of the exchange budget 1200: headroom 932 (77.67%)',
+    );
+  });
+
+  it('one dex: (60/30 * 40 + 60/60 * (4 + 2) + 20 / 10) = 88 a minute per account', async () => {
+    const plan = buildPlan(await parse(withDexes('venue', '[xyz]')));
+    expect(plan.venueReads).toEqual({ weightPerMinute: 176, perAccount: 88, onlyWhileServiceFails: false });
+    expect(formatPlan(plan)).toContain('venue reads      176 weight (88 per account: open orders 20 x 2 per read, positions 2 x 2 + 2, address budget 20 every 10 min; x 2: the first perp dex and xyz) + 8 arms');
+  });
+
+  it('service_then_venue: an orders_open account counts its orders on every dex (60/30 * 20 * 2 = 80 weight a minute)', async () => {
+    const yaml = `venue: { base_url: "https://svc.example.com" }\n${withDexes('service_then_venue', '[xyz]')}`.replace('master_key: { env: K1 } }', 'master_key: { env: K1 }, switch: { arm_when: orders_open } }');
+    const plan = buildPlan(await parse(yaml));
+    expect(plan.ordersOpenOnVenue).toEqual({ accounts: 1, weightPerMinute: 80 });
+    // the exchange arms, a1's open orders on two listings, the address budget reads
+    expect(plan.exchange.neededPerMinute).toBeCloseTo(8 + 80 + 4, 9);
+    expect(plan.venueReads).toEqual({ weightPerMinute: 176, perAccount: 88, onlyWhileServiceFails: true });
+    expect(formatPlan(plan)).toContain('orders_open counts on the venue: 80 weight a minute (1 account, open orders 20 x 2 per read; x 2: the first perp dex and xyz), also while the service answers');
+  });
+
+  it('with the configured weights: (60/30 * 40 * 2 + 60/60 * (4 * 2 + 5) + 20 / 10) = 175 a minute per account', async () => {
+    const plan = buildPlan(await parse(`rate_limits: { info_weights: { open_orders: 40, clearinghouse_state: 4, spot_clearinghouse_state: 5 } }\n${withDexes('venue', '[xyz]')}`));
+    expect(plan.venueReads).toEqual({ weightPerMinute: 350, perAccount: 175, onlyWhileServiceFails: false });
+  });
+
+  it('20 accounts reading orders every 20 s with one dex need 20 * (3 * 40 + 6 + 2) = 2,560 weight a minute: stretched x2.91 to fit the 880 the arms leave', async () => {
+    const accounts = Array.from({ length: 20 }, (_, i) => `  - { name: a${i}, address: "0x${(i + 1).toString(16).padStart(40, '0')}", master_key: { env: K1 }, agent: { name: ag${i} } }`).join('\n');
+    const yaml = `watch: { orders_every_seconds: 20, positions_every_seconds: 60, source: venue, perp_dexes: [xyz] }\nswitch: { path: exchange }\naccounts:\n${accounts}\n`;
+    const plan = buildPlan(await parse(yaml));
+    expect(plan.venueReads!.weightPerMinute).toBe(2560);
+    expect(plan.readStretch).toBeCloseTo(2560 / 880, 9);
+  });
+
+  it('watch.source service never reads them: said so', async () => {
+    const plan = buildPlan(await parse(`venue: { base_url: "https://svc.example.com" }\n${withDexes('service', '[xyz]')}`));
+    expect(plan.venueReads).toBeNull();
+    expect(plan.warnings.join('\n')).toContain('watch.perp_dexes (xyz) is read on the venue only: with watch.source service the keeper never reads it');
+  });
+});
+
 describe('buildPlan: the venue read weights come from rate_limits.info_weights, and the read periods fit the exchange budget', () => {
   it('a venue that doubled its weights: the plan counts the configured ones (60/30 * 40 + 60/60 * (4 + 5) + 20 / 10) = 91 a minute per account', async () => {
     const plan = buildPlan(await parse(`rate_limits: { info_weights: { open_orders: 40, clearinghouse_state: 4, spot_clearinghouse_state: 5 } }\n${VENUE('venue')}`));

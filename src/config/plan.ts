@@ -9,7 +9,16 @@ import { switchInMs, type AccountConfig, type Config, type RateLimit, type Switc
 import { VENUE_FACTS } from '../venue/facts.js';
 import { ASSUMED } from '../venue/assumptions.js';
 import type { InfoWeights } from '../venue/info.js';
-import { accountReads, ADDRESS_BUDGET_READ_EVERY_MS, MAX_READ_STRETCH, readDemand, withAddressBudgetReads, readStretch as readStretchOf, type ReadWeights } from '../sched/read-plan.js';
+import {
+  accountReads,
+  ADDRESS_BUDGET_READ_EVERY_MS,
+  MAX_READ_STRETCH,
+  readDemand,
+  venueReadWeights,
+  withAddressBudgetReads,
+  readStretch as readStretchOf,
+  type ReadWeights,
+} from '../sched/read-plan.js';
 
 /**
  * The request plan `check-config` prints (DESIGN.md section 7): can this instance hold every
@@ -80,13 +89,14 @@ export interface Plan {
   /**
    * The venue's info reads (`watch.source` venue or service_then_venue), by weight per minute on the
    * exchange budget: open orders (20) every orders period, clearinghouseState and
-   * spotClearinghouseState (2 + 2) every positions period. `onlyWhileServiceFails`: they are spent
+   * spotClearinghouseState (2 + 2) every positions period, the open orders and clearinghouseState
+   * once more per dex of `watch.perp_dexes` (sched/read-plan.ts venueReadWeights). `onlyWhileServiceFails`: they are spent
    * only while the service fails (service_then_venue), so not counted in `exchange.needed`. Null:
    * reads from the service alone.
    */
   venueReads: { weightPerMinute: number; perAccount: number; onlyWhileServiceFails: boolean } | null;
   /**
-   * service_then_venue: the open-orders reads (20 each) of the `arm_when: orders_open` accounts,
+   * service_then_venue: the open-orders reads (20 each, times 1 + perp dexes) of the `arm_when: orders_open` accounts,
    * which count on the venue while the service answers too (keeper/watcher.ts readOrders), by
    * weight per minute; in `exchange.needed`, and their service orders reads leave `global`. Null else.
    */
@@ -111,8 +121,10 @@ export interface Plan {
   readStretch: number;
   /** Each account's read periods as the keeper will run them (stretched, at most MAX_READ_STRETCH times). */
   readPeriods: { ordersEverySeconds: number; positionsEverySeconds: number };
-  /** The venue read weights in force (`rate_limits.info_weights`). */
+  /** The venue read weights in force (`rate_limits.info_weights`), per request. */
   readWeights: ReadWeights & { userRateLimit: number };
+  /** The builder-deployed perp dexes each venue read covers besides the default listing (`watch.perp_dexes`). */
+  perpDexes: string[];
   /** Budget arithmetic never makes a config invalid: always empty (kept for the loader's contract). */
   problems: ConfigProblem[];
   warnings: string[];
@@ -158,13 +170,17 @@ function buildPlanWith(config: Config): Plan {
   const readWeights = readWeightsOf(config.rateLimits.infoWeights);
   const periods = { ordersEveryMs: config.watch.ordersEverySeconds * 1000, positionsEveryMs: config.watch.positionsEverySeconds * 1000 };
   const ordersOnVenue = (a: AccountConfig): boolean => source === 'service_then_venue' && a.switch.armWhen === 'orders_open';
-  const serviceDemand = readDemand(mine.map((a) => accountReads(source, readWeights, { ordersOnVenue: ordersOnVenue(a), fallenBack: false })), periods);
+  const perpDexes = config.watch.perpDexes.length;
+  const serviceDemand = readDemand(mine.map((a) => accountReads(source, readWeights, { ordersOnVenue: ordersOnVenue(a), fallenBack: false, perpDexes })), periods);
   const demand = source === 'service' ? serviceDemand : withAddressBudgetReads(serviceDemand, mine.length, config.rateLimits.infoWeights.userRateLimit, ADDRESS_BUDGET_READ_EVERY_MS);
   const ordersOpenOnVenue = mine.filter(ordersOnVenue).length;
   const ordersOpenVenueWeightPerMinute = source === 'service_then_venue' ? serviceDemand.exchangeWeightPerSecond * 60 : 0;
   const configuredReads = demand.globalPerSecond * 60;
   const addressReadsEach = (config.rateLimits.infoWeights.userRateLimit * 60_000) / ADDRESS_BUDGET_READ_EVERY_MS;
-  const venueReadsEach = (60 / config.watch.ordersEverySeconds) * readWeights.openOrders + (60 / config.watch.positionsEverySeconds) * (readWeights.clearinghouseState + readWeights.spotClearinghouseState) + addressReadsEach;
+  // Per account: (1 + perp dexes) open-orders reads every orders period, (1 + perp dexes)
+  // clearinghouseState reads and one spotClearinghouseState every positions period.
+  const perRead = venueReadWeights(readWeights, perpDexes);
+  const venueReadsEach = (60 / config.watch.ordersEverySeconds) * perRead.orders + (60 / config.watch.positionsEverySeconds) * perRead.positions + addressReadsEach;
   const venueReads = source === 'service' ? null : { weightPerMinute: venueReadsEach * mine.length, perAccount: venueReadsEach, onlyWhileServiceFails: source === 'service_then_venue' };
   // The arm budget: the routes the accounts may use (schedule_cancel, the exchange endpoint, both for
   // rest_then_exchange), never more than the global window both spend (sched/cadence.ts).
@@ -218,6 +234,7 @@ function buildPlanWith(config: Config): Plan {
     readStretch,
     readPeriods: readPeriodsOf(config, readStretch),
     readWeights,
+    perpDexes: [...config.watch.perpDexes],
     problems: [],
     warnings: [...planWarnings(config, mine, accounts, scheduleCancel, global, exchange), ...venueReadWarnings(venueReads, exchangeArms, exchange.budgetPerMinute)],
   };
@@ -240,6 +257,16 @@ function venueReadWarnings(reads: Plan['venueReads'], exchangeArms: number, budg
     `venue reads need ${num(reads.weightPerMinute)} weight a minute${reads.onlyWhileServiceFails ? ' while the service fails' : ''} beside ${num(exchangeArms)} exchange arms, over the exchange budget of ${num(budget)}: ` +
       `the keeper stretches every read period to fit (at most x${MAX_READ_STRETCH}, then reads wait behind arms and the rest are shed); lengthen watch.orders_every_seconds to choose the period yourself`,
   ];
+}
+
+/** A per-dex request's weight as one read spends it: `20`, or `20 x 3` with two perp dexes. */
+function perDex(plan: Plan, weight: number): string {
+  return plan.perpDexes.length === 0 ? `${weight}` : `${weight} x ${1 + plan.perpDexes.length}`;
+}
+
+/** Which dexes the `x n` of perDex counts. */
+function dexesNote(plan: Plan): string {
+  return plan.perpDexes.length === 0 ? '' : `; x ${1 + plan.perpDexes.length}: the first perp dex and ${plan.perpDexes.join(', ')}`;
 }
 
 /** The read weights of the watcher's requests, from the config's info weights. */
@@ -265,6 +292,12 @@ function planWarnings(config: Config, mine: AccountConfig[], accounts: PlanAccou
     w.push(
       `on_shutdown: clear for ${names(clear)}: a clean stop of this instance disarms them; if another instance protects the same ` +
         'account (active-active), that disarms its peer too. Use keep for any account another instance may share',
+    );
+  }
+  if (config.watch.perpDexes.length > 0 && config.watch.source === 'service') {
+    w.push(
+      `watch.perp_dexes (${config.watch.perpDexes.join(', ')}) is read on the venue only: with watch.source service the keeper never reads it, ` +
+        'and orders on those dexes are not counted; use venue or service_then_venue',
     );
   }
   const tight = accounts.filter((a) => a.retriesThatFit < FEW_RETRIES);
@@ -361,12 +394,14 @@ export function formatPlan(plan: Plan): string {
     lines.push(
       vr.onlyWhileServiceFails
         ? `  while the service fails: venue reads ${num(vr.weightPerMinute)} weight + ${num(exchangeArms)} arms = ${num(total)} of the exchange budget ${num(plan.exchange.budgetPerMinute)}: headroom ${headroom(left)}`
-        : `  venue reads      ${num(vr.weightPerMinute)} weight (${num(vr.perAccount)} per account: open orders ${plan.readWeights.openOrders} per read, positions ${plan.readWeights.clearinghouseState} + ${plan.readWeights.spotClearinghouseState}, address budget ${plan.readWeights.userRateLimit} every ${ADDRESS_BUDGET_READ_EVERY_MS / 60_000} min) + ${num(exchangeArms)} arms = ${num(total)} of the exchange budget ${num(plan.exchange.budgetPerMinute)}: headroom ${headroom(left)}`,
+        : `  venue reads      ${num(vr.weightPerMinute)} weight (${num(vr.perAccount)} per account: open orders ${perDex(plan, plan.readWeights.openOrders)} per read, positions ${perDex(plan, plan.readWeights.clearinghouseState)} + ${plan.readWeights.spotClearinghouseState}, address budget ${plan.readWeights.userRateLimit} every ${ADDRESS_BUDGET_READ_EVERY_MS / 60_000} min${dexesNote(plan)}) + ${num(exchangeArms)} arms = ${num(total)} of the exchange budget ${num(plan.exchange.budgetPerMinute)}: headroom ${headroom(left)}`,
     );
   }
   const oo = plan.ordersOpenOnVenue;
   if (oo) {
-    lines.push(`  orders_open counts on the venue: ${num(oo.weightPerMinute)} weight a minute (${oo.accounts} account${oo.accounts === 1 ? '' : 's'}, open orders ${plan.readWeights.openOrders} per read), also while the service answers`);
+    lines.push(
+      `  orders_open counts on the venue: ${num(oo.weightPerMinute)} weight a minute (${oo.accounts} account${oo.accounts === 1 ? '' : 's'}, open orders ${perDex(plan, plan.readWeights.openOrders)} per read${dexesNote(plan)}), also while the service answers`,
+    );
   }
   if (plan.startupApprovals > 0) {
     const seconds = (plan.startupApprovals / plan.exchange.budgetPerMinute) * 60;

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import { envVarFor } from './env.js';
-import { AccountSchema, CONFIG_DEFAULTS, objectShape, SECTION_SCHEMAS, TOP_LEVEL_KEYS, unwrapSchema } from './schema.js';
+import { AccountSchema, arrayElement, CONFIG_DEFAULTS, objectShape, schemaKind, SECTION_SCHEMAS, TOP_LEVEL_KEYS, unwrapSchema } from './schema.js';
 
 /**
  * docs/configuration.md, generated from the schema: every key, its type, bounds, allowed values,
@@ -32,6 +32,8 @@ export const KEY_MEANINGS: Record<string, string> = {
     'Where open orders and positions are read: `service` (the REST service\'s listings), `venue` (the venue\'s own info endpoint, `POST {exchange_url}/info`: every order the scheduled cancel hits, including orders the service does not list; its reads spend the venue\'s IP weight, 24 per account and period at the published weights; `venue.base_url` may then be absent when every account uses `switch.path: exchange`), or `service_then_venue` (the service, and the venue for each read the service fails; accounts are then resolved by the venue\'s `userRole` too while the service fails). `/status` `orders_source` and `dms_keeper_orders_source` say which answered. What `arm_when: orders_open` counts: under `service` the service\'s listing (no venue read); under `venue` the venue\'s; under `service_then_venue` the venue\'s for `orders_open` accounts, read instead of the service\'s on the orders cadence (20 weight a read), and the service\'s only when that read fails (`always` accounts read the service and spend no venue weight).',
   'watch.address_budget_warn_share':
     'Warn (log `address_budget_low`, alert `DmsKeeperAddressBudgetLow`) when a day of re-arms at the account\'s planned period would take more than this share of its address\'s actions left (the venue\'s `userRateLimit`: `nRequestsCap - nRequestsUsed`, read after provisioning and every 10 minutes when `watch.source` is `venue` or `service_then_venue`; `dms_keeper_address_actions_left`). Every re-arm spends one of the address\'s actions, and so does the trader\'s bot.',
+  'watch.perp_dexes':
+    "Builder-deployed perp dexes (HIP-3) the accounts trade on, by name as the venue lists them (`perpDexs`), e.g. `[xyz, flx]`; not overridable from the environment (a list). The venue's info endpoint lists a builder dex's orders and positions only when asked by name, but the scheduled cancel cancels them too: without its name here an account whose only orders are on such a dex counts 0 open orders and, with `arm_when: orders_open`, is never armed. When the keeper reads the venue (`watch.source` `venue`, or `service_then_venue` for `orders_open` accounts and while the service fails), each open-orders read is one request for the default listing (the first perp dex, spot included) plus one per dex listed here, and the count is their sum; each positions read likewise asks `clearinghouseState` per dex (`spotClearinghouseState` once). At the published weights that is 20 x (1 + dexes) per orders read and 2 x (1 + dexes) + 2 per positions read, for every account (`check-config` prints it). A read fails as a whole when any dex's fails (the count is then unknown, which arms an `orders_open` account). A name the venue does not know is read as no orders *(assumed)*: check the spelling. Unused under `watch.source: service`.",
   'watch.notifications': 'Subscribe to the venue\'s WebSocket notifications per account (at most 10 accounts per IP; the rest are polled only). A notification triggers a prompt re-read.',
   rate_limits: 'The client-side request budget shared by every account of this instance. The venue\'s 429 details always win (a tighter announced limit is adopted).',
   'rate_limits.global': 'All requests.',
@@ -130,8 +132,12 @@ function describeType(path: string, s: z.ZodType): string {
     }
     case 'object':
       return 'mapping';
-    case 'array':
-      return 'list';
+    case 'array': {
+      const element = arrayElement(s);
+      const max = checks.find((c) => c.check === 'max_length')?.maximum;
+      const of = element ? describeType(`${path}[]`, element) : '';
+      return `list${of ? ` of ${of}` : ''}${max !== undefined ? `, <= ${max} entries` : ''}`;
+    }
     default:
       return d.type;
   }
@@ -147,6 +153,7 @@ function defaultAt(path: string): string {
     if (cur === null || typeof cur !== 'object' || !(seg in cur)) return '';
     cur = (cur as Record<string, unknown>)[seg];
   }
+  if (Array.isArray(cur)) return `\`[${cur.join(', ')}]\``;
   return typeof cur === 'object' ? '' : `\`${String(cur)}\``;
 }
 
@@ -159,7 +166,8 @@ function rows(): Row[] {
       path,
       type: describeType(path, schema),
       def: optional(schema) ? defaultAt(path) || '—' : '**required**',
-      env: envSegments && !shape ? `\`${envVarFor(envSegments)}\`` : '',
+      // Only scalars are overridable (env.ts): a list is set in the file.
+      env: envSegments && !shape && schemaKind(schema) !== 'array' ? `\`${envVarFor(envSegments)}\`` : '',
       meaning: KEY_MEANINGS[path] ?? '',
     });
     // An account's switch: has exactly the keys of the top-level one (described there).

@@ -53,7 +53,7 @@ export const CONFIG_DEFAULTS = {
     on_shutdown: 'keep',
     path: 'rest',
   },
-  watch: { orders_every_seconds: 30, positions_every_seconds: 60, notifications: true, source: 'service', address_budget_warn_share: 0.5 },
+  watch: { orders_every_seconds: 30, positions_every_seconds: 60, notifications: true, source: 'service', address_budget_warn_share: 0.5, perp_dexes: [] },
   rate_limits: {
     global: { requests: 1200, per_seconds: 60 },
     schedule_cancel: { requests: 600, per_seconds: 60 },
@@ -189,12 +189,37 @@ export const AccountSwitchSchema = z.strictObject({
   path: switchFields.path.optional(),
 });
 
+/**
+ * A builder-deployed perp dex (HIP-3) by name, as the venue names them (`xyz`, `flx`, `vntl`): lower
+ * case letters and digits, at most 6 (the venue's `perpDeploy` action: "Name of the perp dex (<= 6
+ * characters)"). The empty string is the first perp dex, which is always read.
+ */
+export const PERP_DEX_RE = /^[a-z0-9]{1,6}$/;
+/** At most this many in `watch.perp_dexes`: each costs every account one more open-orders read (weight 20) per period. */
+export const PERP_DEXES_MAX = 16;
+
+const perpDexes = z
+  .array(
+    z
+      .string()
+      .refine((d) => d !== '', { error: 'the first perp dex (the empty name) is always read: list only builder-deployed dexes', abort: true })
+      .regex(PERP_DEX_RE, 'must be a perp dex name: 1 to 6 lower-case letters or digits (as the venue lists them in perpDexs)'),
+  )
+  .max(PERP_DEXES_MAX, `at most ${PERP_DEXES_MAX} perp dexes`)
+  .superRefine((list, ctx) => {
+    list.forEach((d, i) => {
+      const first = list.indexOf(d);
+      if (first !== i) ctx.addIssue({ code: 'custom', path: [i], message: `duplicate of perp_dexes[${first}] (${d})` });
+    });
+  });
+
 export const WatchSchema = z.strictObject({
   orders_every_seconds: seconds().default(D.watch.orders_every_seconds),
   positions_every_seconds: seconds().default(D.watch.positions_every_seconds),
   notifications: z.boolean().default(D.watch.notifications),
   source: z.enum(['service', 'venue', 'service_then_venue']).default(D.watch.source as 'service'),
   address_budget_warn_share: z.number().gt(0).max(1).default(D.watch.address_budget_warn_share),
+  perp_dexes: perpDexes.default(() => [...D.watch.perp_dexes]),
 });
 
 const limit = (d: { requests: number; per_seconds: number }) =>

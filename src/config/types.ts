@@ -102,8 +102,18 @@ export interface Config {
   venue: VenueConfig;
   /** The top-level defaults; each account carries its effective copy. */
   switch: SwitchConfig;
-  /** `source`: where orders and positions are read (keeper/watcher.ts WatchSourceMode). */
-  watch: { ordersEverySeconds: number; positionsEverySeconds: number; notifications: boolean; source: 'service' | 'venue' | 'service_then_venue'; addressBudgetWarnShare: number };
+  /**
+   * `source`: where orders and positions are read (keeper/watcher.ts WatchSourceMode). `perpDexes`:
+   * builder-deployed perp dexes read on the venue besides the default listing (`perp_dexes`).
+   */
+  watch: {
+    ordersEverySeconds: number;
+    positionsEverySeconds: number;
+    notifications: boolean;
+    source: 'service' | 'venue' | 'service_then_venue';
+    addressBudgetWarnShare: number;
+    perpDexes: string[];
+  };
   /** `exchange`: POST {exchange_url}/exchange (approvals, and arms by the exchange path), a quota of its own. */
   rateLimits: { global: RateLimit; scheduleCancel: RateLimit; exchange: RateLimit; shared?: SharedBudgetConfig; infoWeights: InfoWeights };
   /** Every account in the file, in file order; `accountsForShard` picks this instance's. */

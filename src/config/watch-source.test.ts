@@ -22,6 +22,36 @@ describe('watch.source', () => {
   });
 });
 
+/** `watch.perp_dexes`: builder-deployed perp dexes (HIP-3) the venue lists only when asked by name. */
+describe('watch.perp_dexes', () => {
+  it('defaults to none, and hands the list to the keeper', async () => {
+    expect((await parse(minimal())).watch.perpDexes).toEqual([]);
+    const c = await parse(minimal('watch:\n  source: venue\n  perp_dexes: [xyz, flx, km2]'));
+    expect(c.watch.perpDexes).toEqual(['xyz', 'flx', 'km2']);
+    expect(toAppConfig(c, {}).keeper.watch.perpDexes).toEqual(['xyz', 'flx', 'km2']);
+  });
+
+  it.each([
+    ['the empty name', "['']", 'watch.perp_dexes[0]', /first perp dex .* always read/],
+    ['upper case', '[XYZ]', 'watch.perp_dexes[0]', /1 to 6 lower-case letters or digits/],
+    ['too long', '[abcdefg]', 'watch.perp_dexes[0]', /1 to 6 lower-case letters or digits/],
+    ['a coin, not a dex', "['xyz:TSLA']", 'watch.perp_dexes[0]', /1 to 6 lower-case letters or digits/],
+    ['not a string', '[12]', 'watch.perp_dexes[0]', /string/],
+    ['a duplicate', '[xyz, flx, xyz]', 'watch.perp_dexes[2]', /duplicate of perp_dexes\[0\] \(xyz\)/],
+    ['more than 16', `[${Array.from({ length: 17 }, (_, i) => `d${i}`).join(', ')}]`, 'watch.perp_dexes', /at most 16/],
+    ['not a list', 'xyz', 'watch.perp_dexes', /array|list/],
+  ])('refuses %s, naming the YAML path', async (_what, value, path, message) => {
+    const problems = await problemsOf(minimal(`watch:\n  perp_dexes: ${value}`));
+    expect(paths(problems)).toEqual([path]);
+    expect(problems[0]!.message).toMatch(message);
+  });
+
+  it('16 is allowed', async () => {
+    const list = Array.from({ length: 16 }, (_, i) => `d${i}`);
+    expect((await parse(minimal(`watch:\n  perp_dexes: [${list.join(', ')}]`))).watch.perpDexes).toEqual(list);
+  });
+});
+
 /** A keeper that needs no service (issue 20): `watch.source: venue` and no `venue.base_url`. */
 describe('no venue.base_url', () => {
   const noService = (extra: string) =>

@@ -215,11 +215,13 @@ export class CadenceControl {
     const mode = options.watch.source ?? 'service';
     const w = options.infoWeights ?? DEFAULT_INFO_WEIGHTS;
     const weights = { openOrders: w[ASSUMED.infoOpenOrdersType], clearinghouseState: w.clearinghouseState, spotClearinghouseState: w.spotClearinghouseState };
+    // Each venue read covers the builder-deployed dexes too: one more open-orders and clearinghouseState request each.
+    const perpDexes = options.watch.perpDexes?.length ?? 0;
     const reads = [];
     for (const m of accounts) {
       if (m.removed) continue;
       const ordersOnVenue = mode === 'service_then_venue' && m.spec.switch.armWhen === 'orders_open';
-      reads.push(accountReads(mode, weights, { ordersOnVenue, fallenBack: mode === 'service_then_venue' && !ordersOnVenue && m.orders?.source === 'venue' }));
+      reads.push(accountReads(mode, weights, { ordersOnVenue, fallenBack: mode === 'service_then_venue' && !ordersOnVenue && m.orders?.source === 'venue', perpDexes }));
     }
     const demand = mode === 'service' ? readDemand(reads, options.watch) : withAddressBudgetReads(readDemand(reads, options.watch), reads.length, w.userRateLimit, ADDRESS_BUDGET_READ_EVERY_MS);
     const b = this.routeBudgets(options);

@@ -33,8 +33,12 @@ export interface KeeperAccountSpec extends ProvisionSpec {
 export interface KeeperOptions {
   network: Network;
   accounts: KeeperAccountSpec[];
-  /** `source`: where orders and positions are read (watcher.ts WatchSourceMode; absent: `service`). */
-  watch: { ordersEveryMs: number; positionsEveryMs: number; notifications: boolean; source?: WatchSourceMode; addressBudgetWarnShare?: number };
+  /**
+   * `source`: where orders and positions are read (watcher.ts WatchSourceMode; absent: `service`).
+   * `perpDexes`: builder-deployed perp dexes read on the venue besides the default listing
+   * (`watch.perp_dexes`; absent: none).
+   */
+  watch: { ordersEveryMs: number; positionsEveryMs: number; notifications: boolean; source?: WatchSourceMode; addressBudgetWarnShare?: number; perpDexes?: readonly string[] };
   /** A skew (local minus venue) beyond this is logged as an error. */
   maxClockSkewMs: number;
   /** Warn when this many of the day's triggers are spent. */

@@ -327,6 +327,7 @@ export class Keeper {
       report: (r) => this.reports.watch(m, r),
       mode: this.options.watch.source ?? 'service',
       countOrdersOnVenue: () => m.spec.switch.armWhen === 'orders_open',
+      perpDexes: () => this.options.watch.perpDexes ?? [],
     });
     m.watcher.start(this.firstReadDelays(m.spec));
     if (this.feed) {

@@ -178,3 +178,35 @@ describe('AccountWatcher: service_then_venue counts orders_open accounts on the 
     w.stop();
   });
 });
+
+describe('AccountWatcher: the builder-deployed perp dexes (watch.perp_dexes)', () => {
+  it('asks the venue for them at each read (a reload applies at the next one); none: the default listing alone', async () => {
+    const seen: Array<{ what: string; dexes: readonly string[] | undefined }> = [];
+    const { source } = twoSources({ serviceOrders: 0, venueOrders: 1 });
+    const recording: WatchSource = {
+      ...source,
+      infoOpenOrders: async (a, opts) => {
+        seen.push({ what: 'orders', dexes: opts?.dexes });
+        return source.infoOpenOrders(a, opts);
+      },
+      infoPositions: async (a, opts) => {
+        seen.push({ what: 'positions', dexes: opts?.dexes });
+        return source.infoPositions(a, opts);
+      },
+    };
+    let dexes: string[] = ['xyz'];
+    const clock = new FakeClock(Date.UTC(2026, 5, 1, 12));
+    const w = new AccountWatcher('0xabc', { ordersEveryMs: 10_000, positionsEveryMs: 10_000 }, { clock, source: recording, report: () => undefined, mode: 'venue', perpDexes: () => dexes });
+    w.start();
+    await clock.advance(1);
+    expect(seen.sort((a, b) => a.what.localeCompare(b.what))).toEqual([
+      { what: 'orders', dexes: ['xyz'] },
+      { what: 'positions', dexes: ['xyz'] },
+    ]);
+    seen.length = 0;
+    dexes = [];
+    await clock.advance(10_000);
+    expect(seen.map((s) => s.dexes)).toEqual([undefined, undefined]);
+    w.stop();
+  });
+});

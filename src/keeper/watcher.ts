@@ -1,7 +1,7 @@
 import type { Clock, TimerHandle } from '../sched/clock.js';
 import { addDecimals, isDecimal } from '../venue/decimal.js';
 import type { InfoOpenOrders } from '../venue/info-decode.js';
-import type { InfoPositions } from '../venue/port.js';
+import type { InfoPositions, InfoReadOptions } from '../venue/port.js';
 import type { OpenOrder, OrdersPage, Position, PositionsPage } from '../venue/types.js';
 
 /**
@@ -14,9 +14,12 @@ import type { OpenOrder, OrdersPage, Position, PositionsPage } from '../venue/ty
 export interface WatchSource {
   ordersPages(address: string, opts?: { signal?: AbortSignal }): AsyncGenerator<OrdersPage>;
   positionsPages(address: string, opts?: { signal?: AbortSignal }): AsyncGenerator<PositionsPage>;
-  /** The venue's own count (POST {exchange_url}/info): every order the scheduled cancel hits. */
-  infoOpenOrders(address: string, opts?: { signal?: AbortSignal }): Promise<InfoOpenOrders>;
-  infoPositions(address: string, opts?: { signal?: AbortSignal }): Promise<InfoPositions>;
+  /**
+   * The venue's own count (POST {exchange_url}/info): every order the scheduled cancel hits, on the
+   * default listing and on each builder-deployed dex of `dexes` (summed; one failing fails it all).
+   */
+  infoOpenOrders(address: string, opts?: InfoReadOptions): Promise<InfoOpenOrders>;
+  infoPositions(address: string, opts?: InfoReadOptions): Promise<InfoPositions>;
 }
 
 /** Where a read came from: the service's listing or the venue's info endpoint. */
@@ -93,6 +96,12 @@ export interface WatcherDeps {
    * `arm_when: orders_open`, asked at each read so a reload applies). See readOrders.
    */
   countOrdersOnVenue?: () => boolean;
+  /**
+   * Builder-deployed perp dexes (HIP-3) read on the venue besides the default listing
+   * (`watch.perp_dexes`, asked at each read so a reload applies): the venue lists their orders and
+   * positions only when asked by name, and the scheduled cancel hits them too.
+   */
+  perpDexes?: () => readonly string[];
 }
 
 /** A failed read that is not the service failing: our own budget shed it, or it was aborted. */
@@ -209,7 +218,7 @@ export class AccountWatcher {
   /** Orders from the configured source; `service_then_venue` asks the venue when the service failed. */
   private async readOrders(signal: AbortSignal): Promise<{ orders: OpenOrder[]; count: number; source: ReadSource }> {
     const fromVenue = async () => {
-      const r = await this.deps.source.infoOpenOrders(this.address, { signal });
+      const r = await this.deps.source.infoOpenOrders(this.address, this.venueReadOptions(signal));
       return { orders: ordersFromInfo(r), count: r.count, source: 'venue' as const };
     };
     const mode = this.deps.mode ?? 'service';
@@ -242,7 +251,7 @@ export class AccountWatcher {
   }
 
   private async readPositions(signal: AbortSignal): Promise<{ positions: Position[]; source: ReadSource }> {
-    const fromVenue = async () => ({ positions: positionsFromInfo(await this.deps.source.infoPositions(this.address, { signal })), source: 'venue' as const });
+    const fromVenue = async () => ({ positions: positionsFromInfo(await this.deps.source.infoPositions(this.address, this.venueReadOptions(signal))), source: 'venue' as const });
     const mode = this.deps.mode ?? 'service';
     if (mode === 'venue') return fromVenue();
     try {
@@ -251,6 +260,12 @@ export class AccountWatcher {
       if (mode !== 'service_then_venue' || notTheService(e, signal)) throw e;
       return fromVenue();
     }
+  }
+
+  /** A venue read's options: the read's signal and the builder dexes it covers. */
+  private venueReadOptions(signal: AbortSignal): InfoReadOptions {
+    const dexes = this.deps.perpDexes?.() ?? [];
+    return dexes.length > 0 ? { signal, dexes } : { signal };
   }
 
   private signal(): AbortSignal {

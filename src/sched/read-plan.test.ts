@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { LOW_HEADROOM_PERCENT } from '../config/plan.js';
-import { accountReads, readDemand, readStretch, READ_UTILISATION } from './read-plan.js';
+import { accountReads, readDemand, readStretch, READ_UTILISATION, venueReadWeights } from './read-plan.js';
 
 const W = { openOrders: 20, clearinghouseState: 2, spotClearinghouseState: 2 };
 const PERIODS = { ordersEveryMs: 20_000, positionsEveryMs: 60_000 };
@@ -20,6 +20,19 @@ describe('accountReads: what one account spends where, as the watcher reads', ()
     expect(accountReads('service_then_venue', W, { ordersOnVenue: false, fallenBack: true })).toEqual({ service: { orders: 1, positions: 1 }, venue: { orders: 20, positions: 4 } });
   });
 
+  it('builder-deployed perp dexes (watch.perp_dexes): open orders and clearinghouseState once more per dex, spot once', () => {
+    expect(venueReadWeights(W)).toEqual({ orders: 20, positions: 4 });
+    expect(venueReadWeights(W, 1)).toEqual({ orders: 40, positions: 6 });
+    expect(venueReadWeights(W, 2)).toEqual({ orders: 60, positions: 8 });
+    expect(accountReads('venue', W, { ordersOnVenue: false, fallenBack: false, perpDexes: 2 })).toEqual({ service: { orders: 0, positions: 0 }, venue: { orders: 60, positions: 8 } });
+    expect(accountReads('service_then_venue', W, { ordersOnVenue: true, fallenBack: false, perpDexes: 1 })).toEqual({ service: { orders: 0, positions: 1 }, venue: { orders: 40, positions: 0 } });
+    expect(accountReads('service_then_venue', W, { ordersOnVenue: false, fallenBack: true, perpDexes: 1 })).toEqual({ service: { orders: 1, positions: 1 }, venue: { orders: 40, positions: 6 } });
+    // the service reads no dex: its requests do not change
+    expect(accountReads('service', W, { ordersOnVenue: false, fallenBack: false, perpDexes: 3 })).toEqual({ service: { orders: 1, positions: 1 }, venue: { orders: 0, positions: 0 } });
+    // with the configured weights: 40 * 3 and 4 * 3 + 5
+    expect(venueReadWeights({ openOrders: 40, clearinghouseState: 4, spotClearinghouseState: 5 }, 2)).toEqual({ orders: 120, positions: 17 });
+  });
+
   it('uses the weights it is given (a venue that changed them, rate_limits.info_weights)', () => {
     expect(accountReads('venue', { openOrders: 40, clearinghouseState: 4, spotClearinghouseState: 5 }, { ordersOnVenue: false, fallenBack: false }).venue).toEqual({ orders: 40, positions: 9 });
   });
@@ -35,6 +48,15 @@ describe('readDemand and readStretch', () => {
     expect(k).toBeCloseTo(d.exchangeWeightPerSecond / (20 * READ_UTILISATION - arms), 9);
     // stretched, the reads and the arms together fill READ_UTILISATION of the budget
     expect(d.exchangeWeightPerSecond / k + arms).toBeCloseTo(20 * READ_UTILISATION, 9);
+  });
+
+  it('20 accounts on the venue with one builder dex, orders every 20 s: 42 weight a second (twice the orders, 6 for positions); stretched x2.86', () => {
+    const d = readDemand(Array.from({ length: 20 }, () => accountReads('venue', W, { ordersOnVenue: false, fallenBack: false, perpDexes: 1 })), PERIODS);
+    expect(d.exchangeWeightPerSecond).toBeCloseTo(20 * (40 / 20 + 6 / 60), 9);
+    expect(d.exchangeWeightPerSecond).toBeCloseTo(42, 9);
+    const arms = 20 / 15;
+    // room 20 * 0.8 - 1.33 = 14.67 weight a second: x2.86
+    expect(readStretch(d, { global: 20, exchange: 20 }, { global: arms, exchange: arms })).toBeCloseTo(42 / (16 - arms), 9);
   });
 
   it('1 when the reads fit; infinite when the arms leave nothing; a scope with no budget constrains nothing', () => {

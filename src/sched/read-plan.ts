@@ -4,7 +4,8 @@
  *
  * Two scopes carry reads. The service's listings spend `global` one request each (the arms spend it
  * too); the venue's info endpoint spends `exchange` by weight (an open-orders read 20, positions 2 +
- * 2 at the published weights), which the exchange arms and approvals spend one each. Arms come
+ * 2 at the published weights, the open orders and clearinghouseState once more per builder-deployed
+ * dex of `watch.perp_dexes`), which the exchange arms and approvals spend one each. Arms come
  * first: the arm plan (cadence.ts) takes what it needs, and reads get what is left, every account's
  * periods stretched by one common factor, so a read late by a period beats a read shed at random.
  */
@@ -34,19 +35,31 @@ export interface ReadWeights {
 export type ReadSourceMode = 'service' | 'venue' | 'service_then_venue';
 
 /**
+ * The venue weight of one orders read and one positions read (VenuePort `infoOpenOrders`,
+ * `infoPositions`): the open orders and `clearinghouseState` once for the default listing and once
+ * per builder-deployed perp dex read besides it (`perpDexes`, `watch.perp_dexes`), the spot
+ * balances once.
+ */
+export function venueReadWeights(w: ReadWeights, perpDexes = 0): { orders: number; positions: number } {
+  const reads = 1 + perpDexes;
+  return { orders: w.openOrders * reads, positions: w.clearinghouseState * reads + w.spotClearinghouseState };
+}
+
+/**
  * What one account's reads spend, by where they go (watcher.ts `readOrders`, `readPositions`):
  * `venue` reads the info endpoint alone; `service` the service alone; `service_then_venue` asks the
  * service and, when it fails, the venue too (`fallenBack`: its last read came from the venue), and
- * reads an `orders_open` account's orders from the venue always.
+ * reads an `orders_open` account's orders from the venue always. `perpDexes`: the builder-deployed
+ * dexes each venue read covers besides the default listing (venueReadWeights).
  */
-export function accountReads(mode: ReadSourceMode, w: ReadWeights, a: { ordersOnVenue: boolean; fallenBack: boolean }): AccountReads {
-  const positionsWeight = w.clearinghouseState + w.spotClearinghouseState;
-  if (mode === 'venue') return { service: { orders: 0, positions: 0 }, venue: { orders: w.openOrders, positions: positionsWeight } };
+export function accountReads(mode: ReadSourceMode, w: ReadWeights, a: { ordersOnVenue: boolean; fallenBack: boolean; perpDexes?: number }): AccountReads {
+  const v = venueReadWeights(w, a.perpDexes ?? 0);
+  if (mode === 'venue') return { service: { orders: 0, positions: 0 }, venue: { orders: v.orders, positions: v.positions } };
   if (mode === 'service') return { service: { orders: 1, positions: 1 }, venue: { orders: 0, positions: 0 } };
   const ordersFromVenue = a.ordersOnVenue || a.fallenBack;
   return {
     service: { orders: a.ordersOnVenue ? 0 : 1, positions: 1 },
-    venue: { orders: ordersFromVenue ? w.openOrders : 0, positions: a.fallenBack ? positionsWeight : 0 },
+    venue: { orders: ordersFromVenue ? v.orders : 0, positions: a.fallenBack ? v.positions : 0 },
   };
 }
 

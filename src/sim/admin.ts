@@ -115,8 +115,12 @@ const seedOrderSchema = z.strictObject({
   submitted_by: address.optional(),
 });
 
+/** A builder-deployed perp dex (the seed checks its form: accounts.ts); '' is the first perp dex. */
+const dex = z.string().max(16);
+
 const venueOrderSchema = z.strictObject({
   coin: z.string().min(1),
+  dex: dex.optional(),
   side: z.enum(['B', 'A']),
   limitPx: decimal,
   sz: decimal,
@@ -132,6 +136,7 @@ const venueOrderSchema = z.strictObject({
 
 const perpPositionSchema = z.strictObject({
   coin: z.string().min(1),
+  dex: dex.optional(),
   szi: decimal,
   entryPx: decimal,
   markPx: decimal.optional(),

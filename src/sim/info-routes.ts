@@ -21,15 +21,20 @@
  *   extraAgents             [{name, address, validUntil}]                              (recorded)
  *
  * What each answer holds (state.ts, accounts.ts):
- *  - open orders: EVERY open order of exactly this address, newest first: the service-listed
- *    outcome orders (coin `#<10 * outcome + side>`, oid = `venue_order_id`) and the orders only the
- *    venue shows (`SimAccountSeed.venueOrders`, `POST /_sim/venue-orders`); the scheduled cancel
- *    cancels both;
- *  - clearinghouseState: the seeded perp positions and USDC (`perpPositions`, `perpUsd`); the
+ *  - open orders: every open order of exactly this address on the dex asked for, newest first.
+ *    Without `dex` (or with `""`): the default listing, the first perp dex with spot and outcomes:
+ *    the service-listed outcome orders (coin `#<10 * outcome + side>`, oid = `venue_order_id`) and
+ *    the orders only the venue shows (`SimAccountSeed.venueOrders`, `POST /_sim/venue-orders`)
+ *    that name no dex. With `dex: "xyz"`: only the venue-only orders seeded with that dex (HIP-3:
+ *    the venue lists a builder-deployed dex only when asked by name). The scheduled cancel cancels
+ *    them all, on every dex. A dex nothing is seeded on, known or not, answers `[]`
+ *    (ASSUMED.infoUnknownDexAnswersEmpty: the venue documents no answer for an unknown one);
+ *  - clearinghouseState: the seeded perp positions of the dex asked for (`perpPositions`, each
+ *    one's `dex`) and, for the first perp dex, its USDC (`perpUsd`; a builder dex's is 0); the
  *    service lists outcome positions only, so its positions appear in spotClearinghouseState;
  *  - spotClearinghouseState: one outcome-token balance per own position (the same quantity and
  *    entry as the service's listing, which for a main account also holds its subaccounts'), then the
- *    seeded spot balances;
+ *    seeded spot balances (spot is not per perp dex: a `dex` is ignored);
  *  - userRole: `user` for a main account, `subAccount` with its master, `agent` with the account
  *    it acts for, `missing` for anything else;
  *  - userRateLimit: `cumVlm` the traded volume (the volume gate's figure), `nRequestsUsed` the
@@ -38,8 +43,9 @@
  *  - extraAgents: the named agents approved by this address, with `validUntil` (absent for one
  *    approved without an expiry, assumed); the single unnamed agent is not an "extra" one (assumed).
  *
- * A body that is not an object with a known `type` and a `user` address is refused as the venue
- * refuses what it cannot deserialize: 422, a text body (VENUE_TEXTS.infoUndeserializable).
+ * A body that is not an object with a known `type` and a `user` address, or whose `dex` is not a
+ * string, is refused as the venue refuses what it cannot deserialize: 422, a text body
+ * (VENUE_TEXTS.infoUndeserializable).
  */
 import type { Route, SimResponse } from './http-util.js';
 import { normalizeAddress, ok } from './http-util.js';
@@ -85,20 +91,24 @@ export function infoRoutes(deps: InfoRouteDeps): Route[] {
 
 export function answerInfo(deps: InfoRouteDeps, body: unknown): SimResponse {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return infoRefusal();
-  const { type, user: rawUser } = body as { type?: unknown; user?: unknown };
+  const { type, user: rawUser, dex: rawDex } = body as { type?: unknown; user?: unknown; dex?: unknown };
   if (typeof type !== 'string' || !(INFO_TYPES as readonly string[]).includes(type)) return infoRefusal();
   const user = typeof rawUser === 'string' ? normalizeAddress(rawUser) : undefined;
   if (user === undefined) return infoRefusal();
+  if (rawDex !== undefined && rawDex !== null && typeof rawDex !== 'string') return infoRefusal();
+  // The dex asked for: '' (absent) is the first perp dex, with spot and outcomes.
+  const dex = typeof rawDex === 'string' ? rawDex : '';
+  const onDex = (o: { dex?: string }): boolean => (o.dex ?? '') === dex;
   const t = type as InfoType;
   const named = (b: unknown): SimResponse => ({ ...ok(b), endpoint: infoAnswerName(t) });
   const { state } = deps;
   switch (t) {
     case 'openOrders':
-      return named(state.venueOpenOrders(user).map(openOrderView));
+      return named(state.venueOpenOrders(user).filter(onDex).map(openOrderView));
     case 'frontendOpenOrders':
-      return named(state.venueOpenOrders(user).map(frontendOrderView));
+      return named(state.venueOpenOrders(user).filter(onDex).map(frontendOrderView));
     case 'clearinghouseState':
-      return named(clearinghouseView(state.perpPositions(user), state.perpUsd(user), deps.nowMs()));
+      return named(clearinghouseView(state.perpPositions(user).filter(onDex), dex === '' ? state.perpUsd(user) : '0', deps.nowMs()));
     case 'spotClearinghouseState':
       return named({
         balances: state.spotBalances(user).map((b) => ({ coin: b.coin, token: b.token, hold: venueDec(b.hold), total: venueDec(b.total), entryNtl: venueDec(b.entryNtl) })),

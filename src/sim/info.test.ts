@@ -282,6 +282,83 @@ describe('orders only the venue shows', () => {
   });
 });
 
+describe('builder-deployed perp dexes (HIP-3): listed only when asked by name', () => {
+  const XYZ_ORDER = { coin: 'xyz:TSLA', dex: 'xyz', side: 'A' as const, limitPx: '250', sz: '3' };
+
+  it('an order or position seeded on dex xyz is listed only with dex "xyz"; the default listing (no dex, or "") excludes it; another dex answers []', async () => {
+    const sim = await start();
+    const { coin } = seedMain(sim);
+    sim.state.placeVenueOrder(MAIN, XYZ_ORDER);
+    const seeded = await post(sim, '/_sim/accounts', {
+      address: SUB.replace('5ab', '5ac'),
+      tradedVolumeUsd: 2_000_000,
+      venueOrders: [{ coin: 'flx:GOLD', dex: 'flx', side: 'B', limitPx: '2000', sz: '1' }],
+      perpPositions: [{ coin: 'flx:GOLD', dex: 'flx', szi: '2', entryPx: '2000', markPx: '2100' }, { coin: 'BTC', szi: '1', entryPx: '60000' }],
+      perpUsd: '500',
+    });
+    expect(seeded.status).toBe(200);
+    const other = SUB.replace('5ab', '5ac');
+
+    for (const type of ['openOrders', 'frontendOpenOrders']) {
+      const coins = async (dex?: unknown) => ((await post(sim, '/info', { type, user: MAIN, ...(dex !== undefined ? { dex } : {}) })).body as Array<{ coin: string }>).map((o) => o.coin);
+      expect(await coins()).toEqual(['ETH', 'BTC', coin]);
+      expect(await coins('')).toEqual(['ETH', 'BTC', coin]);
+      expect(await coins(null)).toEqual(['ETH', 'BTC', coin]);
+      expect(await coins('xyz')).toEqual(['xyz:TSLA']);
+      // a dex the account has nothing on, or one that does not exist: an empty list (ASSUMED.infoUnknownDexAnswersEmpty)
+      expect(await coins('flx')).toEqual([]);
+      expect(await coins('nosuch')).toEqual([]);
+    }
+    // what the scheduled cancel hits: every dex
+    expect(sim.state.venueOpenOrders(MAIN).map((o) => [o.coin, o.dex])).toEqual([
+      ['xyz:TSLA', 'xyz'],
+      ['ETH', undefined],
+      ['BTC', undefined],
+      [coin, undefined],
+    ]);
+
+    const positions = async (dex?: string) => (await post(sim, '/info', { type: 'clearinghouseState', user: other, ...(dex !== undefined ? { dex } : {}) })).body as { assetPositions: Array<{ position: { coin: string } }>; marginSummary: { totalRawUsd: string } };
+    const first = await positions();
+    expect(first.assetPositions.map((p) => p.position.coin)).toEqual(['BTC']);
+    expect(first.marginSummary.totalRawUsd).toBe('500.0');
+    const flx = await positions('flx');
+    expect(flx.assetPositions.map((p) => p.position.coin)).toEqual(['flx:GOLD']);
+    expect(flx.marginSummary.totalRawUsd).toBe('0.0');
+    expect((await positions('xyz')).assetPositions).toEqual([]);
+    expect(((await post(sim, '/info', { type: 'frontendOpenOrders', user: other, dex: 'flx' })).body as unknown[]).length).toBe(1);
+  });
+
+  it('a dex that is not a string is refused as the venue refuses what it cannot read: 422', async () => {
+    const sim = await start();
+    seedMain(sim);
+    const a = await post(sim, '/info', { type: 'frontendOpenOrders', user: MAIN, dex: 7 });
+    expect(a.status).toBe(422);
+    expect(a.text).toBe('Failed to deserialize the JSON body into the target type');
+  });
+
+  it('the scheduled cancel cancels the builder dex orders too', async () => {
+    const clock = new FakeClock(T0);
+    const sim = await start({ clock });
+    seedMain(sim);
+    sim.state.placeVenueOrder(MAIN, XYZ_ORDER);
+    await post(sim, '/exchange', await scheduleCancelBody(MASTER, { time: T0 + 10_000, nonce: T0 }));
+    await clock.advance(10_000);
+    expect((await post(sim, '/info', { type: 'openOrders', user: MAIN, dex: 'xyz' })).body).toEqual([]);
+    expect(sim.state.venueOpenOrders(MAIN)).toEqual([]);
+  });
+
+  it.each([
+    ['a dex that is no dex name', { ...XYZ_ORDER, dex: 'XYZ' }, /dex must be/],
+    ['a coin not named <dex>:<COIN>', { ...XYZ_ORDER, coin: 'TSLA' }, /must be named xyz:<COIN>/],
+  ])('a seed with %s is refused', async (_what, order, message) => {
+    const sim = await start();
+    seedMain(sim);
+    const r = await post(sim, '/_sim/venue-orders', { address: MAIN, order });
+    expect(r.status).toBe(400);
+    expect(r.text).toMatch(message);
+  });
+});
+
 describe('the IP weight budget (ip_weight_1200_per_60s)', () => {
   it('/info and /exchange spend their weight in one window: admitted exactly up to 1200, refused past it, REST not counted', async () => {
     const clock = new FakeClock(T0);

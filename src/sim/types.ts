@@ -58,6 +58,12 @@ export interface SeedPosition {
 export interface SeedVenueOrder {
   /** The venue's coin name: `BTC` (a perp), `PURR/USDC` or `@107` (spot), `xyz:TSLA` (a builder's dex). */
   coin: string;
+  /**
+   * The builder-deployed perp dex (HIP-3) it rests on, e.g. `xyz` (its coin is then `xyz:<COIN>`):
+   * `/info` lists it only when asked with that `dex`, never in the default listing. Absent (or
+   * empty): the first perp dex or spot, listed by default.
+   */
+  dex?: string;
   /** `B` bid (buy), `A` ask (sell). */
   side: 'B' | 'A';
   limitPx: string;
@@ -81,6 +87,8 @@ export interface SeedVenueOrder {
 /** A perp position, for `clearinghouseState` (the service lists outcome positions only). */
 export interface SeedPerpPosition {
   coin: string;
+  /** The builder-deployed perp dex it is on (coin `dex:<COIN>`): listed only by `clearinghouseState` with that `dex`. Absent: the first perp dex. */
+  dex?: string;
   /** Signed size: negative is short. */
   szi: string;
   entryPx: string;
@@ -205,10 +213,14 @@ export interface VenueOpenOrder {
   cloid?: string;
   /** Where it comes from: the service's listing (an outcome order) or the venue alone. */
   listed: boolean;
+  /** The builder-deployed perp dex it rests on; absent: the default listing (first perp dex, spot, outcomes). */
+  dex?: string;
 }
 
 export interface VenuePerpPosition {
   coin: string;
+  /** The builder-deployed perp dex it is on; absent: the first perp dex. */
+  dex?: string;
   szi: string;
   entryPx: string;
   markPx: string;
@@ -236,11 +248,17 @@ export interface UserRateLimitInfo {
  * only the venue shows. Separate from `VenueStateApi` so stubs of that one stay small.
  */
 export interface VenueInfoState {
-  /** Every open order of exactly this address: the service-listed ones and the venue-only ones, newest first. */
+  /**
+   * Every open order of exactly this address, on every dex (what the scheduled cancel hits): the
+   * service-listed ones and the venue-only ones, newest first. `/info` lists those of one dex at a
+   * time (each order's `dex`).
+   */
   venueOpenOrders(address: string): VenueOpenOrder[];
   /** Places an order only `/info` shows (SeedVenueOrder); returns it. */
   placeVenueOrder(address: string, order: SeedVenueOrder): VenueOpenOrder;
+  /** Perp positions on every dex (each one's `dex`). */
   perpPositions(address: string): VenuePerpPosition[];
+  /** The first perp dex's USDC (a builder dex's is 0 in the simulator). */
   perpUsd(address: string): string;
   /** Outcome-token balances from the address's own positions, then the seeded spot balances. */
   spotBalances(address: string): VenueSpotBalance[];

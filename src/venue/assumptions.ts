@@ -51,9 +51,18 @@ export const ASSUMED = {
   /**
    * No `dex` in the request means the first perp dex, with spot (and, we assume, outcome) orders;
    * a builder-deployed perp dex (HIP-3) is listed only when asked by name. The scheduled cancel
-   * hits them all, so a complete count needs one read per dex the account trades on.
+   * hits them all, so the keeper reads the default listing plus one per dex of `watch.perp_dexes`
+   * (`VenuePort.infoOpenOrders`, `infoPositions`) and sums them.
    */
   infoDefaultDexIncludesSpotAndOutcomes: true,
+  /**
+   * A `dex` the venue does not know (a typo in `watch.perp_dexes`, a dex not yet deployed) is
+   * answered as one the account has nothing on: an empty open-orders list and no positions. The
+   * venue documents no answer for it; were it an error instead, every read of the account would
+   * fail closed (count unknown, so an `orders_open` account arms), never a partial count. The
+   * simulator answers so (`src/sim/info-routes.ts`).
+   */
+  infoUnknownDexAnswersEmpty: true,
   /**
    * `userRole` answers `{"role": ...}` with one of these; a subaccount's master is `data.master`
    * (an agent's is `data.user`). Another role is kept as `unknown` with its text: never read as a

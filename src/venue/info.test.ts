@@ -410,12 +410,14 @@ describe('InfoClient over HTTP', () => {
     ['a 429', { status: 429, body: 'null', headers: { 'retry-after': '3' } }, RestError],
     ['a 500', { status: 500, body: '<html>bad gateway</html>', headers: { 'content-type': 'text/html' } }, DecodeError],
     ['an explicit type refused', { status: 422, body: 'Failed to deserialize' }, DecodeError],
+    ['a named dex refused', { status: 422, body: 'Failed to deserialize' }, DecodeError],
   ] as const)('%s keeps the preferred open-orders type', async (what, reply, errorClass) => {
     const v = await venue([reply]);
     const c = client(v.origin);
     try {
       const explicit = what === 'an explicit type refused';
-      const e = await rejection(c.info.openOrders(USER, explicit ? { type: 'frontendOpenOrders' } : {}));
+      const dex = what === 'a named dex refused';
+      const e = await rejection(c.info.openOrders(USER, explicit ? { type: 'frontendOpenOrders' } : dex ? { dex: 'xyz' } : {}));
       expect(e).toBeInstanceOf(errorClass);
       expect(c.info.openOrdersType).toBe(ASSUMED.infoOpenOrdersType);
       if (e instanceof RestError) {

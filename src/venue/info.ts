@@ -100,14 +100,15 @@ export class InfoClient {
   /**
    * Every open order the scheduled cancel hits (on `dex`), and their count. When the client's own
    * type is refused with a 4xx other than 429 (the venue does not know it), the error is thrown and
-   * later calls use ASSUMED.infoOpenOrdersFallbackType.
+   * later calls use ASSUMED.infoOpenOrdersFallbackType. Only a read of the default listing (no
+   * `dex`) decides that: a refused read of a named dex may be the dex the venue refuses, not the type.
    */
   async openOrders(user: string, opts: InfoOpenOrdersOptions = {}): Promise<InfoOpenOrders> {
     const type = opts.type ?? this.currentOpenOrdersType;
     try {
       return await this.post(type, user, opts, (v, status) => decodeInfoOpenOrders(v, type, status));
     } catch (e) {
-      if (opts.type === undefined && type !== ASSUMED.infoOpenOrdersFallbackType && refusesRequestType(e)) {
+      if (opts.type === undefined && opts.dex === undefined && type !== ASSUMED.infoOpenOrdersFallbackType && refusesRequestType(e)) {
         this.currentOpenOrdersType = ASSUMED.infoOpenOrdersFallbackType;
       }
       throw e;

@@ -139,3 +139,118 @@ describe('VenuePort: the venue info endpoint as a read source', () => {
     expect((await port.infoUserRole(USER)).role).toBe('subAccount');
   });
 });
+
+/**
+ * Builder-deployed perp dexes (HIP-3, `watch.perp_dexes`): the venue lists them only when asked by
+ * name, so a read is one request for the default listing and one per dex, each admitted by its
+ * weight, summed, and failing as a whole.
+ */
+describe('VenuePort: reads over the builder-deployed perp dexes', () => {
+  /** Answers per dex ('' is the default listing); a dex in `failing` answers 500. */
+  function dexVenue(clock: FakeClock, sent: Array<{ type: string; dex?: string }>, failing: ReadonlySet<string> = new Set()): HttpTransport {
+    const byDex: Record<string, Record<string, unknown>> = {
+      '': {
+        frontendOpenOrders: [{ coin: 'BTC', side: 'B', sz: '1.0', limitPx: '100.0', oid: 1, timestamp: 1 }],
+        clearinghouseState: { assetPositions: [{ position: { coin: 'ETH', szi: '1.0' } }], marginSummary: { accountValue: '5000.0' } },
+        spotClearinghouseState: { balances: [{ coin: 'USDC', total: '100.0' }] },
+      },
+      xyz: {
+        frontendOpenOrders: [
+          { coin: 'xyz:TSLA', side: 'A', sz: '3.0', limitPx: '250.0', oid: 2, timestamp: 2 },
+          { coin: 'xyz:NVDA', side: 'B', sz: '1.0', limitPx: '150.0', oid: 3, timestamp: 3 },
+        ],
+        clearinghouseState: { assetPositions: [{ position: { coin: 'xyz:TSLA', szi: '-2.0' } }], marginSummary: { accountValue: '70.0' } },
+      },
+      flx: { frontendOpenOrders: [], clearinghouseState: { assetPositions: [] } },
+    };
+    return {
+      request: async (req: HttpRequest): Promise<HttpResponse> => {
+        const { type, dex } = req.json as { type: string; dex?: string };
+        sent.push({ type, ...(dex !== undefined ? { dex } : {}) });
+        const now = clock.monoMs();
+        const head = { headers: { date: new Date(clock.nowMs()).toUTCString() }, latencyMs: 0, sentMonoMs: now, recvMonoMs: now };
+        if (failing.has(dex ?? '')) return { status: 500, body: Buffer.from('boom'), ...head } as unknown as HttpResponse;
+        return { status: 200, body: Buffer.from(JSON.stringify(byDex[dex ?? '']![type])), ...head } as unknown as HttpResponse;
+      },
+    } as unknown as HttpTransport;
+  }
+
+  function setupDexes(failing?: ReadonlySet<string>) {
+    const clock = new FakeClock(1_700_000_000_000);
+    const scheduler = new RequestScheduler(clock, { global: { limit: 1_200, windowMs: 60_000 }, exchange: { limit: 1_200, windowMs: 60_000 } });
+    const admitted: RequestOptions[] = [];
+    const run = scheduler.run.bind(scheduler);
+    scheduler.run = <T>(opts: RequestOptions, fn: () => Promise<T>): Promise<T> => {
+      admitted.push(opts);
+      return run(opts, fn);
+    };
+    const sent: Array<{ type: string; dex?: string }> = [];
+    const port = new VenuePort({ exchangeUrl: 'http://venue.invalid', transport: dexVenue(clock, sent, failing), scheduler, venueClock: new VenueClock(clock), clock });
+    return { clock, scheduler, port, admitted, sent };
+  }
+
+  it('open orders: the default listing plus one read per dex, each of weight 20; the orders as the venue lists them, the count their sum', async () => {
+    const { port, admitted, scheduler, sent, clock } = setupDexes();
+    const pending = port.infoOpenOrders(USER, { dexes: ['xyz', 'flx'] });
+    await clock.advance(5_000); // 60 weight of 20 a second, spread by the budget's grid
+    const r = await pending;
+    expect(r.count).toBe(3);
+    expect(r.orders.map((o) => o.coin)).toEqual(['BTC', 'xyz:TSLA', 'xyz:NVDA']);
+    expect(r.type).toBe('frontendOpenOrders');
+    expect(sent).toEqual([{ type: 'frontendOpenOrders' }, { type: 'frontendOpenOrders', dex: 'xyz' }, { type: 'frontendOpenOrders', dex: 'flx' }]);
+    expect(admitted.map((a) => [a.kind, a.scopes, a.weight])).toEqual(Array.from({ length: 3 }, () => ['read', [SCOPES.exchange], 20]));
+    expect(scheduler.stats().scopes.exchange!.used).toBe(60);
+    expect(scheduler.stats().scopes.global!.used).toBe(0);
+  });
+
+  it('positions: clearinghouseState per dex (2 each), spotClearinghouseState once; the first perp dex\'s account value', async () => {
+    const { port, admitted, scheduler, sent, clock } = setupDexes();
+    const pending = port.infoPositions(USER, { dexes: ['xyz'] });
+    await clock.advance(1_000);
+    const r = await pending;
+    expect(r.perp.map((p) => p.coin)).toEqual(['ETH', 'xyz:TSLA']);
+    expect(r.balances).toHaveLength(1);
+    expect(r.accountValue).toBe('5000.0');
+    expect(sent).toEqual([{ type: 'clearinghouseState' }, { type: 'clearinghouseState', dex: 'xyz' }, { type: 'spotClearinghouseState' }]);
+    expect(admitted.map((a) => a.weight)).toEqual([2, 2, 2]);
+    expect(scheduler.stats().scopes.exchange!.used).toBe(6);
+  });
+
+  it('no dexes: one request, as before', async () => {
+    const { port, sent } = setupDexes();
+    expect((await port.infoOpenOrders(USER, { dexes: [] })).count).toBe(1);
+    expect(sent).toEqual([{ type: 'frontendOpenOrders' }]);
+  });
+
+  it.each([['a builder dex', 'xyz'], ['the default listing', '']])('fails closed as a whole when %s fails: never a partial count', async (_what, dex) => {
+    const { port, clock } = setupDexes(new Set([dex]));
+    const orders = port.infoOpenOrders(USER, { dexes: ['xyz', 'flx'] });
+    const positions = port.infoPositions(USER, { dexes: ['xyz', 'flx'] });
+    const settled = Promise.allSettled([orders, positions]);
+    await clock.advance(10_000);
+    const [o, p] = await settled;
+    expect(o.status).toBe('rejected');
+    expect(p.status).toBe('rejected');
+    expect(((o as PromiseRejectedResult).reason as { endpoint?: string }).endpoint).toBe('info:frontendOpenOrders');
+  });
+
+  it('a dex read failing withdraws the reads still waiting for the budget: they send nothing', async () => {
+    const { port, clock, sent, scheduler } = setupDexes(new Set(['xyz']));
+    const settled = port.infoOpenOrders(USER, { dexes: ['xyz', 'flx'] }).then(
+      () => 'resolved',
+      () => 'rejected',
+    );
+    await clock.advance(10_000);
+    expect(await settled).toBe('rejected');
+    // the default listing, then xyz (500): flx, queued behind them, is never sent nor spent
+    expect(sent).toEqual([{ type: 'frontendOpenOrders' }, { type: 'frontendOpenOrders', dex: 'xyz' }]);
+    expect(scheduler.stats().scopes.exchange!.used).toBe(40);
+  });
+
+  it('an abort of the read aborts every dex\'s', async () => {
+    const { port } = setupDexes();
+    const ac = new AbortController();
+    ac.abort(new Error('watcher stopped'));
+    await expect(port.infoOpenOrders(USER, { signal: ac.signal, dexes: ['xyz'] })).rejects.toThrow();
+  });
+});

@@ -92,13 +92,28 @@ function sharedClass(r: RequestOptions): SharedClass {
   return u >= PREPARE_URGENCY ? 'prepare' : u >= APPROVAL_URGENCY ? 'approval' : 'arm';
 }
 
-/** Positions and balances as the venue's info endpoint has them (two requests, 2 weight each). */
+/**
+ * Positions and balances as the venue's info endpoint has them: `clearinghouseState` of the first
+ * perp dex and of each builder-deployed dex asked for, then `spotClearinghouseState` once (2 weight
+ * each at the published weights).
+ */
 export interface InfoPositions {
-  /** `clearinghouseState.assetPositions[].position`: the perp positions a fired cancel leaves open. */
+  /** `clearinghouseState.assetPositions[].position` of every dex read: the perp positions a fired cancel leaves open. */
   perp: InfoClearinghouseState['positions'];
   /** `spotClearinghouseState.balances`: spot tokens (outcome positions among them) and USDC. */
   balances: InfoSpotClearinghouseState['balances'];
+  /** The first perp dex's `marginSummary.accountValue` (a builder dex margins on its own, maybe in another quote asset). */
   accountValue?: string;
+}
+
+/** Options of the info reads that cover an account's perp dexes. */
+export interface InfoReadOptions {
+  signal?: AbortSignal;
+  /**
+   * Builder-deployed perp dexes (HIP-3) to read besides the default listing (`watch.perp_dexes`):
+   * one more request each, all admitted by their weight, and the answer the sum of them all.
+   */
+  dexes?: readonly string[];
 }
 
 /** How long a health read (a clock sample, not urgent) may wait for room before it is shed. */
@@ -190,16 +205,60 @@ export class VenuePort {
     return this.admitInfo({ kind: 'arm', urgency: PREPARE_URGENCY }, 'userRole', opts.signal, (signal) => this.info.userRole(user, signal ? { signal } : {}));
   }
 
-  /** Every open order the scheduled cancel hits, as the venue counts them (a read of weight 20). */
-  infoOpenOrders(user: string, opts: { signal?: AbortSignal } = {}): Promise<InfoOpenOrders> {
-    return this.admitInfo({ kind: 'read' }, this.info.openOrdersType, opts.signal, (signal) => this.info.openOrders(user, signal ? { signal } : {}));
+  /**
+   * Every open order the scheduled cancel hits, as the venue counts them: the default listing (the
+   * first perp dex, spot included) and one read per builder-deployed dex of `dexes`, each a read of
+   * weight 20 admitted on its own; the orders are listed as the venue gives them (a builder dex's
+   * coin is `dex:COIN`) and the count is the sum. All or nothing: one read failing fails the whole.
+   */
+  async infoOpenOrders(user: string, opts: InfoReadOptions = {}): Promise<InfoOpenOrders> {
+    const answers = await this.everyDex(opts, (dex, signal) =>
+      this.admitInfo({ kind: 'read' }, this.info.openOrdersType, signal, (s) => this.info.openOrders(user, { ...(s ? { signal: s } : {}), ...(dex !== undefined ? { dex } : {}) })),
+    );
+    const [first] = answers as [InfoOpenOrders, ...InfoOpenOrders[]];
+    if (answers.length === 1) return first;
+    return { type: first.type, orders: answers.flatMap((a) => a.orders), count: answers.reduce((n, a) => n + a.count, 0) };
   }
 
-  /** Perp positions and spot balances: `clearinghouseState` then `spotClearinghouseState`, each a read of weight 2. */
-  async infoPositions(user: string, opts: { signal?: AbortSignal } = {}): Promise<InfoPositions> {
-    const perp = await this.admitInfo({ kind: 'read' }, 'clearinghouseState', opts.signal, (signal) => this.info.clearinghouseState(user, signal ? { signal } : {}));
+  /**
+   * Perp positions and spot balances: `clearinghouseState` of the first perp dex and of each of
+   * `dexes`, then `spotClearinghouseState` once (spot is not per dex), each a read of weight 2. All
+   * or nothing, like `infoOpenOrders`.
+   */
+  async infoPositions(user: string, opts: InfoReadOptions = {}): Promise<InfoPositions> {
+    const perps = await this.everyDex(opts, (dex, signal) =>
+      this.admitInfo({ kind: 'read' }, 'clearinghouseState', signal, (s) => this.info.clearinghouseState(user, { ...(s ? { signal: s } : {}), ...(dex !== undefined ? { dex } : {}) })),
+    );
     const spot = await this.admitInfo({ kind: 'read' }, 'spotClearinghouseState', opts.signal, (signal) => this.info.spotClearinghouseState(user, signal ? { signal } : {}));
-    return { perp: perp.positions, balances: spot.balances, ...(perp.accountValue !== undefined ? { accountValue: perp.accountValue } : {}) };
+    const first = perps[0]!;
+    return { perp: perps.flatMap((p) => p.positions), balances: spot.balances, ...(first.accountValue !== undefined ? { accountValue: first.accountValue } : {}) };
+  }
+
+  /**
+   * One read of the default listing (`dex` undefined) and one per dex of `opts.dexes`, together.
+   * All or nothing: the first failure is the whole read's (never a partial answer passed off as
+   * complete), and the reads still waiting for admission are withdrawn so they spend no budget.
+   */
+  private async everyDex<T>(opts: InfoReadOptions, read: (dex: string | undefined, signal: AbortSignal | undefined) => Promise<T>): Promise<T[]> {
+    const dexes = opts.dexes ?? [];
+    if (dexes.length === 0) return [await read(undefined, opts.signal)];
+    const outer = opts.signal;
+    const inner = new AbortController();
+    const onOuter = (): void => inner.abort(outer?.reason);
+    if (outer?.aborted) onOuter();
+    else outer?.addEventListener('abort', onOuter, { once: true });
+    try {
+      return await Promise.all(
+        [undefined, ...dexes].map((dex) =>
+          read(dex, inner.signal).catch((e: unknown) => {
+            inner.abort(e);
+            throw e;
+          }),
+        ),
+      );
+    } finally {
+      outer?.removeEventListener('abort', onOuter);
+    }
   }
 
   /** The address's cumulative volume (the volume gate) and action budget (a read of weight 20). */

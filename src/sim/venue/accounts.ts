@@ -54,6 +54,8 @@ interface VenueOrderRecord {
   seq: number;
   oid: number;
   coin: string;
+  /** A builder-deployed perp dex; absent: the default listing. */
+  dex?: string;
   side: 'B' | 'A';
   limitPx: string;
   sz: string;
@@ -433,6 +435,7 @@ export class AccountBook {
       listed: false,
     };
     if (o.cloid !== undefined) out.cloid = o.cloid;
+    if (o.dex !== undefined) out.dex = o.dex;
     return out;
   }
 
@@ -459,6 +462,8 @@ export class AccountBook {
       o.triggerCondition = seed.triggerCondition ?? 'Triggered';
     }
     if (seed.cloid !== undefined) o.cloid = seed.cloid.toLowerCase();
+    const dex = seedDex(seed.dex);
+    if (dex !== undefined) o.dex = dex;
     a.venueOrders.set(o.oid, o);
     return o;
   }
@@ -558,8 +563,31 @@ function checkPositiveDecimal(text: unknown, what: string): string {
   return text;
 }
 
+/**
+ * A builder-deployed perp dex's name as the venue has them (`xyz`, `flx`: lower-case letters and
+ * digits, at most 6); the empty string is the first perp dex.
+ */
+const DEX_RE = /^[a-z0-9]{1,6}$/;
+
+/** A seed's `dex`: undefined for the default listing (absent or ''), else checked. */
+function seedDex(dex: unknown): string | undefined {
+  if (dex === undefined || dex === '') return undefined;
+  if (typeof dex !== 'string' || !DEX_RE.test(dex)) throw new SeedError('dex must be 1 to 6 lower-case letters or digits (or empty: the first perp dex)');
+  return dex;
+}
+
+/**
+ * A coin on a builder dex is named `<dex>:<COIN>` by the venue. (The dex is what decides where it
+ * is listed, not the coin: a seed without `dex` stays in the default listing whatever its name.)
+ */
+function checkDexCoin(coin: string, dex: unknown, what: string): void {
+  const d = seedDex(dex);
+  if (d !== undefined && !coin.startsWith(`${d}:`)) throw new SeedError(`${what} coin on dex ${d} must be named ${d}:<COIN> (as the venue names it)`);
+}
+
 function checkVenueOrder(o: SeedVenueOrder): void {
   if (typeof o.coin !== 'string' || o.coin === '') throw new SeedError('venue order coin must be a non-empty string');
+  checkDexCoin(o.coin, o.dex, 'venue order');
   if (o.side !== 'B' && o.side !== 'A') throw new SeedError('venue order side must be B or A');
   checkPositiveDecimal(o.limitPx, 'venue order limitPx');
   checkPositiveDecimal(o.sz, 'venue order sz');
@@ -573,6 +601,8 @@ function checkVenueOrder(o: SeedVenueOrder): void {
 
 function checkPerpPosition(p: SeedPerpPosition): VenuePerpPosition {
   if (typeof p.coin !== 'string' || p.coin === '') throw new SeedError('perp position coin must be a non-empty string');
+  checkDexCoin(p.coin, p.dex, 'perp position');
+  const dex = seedDex(p.dex);
   const szi = dec(checkDecimal(p.szi, 'perp position szi'));
   if (szi.coef === 0n) throw new SeedError('perp position szi must not be zero');
   checkPositiveDecimal(p.entryPx, 'perp position entryPx');
@@ -588,6 +618,7 @@ function checkPerpPosition(p: SeedPerpPosition): VenuePerpPosition {
     leverage,
     leverageType: p.leverageType ?? 'cross',
     liquidationPx: p.liquidationPx === undefined || p.liquidationPx === null ? null : canonical(p.liquidationPx),
+    ...(dex !== undefined ? { dex } : {}),
   };
 }
 
