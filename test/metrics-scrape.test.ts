@@ -65,6 +65,7 @@ const ADDITIONS: Family[] = [
   ['dms_keeper_heap_live_bytes', 'gauge', []],
   ['dms_keeper_orders_source', 'gauge', ['account', 'source']],
   ['dms_keeper_address_actions_left', 'gauge', ['account']],
+  ['dms_keeper_read_stretch', 'gauge', []],
 ];
 
 /** Sample lines of one family: `name{...} v` or `name v` (histograms: their _bucket/_sum/_count). */

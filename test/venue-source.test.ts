@@ -80,11 +80,12 @@ describe('the venue as the read source', () => {
     for (const [i, address] of all.entries()) {
       const a = status.accounts[i]!;
       expect(a.address).toBe(address);
-      expect({ name: a.name, orders: a.open_orders, source: a.orders_source, positions: a.positions?.count }).toEqual({
+      expect({ name: a.name, orders: a.open_orders, source: a.orders_source, positions: a.positions?.count, positionsSource: a.positions?.source }).toEqual({
         name: a.name,
         orders: h.sim.state.venueOpenOrders(address).length,
         source: 'venue',
         positions: venuePositions(h.sim, address),
+        positionsSource: 'venue',
       });
     }
     // the counts are not all zero: the comparison compares something
@@ -185,6 +186,46 @@ describe('the venue as the read source', () => {
     // an account with no order anywhere is not kept armed: the count is what decides
     expect(b).toMatchObject({ name: 'idle', open_orders: 0, orders_source: 'venue', should_be_armed: false });
     expect(h.venueHorizonMs(idle)).toBeNull();
+  });
+});
+
+describe('service_then_venue, 20 accounts, the service answering 503 for 5 minutes (as measured with built processes)', () => {
+  it('no read is shed when they all fall back to the venue, and every count stays known and equal to the venue\'s', { timeout: 240_000 }, async () => {
+    const mains = benchAddresses(20);
+    h = await startHarness({
+      sim: {
+        accounts: mains.map((address, i) => ({
+          address,
+          tradedVolumeUsd: 50_000_000,
+          venueOrders: Array.from({ length: i % 3 }, () => ({ coin: 'ETH', side: 'B' as const, limitPx: '100', sz: '1' })),
+          perpPositions: i % 2 === 0 ? [{ coin: 'BTC', szi: '0.5', entryPx: '60000', markPx: '61000' }] : [],
+        })),
+        budget: 'ip_weight_1200_per_60s',
+      },
+      accounts: () => mains.map((a, i) => account(`acct-${i}`, a, benchKey(i), {}, { path: 'rest_then_exchange' })),
+      watch: { source: 'service_then_venue' },
+    });
+    await h.keeper.start();
+    await h.advance(60_000);
+    h.sim.faults.restUnavailable(300_000);
+    // one orders period (30 s) and one positions period (60 s) for every account's first fallback read
+    await h.advance(65_000);
+    let unknown = 0;
+    let wrong = 0;
+    for (let t = 0; t < 230_000; t += 10_000) {
+      await h.advance(10_000);
+      for (const [i, a] of h.keeper.status().accounts.entries()) {
+        if (a.open_orders === null || a.positions === null) unknown++;
+        else if (a.open_orders !== h.sim.state.venueOpenOrders(mains[i]!).length || a.positions.count !== venuePositions(h.sim, mains[i]!) || a.positions.source !== 'venue') wrong++;
+      }
+    }
+    const text = await h.metricsText();
+    const shed = Number(/dms_keeper_reads_shed_total (\d+)/.exec(text)?.[1]);
+    console.log(`service 503 for 5 min, 20 accounts: reads shed ${shed}, unknown counts ${unknown}, wrong counts ${wrong}, 429s ${venue429s(text)}, read stretch ${h.keeper.status().cadence?.read_stretch}`);
+    expect(shed).toBe(0);
+    expect(unknown).toBe(0);
+    expect(wrong).toBe(0);
+    expect(venue429s(text)).toBe(0);
   });
 });
 

@@ -140,6 +140,15 @@ describe('buildPlan: the venue read weights come from rate_limits.info_weights, 
   });
 });
 
+describe('service_then_venue: what a service outage costs the exchange budget', () => {
+  it('counts the rest_then_exchange arms, which go to the exchange endpoint while the service fails', async () => {
+    const yaml = `venue: { base_url: "https://svc.example.com" }\n${VENUE('service_then_venue')}`.replace('switch: { path: exchange }', 'switch: { path: rest_then_exchange }');
+    const plan = buildPlan(await parse(yaml));
+    // reads 92 weight, and both accounts' 4 arms a minute move from REST to the exchange endpoint
+    expect(formatPlan(plan)).toContain('while the service fails: venue reads 92 weight + 8 arms = 100 of the exchange budget 1200');
+  });
+});
+
 describe('formatPlan: the exchange line says what it counts', () => {
   it('with reads from the venue it counts weight, not only arms', async () => {
     const text = formatPlan(buildPlan(await parse(VENUE('venue'))));

@@ -236,7 +236,7 @@ function buildPlanWith(config: Config): Plan {
     readWeights,
     perpDexes: [...config.watch.perpDexes],
     problems: [],
-    warnings: [...planWarnings(config, mine, accounts, scheduleCancel, global, exchange), ...venueReadWarnings(venueReads, exchangeArms, exchange.budgetPerMinute)],
+    warnings: [...planWarnings(config, mine, accounts, scheduleCancel, global, exchange), ...venueReadWarnings(venueReads, exchangeArmsPerMinute(accounts, venueReads?.onlyWhileServiceFails ?? false), exchange.budgetPerMinute)],
   };
 }
 
@@ -251,6 +251,14 @@ function coldStartSecondsOf(config: Config, approvals: number, accounts: number,
 }
 
 /** Venue reads that, with the exchange arms, outgrow the exchange budget: their periods are stretched. */
+/**
+ * Arms a minute on the exchange endpoint: those of `path: exchange`, and while the service fails
+ * (`serviceDown`) those of `rest_then_exchange` too (its REST route is the service's).
+ */
+function exchangeArmsPerMinute(accounts: readonly PlanAccount[], serviceDown: boolean): number {
+  return accounts.filter((a) => a.switch.path === 'exchange' || (serviceDown && a.switch.path === 'rest_then_exchange')).reduce((s, a) => s + a.armsPerMinute, 0);
+}
+
 function venueReadWarnings(reads: Plan['venueReads'], exchangeArms: number, budget: number): string[] {
   if (!reads || reads.weightPerMinute + exchangeArms <= budget) return [];
   return [
@@ -388,7 +396,7 @@ export function formatPlan(plan: Plan): string {
   );
   const vr = plan.venueReads;
   if (vr) {
-    const exchangeArms = plan.accounts.filter((a) => a.switch.path === 'exchange').reduce((s, a) => s + a.armsPerMinute, 0);
+    const exchangeArms = exchangeArmsPerMinute(plan.accounts, vr.onlyWhileServiceFails);
     const total = vr.weightPerMinute + exchangeArms;
     const left = use(plan.exchange.budgetPerMinute, total);
     lines.push(

@@ -107,7 +107,8 @@ export interface Managed {
   provisionAttempts: number;
   /** The last orders read: its count and which source answered it. */
   orders?: { count: number; atMs: number; source: ReadSource };
-  positions?: PositionsSummary & { atMs: number };
+  /** The last positions read, and which source answered it. */
+  positions?: PositionsSummary & { atMs: number; source: ReadSource };
   subscribed: boolean;
   removed: boolean;
 }
@@ -127,7 +128,8 @@ export interface AccountStatus {
   open_orders: number | null;
   /** Which source counted `open_orders`: the service's listing or the venue's info endpoint (null: none yet). */
   orders_source: ReadSource | null;
-  positions: null | { count: number; value_usdc: string; unrealized_pnl_usdc: string };
+  /** `source`: which answered the last positions read (`service` or `venue`). */
+  positions: null | { count: number; value_usdc: string; unrealized_pnl_usdc: string; source: ReadSource };
   triggers_today: number;
   agent: null | { address: string; source: string; valid_until: string | null };
   provision_error: string | null;

@@ -101,7 +101,7 @@ export function statusOf(v: ViewInput, ready: boolean): KeeperStatus & { budget_
       last_success_at: s?.lastSuccessMs ? new Date(s.lastSuccessMs).toISOString() : null,
       open_orders: m.orders?.count ?? null,
       orders_source: m.orders?.source ?? null,
-      positions: m.positions ? { count: m.positions.count, value_usdc: m.positions.valueUsdc, unrealized_pnl_usdc: m.positions.unrealizedPnlUsdc } : null,
+      positions: m.positions ? { count: m.positions.count, value_usdc: m.positions.valueUsdc, unrealized_pnl_usdc: m.positions.unrealizedPnlUsdc, source: m.positions.source } : null,
       triggers_today: v.triggersToday(m.spec.name),
       agent: p ? { address: p.agent.address, source: p.source, valid_until: p.agentValidUntilMs ? new Date(p.agentValidUntilMs).toISOString() : null } : null,
       provision_error: m.provisionError ?? null,
