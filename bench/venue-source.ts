@@ -71,8 +71,11 @@ const SAMPLE_MS = 1_000;
 /** The keeper's log level (`--keeper-log-level`): debug by default, which logs each shed read (counted by kind). */
 let KEEPER_LOG_LEVEL = 'debug';
 const STATUS_EVERY_MS = 5_000;
-/** service_outage: the service answering before and after its outage. */
-const BEFORE_MS = 60_000;
+/**
+ * service_outage: the service answering before and after its outage. Before: long enough for every
+ * account's first positions read, which the keeper spreads over the 60 s positions period.
+ */
+const BEFORE_MS = 75_000;
 const AFTER_MS = 75_000;
 
 const secs = (ms: number | null | undefined): number | null => (ms === null || ms === undefined || !Number.isFinite(ms) ? null : Number((ms / 1000).toFixed(2)));

@@ -356,9 +356,10 @@ export class Keeper {
       // address budget's userRateLimit read per account) have had their share of the budget.
       const n = Math.max(1, this.options.accounts.length);
       const { ordersEveryMs, positionsEveryMs } = this.cadence.readIntervals(this.options);
+      // (Under service_then_venue the first reads go to the service: they need not wait for it.)
       const exchange = this.deps.scheduler.specOf('exchange');
       const provisioningWeight = n * (2 + infoRequestWeight('userRateLimit', this.options.infoWeights));
-      const afterMs = exchange ? (provisioningWeight * exchange.windowMs) / (exchange.limit * READ_UTILISATION) : 0;
+      const afterMs = exchange && this.options.watch.source === 'venue' ? (provisioningWeight * exchange.windowMs) / (exchange.limit * READ_UTILISATION) : 0;
       const at = (periodMs: number): number => Math.round(afterMs + ((k % n) * periodMs) / n);
       return { ordersMs: ordersNow ? 0 : at(ordersEveryMs), positionsMs: at(positionsEveryMs) };
     }
