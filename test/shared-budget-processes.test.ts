@@ -4,7 +4,7 @@
  * but not what each would send at once if it believed the whole budget was its own (each spaces
  * its 8 first arms at 1/s: 16 in 8 s). Real time, real Redis (Debian's redis-server, started here).
  * - with `rate_limits.shared` on one Redis: zero 429s, zero lapses;
- * - Redis killed mid-run: each falls back to its share, every horizon holds;
+ * - Redis killed mid-run: each falls back to its share, horizons stay within two arm slots of min_horizon;
  * - the control, without `shared`: the same start draws 429s.
  * Issue 19's two shards (bench/budget-scenarios.ts, `npm run bench:budget -- --scenario shards` is
  * the longer run): 180 accounts, each needing an approveAgent, on the simulator's one window of 100
