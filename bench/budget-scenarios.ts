@@ -14,13 +14,13 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { appendFile, chmod, mkdir, mkdtemp, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { shardOf } from '../src/config/shard.js';
 import { startSimulator, type Simulator } from '../src/sim/simulator.js';
 import { startRedis, type TestRedis } from '../test/support/redis.js';
+import { freePort } from './venue-procs.js';
 import { benchAddresses, benchKey } from './keys.js';
 import { nativeRecovery } from './native-recovery.js';
 
@@ -37,17 +37,6 @@ const BURST_GAP_MS = 2_000;
 export type ScenarioName = 'n180' | 'n228' | 'n270' | 'told200' | 'shards';
 export const SCENARIOS: readonly ScenarioName[] = ['n180', 'n228', 'n270', 'told200', 'shards'];
 
-async function freePort(): Promise<number> {
-  return new Promise((res, rej) => {
-    const s = createServer();
-    s.once('error', rej);
-    s.listen(0, '127.0.0.1', () => {
-      const a = s.address();
-      const port = typeof a === 'object' && a ? a.port : 0;
-      s.close(() => res(port));
-    });
-  });
-}
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 const round = (ms: number | null): number | null => (ms === null || !Number.isFinite(ms) ? null : Math.round(ms));

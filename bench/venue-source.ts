@@ -427,6 +427,38 @@ function keeperMetrics(text: string | undefined): Record<string, unknown> {
   };
 }
 
+/** Seeds the simulator, writes the keys and the config, and runs check-config on it (its output kept in artifacts/). */
+async function prepare(
+  sim: Parameters<typeof configYaml>[0]['sim'],
+  dir: string,
+  artifacts: string,
+  scenario: string,
+  accounts: Parameters<typeof seed>[1],
+  opts: Omit<Parameters<typeof configYaml>[0], 'sim' | 'accounts' | 'stateDir' | 'opsPort'>,
+) {
+  await seed(sim, accounts);
+  const d = await keysFor(dir, accounts);
+  const opsPort = await freePort();
+  const config = join(dir, 'keeper.yaml');
+  await writeFile(config, configYaml({ sim, ...opts, accounts, stateDir: join(dir, 'state'), opsPort }));
+  const plan = await checkConfig(d, config);
+  await writeFile(join(artifacts, `venue-source.check-config.${scenario}.txt`), plan.stdout + (plan.stderr ? `\n--- stderr ---\n${plan.stderr}` : ''));
+  return { addresses: accounts.map((a) => a.address), d, opsPort, config, plan };
+}
+
+/** What every scenario's result records of the run: the keeper's end state and log, check-config, the probe, the files. */
+function runRecord(r: { final: Status | undefined; keeper: KeeperProc; t0: number; plan: { code: number | null; stdout: string; stderr: string }; probe: Probe; files: Record<string, unknown> }): Record<string, unknown> {
+  const { final, keeper, probe, plan } = r;
+  return {
+    keeper_status_at_end: final ? { ready: final.ready, budget_mode: final.budget_mode, cadence: final.cadence, budget_limits: final.budget_limits } : null,
+    keeper_events: Object.fromEntries(keeper.eventCounts),
+    keeper_log_digest: digest(keeper, r.t0),
+    check_config: { exit_code: plan.code, output: plan.stdout, stderr: plan.stderr || undefined },
+    probe: { address: probe.localAddress, info_weight: probe.weight, refused: probe.refused, requests: probe.requests, note: 'simulator_answers include these (its request log names no client)' },
+    files: r.files,
+  };
+}
+
 function digest(k: KeeperProc, t0: number): Array<Record<string, unknown>> {
   return k.events.slice(0, 60).map((e) => {
     const { time, level, pid, hostname, service, ...rest } = e;
@@ -529,14 +561,7 @@ export async function runVenueOnly(minutes: number, artifacts: string): Promise<
   try {
     const services = await admin(sim, 'POST', 'services', { venueOnly: true, restStatus: 404 });
     const accounts = venueOnlyAccounts();
-    await seed(sim, accounts);
-    const addresses = accounts.map((a) => a.address);
-    const d = await keysFor(dir, accounts);
-    const opsPort = await freePort();
-    const config = join(dir, 'keeper.yaml');
-    await writeFile(config, configYaml({ sim, withService: false, source: 'venue', path: 'exchange', ordersEveryS: 20, positionsEveryS: 60, accounts, stateDir: join(dir, 'state'), opsPort }));
-    const plan = await checkConfig(d, config);
-    await writeFile(join(artifacts, 'venue-source.check-config.venue_only.txt'), plan.stdout + (plan.stderr ? `\n--- stderr ---\n${plan.stderr}` : ''));
+    const { addresses, d, opsPort, config, plan } = await prepare(sim, dir, artifacts, 'venue_only', accounts, { withService: false, source: 'venue', path: 'exchange', ordersEveryS: 20, positionsEveryS: 60 });
     const serviceProbe = await getText(`${sim.baseUrl}/v1/health`).then((t) => (t ?? '').slice(0, 120));
 
     const t0 = Date.now();
@@ -600,13 +625,8 @@ export async function runVenueOnly(minutes: number, artifacts: string): Promise<
       counts_unknown_again: unknownSpans(obs, 0, endEpoch - t0),
       known_changes: obs.knownChanges.slice(0, 100),
       keeper: km,
-      keeper_status_at_end: final ? { ready: final.ready, budget_mode: final.budget_mode, cadence: final.cadence, budget_limits: final.budget_limits } : null,
-      keeper_events: Object.fromEntries(keeper.eventCounts),
-      keeper_log_digest: digest(keeper, t0),
       status_timeline: obs.statusTimeline.filter((_, i) => i % 6 === 0),
-      check_config: { exit_code: plan.code, output: plan.stdout, stderr: plan.stderr || undefined },
-      probe: { address: probe.localAddress, info_weight: probe.weight, refused: probe.refused, requests: probe.requests, note: 'simulator_answers include these (its request log names no client)' },
-      files: { dir, keeper_log: keeper.logFile, simulator_log: sim.logFile, config },
+      ...runRecord({ final, keeper, t0, plan, probe, files: { dir, keeper_log: keeper.logFile, simulator_log: sim.logFile, config } }),
     };
     const b = r.bounds;
     b.push({ what: 'every account armed (the simulator took a scheduleCancel of each)', ok: allArmedMs !== null });
@@ -636,14 +656,7 @@ export async function runServiceOutage(minutes: number, artifacts: string): Prom
   let keeper: KeeperProc | undefined;
   try {
     const accounts = outageAccounts();
-    await seed(sim, accounts);
-    const addresses = accounts.map((a) => a.address);
-    const d = await keysFor(dir, accounts);
-    const opsPort = await freePort();
-    const config = join(dir, 'keeper.yaml');
-    await writeFile(config, configYaml({ sim, withService: true, source: 'service_then_venue', path: 'rest_then_exchange', ordersEveryS: 30, positionsEveryS: 60, accounts, stateDir: join(dir, 'state'), opsPort }));
-    const plan = await checkConfig(d, config);
-    await writeFile(join(artifacts, 'venue-source.check-config.service_outage.txt'), plan.stdout + (plan.stderr ? `\n--- stderr ---\n${plan.stderr}` : ''));
+    const { addresses, d, opsPort, config, plan } = await prepare(sim, dir, artifacts, 'service_outage', accounts, { withService: true, source: 'service_then_venue', path: 'rest_then_exchange', ordersEveryS: 30, positionsEveryS: 60 });
 
     const t0 = Date.now();
     keeper = await startKeeperProcess(d, config, opsPort);
@@ -763,13 +776,8 @@ export async function runServiceOutage(minutes: number, artifacts: string): Prom
       hidden: hiddenStatus ? { name: hiddenStatus.name, phase: hiddenStatus.phase, should_be_armed: hiddenStatus.should_be_armed, open_orders: hiddenStatus.open_orders, orders_source: hiddenStatus.orders_source, first_arm_s: secs(first.get(hiddenAcct.address) ?? null) } : null,
       keeper: km,
       keeper_at_outage_start: kmStart,
-      keeper_status_at_end: final ? { ready: final.ready, budget_mode: final.budget_mode, cadence: final.cadence, budget_limits: final.budget_limits } : null,
-      keeper_events: Object.fromEntries(keeper.eventCounts),
-      keeper_log_digest: digest(keeper, t0),
       status_timeline: obs.statusTimeline.filter((_, i) => i % 3 === 0),
-      check_config: { exit_code: plan.code, output: plan.stdout, stderr: plan.stderr || undefined },
-      probe: { address: probe.localAddress, info_weight: probe.weight, refused: probe.refused, requests: probe.requests, note: 'simulator_answers include these (its request log names no client)' },
-      files: { dir, keeper_log: keeper.logFile, simulator_log: sim.logFile, config },
+      ...runRecord({ final, keeper, t0, plan, probe, files: { dir, keeper_log: keeper.logFile, simulator_log: sim.logFile, config } }),
     };
     const b = r.bounds;
     const by = (phase: string) => comparisons.filter((c) => c.phase === phase);
