@@ -7,18 +7,7 @@ import { RETRIES_BEFORE_MIN_HORIZON, retrySlotSeconds } from './schema.js';
 import { accountsForShard } from './shard.js';
 import { switchInMs, type AccountConfig, type Config, type RateLimit, type SwitchConfig } from './types.js';
 import { VENUE_FACTS } from '../venue/facts.js';
-import { ASSUMED } from '../venue/assumptions.js';
-import type { InfoWeights } from '../venue/info.js';
-import {
-  accountReads,
-  ADDRESS_BUDGET_READ_EVERY_MS,
-  MAX_READ_STRETCH,
-  readDemand,
-  venueReadWeights,
-  withAddressBudgetReads,
-  readStretch as readStretchOf,
-  type ReadWeights,
-} from '../sched/read-plan.js';
+import { ADDRESS_BUDGET_READ_EVERY_MS, keeperReadDemand, MAX_READ_STRETCH, readWeightsOf, venueReadWeights, readStretch as readStretchOf, type ReadWeights } from '../sched/read-plan.js';
 
 /**
  * The request plan `check-config` prints (DESIGN.md section 7): can this instance hold every
@@ -169,17 +158,15 @@ function buildPlanWith(config: Config): Plan {
   const source = config.watch.source;
   const readWeights = readWeightsOf(config.rateLimits.infoWeights);
   const periods = { ordersEveryMs: config.watch.ordersEverySeconds * 1000, positionsEveryMs: config.watch.positionsEverySeconds * 1000 };
-  const ordersOnVenue = (a: AccountConfig): boolean => source === 'service_then_venue' && a.switch.armWhen === 'orders_open';
   const perpDexes = config.watch.perpDexes.length;
-  const serviceDemand = readDemand(mine.map((a) => accountReads(source, readWeights, { ordersOnVenue: ordersOnVenue(a), fallenBack: false, perpDexes })), periods);
-  const demand = source === 'service' ? serviceDemand : withAddressBudgetReads(serviceDemand, mine.length, config.rateLimits.infoWeights.userRateLimit, ADDRESS_BUDGET_READ_EVERY_MS);
-  const ordersOpenOnVenue = mine.filter(ordersOnVenue).length;
-  const ordersOpenVenueWeightPerMinute = source === 'service_then_venue' ? serviceDemand.exchangeWeightPerSecond * 60 : 0;
-  const configuredReads = demand.globalPerSecond * 60;
-  const addressReadsEach = (config.rateLimits.infoWeights.userRateLimit * 60_000) / ADDRESS_BUDGET_READ_EVERY_MS;
+  const ordersOpenOnVenue = source === 'service_then_venue' ? mine.filter((a) => a.switch.armWhen === 'orders_open').length : 0;
+  const demand = keeperReadDemand(source, readWeights, { accounts: mine.length, ordersOnVenue: ordersOpenOnVenue, fallenBack: 0 }, periods, perpDexes);
   // Per account: (1 + perp dexes) open-orders reads every orders period, (1 + perp dexes)
   // clearinghouseState reads and one spotClearinghouseState every positions period.
   const perRead = venueReadWeights(readWeights, perpDexes);
+  const ordersOpenVenueWeightPerMinute = ordersOpenOnVenue * perRead.orders * (60 / config.watch.ordersEverySeconds);
+  const configuredReads = demand.globalPerSecond * 60;
+  const addressReadsEach = (readWeights.userRateLimit * 60_000) / ADDRESS_BUDGET_READ_EVERY_MS;
   const venueReadsEach = (60 / config.watch.ordersEverySeconds) * perRead.orders + (60 / config.watch.positionsEverySeconds) * perRead.positions + addressReadsEach;
   const venueReads = source === 'service' ? null : { weightPerMinute: venueReadsEach * mine.length, perAccount: venueReadsEach, onlyWhileServiceFails: source === 'service_then_venue' };
   // The arm budget: the routes the accounts may use (schedule_cancel, the exchange endpoint, both for
@@ -250,7 +237,6 @@ function coldStartSecondsOf(config: Config, approvals: number, accounts: number,
   return Math.max(approvals / rate(config.rateLimits.exchange), accounts / armsPerSecond, (approvals + accounts) / rate(config.rateLimits.global));
 }
 
-/** Venue reads that, with the exchange arms, outgrow the exchange budget: their periods are stretched. */
 /**
  * Arms a minute on the exchange endpoint: those of `path: exchange`, and while the service fails
  * (`serviceDown`) those of `rest_then_exchange` too (its REST route is the service's).
@@ -259,6 +245,7 @@ function exchangeArmsPerMinute(accounts: readonly PlanAccount[], serviceDown: bo
   return accounts.filter((a) => a.switch.path === 'exchange' || (serviceDown && a.switch.path === 'rest_then_exchange')).reduce((s, a) => s + a.armsPerMinute, 0);
 }
 
+/** Venue reads that, with the exchange arms, outgrow the exchange budget: their periods are stretched. */
 function venueReadWarnings(reads: Plan['venueReads'], exchangeArms: number, budget: number): string[] {
   if (!reads || reads.weightPerMinute + exchangeArms <= budget) return [];
   return [
@@ -275,11 +262,6 @@ function perDex(plan: Plan, weight: number): string {
 /** Which dexes the `x n` of perDex counts. */
 function dexesNote(plan: Plan): string {
   return plan.perpDexes.length === 0 ? '' : `; x ${1 + plan.perpDexes.length}: the first perp dex and ${plan.perpDexes.join(', ')}`;
-}
-
-/** The read weights of the watcher's requests, from the config's info weights. */
-function readWeightsOf(w: InfoWeights): Plan['readWeights'] {
-  return { openOrders: w[ASSUMED.infoOpenOrdersType], clearinghouseState: w.clearinghouseState, spotClearinghouseState: w.spotClearinghouseState, userRateLimit: w.userRateLimit };
 }
 
 function readPeriodsOf(config: Config, stretch: number): Plan['readPeriods'] {

@@ -2,9 +2,8 @@ import type { Logger } from 'pino';
 import type { KeeperMetrics } from '../obs/metrics.js';
 import { armCapacityPerSecond, assignRoutes, BUDGET_UTILISATION, maxPeriodMs, planProtection, type ProtectionInput, type ProtectionPlan, type RouteBudgets } from '../sched/cadence.js';
 import type { RequestScheduler } from '../sched/scheduler.js';
-import { accountReads, ADDRESS_BUDGET_READ_EVERY_MS, MAX_READ_STRETCH, readDemand, readStretch, withAddressBudgetReads } from '../sched/read-plan.js';
+import { keeperReadDemand, MAX_READ_STRETCH, readStretch, readWeightsOf } from '../sched/read-plan.js';
 import { SlotCalendar } from '../sched/slot-calendar.js';
-import { ASSUMED } from '../venue/assumptions.js';
 import { DEFAULT_INFO_WEIGHTS } from '../venue/info.js';
 import type { KeeperAccountSpec, KeeperOptions, KeeperStatus, Managed } from './keeper-types.js';
 import type { SwitchSettings } from './switch-machine.js';
@@ -213,17 +212,17 @@ export class CadenceControl {
   readStretch(options: KeeperOptions, accounts: Iterable<Managed>): number {
     if (!this.plan) return 1;
     const mode = options.watch.source ?? 'service';
-    const w = options.infoWeights ?? DEFAULT_INFO_WEIGHTS;
-    const weights = { openOrders: w[ASSUMED.infoOpenOrdersType], clearinghouseState: w.clearinghouseState, spotClearinghouseState: w.spotClearinghouseState };
-    // Each venue read covers the builder-deployed dexes too: one more open-orders and clearinghouseState request each.
-    const perpDexes = options.watch.perpDexes?.length ?? 0;
-    const reads = [];
+    // Counted, not listed: this runs every second over every account.
+    const mix = { accounts: 0, ordersOnVenue: 0, fallenBack: 0 };
     for (const m of accounts) {
       if (m.removed) continue;
-      const ordersOnVenue = mode === 'service_then_venue' && m.spec.switch.armWhen === 'orders_open';
-      reads.push(accountReads(mode, weights, { ordersOnVenue, fallenBack: mode === 'service_then_venue' && !ordersOnVenue && m.orders?.source === 'venue', perpDexes }));
+      mix.accounts++;
+      if (mode !== 'service_then_venue') continue;
+      if (m.spec.switch.armWhen === 'orders_open') mix.ordersOnVenue++;
+      else if (m.orders?.source === 'venue') mix.fallenBack++;
     }
-    const demand = mode === 'service' ? readDemand(reads, options.watch) : withAddressBudgetReads(readDemand(reads, options.watch), reads.length, w.userRateLimit, ADDRESS_BUDGET_READ_EVERY_MS);
+    // Each venue read covers the builder-deployed dexes too: one more open-orders and clearinghouseState request each.
+    const demand = keeperReadDemand(mode, readWeightsOf(options.infoWeights ?? DEFAULT_INFO_WEIGHTS), mix, options.watch, options.watch.perpDexes?.length ?? 0);
     const b = this.routeBudgets(options);
     return Math.min(MAX_READ_STRETCH, readStretch(demand, { global: b.global, exchange: b.exchange }, this.armsByScope));
   }

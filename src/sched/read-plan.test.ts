@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { LOW_HEADROOM_PERCENT } from '../config/plan.js';
-import { accountReads, readDemand, readStretch, READ_UTILISATION, venueReadWeights } from './read-plan.js';
+import { accountReads, keeperReadDemand, readDemand, readStretch, READ_UTILISATION, venueReadWeights } from './read-plan.js';
 
 const W = { openOrders: 20, clearinghouseState: 2, spotClearinghouseState: 2 };
 const PERIODS = { ordersEveryMs: 20_000, positionsEveryMs: 60_000 };
@@ -38,9 +38,27 @@ describe('accountReads: what one account spends where, as the watcher reads', ()
   });
 });
 
+describe('keeperReadDemand: every account\'s reads by where they go, and the address budget\'s', () => {
+  const WU = { ...W, userRateLimit: 20 };
+  it('venue: 20 accounts, orders every 20 s, positions every 60 s, userRateLimit every 10 min: 20 * (1 + 4/60) + 20 * 20/600 = 22 weight a second', () => {
+    expect(keeperReadDemand('venue', WU, { accounts: 20, ordersOnVenue: 0, fallenBack: 0 }, PERIODS, 0).exchangeWeightPerSecond).toBeCloseTo(22, 9);
+  });
+
+  it('service: one request a read in global, no venue weight (no address budget reads either)', () => {
+    expect(keeperReadDemand('service', WU, { accounts: 20, ordersOnVenue: 0, fallenBack: 0 }, PERIODS, 0)).toEqual({ globalPerSecond: expect.closeTo(20 * (1 / 20 + 1 / 60), 9), exchangeWeightPerSecond: 0 });
+  });
+
+  it('service_then_venue, 20 accounts of which 3 orders_open and 5 fallen back', () => {
+    const d = keeperReadDemand('service_then_venue', WU, { accounts: 20, ordersOnVenue: 3, fallenBack: 5 }, PERIODS, 0);
+    // 12 read the service only, 3 their positions there, 5 ask it before the venue
+    expect(d.globalPerSecond).toBeCloseTo(12 * (1 / 20 + 1 / 60) + 3 / 60 + 5 * (1 / 20 + 1 / 60), 9);
+    expect(d.exchangeWeightPerSecond).toBeCloseTo((3 * 20) / 20 + 5 * (20 / 20 + 4 / 60) + (20 * 20) / 600, 9);
+  });
+});
+
 describe('readDemand and readStretch', () => {
   it('20 accounts on the venue, orders every 20 s: 21.33 weight a second; beside 1.33 arms/s of 20, stretched x1.45', () => {
-    const d = readDemand(Array.from({ length: 20 }, () => accountReads('venue', W, { ordersOnVenue: false, fallenBack: false })), PERIODS);
+    const d = readDemand([[accountReads('venue', W, { ordersOnVenue: false, fallenBack: false }), 20]], PERIODS);
     expect(d.globalPerSecond).toBe(0);
     expect(d.exchangeWeightPerSecond).toBeCloseTo(20 * (20 / 20 + 4 / 60), 9);
     const arms = 20 / 15;
@@ -51,7 +69,7 @@ describe('readDemand and readStretch', () => {
   });
 
   it('20 accounts on the venue with one builder dex, orders every 20 s: 42 weight a second (twice the orders, 6 for positions); stretched x2.86', () => {
-    const d = readDemand(Array.from({ length: 20 }, () => accountReads('venue', W, { ordersOnVenue: false, fallenBack: false, perpDexes: 1 })), PERIODS);
+    const d = readDemand([[accountReads('venue', W, { ordersOnVenue: false, fallenBack: false, perpDexes: 1 }), 20]], PERIODS);
     expect(d.exchangeWeightPerSecond).toBeCloseTo(20 * (40 / 20 + 6 / 60), 9);
     expect(d.exchangeWeightPerSecond).toBeCloseTo(42, 9);
     const arms = 20 / 15;

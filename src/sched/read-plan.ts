@@ -9,6 +9,8 @@
  * first: the arm plan (cadence.ts) takes what it needs, and reads get what is left, every account's
  * periods stretched by one common factor, so a read late by a period beats a read shed at random.
  */
+import { ASSUMED } from '../venue/assumptions.js';
+import type { InfoWeights } from '../venue/info.js';
 
 /** What one account reads in each period, as the watcher will send it. */
 export interface AccountReads {
@@ -73,24 +75,55 @@ export function accountReads(mode: ReadSourceMode, w: ReadWeights, a: { ordersOn
  */
 export const ADDRESS_BUDGET_READ_EVERY_MS = 10 * 60_000;
 
-/**
- * Adds the address-budget reads (`userRateLimit`, weight `weight`, once per account every
- * `everyMs`: keeper/address-budget.ts) that every keeper reading the venue sends, to a demand. They
- * are not stretched (one read per account in ten minutes), but they spend the same room.
- */
-export function withAddressBudgetReads(d: ReadDemand, accounts: number, weight: number, everyMs: number): ReadDemand {
-  return { ...d, exchangeWeightPerSecond: d.exchangeWeightPerSecond + (accounts * weight * 1000) / everyMs };
-}
-
-/** The reads of every account at the configured periods. */
-export function readDemand(reads: Iterable<AccountReads>, periods: { ordersEveryMs: number; positionsEveryMs: number }): ReadDemand {
+/** The reads of every account at the configured periods: each kind of account's reads, and how many read so. */
+export function readDemand(reads: Iterable<readonly [AccountReads, number]>, periods: { ordersEveryMs: number; positionsEveryMs: number }): ReadDemand {
   let globalPerSecond = 0;
   let exchangeWeightPerSecond = 0;
-  for (const r of reads) {
-    globalPerSecond += (r.service.orders * 1000) / periods.ordersEveryMs + (r.service.positions * 1000) / periods.positionsEveryMs;
-    exchangeWeightPerSecond += (r.venue.orders * 1000) / periods.ordersEveryMs + (r.venue.positions * 1000) / periods.positionsEveryMs;
+  for (const [r, n] of reads) {
+    globalPerSecond += n * ((r.service.orders * 1000) / periods.ordersEveryMs + (r.service.positions * 1000) / periods.positionsEveryMs);
+    exchangeWeightPerSecond += n * ((r.venue.orders * 1000) / periods.ordersEveryMs + (r.venue.positions * 1000) / periods.positionsEveryMs);
   }
   return { globalPerSecond, exchangeWeightPerSecond };
+}
+
+/** The weights the read plan needs (`rate_limits.info_weights`): the watcher's reads and the address budget's. */
+export function readWeightsOf(w: InfoWeights): ReadWeights & { userRateLimit: number } {
+  return { openOrders: w[ASSUMED.infoOpenOrdersType], clearinghouseState: w.clearinghouseState, spotClearinghouseState: w.spotClearinghouseState, userRateLimit: w.userRateLimit };
+}
+
+/** How many accounts read where (accountReads): all of them, and under service_then_venue those on the venue. */
+export interface ReadMix {
+  accounts: number;
+  /** `arm_when: orders_open` accounts, whose orders are read on the venue. */
+  ordersOnVenue: number;
+  /** Accounts whose last read came from the venue (the service failing for them). */
+  fallenBack: number;
+}
+
+/**
+ * What the keeper's reads spend at the configured periods, the one figure the keeper
+ * (CadenceControl.readStretch) and check-config plan on: every account's reads by where they go,
+ * and when the keeper reads the venue the address budget's `userRateLimit` reads too (once per
+ * account every ADDRESS_BUDGET_READ_EVERY_MS; not stretched, but they spend the same room).
+ */
+export function keeperReadDemand(
+  mode: ReadSourceMode,
+  w: ReadWeights & { userRateLimit: number },
+  mix: ReadMix,
+  periods: { ordersEveryMs: number; positionsEveryMs: number },
+  perpDexes: number,
+): ReadDemand {
+  const plain = mix.accounts - mix.ordersOnVenue - mix.fallenBack;
+  const d = readDemand(
+    [
+      [accountReads(mode, w, { ordersOnVenue: false, fallenBack: false, perpDexes }), plain],
+      [accountReads(mode, w, { ordersOnVenue: true, fallenBack: false, perpDexes }), mix.ordersOnVenue],
+      [accountReads(mode, w, { ordersOnVenue: false, fallenBack: true, perpDexes }), mix.fallenBack],
+    ],
+    periods,
+  );
+  if (mode === 'service') return d;
+  return { ...d, exchangeWeightPerSecond: d.exchangeWeightPerSecond + (mix.accounts * w.userRateLimit * 1000) / ADDRESS_BUDGET_READ_EVERY_MS };
 }
 
 /**
