@@ -14,6 +14,7 @@
  * the venue does not say what it charges for a request it refuses to deserialize.
  */
 import { VENUE_FACTS } from '../venue/facts.js';
+import { publishedWeight } from '../venue/info.js';
 
 /** Weight of one `POST /exchange` action. */
 export const ACTION_WEIGHT: number = VENUE_FACTS.infoWeights.exchangeAction;
@@ -27,8 +28,6 @@ export type InfoWeightOverrides = Readonly<Record<string, number>>;
 /** The weight of a `POST /info` body (by its `type`); the default when it has none. */
 export function infoWeight(body: unknown, overrides: InfoWeightOverrides = {}): number {
   const type = typeof body === 'object' && body !== null && !Array.isArray(body) ? (body as { type?: unknown }).type : undefined;
-  if (typeof type === 'string' && Object.hasOwn(overrides, type)) return overrides[type] as number;
-  const byType = VENUE_FACTS.infoWeights.byType;
-  if (typeof type !== 'string' || !Object.hasOwn(byType, type)) return VENUE_FACTS.infoWeights.other;
-  return byType[type] as number;
+  if (typeof type !== 'string') return VENUE_FACTS.infoWeights.other;
+  return Object.hasOwn(overrides, type) ? (overrides[type] as number) : publishedWeight(type);
 }

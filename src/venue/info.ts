@@ -56,8 +56,8 @@ export interface InfoOpenOrdersOptions extends InfoDexOptions {
  */
 export type InfoWeights = Readonly<Record<InfoRequestType, number>>;
 
-/** The venue's published weight of one request type. */
-function publishedWeight(type: InfoRequestType): number {
+/** The venue's published weight of one info request type, any the venue knows (the simulator charges these too). */
+export function publishedWeight(type: string): number {
   const w = VENUE_FACTS.infoWeights;
   return Object.hasOwn(w.byType, type) ? (w.byType[type] as number) : w.other;
 }
