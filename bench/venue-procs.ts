@@ -15,7 +15,6 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { appendFile, chmod, mkdir, writeFile } from 'node:fs/promises';
 import http from 'node:http';
-import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 
 /** The repository (this file runs from bench/ under vitest and from dist/bench/ when built). */
@@ -24,17 +23,8 @@ export const MAIN = join(ROOT, 'dist/src/main.js');
 
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
-export async function freePort(): Promise<number> {
-  return new Promise((res, rej) => {
-    const s = createServer();
-    s.once('error', rej);
-    s.listen(0, '127.0.0.1', () => {
-      const a = s.address();
-      const port = typeof a === 'object' && a ? a.port : 0;
-      s.close(() => res(port));
-    });
-  });
-}
+/** The tests' free-port helper (bench already runs on test/support, built into dist/test/support). */
+export { freePort } from '../test/support/cli.js';
 
 /** The environment of a child: no DMS_KEEPER_* override, no systemd variables, plus `extra`. */
 function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {

@@ -551,21 +551,38 @@ async function keysFor(dir: string, accounts: Acct[]) {
   return writeKeys(dir, keys);
 }
 
-// ---- scenario 1: venue_only ----
-
-export async function runVenueOnly(minutes: number, artifacts: string): Promise<ScenarioResult> {
-  const dir = await mkdtemp(join(tmpdir(), 'dmsk-venue-only-'));
+/**
+ * Runs a scenario with its own temp dir, simulator process and probe, and stops them (and the
+ * keeper, once `started` was told of it) whatever happens.
+ */
+async function inScenario(
+  prefix: string,
+  run: (s: { dir: string; sim: SimProc; probe: Probe; started: (k: KeeperProc) => KeeperProc }) => Promise<ScenarioResult>,
+): Promise<ScenarioResult> {
+  const dir = await mkdtemp(join(tmpdir(), prefix));
   const sim = await startSimProcess(dir, BUDGET);
   const probe = new Probe(sim.baseUrl);
   let keeper: KeeperProc | undefined;
   try {
+    return await run({ dir, sim, probe, started: (k) => (keeper = k) });
+  } finally {
+    await keeper?.stop();
+    probe.close();
+    await sim.stop();
+  }
+}
+
+// ---- scenario 1: venue_only ----
+
+export function runVenueOnly(minutes: number, artifacts: string): Promise<ScenarioResult> {
+  return inScenario('dmsk-venue-only-', async ({ dir, sim, probe, started }) => {
     const services = await admin(sim, 'POST', 'services', { venueOnly: true, restStatus: 404 });
     const accounts = venueOnlyAccounts();
     const { addresses, d, opsPort, config, plan } = await prepare(sim, dir, artifacts, 'venue_only', accounts, { withService: false, source: 'venue', path: 'exchange', ordersEveryS: 20, positionsEveryS: 60 });
     const serviceProbe = await getText(`${sim.baseUrl}/v1/health`).then((t) => (t ?? '').slice(0, 120));
 
     const t0 = Date.now();
-    keeper = await startKeeperProcess(d, config, opsPort);
+    const keeper = started(await startKeeperProcess(d, config, opsPort));
     const obs = new Observer(sim, keeper, addresses, t0);
     const runMs = minutes * 60_000;
     const extra = accounts.find((a) => a.name === 'acct-1')!;
@@ -620,7 +637,7 @@ export async function runVenueOnly(minutes: number, artifacts: string): Promise<
       subaccount: sub ? { account_type: sub.account_type, phase: sub.phase, open_orders: sub.open_orders, orders_source: sub.orders_source } : null,
       notifications_subscribed: final?.accounts.filter((a) => a.notifications).length ?? null,
       reads_shed_by_kind: shedsBy(keeper, t0, endEpoch),
-      reads_shed_per_minute: Array.from({ length: Math.ceil(minutes) }, (_, i) => Object.values(shedsBy(keeper!, t0 + i * 60_000, t0 + (i + 1) * 60_000)).reduce((x, y) => x + y, 0)),
+      reads_shed_per_minute: Array.from({ length: Math.ceil(minutes) }, (_, i) => Object.values(shedsBy(keeper, t0 + i * 60_000, t0 + (i + 1) * 60_000)).reduce((x, y) => x + y, 0)),
       first_known: firstKnownView(obs),
       counts_unknown_again: unknownSpans(obs, 0, endEpoch - t0),
       known_changes: obs.knownChanges.slice(0, 100),
@@ -640,26 +657,18 @@ export async function runVenueOnly(minutes: number, artifacts: string): Promise<
     b.push({ what: 'check-config exits 0 (every account keeps its min horizon in the plan)', ok: plan.code === 0 });
     r.ok = b.every((x) => x.ok);
     return r;
-  } finally {
-    await keeper?.stop();
-    probe.close();
-    await sim.stop();
-  }
+  });
 }
 
 // ---- scenario 2: service_outage ----
 
-export async function runServiceOutage(minutes: number, artifacts: string): Promise<ScenarioResult> {
-  const dir = await mkdtemp(join(tmpdir(), 'dmsk-service-outage-'));
-  const sim = await startSimProcess(dir, BUDGET);
-  const probe = new Probe(sim.baseUrl);
-  let keeper: KeeperProc | undefined;
-  try {
+export function runServiceOutage(minutes: number, artifacts: string): Promise<ScenarioResult> {
+  return inScenario('dmsk-service-outage-', async ({ dir, sim, probe, started }) => {
     const accounts = outageAccounts();
     const { addresses, d, opsPort, config, plan } = await prepare(sim, dir, artifacts, 'service_outage', accounts, { withService: true, source: 'service_then_venue', path: 'rest_then_exchange', ordersEveryS: 30, positionsEveryS: 60 });
 
     const t0 = Date.now();
-    keeper = await startKeeperProcess(d, config, opsPort);
+    const keeper = started(await startKeeperProcess(d, config, opsPort));
     const obs = new Observer(sim, keeper, addresses, t0);
     const outageMs = minutes * 60_000;
     const outageFrom = BEFORE_MS;
@@ -794,11 +803,7 @@ export async function runServiceOutage(minutes: number, artifacts: string): Prom
     b.push({ what: 'after the outage: back on the service, counts equal', ok: by('after').every((c) => c.mismatches.length === 0) });
     r.ok = b.every((x) => x.ok);
     return r;
-  } finally {
-    await keeper?.stop();
-    probe.close();
-    await sim.stop();
-  }
+  });
 }
 
 // ---- the command line ----

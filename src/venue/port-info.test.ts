@@ -48,7 +48,8 @@ function fakeTransport(clock: FakeClock, sent: HttpRequest[]): HttpTransport {
   } as unknown as HttpTransport;
 }
 
-function setup() {
+/** A scheduler at the venue's 1,200 a minute that records what it admitted, on a fake clock. */
+function recordingScheduler() {
   const clock = new FakeClock(1_700_000_000_000);
   const scheduler = new RequestScheduler(clock, { global: { limit: 1_200, windowMs: 60_000 }, exchange: { limit: 1_200, windowMs: 60_000 } });
   const admitted: RequestOptions[] = [];
@@ -57,6 +58,11 @@ function setup() {
     admitted.push(opts);
     return run(opts, fn);
   };
+  return { clock, scheduler, admitted };
+}
+
+function setup() {
+  const { clock, scheduler, admitted } = recordingScheduler();
   const sent: HttpRequest[] = [];
   const port = new VenuePort({ baseUrl: 'http://service.invalid', exchangeUrl: 'http://venue.invalid', transport: fakeTransport(clock, sent), scheduler, venueClock: new VenueClock(clock), clock });
   return { clock, scheduler, port, admitted, sent };
@@ -176,14 +182,7 @@ describe('VenuePort: reads over the builder-deployed perp dexes', () => {
   }
 
   function setupDexes(failing?: ReadonlySet<string>) {
-    const clock = new FakeClock(1_700_000_000_000);
-    const scheduler = new RequestScheduler(clock, { global: { limit: 1_200, windowMs: 60_000 }, exchange: { limit: 1_200, windowMs: 60_000 } });
-    const admitted: RequestOptions[] = [];
-    const run = scheduler.run.bind(scheduler);
-    scheduler.run = <T>(opts: RequestOptions, fn: () => Promise<T>): Promise<T> => {
-      admitted.push(opts);
-      return run(opts, fn);
-    };
+    const { clock, scheduler, admitted } = recordingScheduler();
     const sent: Array<{ type: string; dex?: string }> = [];
     const port = new VenuePort({ exchangeUrl: 'http://venue.invalid', transport: dexVenue(clock, sent, failing), scheduler, venueClock: new VenueClock(clock), clock });
     return { clock, scheduler, port, admitted, sent };
