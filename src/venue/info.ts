@@ -52,7 +52,7 @@ export interface InfoOpenOrdersOptions extends InfoDexOptions {
 /**
  * The weight each info request the keeper sends spends of the IP's budget. The venue's published
  * figures are only defaults (VENUE_FACTS.infoWeights): `rate_limits.info_weights` overrides them
- * (config/schema.ts), and the port, the read plan and check-config all read this one table.
+ * (src/config/schema.ts), and the port, the read plan and check-config all read this one table.
  */
 export type InfoWeights = Readonly<Record<InfoRequestType, number>>;
 
