@@ -37,7 +37,7 @@ import {
 } from './schema.js';
 import { checkPasswordText, defaultReadFile, tryReadKey, type KeyFileStat, type KeySource } from './secret.js';
 import type { AccountConfig, Config, SwitchConfig, VenueConfig } from './types.js';
-import { DEFAULT_INFO_WEIGHTS, type InfoWeights } from '../venue/info.js';
+import type { InfoWeights } from '../venue/info.js';
 
 /** Key files read at once while a config is checked. */
 const KEY_READ_CONCURRENCY = 64;
@@ -559,8 +559,7 @@ function infoWeightsOf(w: z.output<typeof InfoWeightsSchema>): InfoWeights {
     spotClearinghouseState: w.spot_clearinghouse_state,
     userRole: w.user_role,
     userRateLimit: w.user_rate_limit,
-    // The keeper does not send extraAgents (the client can): its published weight stands.
-    extraAgents: DEFAULT_INFO_WEIGHTS.extraAgents,
+    extraAgents: w.extra_agents,
   };
 }
 

@@ -7,7 +7,7 @@ import { RETRIES_BEFORE_MIN_HORIZON, retrySlotSeconds } from './schema.js';
 import { accountsForShard } from './shard.js';
 import { switchInMs, type AccountConfig, type Config, type RateLimit, type SwitchConfig } from './types.js';
 import { VENUE_FACTS } from '../venue/facts.js';
-import { ADDRESS_BUDGET_READ_EVERY_MS, keeperReadDemand, MAX_READ_STRETCH, readWeightsOf, venueReadWeights, readStretch as readStretchOf, type ReadWeights } from '../sched/read-plan.js';
+import { ADDRESS_BUDGET_READ_EVERY_MS, AGENT_CHECK_EVERY_MS, keeperReadDemand, MAX_READ_STRETCH, readWeightsOf, venueReadWeights, readStretch as readStretchOf, type ReadWeights } from '../sched/read-plan.js';
 
 /**
  * The request plan `check-config` prints (DESIGN.md section 7): can this instance hold every
@@ -111,7 +111,7 @@ export interface Plan {
   /** Each account's read periods as the keeper will run them (stretched, at most MAX_READ_STRETCH times). */
   readPeriods: { ordersEverySeconds: number; positionsEverySeconds: number };
   /** The venue read weights in force (`rate_limits.info_weights`), per request. */
-  readWeights: ReadWeights & { userRateLimit: number };
+  readWeights: ReadWeights & { userRateLimit: number; extraAgents: number };
   /** The builder-deployed perp dexes each venue read covers besides the default listing (`watch.perp_dexes`). */
   perpDexes: string[];
   /** Budget arithmetic never makes a config invalid: always empty (kept for the loader's contract). */
@@ -166,7 +166,7 @@ function buildPlanWith(config: Config): Plan {
   const perRead = venueReadWeights(readWeights, perpDexes);
   const ordersOpenVenueWeightPerMinute = ordersOpenOnVenue * perRead.orders * (60 / config.watch.ordersEverySeconds);
   const configuredReads = demand.globalPerSecond * 60;
-  const addressReadsEach = (readWeights.userRateLimit * 60_000) / ADDRESS_BUDGET_READ_EVERY_MS;
+  const addressReadsEach = (readWeights.userRateLimit * 60_000) / ADDRESS_BUDGET_READ_EVERY_MS + (readWeights.extraAgents * 60_000) / AGENT_CHECK_EVERY_MS;
   const venueReadsEach = (60 / config.watch.ordersEverySeconds) * perRead.orders + (60 / config.watch.positionsEverySeconds) * perRead.positions + addressReadsEach;
   const venueReads = source === 'service' ? null : { weightPerMinute: venueReadsEach * mine.length, perAccount: venueReadsEach, onlyWhileServiceFails: source === 'service_then_venue' };
   // The arm budget: the routes the accounts may use (schedule_cancel, the exchange endpoint, both for
@@ -384,7 +384,7 @@ export function formatPlan(plan: Plan): string {
     lines.push(
       vr.onlyWhileServiceFails
         ? `  while the service fails: venue reads ${num(vr.weightPerMinute)} weight + ${num(exchangeArms)} arms = ${num(total)} of the exchange budget ${num(plan.exchange.budgetPerMinute)}: headroom ${headroom(left)}`
-        : `  venue reads      ${num(vr.weightPerMinute)} weight (${num(vr.perAccount)} per account: open orders ${perDex(plan, plan.readWeights.openOrders)} per read, positions ${perDex(plan, plan.readWeights.clearinghouseState)} + ${plan.readWeights.spotClearinghouseState}, address budget ${plan.readWeights.userRateLimit} every ${ADDRESS_BUDGET_READ_EVERY_MS / 60_000} min${dexesNote(plan)}) + ${num(exchangeArms)} arms = ${num(total)} of the exchange budget ${num(plan.exchange.budgetPerMinute)}: headroom ${headroom(left)}`,
+        : `  venue reads      ${num(vr.weightPerMinute)} weight (${num(vr.perAccount)} per account: open orders ${perDex(plan, plan.readWeights.openOrders)} per read, positions ${perDex(plan, plan.readWeights.clearinghouseState)} + ${plan.readWeights.spotClearinghouseState}, address budget ${plan.readWeights.userRateLimit} every ${ADDRESS_BUDGET_READ_EVERY_MS / 60_000} min, agent check ${plan.readWeights.extraAgents} every ${AGENT_CHECK_EVERY_MS / 3_600_000} h${dexesNote(plan)}) + ${num(exchangeArms)} arms = ${num(total)} of the exchange budget ${num(plan.exchange.budgetPerMinute)}: headroom ${headroom(left)}`,
     );
   }
   const oo = plan.ordersOpenOnVenue;

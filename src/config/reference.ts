@@ -52,6 +52,7 @@ export const KEY_MEANINGS: Record<string, string> = {
   'rate_limits.info_weights.spot_clearinghouse_state': 'The spot balances read (`spotClearinghouseState`), with each positions read.',
   'rate_limits.info_weights.user_role': "The role read (`userRole`) that resolves an account whose master key is not its own address, once per account, when no service resolves it.",
   'rate_limits.info_weights.user_rate_limit': "The address's action budget and volume read (`userRateLimit`).",
+  'rate_limits.info_weights.extra_agents': "The approved agents read (`extraAgents`) that confirms the keeper's agent is on the venue and when its approval lapses: once per account after each approval and then daily.",
   'rate_limits.shared':
     'Optional: one budget for every instance with the same `name` (shards behind one egress IP, which the venue counts as one), kept in Redis through Bottleneck. If Redis is unreachable each instance keeps arming on its share of the budget; Redis is never needed to keep the switch armed.',
   'rate_limits.shared.redis_url': '`redis://host:port` (or `rediss://`, optionally `/db`), without credentials.',

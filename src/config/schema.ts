@@ -66,6 +66,7 @@ export const CONFIG_DEFAULTS = {
       spot_clearinghouse_state: VENUE_FACTS.infoWeights.byType['spotClearinghouseState']!,
       user_role: VENUE_FACTS.infoWeights.byType['userRole']!,
       user_rate_limit: VENUE_FACTS.infoWeights.other,
+      extra_agents: VENUE_FACTS.infoWeights.other,
     },
   },
   agent: { name: 'dms-keeper', valid_days: 30 },
@@ -254,6 +255,7 @@ export const InfoWeightsSchema = section(
       spot_clearinghouse_state: weight(IW.spot_clearinghouse_state),
       user_role: weight(IW.user_role),
       user_rate_limit: weight(IW.user_rate_limit),
+      extra_agents: weight(IW.extra_agents),
     })
     .prefault({}),
 );

@@ -38,10 +38,10 @@ describe('accountReads: what one account spends where, as the watcher reads', ()
   });
 });
 
-describe('keeperReadDemand: every account\'s reads by where they go, and the address budget\'s', () => {
-  const WU = { ...W, userRateLimit: 20 };
-  it('venue: 20 accounts, orders every 20 s, positions every 60 s, userRateLimit every 10 min: 20 * (1 + 4/60) + 20 * 20/600 = 22 weight a second', () => {
-    expect(keeperReadDemand('venue', WU, { accounts: 20, ordersOnVenue: 0, fallenBack: 0 }, PERIODS, 0).exchangeWeightPerSecond).toBeCloseTo(22, 9);
+describe('keeperReadDemand: every account\'s reads by where they go, the address budget\'s and the agent checks\'', () => {
+  const WU = { ...W, userRateLimit: 20, extraAgents: 20 };
+  it('venue: 20 accounts, orders every 20 s, positions every 60 s, userRateLimit every 10 min, extraAgents daily: 20 * (1 + 4/60) + 20 * 20/600 + 20 * 20/86400 weight a second', () => {
+    expect(keeperReadDemand('venue', WU, { accounts: 20, ordersOnVenue: 0, fallenBack: 0 }, PERIODS, 0).exchangeWeightPerSecond).toBeCloseTo(22 + 400 / 86_400, 9);
   });
 
   it('service: one request a read in global, no venue weight (no address budget reads either)', () => {
@@ -52,7 +52,7 @@ describe('keeperReadDemand: every account\'s reads by where they go, and the add
     const d = keeperReadDemand('service_then_venue', WU, { accounts: 20, ordersOnVenue: 3, fallenBack: 5 }, PERIODS, 0);
     // 12 read the service only, 3 their positions there, 5 ask it before the venue
     expect(d.globalPerSecond).toBeCloseTo(12 * (1 / 20 + 1 / 60) + 3 / 60 + 5 * (1 / 20 + 1 / 60), 9);
-    expect(d.exchangeWeightPerSecond).toBeCloseTo((3 * 20) / 20 + 5 * (20 / 20 + 4 / 60) + (20 * 20) / 600, 9);
+    expect(d.exchangeWeightPerSecond).toBeCloseTo((3 * 20) / 20 + 5 * (20 / 20 + 4 / 60) + (20 * 20) / 600 + (20 * 20) / 86_400, 9);
   });
 });
 

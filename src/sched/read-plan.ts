@@ -75,6 +75,13 @@ export function accountReads(mode: ReadSourceMode, w: ReadWeights, a: { ordersOn
  */
 export const ADDRESS_BUDGET_READ_EVERY_MS = 10 * 60_000;
 
+/**
+ * How often the keeper reads the master's `extraAgents` per account when it reads the venue
+ * (keeper/agent-check.ts), besides once after each approval: an agent replaced or pruned is
+ * found within a day even on an account that is not arming. Weight 20 a day per account.
+ */
+export const AGENT_CHECK_EVERY_MS = 24 * 3600_000;
+
 /** The reads of every account at the configured periods: each kind of account's reads, and how many read so. */
 export function readDemand(reads: Iterable<readonly [AccountReads, number]>, periods: { ordersEveryMs: number; positionsEveryMs: number }): ReadDemand {
   let globalPerSecond = 0;
@@ -87,8 +94,8 @@ export function readDemand(reads: Iterable<readonly [AccountReads, number]>, per
 }
 
 /** The weights the read plan needs (`rate_limits.info_weights`): the watcher's reads and the address budget's. */
-export function readWeightsOf(w: InfoWeights): ReadWeights & { userRateLimit: number } {
-  return { openOrders: w[ASSUMED.infoOpenOrdersType], clearinghouseState: w.clearinghouseState, spotClearinghouseState: w.spotClearinghouseState, userRateLimit: w.userRateLimit };
+export function readWeightsOf(w: InfoWeights): ReadWeights & { userRateLimit: number; extraAgents: number } {
+  return { openOrders: w[ASSUMED.infoOpenOrdersType], clearinghouseState: w.clearinghouseState, spotClearinghouseState: w.spotClearinghouseState, userRateLimit: w.userRateLimit, extraAgents: w.extraAgents };
 }
 
 /** How many accounts read where (accountReads): all of them, and under service_then_venue those on the venue. */
@@ -104,11 +111,12 @@ export interface ReadMix {
  * What the keeper's reads spend at the configured periods, the one figure the keeper
  * (CadenceControl.readStretch) and check-config plan on: every account's reads by where they go,
  * and when the keeper reads the venue the address budget's `userRateLimit` reads too (once per
- * account every ADDRESS_BUDGET_READ_EVERY_MS; not stretched, but they spend the same room).
+ * account every ADDRESS_BUDGET_READ_EVERY_MS; not stretched, but they spend the same room), and
+ * the agent checks' `extraAgents` (once per account every AGENT_CHECK_EVERY_MS).
  */
 export function keeperReadDemand(
   mode: ReadSourceMode,
-  w: ReadWeights & { userRateLimit: number },
+  w: ReadWeights & { userRateLimit: number; extraAgents: number },
   mix: ReadMix,
   periods: { ordersEveryMs: number; positionsEveryMs: number },
   perpDexes: number,
@@ -123,7 +131,8 @@ export function keeperReadDemand(
     periods,
   );
   if (mode === 'service') return d;
-  return { ...d, exchangeWeightPerSecond: d.exchangeWeightPerSecond + (mix.accounts * w.userRateLimit * 1000) / ADDRESS_BUDGET_READ_EVERY_MS };
+  const perAccount = (w.userRateLimit * 1000) / ADDRESS_BUDGET_READ_EVERY_MS + (w.extraAgents * 1000) / AGENT_CHECK_EVERY_MS;
+  return { ...d, exchangeWeightPerSecond: d.exchangeWeightPerSecond + mix.accounts * perAccount };
 }
 
 /**
