@@ -65,6 +65,7 @@ const ADDITIONS: Family[] = [
   ['dms_keeper_heap_live_bytes', 'gauge', []],
   ['dms_keeper_orders_source', 'gauge', ['account', 'source']],
   ['dms_keeper_address_actions_left', 'gauge', ['account']],
+  ['dms_keeper_agent_valid_until_timestamp_seconds', 'gauge', ['account']],
   ['dms_keeper_read_stretch', 'gauge', []],
 ];
 

@@ -39,6 +39,7 @@ export interface AgentLifecycleDeps {
 export class AgentLifecycle {
   /** `master|agentName` -> the account that uses that agent slot. */
   private readonly agentNames = new Map<string, string>();
+  private readonly inFlight = new WeakMap<Managed, Promise<boolean>>();
 
   constructor(private readonly deps: AgentLifecycleDeps) {}
 
@@ -56,7 +57,19 @@ export class AgentLifecycle {
     return undefined;
   }
 
-  async provision(m: Managed, force: boolean): Promise<boolean> {
+  /**
+   * One provisioning per account at a time: the arm that finds the signer gone and the agent check
+   * that finds it unlisted may both ask, and two approvals would rotate the agent twice.
+   */
+  provision(m: Managed, force: boolean): Promise<boolean> {
+    const running = this.inFlight.get(m);
+    if (running) return running;
+    const p = this.provisionOnce(m, force).finally(() => this.inFlight.delete(m));
+    this.inFlight.set(m, p);
+    return p;
+  }
+
+  private async provisionOnce(m: Managed, force: boolean): Promise<boolean> {
     const { deps } = this;
     m.provisionAttempts += 1;
     try {
@@ -117,6 +130,20 @@ export class AgentLifecycle {
     if (!p || p.source === 'configured' || p.agentValidUntilMs === undefined || !m.spec.masterKey) return;
     const approvedAt = p.agentValidUntilMs - m.spec.validDays * 86_400_000;
     m.renewAtMs = renewAtMs(approvedAt, p.agentValidUntilMs);
+  }
+
+  /**
+   * The venue states an expiry for the account's agent (agent-check.ts): it is the one shown, and
+   * renewal is planned by it (for an agent the keeper approves), at the same share of the validity
+   * before the lapse as after an approval of its own, and never later than planned already.
+   */
+  adoptVenueExpiry(m: Managed, validUntilMs: number): void {
+    const p = m.provisioned;
+    if (!p) return;
+    p.agentValidUntilMs = validUntilMs;
+    if (p.source === 'configured' || !m.spec.masterKey) return;
+    const at = renewAtMs(validUntilMs - m.spec.validDays * 86_400_000, validUntilMs);
+    m.renewAtMs = m.renewAtMs === undefined ? at : Math.min(m.renewAtMs, at);
   }
 
   /** Re-approves every agent whose renewal time has come (the keeper calls this every minute). */

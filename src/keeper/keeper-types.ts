@@ -65,7 +65,7 @@ export interface KeeperDeps {
   venueClock: VenueClock;
   scheduler: RequestScheduler;
   /** The venue port: every request, admitted through the shared budget (venue/port.ts). */
-  venue: ProvisionVenue & SenderVenue & WatchSource & Pick<VenuePort, 'health'> & Partial<Pick<VenuePort, 'infoUserRateLimit'>>;
+  venue: ProvisionVenue & SenderVenue & WatchSource & Pick<VenuePort, 'health'> & Partial<Pick<VenuePort, 'infoUserRateLimit' | 'infoExtraAgents'>>;
   /** Built lazily with the event sink; undefined when notifications are off. */
   notifications?: (onEvent: (e: NotificationClientEvent) => void) => NotificationFeed;
   metrics: KeeperMetrics;
@@ -131,7 +131,11 @@ export interface AccountStatus {
   /** `source`: which answered the last positions read (`service` or `venue`). */
   positions: null | { count: number; value_usdc: string; unrealized_pnl_usdc: string; source: ReadSource };
   triggers_today: number;
-  agent: null | { address: string; source: string; valid_until: string | null };
+  /**
+   * `valid_until`: when the approval lapses (the venue's figure once a check found an earlier one);
+   * `venue`: the last read of the master's `extraAgents` (agent-check.ts), null until read.
+   */
+  agent: null | { address: string; source: string; valid_until: string | null; venue: null | { listed: boolean; valid_until: string | null; checked_at: string } };
   provision_error: string | null;
   path: string;
   arm_when: string;

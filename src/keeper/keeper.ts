@@ -15,6 +15,7 @@ import { AgentLifecycle } from './agents.js';
 import { readinessOf, shouldBeArmed, statusOf, type Readiness, type ViewInput } from './views.js';
 import { AccountWatcher } from './watcher.js';
 import { AddressBudgets } from './address-budget.js';
+import { AgentChecks } from './agent-check.js';
 import { ActivityReporter, type AccountActivity } from './activity.js';
 import type { KeeperAccountSpec, KeeperDeps, KeeperOptions, KeeperStatus, Managed, NotificationFeed } from './keeper-types.js';
 
@@ -66,6 +67,8 @@ export class Keeper {
   private readonly gate = new ColdStartGate();
   /** Each address's action budget and volume gate, read from the venue now and then (address-budget.ts). */
   private readonly addressBudgets: AddressBudgets;
+  /** Whether each account's agent is on the venue and when it lapses (agent-check.ts). */
+  private readonly agentChecks: AgentChecks;
 
   constructor(
     options: KeeperOptions,
@@ -81,7 +84,10 @@ export class Keeper {
       resolveFallbackToVenue: () => this.options.watch.source === 'service_then_venue',
       hasAccount: (name) => this.accounts.has(name),
       accepting: () => this.state !== 'stopping' && this.state !== 'stopped',
-      onProvisioned: (m) => this.ensureRunning(m),
+      onProvisioned: (m) => {
+        this.agentChecks.afterProvision(m);
+        this.ensureRunning(m);
+      },
     });
     this.addressBudgets = new AddressBudgets({
       clock: deps.clock,
@@ -95,6 +101,17 @@ export class Keeper {
       periodMs: (m) => this.cadence.effectiveSettings(m.spec).rearmEveryMs,
       warnShare: () => this.options.watch.addressBudgetWarnShare ?? 0.5,
       onShed: (m, message) => this.reports.readShed(m.log, 'user_rate_limit', message),
+    });
+    this.agentChecks = new AgentChecks({
+      clock: deps.clock,
+      venueClock: deps.venueClock,
+      metrics: deps.metrics,
+      // Read only by a keeper that reads the venue, for the reason the address budget gives above.
+      ...(deps.venue.infoExtraAgents ? { read: (master: string, o: { maxWaitMs: number }) => deps.venue.infoExtraAgents!(master, o) } : {}),
+      enabled: () => (this.options.watch.source ?? 'service') !== 'service',
+      onShed: (m, message) => this.reports.readShed(m.log, 'extra_agents', message),
+      reprovision: (m) => this.agents.provision(m, true),
+      adoptExpiry: (m, validUntilMs) => this.agents.adoptVenueExpiry(m, validUntilMs),
     });
     this.reports = new AccountReports({ ...deps, activity: this.activity, triggerWarnAt: () => this.options.triggerWarnAt, accounts: () => this.accounts.values() });
     deps.metrics.onCollect.push(() => this.refreshGauges());
@@ -163,6 +180,7 @@ export class Keeper {
     if (this.healthTimer) deps.clock.clearTimeout(this.healthTimer);
     const all = [...this.accounts.values()];
     this.addressBudgets.stop();
+    this.agentChecks.stop();
     for (const m of all) this.stopWatching(m);
     const stops = all.map((m) => this.stopAccount(m));
     let timer: TimerHandle | undefined;
@@ -262,6 +280,7 @@ export class Keeper {
     this.accounts.delete(m.spec.name);
     this.gate.forget(m.spec.name);
     this.addressBudgets.forget(m.spec.name);
+    this.agentChecks.forget(m.spec.name);
     this.stopWatching(m);
     await this.stopAccount(m);
     removeAccountSeries(this.deps.metrics, m.spec.name);
@@ -529,6 +548,7 @@ export class Keeper {
       triggersToday: (name) => this.deps.triggers.get(name),
       lastCancelFired: (name) => this.deps.triggers.lastFired(name),
       addressBudget: (name) => this.addressBudgets.view(name),
+      agentCheck: (name) => this.agentChecks.view(name),
       activity: this.activity,
     };
   }

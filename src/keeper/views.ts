@@ -3,6 +3,7 @@ import type { CadenceControl } from './cadence-control.js';
 import { ratePerSecond, type ScopeLimit } from '../sched/scheduler.js';
 import type { AccountStatus, KeeperStatus, Managed } from './keeper-types.js';
 import type { AddressBudgetView } from './address-budget.js';
+import type { AgentCheckView } from './agent-check.js';
 import { VENUE_FACTS } from '../venue/facts.js';
 
 /**
@@ -25,6 +26,8 @@ export interface ViewInput {
   activity: Pick<ActivityReporter, 'startProgress'>;
   /** The address's action budget at its last `userRateLimit` read (address-budget.ts); absent: none. */
   addressBudget?: (name: string) => AddressBudgetView | undefined;
+  /** The last read of the master's approved agents about the account's agent (agent-check.ts); absent: none. */
+  agentCheck?: (name: string) => AgentCheckView | undefined;
 }
 
 export interface Readiness {
@@ -103,7 +106,7 @@ export function statusOf(v: ViewInput, ready: boolean): KeeperStatus & { budget_
       orders_source: m.orders?.source ?? null,
       positions: m.positions ? { count: m.positions.count, value_usdc: m.positions.valueUsdc, unrealized_pnl_usdc: m.positions.unrealizedPnlUsdc, source: m.positions.source } : null,
       triggers_today: v.triggersToday(m.spec.name),
-      agent: p ? { address: p.agent.address, source: p.source, valid_until: p.agentValidUntilMs ? new Date(p.agentValidUntilMs).toISOString() : null } : null,
+      agent: p ? { address: p.agent.address, source: p.source, valid_until: p.agentValidUntilMs ? new Date(p.agentValidUntilMs).toISOString() : null, venue: agentCheckStatus(v.agentCheck?.(m.spec.name)) } : null,
       provision_error: m.provisionError ?? null,
       path: m.spec.switch.path,
       arm_when: m.spec.switch.armWhen,
@@ -125,6 +128,11 @@ export function statusOf(v: ViewInput, ready: boolean): KeeperStatus & { budget_
     start_progress: v.activity.startProgress(),
     accounts,
   };
+}
+
+function agentCheckStatus(c: AgentCheckView | undefined): AccountStatus['agent'] extends infer A ? (A extends { venue: infer V } ? V : never) : never {
+  if (!c) return null;
+  return { listed: c.listed, valid_until: c.validUntilMs === undefined ? null : new Date(c.validUntilMs).toISOString(), checked_at: new Date(c.checkedAtMs).toISOString() };
 }
 
 /** `/status` `address_budget` and `problem` of an account from its last `userRateLimit` read. */

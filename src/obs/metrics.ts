@@ -44,6 +44,8 @@ export interface KeeperMetrics {
   venueClockSteps: Counter<'direction'>;
   overBudget: AccountFamily;
   agentApproved: AccountFamily;
+  agentListed: AccountFamily;
+  agentValidUntil: AccountFamily;
   configReloads: Counter<'result'>;
   buildInfo: Gauge<'version'>;
   // additions beyond the contract
@@ -122,6 +124,8 @@ export function createMetrics(opts: { version: string; defaultMetrics?: boolean;
     overBudget: new AccountFamily({ name: 'dms_keeper_over_budget', help: '1 while the request budget cannot arm this account (lower priority than those it can)', type: 'gauge', table, registers: r }),
     venueClockSteps: new Counter({ name: 'dms_keeper_venue_clock_steps_total', help: 'Corrections of the venue clock estimate over 1 s (every account re-planned), by direction', labelNames: ['direction'], registers: r }),
     agentApproved: new AccountFamily({ name: 'dms_keeper_agent_approved', help: '1 while the account has an approved agent signing for it', type: 'gauge', table, registers: r }),
+    agentListed: new AccountFamily({ name: 'dms_keeper_agent_listed', help: "1 when the venue's extraAgents of the master listed the account's agent at the last read, 0 when it did not; absent until read (only a keeper that reads the venue reads it)", type: 'gauge', table, registers: r }),
+    agentValidUntil: new AccountFamily({ name: 'dms_keeper_agent_valid_until_timestamp_seconds', help: "Venue time the agent's approval lapses (Unix seconds): the earlier of the keeper's record and the venue's extraAgents; absent when neither states one", type: 'gauge', table, registers: r }),
     configReloads: new Counter({ name: 'dms_keeper_config_reloads_total', help: 'Config reloads (SIGHUP) by result', labelNames: ['result'], registers: r }),
     buildInfo: new Gauge({ name: 'dms_keeper_build_info', help: 'Build information; always 1', labelNames: ['version'], registers: r }),
     triggersToday: new AccountFamily({ name: 'dms_keeper_triggers_today', help: 'Scheduled cancels that fired this UTC day (the venue allows 10)', type: 'gauge', table, registers: r }),

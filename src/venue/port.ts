@@ -7,7 +7,7 @@ import { RestError } from './errors.js';
 import { ExchangeClient } from './exchange.js';
 import type { HttpTransport } from './http.js';
 import { DEFAULT_INFO_WEIGHTS, InfoClient, infoRequestWeight, type InfoWeights } from './info.js';
-import type { InfoClearinghouseState, InfoOpenOrders, InfoSpotClearinghouseState, InfoUserRateLimit, InfoUserRole } from './info-decode.js';
+import type { InfoClearinghouseState, InfoExtraAgent, InfoOpenOrders, InfoSpotClearinghouseState, InfoUserRateLimit, InfoUserRole } from './info-decode.js';
 import { REST_ENDPOINTS, RestClient } from './rest.js';
 import type { Account, ActionOk, ApproveAgentAction, ApproveBuilderFeeAction, Health, OrdersPage, PositionsPage, ScheduleCancelAction, SignedRequest } from './types.js';
 import type { VenueDateSample } from './venue-time.js';
@@ -264,6 +264,14 @@ export class VenuePort {
   /** The address's cumulative volume (the volume gate) and action budget (a read of weight 20). */
   infoUserRateLimit(user: string, opts: { signal?: AbortSignal; maxWaitMs?: number } = {}): Promise<InfoUserRateLimit> {
     return this.admitInfo({ kind: 'read' }, 'userRateLimit', opts.signal, (signal) => this.info.userRateLimit(user, signal ? { signal } : {}), opts.maxWaitMs);
+  }
+
+  /**
+   * The named agents `user` (a master) has approved, with their expiry (a read of weight 20):
+   * whether the keeper's approval is on the venue and when it lapses (keeper/agent-check.ts).
+   */
+  infoExtraAgents(user: string, opts: { signal?: AbortSignal; maxWaitMs?: number } = {}): Promise<InfoExtraAgent[]> {
+    return this.admitInfo({ kind: 'read' }, 'extraAgents', opts.signal, (signal) => this.info.extraAgents(user, signal ? { signal } : {}), opts.maxWaitMs);
   }
 
   /** An info request: the `exchange` scope alone, by its weight; a 429 holds `exchange`. */
