@@ -207,6 +207,7 @@ describe('service_then_venue, 20 accounts, the service answering 503 for 5 minut
     });
     await h.keeper.start();
     await h.advance(60_000);
+    const before = await h.metricsText();
     h.sim.faults.restUnavailable(300_000);
     // one orders period (30 s) and one positions period (60 s) for every account's first fallback read
     await h.advance(65_000);
@@ -226,6 +227,21 @@ describe('service_then_venue, 20 accounts, the service answering 503 for 5 minut
     expect(unknown).toBe(0);
     expect(wrong).toBe(0);
     expect(venue429s(text)).toBe(0);
+
+    // The arms: REST is probed by one arm every 10 s for the whole keeper (venue/route-probe.ts),
+    // not by each account every 10 to 30 s (185 failed REST arms in 5 minutes before it).
+    const REST_ARM = 'POST /v1/trading/orders/schedule-cancel';
+    const failedRest = [...text.matchAll(/dms_keeper_venue_requests_total\{endpoint="([^"]+)",code="503"\} (\d+)/g)].filter((m) => m[1] === REST_ARM).reduce((n, m) => n + Number(m[2]), 0);
+    const exchangeArms = requestsTo(text, 'exchange:scheduleCancel') - requestsTo(before, 'exchange:scheduleCancel');
+    console.log(`service 503, 355 s in: failed REST arms ${failedRest}, exchange arms ${exchangeArms}`);
+    expect(failedRest).toBeLessThanOrEqual(295 / 10 + 5); // a probe every 10 s, and the arms already in flight when it began
+    expect(exchangeArms).toBeGreaterThanOrEqual(20 * Math.floor(290 / 15));
+    // The service is back at 360 s: the next probe finds it, and every account arms on REST again within a period.
+    const restBefore = requestsTo(await h.metricsText(), REST_ARM);
+    const min = await lowestHorizon(h, mains, 40_000);
+    const after = await h.metricsText();
+    expect(requestsTo(after, REST_ARM) - restBefore).toBeGreaterThanOrEqual(20);
+    expect(min).toBeGreaterThanOrEqual(20_000);
   });
 });
 

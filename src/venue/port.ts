@@ -4,6 +4,7 @@ import type { VenueClock } from '../sched/venue-clock.js';
 import type { SharedBudget, SharedClass } from '../sched/shared-budget.js';
 import { tokenWait } from '../sched/shared-wait.js';
 import { RestError } from './errors.js';
+import { RouteProbe, restRouteFailed } from './route-probe.js';
 import { ExchangeClient } from './exchange.js';
 import type { HttpTransport } from './http.js';
 import { DEFAULT_INFO_WEIGHTS, InfoClient, infoRequestWeight, type InfoWeights } from './info.js';
@@ -160,6 +161,8 @@ export class VenuePort {
   private readonly shared: Pick<SharedBudget, 'take'> | undefined;
   private readonly infoWeights: InfoWeights;
   private readonly armOkMono: Record<ArmRoute, number> = { rest: 0, exchange: 0 };
+  /** The REST route's health over every account's arms: one probe at a time while it fails. */
+  private readonly restProbe = new RouteProbe();
 
   constructor(opts: VenuePortOptions) {
     const onVenueDate = (d: VenueDateSample): void => opts.venueClock.observeDateHeader(d.dateHeader, d.sendMonoMs, d.recvMonoMs);
@@ -349,10 +352,13 @@ export class VenuePort {
     const estimate = (r: ArmRoute): number => this.scheduler.estimateAdmitMs({ kind: 'arm', scopes: armScopes(r), urgency: opts.urgency });
     const held = (r: ArmRoute): boolean => this.scheduler.blockedUntil(holdScopeOf(r)) > now;
     const primary = estimate(route);
-    if (!held(route) && primary <= alt.leaveByMs) return this.armWithdrawable(route, alt, build, opts);
+    const inTime = !held(route) && primary <= alt.leaveByMs;
+    // A failing REST route takes one probe at a time; the other arms go by the alternative (route-probe.ts).
+    const notProbe = inTime && route === 'rest' && !this.restProbe.take(now);
+    if (inTime && !notProbe) return this.armWithdrawable(route, alt, build, opts);
     const other = estimate(alt.route);
-    // The route is held, or too slow: the alternative if it makes it in time, else the sooner one.
-    const go = (!held(alt.route) && other <= alt.leaveByMs) || other < primary ? alt.route : route;
+    // The route is held, too slow or failing: the alternative if it makes it in time, else the sooner one.
+    const go = (!held(alt.route) && (other <= alt.leaveByMs || notProbe)) || other < primary ? alt.route : route;
     opts.onRoute?.(go);
     return this.armOn(go, build, opts);
   }
@@ -410,8 +416,15 @@ export class VenuePort {
     return this.admit(request, endpoint, holdScopeOf(route), () =>
       this.bySigner(opts.signer, async () => {
         const body = await build();
-        const ok = await (route === 'rest' ? this.rest.scheduleCancel(body, { signal: opts.signal }) : this.exchange.post(body, { signal: opts.signal }));
+        let ok: ActionOk;
+        try {
+          ok = await (route === 'rest' ? this.rest.scheduleCancel(body, { signal: opts.signal }) : this.exchange.post(body, { signal: opts.signal }));
+        } catch (e) {
+          if (route === 'rest' && restRouteFailed(e, opts.signal?.aborted === true)) this.restProbe.failed(this.clock.monoMs());
+          throw e;
+        }
         this.armOkMono[route] = this.clock.monoMs();
+        if (route === 'rest') this.restProbe.ok(this.armOkMono.rest);
         return ok;
       }),
     );

@@ -1,0 +1,62 @@
+import { ActionError, RestError } from './errors.js';
+
+/**
+ * One probe of a failing REST route for the whole keeper, not one per account.
+ *
+ * A `rest_then_exchange` account whose REST arm fails stays on the exchange endpoint for a while
+ * (switch-machine.ts RETRY.exchangeSticky*) and then tries REST again, each account on its own
+ * clock. During a service outage that was one failed REST arm per account every 30 s at most: 185
+ * in 5 minutes at 20 accounts (bench:venue), each spending the global budget and writing a warning,
+ * with nothing learned that the first had not. Here the port keeps the route's state for everyone:
+ * once a REST arm failed and none succeeded since, an arm meant for REST takes it only as the
+ * probe, one every REST_PROBE_EVERY_MS; every other goes by its alternative at once. A probe that
+ * gets through reopens the route for all.
+ */
+export const REST_PROBE_EVERY_MS = 10_000;
+
+/**
+ * Whether a REST arm's failure says the route fails (the service is down or unreachable), as the
+ * switch machine would fall back on it (account-runner.ts toFailure): not a 429 (the scheduler
+ * holds the route its retry_after), not a request the venue refused (400, 404, 405, an action
+ * error), not one we cancelled.
+ */
+export function restRouteFailed(e: unknown, aborted: boolean): boolean {
+  if (aborted) return false;
+  if (e instanceof ActionError) return false;
+  if (e instanceof RestError) return !(e.httpStatus === 429 || e.httpStatus === 400 || e.httpStatus === 404 || e.httpStatus === 405);
+  const err = e as { name?: unknown; reason?: unknown } | null;
+  return err?.name !== 'AbortError' && err?.name !== 'RouteWithdrawn' && err?.reason !== 'shed' && err?.reason !== 'aborted';
+}
+
+/** A route's health as the port sees every arm on it (monotonic ms). */
+export class RouteProbe {
+  private failedMono = 0;
+  private okMono = 0;
+  private probeMono = 0;
+
+  constructor(private readonly everyMs = REST_PROBE_EVERY_MS) {}
+
+  ok(nowMono: number): void {
+    this.okMono = Math.max(this.okMono, nowMono);
+  }
+
+  failed(nowMono: number): void {
+    this.failedMono = Math.max(this.failedMono, nowMono);
+  }
+
+  /** A failure came after the last success. */
+  failing(): boolean {
+    return this.failedMono > this.okMono;
+  }
+
+  /**
+   * Whether an arm may take the route now: it works, or a probe is due (then this arm is the probe,
+   * and the next is due REST_PROBE_EVERY_MS after it or after a later failure).
+   */
+  take(nowMono: number): boolean {
+    if (!this.failing()) return true;
+    if (nowMono < Math.max(this.failedMono, this.probeMono) + this.everyMs) return false;
+    this.probeMono = nowMono;
+    return true;
+  }
+}
