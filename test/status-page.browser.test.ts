@@ -84,6 +84,8 @@ const FIRED = (_now: number) => ({ at: new Date(FIRED_AT).toISOString(), orders_
 function accounts() {
   const now = Date.now();
   const at = (ago: number) => new Date(now - ago).toISOString();
+  // The agent check found arb-desk's agent missing from its master's list on the venue (agent-check.ts).
+  const unlisted = { address: '0x' + '9a9a'.repeat(10), source: 'stored', valid_until: new Date(now + 20 * 86_400_000).toISOString(), venue: { listed: false, valid_until: null, checked_at: at(60_000) } };
   const list = [
     account('mm-main', aDeadline, {
       last_arm: phase === 'a-low'
@@ -101,8 +103,9 @@ function accounts() {
         account_type: 'subaccount',
         triggers_today: 8,
         last_cancel_fired: FIRED(now),
+        agent: unlisted,
       }, now)
-      : account('arb-desk', bDeadline, { last_arm: { op: 'arm', result: 'ok', path: 'rest', at: at(500) }, account_type: 'subaccount', triggers_today: 8, last_cancel_fired: FIRED(now) }, now),
+      : account('arb-desk', bDeadline, { last_arm: { op: 'arm', result: 'ok', path: 'rest', at: at(500) }, account_type: 'subaccount', triggers_today: 8, last_cancel_fired: FIRED(now), agent: unlisted }, now),
     account('small-desk', null, {
       phase: 'ineligible',
       should_be_armed: false,
@@ -277,6 +280,8 @@ describe.skipIf(!present && !inCi)('status page in headless Chromium', () => {
     expect(await cell(page, 'mm-main', 9).locator('.l2').innerText()).toBe('0xcd34…cd34');
     expect(await cell(page, 'small-desk', 9).locator('.l1').innerText()).toBe('configured');
     expect(await cell(page, 'small-desk', 9).locator('.l2').innerText()).toBe('expires in 36 h');
+    expect(await cell(page, 'arb-desk', 9).locator('.l2').innerText()).toBe('not listed on venue');
+    expect(await cell(page, 'arb-desk', 9).getAttribute('title')).toContain("not listed in the master's agents on the venue at ");
     expect(await row(page, 'arb-desk').locator('th').innerText()).toContain('subaccount');
 
     // header facts and the readiness banner naming the account at fault

@@ -342,9 +342,12 @@ const PAGE = `<!doctype html>
       if (left <= 0) { meta = "expired"; cls = "l2 t-bad"; }
       else if (left < 3 * 86400) { meta = "expires in " + (left < 7200 ? Math.ceil(left / 60) + " min" : Math.round(left / 3600) + " h"); cls = "l2 t-warn"; }
     }
+    var vn = ag.venue && typeof ag.venue === "object" ? ag.venue : null;
+    if (vn && vn.listed === false && cls === "l2 mono") { meta = "not listed on venue"; cls = "l2 t-warn"; }
     setText(r.agentSrc, str(ag.source)); setCls(r.agentSrc, "l1");
     setText(r.agentMeta, meta); setCls(r.agentMeta, cls);
-    setTitle(r.agent, "agent " + str(ag.address) + " (" + str(ag.source) + ")" + (ag.valid_until ? NL + "valid until " + str(ag.valid_until) : ""));
+    setTitle(r.agent, "agent " + str(ag.address) + " (" + str(ag.source) + ")" + (ag.valid_until ? NL + "valid until " + str(ag.valid_until) : "") +
+      (vn ? NL + (vn.listed === true ? "listed" : "not listed") + " in the master's agents on the venue at " + str(vn.checked_at) : ""));
   }
 
   function applySnapshot() {
