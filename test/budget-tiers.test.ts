@@ -85,6 +85,10 @@ describe.each(Object.keys(PROFILES) as Profile[])('cold start with approvals ins
       accounts: () => addresses.map((a, i) => account(`acct-${i}`, a, benchKey(i), {}, SWITCH)),
       rateLimits: PROFILES[profile].keeper,
       watch: { ordersEveryMs: 120_000, positionsEveryMs: 300_000 },
+      // As the timelines above: a full-suite run left one_window at 20.19 s against the 19.8 s
+      // bound while alone it arms by 18.2 s (and the code before this change, alone: 18.4 s, once
+      // 25.7 s): virtual time ran ahead of loopback answers.
+      settleStuckMs: 2_000,
     });
     const t0 = h.clock.monoMs();
     await h.keeper.start();
@@ -94,6 +98,7 @@ describe.each(Object.keys(PROFILES) as Profile[])('cold start with approvals ins
       if (addresses.every((a) => (h!.venueHorizonMs(a) ?? 0) > 0)) allArmedMs = h.clock.monoMs() - t0;
     }
     const boundMs = (1.1 * (n + n) * 1000) / 20;
+    console.log(`${profile}: all armed ${allArmedMs} ms`);
     expect(allArmedMs).toBeLessThanOrEqual(boundMs);
     const approvals = h.sim.state.actionLog().filter((x) => x.type === 'approveAgent' && x.result === 'ok').length;
     expect(approvals).toBe(n);
