@@ -51,7 +51,7 @@ function managed(over: Partial<Provisioned> = {}): Managed {
   };
 }
 
-function setup(answers: Array<InfoExtraAgent[] | Error>) {
+function setup(answers: Array<InfoExtraAgent[] | Error>, enabled = true) {
   const clock = new FakeClock(0);
   const metrics = createMetrics({ version: 't' });
   const calls: string[] = [];
@@ -67,7 +67,7 @@ function setup(answers: Array<InfoExtraAgent[] | Error>) {
       if (a instanceof Error) throw a;
       return a;
     },
-    enabled: () => true,
+    enabled: () => enabled,
     onShed: () => events.push('shed'),
     reprovision: async () => {
       events.push('reprovision');
@@ -129,6 +129,15 @@ describe('AgentChecks: reads the master\'s agents after a provisioning, then dai
     expect(never.calls.length).toBe(3);
     expect(never.events).toEqual([]);
     expect(never.checks.view('acct')!.listed).toBe(false);
+  });
+
+  it('a keeper that does not read the venue reads nothing, and still exports its own record of the expiry', async () => {
+    const h = setup([[{ address: AGENT }]], false);
+    h.checks.afterProvision(managed());
+    await h.clock.advance(2 * DAY);
+    expect(h.calls).toEqual([]);
+    expect(await gauge(h.metrics, 'dms_keeper_agent_valid_until_timestamp_seconds')).toBe(String((30 * DAY) / 1000));
+    expect(await gauge(h.metrics, 'dms_keeper_agent_listed')).toBeUndefined();
   });
 
   it('a shed read is asked again a minute later, not a day', async () => {

@@ -139,6 +139,8 @@ export class AgentChecks {
     const c: Checked = before && before.agent === p.agent.address ? { ...before, timer: undefined } : { agent: p.agent.address, everListed: false, warnedUnlisted: false, warnedExpiring: false };
     this.checked.set(name, c);
     this.publishExpiry(m, c);
+    // A keeper that does not read the venue plans no read (no timer per account for nothing), as the address budget.
+    if (!this.deps.enabled()) return;
     const spread = (this.scheduledFirst++ % 60) * (AGENT_CHECK_SPREAD_MS / 60);
     this.schedule(m, c, AGENT_CHECK_FIRST_DELAY_MS + spread);
   }
