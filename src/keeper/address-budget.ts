@@ -4,6 +4,7 @@ import type { KeeperMetrics } from '../obs/metrics.js';
 import type { InfoUserRateLimit } from '../venue/info-decode.js';
 import { VENUE_FACTS } from '../venue/facts.js';
 import type { Managed } from './keeper-types.js';
+import { readFailureOf, type ReadFailure } from './watcher.js';
 
 /**
  * The address's own action budget and the volume gate, from the venue's `userRateLimit` (issue 20
@@ -67,8 +68,8 @@ export interface AddressBudgetDeps {
   enabled: () => boolean;
   /** `watch.address_budget_warn_share` (the config may change on reload). */
   warnShare: () => number;
-  /** A read our budget shed (counted like every shed read). */
-  onShed: (m: Managed, message: string) => void;
+  /** A read that failed (AccountReports.readFailed: a shed one counted like every shed read, another a warning). */
+  onReadFailed: (m: Managed, f: ReadFailure) => void;
 }
 
 /** A day of re-arms at `periodMs`, and whether it takes more than `share` of `left`. */
@@ -139,11 +140,9 @@ export class AddressBudgets {
       const r = await this.deps.read!(m.spec.address, { maxWaitMs: ADDRESS_BUDGET_READ_MAX_WAIT_MS });
       if (!m.removed) this.observe(m, r);
     } catch (e) {
-      const err = e as { reason?: unknown; message?: unknown };
-      if (err?.reason === 'shed') {
-        this.deps.onShed(m, String(err.message));
-        nextMs = SHED_RETRY_MS;
-      } else m.log.warn({ event: 'read_failed', what: 'user_rate_limit', reason: typeof err?.reason === 'string' ? err.reason : 'internal', err: String(err?.message ?? e) }, 'could not read the address action budget');
+      const f = readFailureOf(e);
+      this.deps.onReadFailed(m, f);
+      if (f.reason === 'shed') nextMs = SHED_RETRY_MS;
     } finally {
       this.schedule(m, nextMs);
     }

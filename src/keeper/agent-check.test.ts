@@ -68,7 +68,7 @@ function setup(answers: Array<InfoExtraAgent[] | Error>, enabled = true) {
       return a;
     },
     enabled: () => enabled,
-    onShed: () => events.push('shed'),
+    onReadFailed: (_, f) => events.push(f.reason === 'shed' ? 'shed' : `failed ${f.reason}`),
     reprovision: async () => {
       events.push('reprovision');
       return true;

@@ -3,6 +3,7 @@ import { AGENT_CHECK_EVERY_MS } from '../sched/read-plan.js';
 import type { KeeperMetrics } from '../obs/metrics.js';
 import type { InfoExtraAgent } from '../venue/info-decode.js';
 import type { Managed } from './keeper-types.js';
+import { readFailureOf, type ReadFailure } from './watcher.js';
 
 /**
  * Whether the keeper's agent is on the venue, and when its approval lapses, from the venue's
@@ -100,8 +101,8 @@ export interface AgentCheckDeps {
   read?: (master: string, opts: { maxWaitMs: number }) => Promise<InfoExtraAgent[]>;
   /** Whether to read now (the keeper reads the venue: `watch.source` venue or service_then_venue). */
   enabled: () => boolean;
-  /** A read our budget shed (counted like every shed read). */
-  onShed: (m: Managed, message: string) => void;
+  /** A read that failed (AccountReports.readFailed: a shed one counted like every shed read, another a warning). */
+  onReadFailed: (m: Managed, f: ReadFailure) => void;
   /** Approve a new agent for the account (AgentLifecycle.provision with force). */
   reprovision: (m: Managed) => Promise<boolean>;
   /** Plan the account's renewal by this expiry (AgentLifecycle.adoptVenueExpiry). */
@@ -173,14 +174,9 @@ export class AgentChecks {
       if (m.removed || this.checked.get(m.spec.name) !== c || m.provisioned?.agent.address !== c.agent) return;
       if (this.observe(m, c, findAgent(list, c.agent)) === 'reprovisioning') return; // afterProvision plans the next read
     } catch (e) {
-      const err = e as { reason?: unknown; message?: unknown };
-      if (err?.reason === 'shed') {
-        this.deps.onShed(m, String(err.message));
-        nextMs = AGENT_CHECK_SHED_RETRY_MS;
-      } else {
-        nextMs = AGENT_CHECK_RETRY_MS;
-        m.log.warn({ event: 'read_failed', what: 'extra_agents', reason: typeof err?.reason === 'string' ? err.reason : 'internal', err: String(err?.message ?? e) }, "could not read the master's approved agents");
-      }
+      const f = readFailureOf(e);
+      this.deps.onReadFailed(m, f);
+      nextMs = f.reason === 'shed' ? AGENT_CHECK_SHED_RETRY_MS : AGENT_CHECK_RETRY_MS;
     }
     this.schedule(m, c, nextMs);
   }

@@ -97,10 +97,10 @@ export class Keeper {
       // per-IP window as the service (the simulator's ip_window) would refuse them with 429s that
       // the keeper's global budget never planned for (300 accounts under a tight window: measured).
       ...(deps.venue.infoUserRateLimit ? { read: (user: string, o: { maxWaitMs: number }) => deps.venue.infoUserRateLimit!(user, o) } : {}),
-      enabled: () => (this.options.watch.source ?? 'service') !== 'service',
+      enabled: () => this.readsVenue(),
       periodMs: (m) => this.cadence.effectiveSettings(m.spec).rearmEveryMs,
       warnShare: () => this.options.watch.addressBudgetWarnShare ?? 0.5,
-      onShed: (m, message) => this.reports.readShed(m.log, 'user_rate_limit', message),
+      onReadFailed: (m, f) => this.reports.readFailed(m.log, 'user_rate_limit', f),
     });
     this.agentChecks = new AgentChecks({
       clock: deps.clock,
@@ -108,8 +108,8 @@ export class Keeper {
       metrics: deps.metrics,
       // Read only by a keeper that reads the venue, for the reason the address budget gives above.
       ...(deps.venue.infoExtraAgents ? { read: (master: string, o: { maxWaitMs: number }) => deps.venue.infoExtraAgents!(master, o) } : {}),
-      enabled: () => (this.options.watch.source ?? 'service') !== 'service',
-      onShed: (m, message) => this.reports.readShed(m.log, 'extra_agents', message),
+      enabled: () => this.readsVenue(),
+      onReadFailed: (m, f) => this.reports.readFailed(m.log, 'extra_agents', f),
       reprovision: (m) => this.agents.provision(m, true),
       adoptExpiry: (m, validUntilMs) => this.agents.adoptVenueExpiry(m, validUntilMs),
     });
@@ -356,6 +356,11 @@ export class Keeper {
     }
   }
 
+  /** Whether reads may go to the venue's info endpoint (`watch.source` venue or service_then_venue). */
+  private readsVenue(): boolean {
+    return (this.options.watch.source ?? 'service') !== 'service';
+  }
+
   /**
    * Where this account's first reads go in the start-up stagger: the k-th watcher waits k slots,
    * never longer than its own period (when reads may go to the venue: k n-ths of the planned period).
@@ -365,7 +370,7 @@ export class Keeper {
     const global = this.deps.scheduler.specOf('global');
     const k = this.watchersStarted++;
     const ordersNow = spec.switch.armWhen === 'orders_open';
-    if ((this.options.watch.source ?? 'service') !== 'service') {
+    if (this.readsVenue()) {
       // Venue reads weigh 20 and 4 of a budget of 20 a second: a few slots apart they would still
       // come due together and be shed (measured: 44 of the first minute's reads at 20 accounts).
       // Spread evenly over the planned periods instead, the pattern the steady state keeps. Under

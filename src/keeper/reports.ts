@@ -10,7 +10,7 @@ import type { NotificationClientEvent } from '../venue/ws.js';
 import type { RunnerReport } from './account-runner.js';
 import type { ActivityReporter } from './activity.js';
 import type { Managed } from './keeper-types.js';
-import { READ_SOURCES, type WatchReport } from './watcher.js';
+import { READ_SOURCES, type ReadFailure, type WatchReport } from './watcher.js';
 
 /**
  * What the keeper tells the world about its accounts: the runners', watchers' and WebSocket's
@@ -174,10 +174,15 @@ export class AccountReports {
           m.orders = undefined;
           m.runner?.observeOrders(null);
         }
-        if (r.reason === 'shed') this.readShed(m.log, r.what, r.message);
-        else m.log.warn({ event: 'read_failed', what: r.what, reason: r.reason, err: r.message }, `could not read ${r.what}`);
+        this.readFailed(m.log, r.what, r);
         break;
     }
+  }
+
+  /** A read that failed: shed by our budget (counted, readShed), or not answered (a warning). */
+  readFailed(log: Logger, what: string, f: ReadFailure): void {
+    if (f.reason === 'shed') this.readShed(log, what, f.message);
+    else log.warn({ event: 'read_failed', what, reason: f.reason, err: f.message }, `could not read ${what}`);
   }
 
   /**

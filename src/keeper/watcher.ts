@@ -55,6 +55,18 @@ function nonZero(d: string | undefined): boolean {
 /** The quote currency of spot balances: cash, not a position. */
 const SPOT_QUOTE = 'USDC';
 
+/** A read that failed: `reason` `shed` when our own budget dropped it to keep room for arms, else why the venue did not answer. */
+export interface ReadFailure {
+  reason: string;
+  message: string;
+}
+
+/** Any read's failure as the reports take it (the watcher's, the address budget's, the agent check's). */
+export function readFailureOf(e: unknown): ReadFailure {
+  const err = e as { reason?: unknown; message?: unknown } | null;
+  return { reason: typeof err?.reason === 'string' ? err.reason : 'internal', message: String(err?.message ?? e) };
+}
+
 /**
  * The positions a fired cancel leaves open, as the venue holds them: every perp position with a
  * size (`szi` not 0), and every spot token held other than USDC (outcome positions are spot
@@ -83,7 +95,7 @@ export interface PositionsSummary {
 export type WatchReport =
   | { type: 'orders'; count: number; orders: OpenOrder[]; atMs: number; source: ReadSource }
   | ({ type: 'positions'; atMs: number; source: ReadSource } & PositionsSummary)
-  | { type: 'read_failed'; what: 'orders' | 'positions'; reason: string; message: string };
+  | ({ type: 'read_failed'; what: 'orders' | 'positions' } & ReadFailure);
 
 export interface WatcherDeps {
   clock: Clock;
@@ -285,7 +297,6 @@ export class AccountWatcher {
 
   private reportFailure(what: 'orders' | 'positions', e: unknown): void {
     if (!this.running) return;
-    const err = e as { reason?: unknown; message?: unknown };
-    this.deps.report({ type: 'read_failed', what, reason: typeof err?.reason === 'string' ? err.reason : 'internal', message: String(err?.message ?? e) });
+    this.deps.report({ type: 'read_failed', what, ...readFailureOf(e) });
   }
 }
