@@ -125,11 +125,7 @@ export class AgentLifecycle {
    * Timeout objects and as many timer lists (2.5 MB of heap) for one event a month.
    */
   private scheduleRenewal(m: Managed): void {
-    const p = m.provisioned;
-    m.renewAtMs = undefined;
-    if (!p || p.source === 'configured' || p.agentValidUntilMs === undefined || !m.spec.masterKey) return;
-    const approvedAt = p.agentValidUntilMs - m.spec.validDays * 86_400_000;
-    m.renewAtMs = renewAtMs(approvedAt, p.agentValidUntilMs);
+    m.renewAtMs = renewalOf(m);
   }
 
   /**
@@ -141,9 +137,8 @@ export class AgentLifecycle {
     const p = m.provisioned;
     if (!p) return;
     p.agentValidUntilMs = validUntilMs;
-    if (p.source === 'configured' || !m.spec.masterKey) return;
-    const at = renewAtMs(validUntilMs - m.spec.validDays * 86_400_000, validUntilMs);
-    m.renewAtMs = m.renewAtMs === undefined ? at : Math.min(m.renewAtMs, at);
+    const at = renewalOf(m);
+    if (at !== undefined) m.renewAtMs = m.renewAtMs === undefined ? at : Math.min(m.renewAtMs, at);
   }
 
   /** Re-approves every agent whose renewal time has come (the keeper calls this every minute). */
@@ -156,4 +151,15 @@ export class AgentLifecycle {
       void this.provision(m, true);
     }
   }
+}
+
+/**
+ * When the account's agent is re-approved (venue time): a fifth of `valid_days` before its expiry;
+ * undefined for an agent the keeper does not approve (configured, or no master key) or whose expiry
+ * it does not know.
+ */
+function renewalOf(m: Managed): number | undefined {
+  const p = m.provisioned;
+  if (!p || p.source === 'configured' || p.agentValidUntilMs === undefined || !m.spec.masterKey) return undefined;
+  return renewAtMs(p.agentValidUntilMs - m.spec.validDays * 86_400_000, p.agentValidUntilMs);
 }
