@@ -1,7 +1,7 @@
 import type { TimerHandle } from '../sched/clock.js';
 import type { AdmissionWait } from '../sched/scheduler.js';
 import type { VenueClock } from '../sched/venue-clock.js';
-import { ActionError, isVenueError, RestError } from '../venue/errors.js';
+import { ActionError, isVenueError, refusesRequest, RestError } from '../venue/errors.js';
 import {
   horizonMs,
   initialState,
@@ -91,7 +91,7 @@ export function toFailure(e: unknown): Failure {
       const rl = e.rateLimit;
       return { kind: 'rate_limited', retryAfterMs: Math.max(1, rl?.retry_after_seconds ?? 1) * 1000 };
     }
-    if (e.httpStatus === 400 || e.httpStatus === 404 || e.httpStatus === 405) {
+    if (refusesRequest(e.httpStatus)) {
       return { kind: 'rejected', reason: 'invalid_request', message: e.message };
     }
     return { kind: 'error', reason: e.reason, message: e.message };

@@ -60,6 +60,14 @@ export const REST_REASONS = [
 ] as const;
 export type RestReason = (typeof REST_REASONS)[number];
 
+/**
+ * The statuses that refuse what we sent, not the route: a switch does not fall back on them
+ * (account-runner.ts toFailure) and a failing REST route is not inferred from them (route-probe.ts).
+ */
+export function refusesRequest(httpStatus: number): boolean {
+  return httpStatus === 400 || httpStatus === 404 || httpStatus === 405;
+}
+
 /** Classes of HTTP-200 `{"status":"err"}` answers (VENUE.md, "Error strings worth classifying"). */
 export const ACTION_REASONS = [
   'ineligible',

@@ -160,9 +160,8 @@ export class VenuePort {
   private readonly holdListeners = new Set<(hold: RateLimitHold) => void>();
   private readonly shared: Pick<SharedBudget, 'take'> | undefined;
   private readonly infoWeights: InfoWeights;
-  private readonly armOkMono: Record<ArmRoute, number> = { rest: 0, exchange: 0 };
-  /** The REST route's health over every account's arms: one probe at a time while it fails. */
-  private readonly restProbe = new RouteProbe();
+  /** Each route's health over every account's arms: when an arm last got through, and for REST one probe at a time while it fails. */
+  private readonly routes: Record<ArmRoute, RouteProbe> = { rest: new RouteProbe(), exchange: new RouteProbe() };
 
   constructor(opts: VenuePortOptions) {
     const onVenueDate = (d: VenueDateSample): void => opts.venueClock.observeDateHeader(d.dateHeader, d.sendMonoMs, d.recvMonoMs);
@@ -354,7 +353,7 @@ export class VenuePort {
     const primary = estimate(route);
     const inTime = !held(route) && primary <= alt.leaveByMs;
     // A failing REST route takes one probe at a time; the other arms go by the alternative (route-probe.ts).
-    const notProbe = inTime && route === 'rest' && !this.restProbe.take(now);
+    const notProbe = inTime && route === 'rest' && !this.routes.rest.take(now);
     if (inTime && !notProbe) return this.armWithdrawable(route, alt, build, opts);
     const other = estimate(alt.route);
     // The route is held, too slow or failing: the alternative if it makes it in time, else the sooner one.
@@ -420,11 +419,11 @@ export class VenuePort {
         try {
           ok = await (route === 'rest' ? this.rest.scheduleCancel(body, { signal: opts.signal }) : this.exchange.post(body, { signal: opts.signal }));
         } catch (e) {
-          if (route === 'rest' && restRouteFailed(e, opts.signal?.aborted === true)) this.restProbe.failed(this.clock.monoMs());
+          // Only REST is probed: the exchange endpoint is the fallback, with no other route behind it.
+          if (route === 'rest' && restRouteFailed(e, opts.signal?.aborted === true)) this.routes.rest.failed(this.clock.monoMs());
           throw e;
         }
-        this.armOkMono[route] = this.clock.monoMs();
-        if (route === 'rest') this.restProbe.ok(this.armOkMono.rest);
+        this.routes[route].ok(this.clock.monoMs());
         return ok;
       }),
     );
@@ -435,7 +434,7 @@ export class VenuePort {
    * route one account saw fail is known to work again as soon as another's arm got through on it.
    */
   armOkAtMs(route: ArmRoute): number {
-    return this.armOkMono[route];
+    return this.routes[route].okAtMono();
   }
 
   /** approveAgent / approveBuilderFee, signed by the master: after arms, before reads. */

@@ -1,4 +1,4 @@
-import { ActionError, RestError } from './errors.js';
+import { ActionError, refusesRequest, RestError } from './errors.js';
 
 /**
  * One probe of a failing REST route for the whole keeper, not one per account.
@@ -23,7 +23,7 @@ export const REST_PROBE_EVERY_MS = 10_000;
 export function restRouteFailed(e: unknown, aborted: boolean): boolean {
   if (aborted) return false;
   if (e instanceof ActionError) return false;
-  if (e instanceof RestError) return !(e.httpStatus === 429 || e.httpStatus === 400 || e.httpStatus === 404 || e.httpStatus === 405);
+  if (e instanceof RestError) return e.httpStatus !== 429 && !refusesRequest(e.httpStatus);
   const err = e as { name?: unknown; reason?: unknown } | null;
   return err?.name !== 'AbortError' && err?.name !== 'RouteWithdrawn' && err?.reason !== 'shed' && err?.reason !== 'aborted';
 }
@@ -38,6 +38,11 @@ export class RouteProbe {
 
   ok(nowMono: number): void {
     this.okMono = Math.max(this.okMono, nowMono);
+  }
+
+  /** When an arm last got through on the route (monotonic ms; 0: never). */
+  okAtMono(): number {
+    return this.okMono;
   }
 
   failed(nowMono: number): void {
