@@ -113,6 +113,13 @@ export interface Managed {
   removed: boolean;
 }
 
+/** `/status` `agent.venue`: the last read of the master's `extraAgents` about the account's agent. */
+export interface AgentVenueStatus {
+  listed: boolean;
+  valid_until: string | null;
+  checked_at: string;
+}
+
 export interface AccountStatus {
   name: string;
   address: string;
@@ -135,7 +142,7 @@ export interface AccountStatus {
    * `valid_until`: when the approval lapses (the venue's figure once a check found an earlier one);
    * `venue`: the last read of the master's `extraAgents` (agent-check.ts), null until read.
    */
-  agent: null | { address: string; source: string; valid_until: string | null; venue: null | { listed: boolean; valid_until: string | null; checked_at: string } };
+  agent: null | { address: string; source: string; valid_until: string | null; venue: AgentVenueStatus | null };
   provision_error: string | null;
   path: string;
   arm_when: string;

@@ -1,7 +1,7 @@
 import type { ActivityReporter, LastCancelFired } from './activity.js';
 import type { CadenceControl } from './cadence-control.js';
 import { ratePerSecond, type ScopeLimit } from '../sched/scheduler.js';
-import type { AccountStatus, KeeperStatus, Managed } from './keeper-types.js';
+import type { AccountStatus, AgentVenueStatus, KeeperStatus, Managed } from './keeper-types.js';
 import type { AddressBudgetView } from './address-budget.js';
 import type { AgentCheckView } from './agent-check.js';
 import { VENUE_FACTS } from '../venue/facts.js';
@@ -130,7 +130,7 @@ export function statusOf(v: ViewInput, ready: boolean): KeeperStatus & { budget_
   };
 }
 
-function agentCheckStatus(c: AgentCheckView | undefined): AccountStatus['agent'] extends infer A ? (A extends { venue: infer V } ? V : never) : never {
+function agentCheckStatus(c: AgentCheckView | undefined): AgentVenueStatus | null {
   if (!c) return null;
   return { listed: c.listed, valid_until: c.validUntilMs === undefined ? null : new Date(c.validUntilMs).toISOString(), checked_at: new Date(c.checkedAtMs).toISOString() };
 }
