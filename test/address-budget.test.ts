@@ -6,18 +6,13 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { demoAddress, demoMasterKey } from '../src/sim/venue/demo.js';
-import { account, startHarness, type Harness } from './support/harness.js';
+import { account, gauge, startHarness, type Harness } from './support/harness.js';
 
 let h: Harness | undefined;
 afterEach(async () => {
   await h?.close();
   h = undefined;
 });
-
-function gauge(text: string, series: string): number | undefined {
-  const line = text.split('\n').find((l) => l.startsWith(`${series} `));
-  return line === undefined ? undefined : Number(line.slice(series.length + 1));
-}
 
 describe('the address action budget and the volume gate', () => {
   it('exports the headroom, warns once when a day of re-arms takes over half of it, and reports an account below the volume gate before arming it', { timeout: 120_000 }, async () => {

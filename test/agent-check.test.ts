@@ -10,7 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { buildApproveAgent } from '../src/venue/actions.js';
 import { signerFromPrivateKey } from '../src/venue/signing/signer.js';
 import { demoAddress, demoMasterKey } from '../src/sim/venue/demo.js';
-import { account, startHarness, type Harness } from './support/harness.js';
+import { account, gauge, startHarness, type Harness } from './support/harness.js';
 
 let h: Harness | undefined;
 afterEach(async () => {
@@ -26,11 +26,6 @@ async function approveElsewhere(harness: Harness, masterKey: string, agentAddres
   const body = await buildApproveAgent({ signer: master, network: 'testnet', nonce: harness.sim.clock.nowMs() + nonceBump, agentAddress, agentName: `${name} valid_until ${validUntilMs}` });
   const r = await harness.sim.state.handleAction(JSON.parse(JSON.stringify(body)), 'exchange');
   expect(r.kind === 'answer' && r.body.status).toBe('ok');
-}
-
-function gauge(text: string, series: string): number | undefined {
-  const line = text.split('\n').find((l) => l.startsWith(`${series} `));
-  return line === undefined ? undefined : Number(line.slice(series.length + 1));
 }
 
 describe("the master's approved agents, read on the venue", () => {

@@ -68,6 +68,12 @@ export function account(name: string, address: string, key: string, over: Partia
   };
 }
 
+/** One sample of a `/metrics` text by its series (`name{labels}`); undefined when absent. */
+export function gauge(text: string, series: string): number | undefined {
+  const line = text.split('\n').find((l) => l.startsWith(`${series} `));
+  return line === undefined ? undefined : Number(line.slice(series.length + 1));
+}
+
 export async function startHarness(opts: {
   accounts: (sim: Simulator) => KeeperAccountSpec[];
   sim?: SimulatorOptions;
