@@ -5,9 +5,10 @@
  * issue's "Done when" is missed. Real time: a minute or two per scenario. `shards` needs a
  * redis-server ($REDIS_SERVER, on PATH, or `bash .ci/checks/redis.sh`).
  */
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { recordScenarios, runMain } from './results.js';
 import { ROOT, runShards, runSingle, SCENARIOS, type ScenarioName, type ScenarioResult } from './budget-scenarios.js';
 
 async function main(): Promise<number> {
@@ -22,19 +23,7 @@ async function main(): Promise<number> {
     for (const b of r.bounds.filter((x) => !x.ok)) console.error(`FAIL ${s}: ${b.what}`);
   }
   await mkdir(join(ROOT, 'artifacts'), { recursive: true });
-  // One scenario at a time replaces its own entry: the file keeps the latest run of each.
-  const file = join(ROOT, 'artifacts/budget.json');
-  const before = await readFile(file, 'utf8').then((t) => (JSON.parse(t) as { results?: ScenarioResult[] }).results ?? [], () => []);
-  const merged = SCENARIOS.flatMap((s) => results.filter((r) => r.scenario === s).concat(results.some((r) => r.scenario === s) ? [] : before.filter((r) => r.scenario === s)));
-  await writeFile(file, JSON.stringify({ at: new Date().toISOString(), results: merged }, null, 2));
-  console.error(`artifacts/budget.json: ${results.filter((r) => r.ok).length} of ${results.length} scenarios within their bounds`);
-  return results.every((r) => r.ok) ? 0 : 1;
+  return recordScenarios(join(ROOT, 'artifacts/budget.json'), SCENARIOS, results);
 }
 
-main().then(
-  (code) => process.exit(code),
-  (e: unknown) => {
-    console.error(`bench:budget failed: ${(e as Error).stack ?? e}`);
-    process.exit(1);
-  },
-);
+runMain('bench:budget', main);

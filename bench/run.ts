@@ -32,6 +32,7 @@ import { createWriteStream } from 'node:fs';
 import { benchAddresses, benchKey } from './keys.js';
 import type { SamplerReport } from './sim-process.js';
 import { nodeOptionsFor } from '../src/config/memory.js';
+import { runMain } from './results.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const DIST = join(ROOT, 'dist/bench');
@@ -548,10 +549,4 @@ async function main(): Promise<number> {
   return 0;
 }
 
-main().then(
-  (code) => process.exit(code),
-  (e: unknown) => {
-    console.error(`bench failed: ${(e as Error).stack ?? e}`);
-    process.exit(1);
-  },
-);
+runMain('bench', main);

@@ -32,6 +32,7 @@ import { startSimulator, type Simulator } from '../src/sim/simulator.js';
 import type { RequestFaultSpec } from '../src/sim/faults.js';
 import { ROUTES_CYCLE, routeRecoveryLags, startFaultCycle, type RouteSecond } from '../src/sim/fault-cycle.js';
 import { systemClock } from '../src/sched/clock.js';
+import { runMain } from './results.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const DEADLINE_S = 30;
@@ -264,13 +265,7 @@ async function main(): Promise<number> {
   return 0;
 }
 
-main().then(
-  (code) => process.exit(code),
-  (e: unknown) => {
-    console.error(`soak failed: ${(e as Error).stack ?? e}`);
-    process.exit(1);
-  },
-);
+runMain('soak', main);
 
 /** Writes the accounts' keys and a config; returns the config path and the credentials directory. */
 async function writeConfig(sim: Simulator, keys: readonly string[], addresses: readonly string[], lines: string[], logLevel = 'warn'): Promise<{ config: string; creds: string; dir: string }> {

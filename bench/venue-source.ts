@@ -33,13 +33,14 @@
  * read is a debug line, which is how the sheds are counted by kind (orders, positions).
  */
 import { execFileSync } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { buildCatalog } from '../src/sim/catalog/index.js';
 import { demoAddress } from '../src/sim/venue/demo.js';
 import { benchAddresses, benchKey } from './keys.js';
+import { recordScenarios, runMain } from './results.js';
 import {
   admin,
   checkConfig,
@@ -861,18 +862,7 @@ async function main(): Promise<number> {
     results.push(r);
     console.log(summary(r));
   }
-  const file = join(artifacts, 'venue-source.json');
-  const before = await readFile(file, 'utf8').then((t) => (JSON.parse(t) as { results?: ScenarioResult[] }).results ?? [], () => []);
-  const merged = SCENARIOS.flatMap((s) => results.filter((r) => r.scenario === s).concat(results.some((r) => r.scenario === s) ? [] : before.filter((r) => r.scenario === s)));
-  await writeFile(file, JSON.stringify({ at: new Date().toISOString(), results: merged }, null, 2));
-  console.error(`artifacts/venue-source.json: ${results.filter((r) => r.ok).length} of ${results.length} scenarios within their bounds`);
-  return results.every((r) => r.ok) ? 0 : 1;
+  return recordScenarios(join(artifacts, 'venue-source.json'), SCENARIOS, results);
 }
 
-main().then(
-  (code) => process.exit(code),
-  (e: unknown) => {
-    console.error(`bench:venue failed: ${(e as Error).stack ?? e}`);
-    process.exit(1);
-  },
-);
+runMain('bench:venue', main);
