@@ -7,7 +7,7 @@ import { RETRIES_BEFORE_MIN_HORIZON, retrySlotSeconds } from './schema.js';
 import { accountsForShard } from './shard.js';
 import { switchInMs, type AccountConfig, type Config, type RateLimit, type SwitchConfig } from './types.js';
 import { VENUE_FACTS } from '../venue/facts.js';
-import { ADDRESS_BUDGET_READ_EVERY_MS, AGENT_CHECK_EVERY_MS, keeperReadDemand, MAX_READ_STRETCH, readWeightsOf, venueReadWeights, readStretch as readStretchOf, type ReadWeights } from '../sched/read-plan.js';
+import { accountChecksWeightPerSecond, ADDRESS_BUDGET_READ_EVERY_MS, AGENT_CHECK_EVERY_MS, keeperReadDemand, MAX_READ_STRETCH, readWeightsOf, venueReadWeights, readStretch as readStretchOf, type ReadWeights } from '../sched/read-plan.js';
 
 /**
  * The request plan `check-config` prints (DESIGN.md section 7): can this instance hold every
@@ -166,8 +166,8 @@ function buildPlanWith(config: Config): Plan {
   const perRead = venueReadWeights(readWeights, perpDexes);
   const ordersOpenVenueWeightPerMinute = ordersOpenOnVenue * perRead.orders * (60 / config.watch.ordersEverySeconds);
   const configuredReads = demand.globalPerSecond * 60;
-  const addressReadsEach = (readWeights.userRateLimit * 60_000) / ADDRESS_BUDGET_READ_EVERY_MS + (readWeights.extraAgents * 60_000) / AGENT_CHECK_EVERY_MS;
-  const venueReadsEach = (60 / config.watch.ordersEverySeconds) * perRead.orders + (60 / config.watch.positionsEverySeconds) * perRead.positions + addressReadsEach;
+  const checkReadsEach = accountChecksWeightPerSecond(readWeights) * 60;
+  const venueReadsEach = (60 / config.watch.ordersEverySeconds) * perRead.orders + (60 / config.watch.positionsEverySeconds) * perRead.positions + checkReadsEach;
   const venueReads = source === 'service' ? null : { weightPerMinute: venueReadsEach * mine.length, perAccount: venueReadsEach, onlyWhileServiceFails: source === 'service_then_venue' };
   // The arm budget: the routes the accounts may use (schedule_cancel, the exchange endpoint, both for
   // rest_then_exchange), never more than the global window both spend (sched/cadence.ts).
@@ -187,7 +187,7 @@ function buildPlanWith(config: Config): Plan {
     a.actionsPerDay = period === null ? 0 : Math.ceil(86_400_000 / period);
   });
   const arms = protection.armsPerSecond * 60;
-  const exchangeArms = accounts.filter((a) => a.switch.path === 'exchange').reduce((s, a) => s + a.armsPerMinute, 0);
+  const exchangeArms = exchangeArmsPerMinute(accounts, false);
   // Reads take what the arms leave (of the global budget for the service's, of the exchange budget
   // for the venue's weight): every read period stretched by one factor, before any arm is.
   const budgets = { global: perMinute(config.rateLimits.global) / 60, exchange: perMinute(config.rateLimits.exchange) / 60 };

@@ -131,8 +131,16 @@ export function keeperReadDemand(
     periods,
   );
   if (mode === 'service') return d;
-  const perAccount = (w.userRateLimit * 1000) / ADDRESS_BUDGET_READ_EVERY_MS + (w.extraAgents * 1000) / AGENT_CHECK_EVERY_MS;
-  return { ...d, exchangeWeightPerSecond: d.exchangeWeightPerSecond + mix.accounts * perAccount };
+  return { ...d, exchangeWeightPerSecond: d.exchangeWeightPerSecond + mix.accounts * accountChecksWeightPerSecond(w) };
+}
+
+/**
+ * The weight a second one account's own venue checks spend when the keeper reads the venue: the
+ * address budget's `userRateLimit` every ADDRESS_BUDGET_READ_EVERY_MS and the agent check's
+ * `extraAgents` every AGENT_CHECK_EVERY_MS (not stretched with the watchers' reads).
+ */
+export function accountChecksWeightPerSecond(w: { userRateLimit: number; extraAgents: number }): number {
+  return (w.userRateLimit * 1000) / ADDRESS_BUDGET_READ_EVERY_MS + (w.extraAgents * 1000) / AGENT_CHECK_EVERY_MS;
 }
 
 /**
