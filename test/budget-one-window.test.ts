@@ -102,10 +102,10 @@ async function run(n: number, told: number, opts: { judgeAfterFirst429Ms?: numbe
   return r;
 }
 
-// One retry: the timeline is virtual, but the harness trades real loopback I/O for it, and on two
-// cores shared with the suite's process tests a run can stretch (seen once in CI: told-200 armed at
-// 43.5 s, 21.5 s on every quiet run). Two stretched runs in a row still fail.
-describe('one window over every signed action (100 per 5 s)', { retry: 1 }, () => {
+// No retry: with the harness waiting for the keeper's state-file reads (test/harness.test.ts) these
+// figures are the same on every run, loaded machine or not. The one stretched CI run seen before
+// (told-200 armed at 43.5 s against 21.5 s) fits virtual time running on during those reads.
+describe('one window over every signed action (100 per 5 s)', () => {
   it('180 accounts :: all armed within 1.1 x (approvals + arms) / B, zero 429s, every horizon >= 8 s after', async () => {
     const r = await run(180, 100);
     expect(r.allArmedMs, JSON.stringify(r)).toBeLessThanOrEqual((1.1 * 360 * 1000) / B_PER_SECOND);

@@ -85,9 +85,9 @@ describe.each(Object.keys(PROFILES) as Profile[])('cold start with approvals ins
       accounts: () => addresses.map((a, i) => account(`acct-${i}`, a, benchKey(i), {}, SWITCH)),
       rateLimits: PROFILES[profile].keeper,
       watch: { ordersEveryMs: 120_000, positionsEveryMs: 300_000 },
-      // As the timelines above: a full-suite run left one_window at 20.19 s against the 19.8 s
-      // bound while alone it arms by 18.2 s (and the code before this change, alone: 18.4 s, once
-      // 25.7 s): virtual time ran ahead of loopback answers.
+      // One_window once armed at 20.19 s and 20.15 s against the 19.8 s bound: virtual time ran on
+      // while start() read the state directory (18.2 to 24.8 s over 45 runs). The harness now waits
+      // for those reads (test/harness.test.ts): 18.2 s on every run.
       settleStuckMs: 2_000,
     });
     const t0 = h.clock.monoMs();

@@ -94,6 +94,8 @@ export async function startHarness(opts: {
    * loopback answer can take longer, and letting virtual time run ahead of it stretches the run.
    */
   settleStuckMs?: number;
+  /** Real ms added to every read of the state files (a slow disk), for the harness's own test. */
+  stateReadDelayMs?: number;
 }): Promise<Harness> {
   let inflight = 0;
   // A request the simulator holds on a virtual-time latency fault cannot finish until time moves:
@@ -155,7 +157,8 @@ export async function startHarness(opts: {
     onResponse: (o) => metrics.venueRequests.inc({ endpoint: o.endpoint, code: String(o.status) }),
   });
 
-  // State writes are real I/O too: virtual time must not run ahead of them.
+  // State reads and writes are real I/O too: virtual time must not run ahead of them (an untracked
+  // read of the state files at start let it run on by up to 6.6 s before the first request).
   const track = async <T>(p: Promise<T>): Promise<T> => {
     inflight++;
     try {
@@ -164,12 +167,22 @@ export async function startHarness(opts: {
       inflight--;
     }
   };
+  const slowDisk = async <T>(read: () => Promise<T>): Promise<T> => {
+    if (opts.stateReadDelayMs) await new Promise((r) => setTimeout(r, opts.stateReadDelayMs));
+    return read();
+  };
   class TrackedStore extends AgentStore {
+    override load(...a: Parameters<AgentStore['load']>) {
+      return track(slowDisk(() => super.load(...a)));
+    }
     override save(a: Parameters<AgentStore['save']>[0]) {
       return track(super.save(a));
     }
   }
   class TrackedTriggers extends TriggerCounter {
+    override load() {
+      return track(slowDisk(() => super.load()));
+    }
     override save() {
       return track(super.save());
     }
