@@ -189,6 +189,12 @@ describe('the venue as the read source', () => {
   });
 });
 
+/** The service's orders and positions reads it answered 503. */
+function serviceReads503(text: string): number {
+  const reads = new Set(['GET /v1/accounts/{address}/orders', 'GET /v1/accounts/{address}/positions']);
+  return [...text.matchAll(/dms_keeper_venue_requests_total\{endpoint="([^"]+)",code="503"\} (\d+)/g)].filter((m) => reads.has(m[1]!)).reduce((n, m) => n + Number(m[2]), 0);
+}
+
 describe('service_then_venue, 20 accounts, the service answering 503 for 5 minutes (as measured with built processes)', () => {
   it('no read is shed when they all fall back to the venue, and every count stays known and equal to the venue\'s', { timeout: 240_000 }, async () => {
     const mains = benchAddresses(20);
@@ -242,6 +248,16 @@ describe('service_then_venue, 20 accounts, the service answering 503 for 5 minut
     const after = await h.metricsText();
     expect(requestsTo(after, REST_ARM) - restBefore).toBeGreaterThanOrEqual(20);
     expect(min).toBeGreaterThanOrEqual(20_000);
+
+    // The reads likewise: while the service fails, one read every 10 s for the whole keeper asks it
+    // (the probe), every other goes to the venue at once. Before, each of the 300 reads of the
+    // outage asked the service first: 300 failed service reads, each a request and a wait.
+    const failedServiceReads = serviceReads503(after);
+    await h.advance(30_000); // every account's next orders read, after the probe found the service back
+    const back = h.keeper.status().accounts.filter((a) => a.orders_source === 'service').length;
+    console.log(`service 503 for 5 min: failed service reads ${failedServiceReads}; 60 s after its return ${back} of 20 accounts count orders on the service again`);
+    expect(failedServiceReads).toBeLessThanOrEqual(300 / 10 + 5);
+    expect(back).toBe(20);
   });
 });
 

@@ -122,6 +122,25 @@ describe('AccountWatcher: where reads come from (watch.source)', () => {
     w.stop();
   });
 
+  it('service_then_venue: not its turn to probe the failing service, a read goes straight to the venue; service mode never asks', async () => {
+    const { source, calls } = twoSources({ serviceOrders: 2, venueOrders: 5, serviceDown: true });
+    let turns = 0;
+    const probing = { ...source, serviceReadTurn: () => (turns++, false) };
+    const { clock, reports, w } = start(probing, 'service_then_venue');
+    await clock.advance(1);
+    expect(calls.sort()).toEqual(['venue:orders', 'venue:positions']);
+    expect(turns).toBe(2);
+    expect(reports.find((r) => r.type === 'orders')).toMatchObject({ count: 5, source: 'venue' });
+    w.stop();
+
+    const plain = twoSources({ serviceOrders: 2, venueOrders: 5 });
+    const s = start({ ...plain.source, serviceReadTurn: () => (turns++, false) }, 'service');
+    await s.clock.advance(1);
+    expect(plain.calls.sort()).toEqual(['service:orders', 'service:positions']);
+    expect(turns).toBe(2);
+    s.w.stop();
+  });
+
   it('service_then_venue: a read our own budget shed is not a failing service (no venue read spent on it)', async () => {
     const { source, calls } = twoSources({ serviceOrders: 2, venueOrders: 5 });
     const shed = { ...source, ordersPages: () => (async function* (): AsyncGenerator<never> { yield* []; throw Object.assign(new Error('shed'), { reason: 'shed' }); })() };

@@ -20,6 +20,11 @@ export interface WatchSource {
    */
   infoOpenOrders(address: string, opts?: InfoReadOptions): Promise<InfoOpenOrders>;
   infoPositions(address: string, opts?: InfoReadOptions): Promise<InfoPositions>;
+  /**
+   * Under `service_then_venue`: whether this read asks the service first (it answers, or this read
+   * is the keeper's one probe of it while it fails: venue/route-probe.ts). Absent: always.
+   */
+  serviceReadTurn?(): boolean;
 }
 
 /** Where a read came from: the service's listing or the venue's info endpoint. */
@@ -254,6 +259,7 @@ export class AccountWatcher {
         return fromService();
       }
     }
+    if (!this.asksService(mode)) return fromVenue();
     try {
       return await fromService();
     } catch (e) {
@@ -262,10 +268,15 @@ export class AccountWatcher {
     }
   }
 
+  /** Whether a read goes to the service first: always under `service`; under `service_then_venue` while it answers, and as the probe while it fails. */
+  private asksService(mode: WatchSourceMode): boolean {
+    return mode === 'service' || (this.deps.source.serviceReadTurn?.() ?? true);
+  }
+
   private async readPositions(signal: AbortSignal): Promise<{ positions: Position[]; source: ReadSource }> {
     const fromVenue = async () => ({ positions: positionsFromInfo(await this.deps.source.infoPositions(this.address, this.venueReadOptions(signal))), source: 'venue' as const });
     const mode = this.deps.mode ?? 'service';
-    if (mode === 'venue') return fromVenue();
+    if (mode === 'venue' || !this.asksService(mode)) return fromVenue();
     try {
       return { positions: await this.readAll(this.deps.source.positionsPages(this.address, { signal })), source: 'service' };
     } catch (e) {

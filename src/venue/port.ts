@@ -162,6 +162,8 @@ export class VenuePort {
   private readonly infoWeights: InfoWeights;
   /** Each route's health over every account's arms: when an arm last got through, and for REST one probe at a time while it fails. */
   private readonly routes: Record<ArmRoute, RouteProbe> = { rest: new RouteProbe(), exchange: new RouteProbe() };
+  /** The service's orders and positions listings over every account's reads, probed the same way. */
+  private readonly serviceReads = new RouteProbe();
 
   constructor(opts: VenuePortOptions) {
     const onVenueDate = (d: VenueDateSample): void => opts.venueClock.observeDateHeader(d.dateHeader, d.sendMonoMs, d.recvMonoMs);
@@ -437,6 +439,16 @@ export class VenuePort {
     return this.routes[route].okAtMono();
   }
 
+  /**
+   * Whether a read that may fall back to the venue (`watch.source: service_then_venue`) should ask
+   * the service now: it answers, or it fails and the one probe is due (this read is it, and must
+   * then go to the service). While it fails, every other read goes to the venue at once instead of
+   * spending a request and a wait on the service first (route-probe.ts).
+   */
+  serviceReadTurn(): boolean {
+    return this.hasService && this.serviceReads.take(this.clock.monoMs());
+  }
+
   /** approveAgent / approveBuilderFee, signed by the master: after arms, before reads. */
   approve(body: SignedRequest<ApproveAgentAction | ApproveBuilderFeeAction>, opts: { signer: string; signal?: AbortSignal }): Promise<ActionOk> {
     const endpoint = `exchange:${body.action.type}`;
@@ -453,7 +465,14 @@ export class VenuePort {
     };
     try {
       for (;;) {
-        const r = await this.admit(request, endpoint, endpointScope(endpoint), () => pages.next());
+        let r: IteratorResult<P>;
+        try {
+          r = await this.admit(request, endpoint, endpointScope(endpoint), () => pages.next());
+        } catch (e) {
+          if (restRouteFailed(e, signal?.aborted === true)) this.serviceReads.failed(this.clock.monoMs());
+          throw e;
+        }
+        this.serviceReads.ok(this.clock.monoMs());
         if (r.done) return;
         yield r.value;
       }

@@ -11,6 +11,11 @@ import { ActionError, refusesRequest, RestError } from './errors.js';
  * once a REST arm failed and none succeeded since, an arm meant for REST takes it only as the
  * probe, one every REST_PROBE_EVERY_MS; every other goes by its alternative at once. A probe that
  * gets through reopens the route for all.
+ *
+ * The service's listings are probed the same way for `watch.source: service_then_venue` (port.ts
+ * serviceReadTurn): while they fail, one read every REST_PROBE_EVERY_MS asks the service first and
+ * every other goes to the venue at once, instead of each read spending a failed request on the
+ * service before its fallback.
  */
 export const REST_PROBE_EVERY_MS = 10_000;
 
