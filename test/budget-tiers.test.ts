@@ -11,7 +11,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { benchAddresses, benchKey } from '../bench/keys.js';
 import type { RateLimitConfig } from '../src/sim/rate-limit.js';
-import { account, startHarness, type Harness } from './support/harness.js';
+import { account, advanceUntilAllArmed, startHarness, type Harness } from './support/harness.js';
 
 const SWITCH = { deadlineMs: 20_000, rearmEveryMs: 10_000, minHorizonMs: 8_000 };
 /** 300 accounts at 10 requests/s in all: 2.5 arms/s, leaving room for resolves and approvals. */
@@ -92,11 +92,7 @@ describe.each(Object.keys(PROFILES) as Profile[])('cold start with approvals ins
     });
     const t0 = h.clock.monoMs();
     await h.keeper.start();
-    let allArmedMs = Number.POSITIVE_INFINITY;
-    for (let t = 0; t < 40_000 && !Number.isFinite(allArmedMs); t += 250) {
-      await h.advance(250);
-      if (addresses.every((a) => (h!.venueHorizonMs(a) ?? 0) > 0)) allArmedMs = h.clock.monoMs() - t0;
-    }
+    const allArmedMs = await advanceUntilAllArmed(h, addresses, t0, 40_000);
     const boundMs = (1.1 * (n + n) * 1000) / 20;
     console.log(`${profile}: all armed ${allArmedMs} ms`);
     expect(allArmedMs).toBeLessThanOrEqual(boundMs);

@@ -6,7 +6,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { benchAddresses, benchKey } from '../bench/keys.js';
-import { account, startHarness, type Harness } from './support/harness.js';
+import { account, advanceUntilAllArmed, startHarness, type Harness } from './support/harness.js';
 
 const SWITCH = { deadlineMs: 20_000, rearmEveryMs: 10_000, minHorizonMs: 8_000 };
 
@@ -33,11 +33,7 @@ async function coldStart(stateReadDelayMs: number): Promise<{ firstActionMs: num
   const t0 = h.clock.monoMs();
   const wall0 = h.clock.nowMs();
   await h.keeper.start();
-  let allArmedMs = Number.POSITIVE_INFINITY;
-  for (let t = 0; t < 20_000 && !Number.isFinite(allArmedMs); t += 250) {
-    await h.advance(250);
-    if (addresses.every((a) => (h!.venueHorizonMs(a) ?? 0) > 0)) allArmedMs = h.clock.monoMs() - t0;
-  }
+  const allArmedMs = await advanceUntilAllArmed(h, addresses, t0, 20_000);
   const firstActionMs = Math.min(...h.sim.state.actionLog().map((x) => x.atMs - wall0));
   await h.close();
   h = undefined;

@@ -74,6 +74,19 @@ export function gauge(text: string, series: string): number | undefined {
   return line === undefined ? undefined : Number(line.slice(series.length + 1));
 }
 
+/**
+ * Drives virtual time in 250 ms steps until every address has a schedule in the venue's future:
+ * the ms from `t0Ms` (monotonic) to the first step that found them all armed, or Infinity when
+ * `maxMs` of steps did not.
+ */
+export async function advanceUntilAllArmed(h: Harness, addresses: readonly string[], t0Ms: number, maxMs: number): Promise<number> {
+  for (let t = 0; t < maxMs; t += 250) {
+    await h.advance(250);
+    if (addresses.every((a) => (h.venueHorizonMs(a) ?? 0) > 0)) return h.clock.monoMs() - t0Ms;
+  }
+  return Number.POSITIVE_INFINITY;
+}
+
 export async function startHarness(opts: {
   accounts: (sim: Simulator) => KeeperAccountSpec[];
   sim?: SimulatorOptions;
