@@ -4,7 +4,7 @@ import type { VenueClock } from '../sched/venue-clock.js';
 import type { SharedBudget, SharedClass } from '../sched/shared-budget.js';
 import { tokenWait } from '../sched/shared-wait.js';
 import { RestError } from './errors.js';
-import { RouteProbe, restRouteFailed } from './route-probe.js';
+import { RouteProbe } from './route-probe.js';
 import { ExchangeClient } from './exchange.js';
 import type { HttpTransport } from './http.js';
 import { DEFAULT_INFO_WEIGHTS, InfoClient, infoRequestWeight, type InfoWeights } from './info.js';
@@ -160,7 +160,11 @@ export class VenuePort {
   private readonly holdListeners = new Set<(hold: RateLimitHold) => void>();
   private readonly shared: Pick<SharedBudget, 'take'> | undefined;
   private readonly infoWeights: InfoWeights;
-  /** Each route's health over every account's arms: when an arm last got through, and for REST one probe at a time while it fails. */
+  /**
+   * Each route's health over every account's arms: when an arm last got through, and for REST one
+   * probe at a time while it fails (only REST's is taken: the exchange endpoint is the fallback,
+   * with no other route behind it).
+   */
   private readonly routes: Record<ArmRoute, RouteProbe> = { rest: new RouteProbe(), exchange: new RouteProbe() };
   /** The service's orders and positions listings over every account's reads, probed the same way. */
   private readonly serviceReads = new RouteProbe();
@@ -417,16 +421,8 @@ export class VenuePort {
     return this.admit(request, endpoint, holdScopeOf(route), () =>
       this.bySigner(opts.signer, async () => {
         const body = await build();
-        let ok: ActionOk;
-        try {
-          ok = await (route === 'rest' ? this.rest.scheduleCancel(body, { signal: opts.signal }) : this.exchange.post(body, { signal: opts.signal }));
-        } catch (e) {
-          // Only REST is probed: the exchange endpoint is the fallback, with no other route behind it.
-          if (route === 'rest' && restRouteFailed(e, opts.signal?.aborted === true)) this.routes.rest.failed(this.clock.monoMs());
-          throw e;
-        }
-        this.routes[route].ok(this.clock.monoMs());
-        return ok;
+        const send = (): Promise<ActionOk> => (route === 'rest' ? this.rest.scheduleCancel(body, { signal: opts.signal }) : this.exchange.post(body, { signal: opts.signal }));
+        return this.routes[route].track(send, () => this.clock.monoMs(), opts.signal);
       }),
     );
   }
@@ -465,14 +461,7 @@ export class VenuePort {
     };
     try {
       for (;;) {
-        let r: IteratorResult<P>;
-        try {
-          r = await this.admit(request, endpoint, endpointScope(endpoint), () => pages.next());
-        } catch (e) {
-          if (restRouteFailed(e, signal?.aborted === true)) this.serviceReads.failed(this.clock.monoMs());
-          throw e;
-        }
-        this.serviceReads.ok(this.clock.monoMs());
+        const r = await this.serviceReads.track(() => this.admit(request, endpoint, endpointScope(endpoint), () => pages.next()), () => this.clock.monoMs(), signal);
         if (r.done) return;
         yield r.value;
       }

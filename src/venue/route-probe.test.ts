@@ -62,3 +62,24 @@ describe('RouteProbe: one probe at a time while the route fails', () => {
     expect(p.take(2 * REST_PROBE_EVERY_MS)).toBe(true);
   });
 });
+
+describe('RouteProbe.track: one request on the route, its outcome recorded when it ends', () => {
+  it('a success is the route working, a 503 the route failing, a 429 neither; the result and the error pass through', async () => {
+    const probe = new RouteProbe();
+    let now = 1_000;
+    const clock = () => now;
+    await expect(probe.track(async () => 'ok', clock, undefined)).resolves.toBe('ok');
+    expect(probe.okAtMono()).toBe(1_000);
+    now = 2_000;
+    const down = rest(503);
+    await expect(probe.track(async () => Promise.reject(down), clock, undefined)).rejects.toBe(down);
+    expect(probe.failing()).toBe(true);
+    now = 3_000;
+    await expect(probe.track(async () => Promise.reject(rest(429)), clock, undefined)).rejects.toBeInstanceOf(RestError);
+    expect([probe.failing(), probe.okAtMono()]).toEqual([true, 1_000]);
+    const aborted = new AbortController();
+    aborted.abort();
+    await expect(probe.track(async () => 'late', clock, aborted.signal)).resolves.toBe('late');
+    expect([probe.failing(), probe.okAtMono()]).toEqual([false, 3_000]);
+  });
+});

@@ -54,6 +54,22 @@ export class RouteProbe {
     this.failedMono = Math.max(this.failedMono, nowMono);
   }
 
+  /**
+   * Runs one request on the route and records how it went: a success, or a failure that says the
+   * route fails (restRouteFailed), each at the monotonic time it ended.
+   */
+  async track<T>(work: () => Promise<T>, nowMono: () => number, signal: AbortSignal | undefined): Promise<T> {
+    let result: T;
+    try {
+      result = await work();
+    } catch (e) {
+      if (restRouteFailed(e, signal?.aborted === true)) this.failed(nowMono());
+      throw e;
+    }
+    this.ok(nowMono());
+    return result;
+  }
+
   /** A failure came after the last success. */
   failing(): boolean {
     return this.failedMono > this.okMono;
