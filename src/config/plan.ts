@@ -7,7 +7,7 @@ import { RETRIES_BEFORE_MIN_HORIZON, retrySlotSeconds } from './schema.js';
 import { accountsForShard } from './shard.js';
 import { switchInMs, type AccountConfig, type Config, type RateLimit, type SwitchConfig } from './types.js';
 import { VENUE_FACTS } from '../venue/facts.js';
-import { accountChecksWeightPerSecond, ADDRESS_BUDGET_READ_EVERY_MS, AGENT_CHECK_EVERY_MS, keeperReadDemand, MAX_READ_STRETCH, readWeightsOf, venueReadWeights, readStretch as readStretchOf, type ReadWeights } from '../sched/read-plan.js';
+import { accountChecksWeightPerSecond, ADDRESS_BUDGET_READ_EVERY_MS, AGENT_CHECK_EVERY_MS, keeperReadDemand, MAX_READ_STRETCH, readWeightsOf, venueReadWeights, readStretch as readStretchOf, type PlanReadWeights } from '../sched/read-plan.js';
 
 /**
  * The request plan `check-config` prints (DESIGN.md section 7): can this instance hold every
@@ -111,7 +111,7 @@ export interface Plan {
   /** Each account's read periods as the keeper will run them (stretched, at most MAX_READ_STRETCH times). */
   readPeriods: { ordersEverySeconds: number; positionsEverySeconds: number };
   /** The venue read weights in force (`rate_limits.info_weights`), per request. */
-  readWeights: ReadWeights & { userRateLimit: number; extraAgents: number };
+  readWeights: PlanReadWeights;
   /** The builder-deployed perp dexes each venue read covers besides the default listing (`watch.perp_dexes`). */
   perpDexes: string[];
   /** Budget arithmetic never makes a config invalid: always empty (kept for the loader's contract). */

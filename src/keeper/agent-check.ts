@@ -228,7 +228,7 @@ export class AgentChecks {
     return 'done';
   }
 
-  /** `dms_keeper_agent_valid_until_timestamp_seconds`: the venue's expiry when read, else our record; absent when neither states one. */
+  /** `dms_keeper_agent_valid_until_timestamp_seconds`: the earlier of the venue's expiry (when read) and our record; absent when neither states one. */
   private publishExpiry(m: Managed, c: Checked): void {
     const account = m.spec.name;
     const venue = c.view?.listed ? c.view.validUntilMs : undefined;

@@ -93,8 +93,11 @@ export function readDemand(reads: Iterable<readonly [AccountReads, number]>, per
   return { globalPerSecond, exchangeWeightPerSecond };
 }
 
-/** The weights the read plan needs (`rate_limits.info_weights`): the watcher's reads and the address budget's. */
-export function readWeightsOf(w: InfoWeights): ReadWeights & { userRateLimit: number; extraAgents: number } {
+/** The weights the read plan needs: the watcher's reads, and the per-account checks' (address budget, agent check). */
+export type PlanReadWeights = ReadWeights & { userRateLimit: number; extraAgents: number };
+
+/** The read plan's weights from `rate_limits.info_weights`. */
+export function readWeightsOf(w: InfoWeights): PlanReadWeights {
   return { openOrders: w[ASSUMED.infoOpenOrdersType], clearinghouseState: w.clearinghouseState, spotClearinghouseState: w.spotClearinghouseState, userRateLimit: w.userRateLimit, extraAgents: w.extraAgents };
 }
 
@@ -116,7 +119,7 @@ export interface ReadMix {
  */
 export function keeperReadDemand(
   mode: ReadSourceMode,
-  w: ReadWeights & { userRateLimit: number; extraAgents: number },
+  w: PlanReadWeights,
   mix: ReadMix,
   periods: { ordersEveryMs: number; positionsEveryMs: number },
   perpDexes: number,
@@ -139,7 +142,7 @@ export function keeperReadDemand(
  * address budget's `userRateLimit` every ADDRESS_BUDGET_READ_EVERY_MS and the agent check's
  * `extraAgents` every AGENT_CHECK_EVERY_MS (not stretched with the watchers' reads).
  */
-export function accountChecksWeightPerSecond(w: { userRateLimit: number; extraAgents: number }): number {
+export function accountChecksWeightPerSecond(w: Pick<PlanReadWeights, 'userRateLimit' | 'extraAgents'>): number {
   return (w.userRateLimit * 1000) / ADDRESS_BUDGET_READ_EVERY_MS + (w.extraAgents * 1000) / AGENT_CHECK_EVERY_MS;
 }
 
