@@ -22,6 +22,7 @@ import { loadSigningCurve, signingCurveNotice, type CurveChoice } from '../venue
 import type { Simulator } from '../sim/simulator.js';
 import { prettyStream, type LogFormat } from '../obs/logger.js';
 import type { InfoWeights } from '../venue/info.js';
+import { httpProbe } from './probe.js';
 
 /** What the app needs from the validated config (mapped by `from-config.ts`). */
 export interface AppConfig {
@@ -92,6 +93,8 @@ export class App {
   private transport?: HttpTransport;
   private shared?: SharedBudget;
   private dispatcher?: Agent;
+  /** The bots' health probes (liveness.probe): a pool apart from the venue's. */
+  private probeDispatcher?: Agent;
   private started?: Promise<void>;
   private stopped?: Promise<void>;
   private config: AppConfig;
@@ -208,6 +211,7 @@ export class App {
     const curveNotice = signingCurveNotice(curveChoice);
     logger[curveNotice.level](curveNotice.fields, curveNotice.msg);
 
+    this.probeDispatcher = new Agent({ connections: 4, keepAliveTimeout: 10_000, headersTimeout: 30_000, bodyTimeout: 30_000 });
     const triggers = new TriggerCounter(TriggerCounter.fileIn(config.stateDir), venueClock.nowMs());
     this.keeper = new Keeper(config.keeper, {
       clock: deps.clock,
@@ -230,6 +234,7 @@ export class App {
         }),
       onHealthyTick: deps.onHealthyTick,
       curve,
+      probe: httpProbe(this.probeDispatcher),
     });
 
     const keeper = this.keeper;
@@ -241,6 +246,8 @@ export class App {
         status: () => keeper.status(),
         statusPage: () => renderStatusPage(),
         registry: metrics.registry,
+        heartbeat: (input) => keeper.heartbeat(input),
+        heartbeatRefused: (reason) => keeper.heartbeatRefused(reason),
       },
       (e) => logger.error({ event: 'http_error', err: e }, 'ops endpoint failed'),
     );
@@ -266,6 +273,7 @@ export class App {
     await this.shared?.stop().catch(() => undefined);
     await this.transport?.close().catch(() => undefined);
     await this.dispatcher?.destroy().catch(() => undefined);
+    await this.probeDispatcher?.destroy().catch(() => undefined);
     this.liveHeap?.stop();
     if (this.sim) await Promise.race([this.sim.stop(), new Promise((r) => setTimeout(r, left()).unref())]);
     this.logger.info({ event: 'stopped' }, 'keeper stopped');

@@ -1,6 +1,7 @@
-import { readKey, readPassword, type KeySource } from '../config/secret.js';
+import { readKey, readPassword, readToken, type KeySource } from '../config/secret.js';
 import { accountsForShard } from '../config/shard.js';
-import { switchInMs, type Config, type SharedBudgetConfig } from '../config/types.js';
+import { switchInMs, type Config, type LivenessConfig, type SharedBudgetConfig } from '../config/types.js';
+import type { LivenessSpec } from '../keeper/liveness.js';
 import type { KeeperAccountSpec } from '../keeper/keeper.js';
 import { VENUE_FACTS } from '../venue/facts.js';
 import type { AppConfig } from './app.js';
@@ -29,7 +30,8 @@ export function toAppConfig(config: Config, env: Readonly<Record<string, string 
     builderFee: a.builderFee,
     priority: a.priority,
     identity: [a.address, a.agent.name, describe(a.masterKey), describe(a.agent.key)].join('|'),
-    switch: switchInMs(a.switch),
+    switch: { ...switchInMs(a.switch), ...(a.liveness ? { onSilence: a.liveness.onSilence } : {}) },
+    ...(a.liveness ? { liveness: livenessOf(a.liveness, env) } : {}),
   }));
   const v = config.venue;
   return {
@@ -68,6 +70,17 @@ export function toAppConfig(config: Config, env: Readonly<Record<string, string 
     listen: config.server.listen,
     logLevel: config.log.level,
     logFormat: config.log.format,
+  };
+}
+
+/** An account's liveness in ms, with the heartbeat token read when the keeper starts or reloads (never held in the config). */
+function livenessOf(l: LivenessConfig, env: Readonly<Record<string, string | undefined>>): LivenessSpec {
+  const source = l.heartbeat?.token;
+  return {
+    silenceMs: l.silenceSeconds * 1000,
+    onSilence: l.onSilence,
+    ...(source ? { heartbeat: { token: async () => (await readToken(source, { env })).reveal() } } : {}),
+    ...(l.probe ? { probe: { url: l.probe.url, everyMs: l.probe.everySeconds * 1000, timeoutMs: l.probe.timeoutMs } } : {}),
   };
 }
 

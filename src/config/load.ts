@@ -6,7 +6,9 @@ import { collectEnvOverrides, applyEnvOverrides } from './env.js';
 import { ConfigError, formatPath, safeKeyName, shownKeyName, sortProblems, type ConfigProblem } from './errors.js';
 import {
   accountProblems,
+  livenessProblems,
   accountSwitchProblems,
+  checkUrl,
   exchangePathProblem,
   parseListen,
   shardProblems,
@@ -35,8 +37,8 @@ import {
   type RawKeySource,
   type RawSwitch,
 } from './schema.js';
-import { checkPasswordText, defaultReadFile, tryReadKey, type KeyFileStat, type KeySource } from './secret.js';
-import type { AccountConfig, Config, SwitchConfig, VenueConfig } from './types.js';
+import { checkPasswordText, checkTokenText, defaultReadFile, tryReadKey, type KeyFileStat, type KeySource } from './secret.js';
+import type { AccountConfig, Config, LivenessConfig, SwitchConfig, VenueConfig } from './types.js';
 import type { InfoWeights } from '../venue/info.js';
 
 /** Key files read at once while a config is checked. */
@@ -178,6 +180,7 @@ class Loader {
       this.addRules(accountProblems(accounts.parsed, accounts.identities));
       accounts.parsed.forEach((a, i) => {
         if (a?.switch) this.addRules(accountSwitchProblems(i, swP.fields, a.switch, timeoutMs));
+        if (a?.liveness) this.addRules(livenessProblems(i, a.liveness));
       });
     }
     const simulator = venueP.fields.simulator;
@@ -307,7 +310,7 @@ class Loader {
     return { parsed, identities: value.map(rawIdentity) };
   }
 
-  private async checkKeys(accounts: ReadonlyArray<RawAccount | undefined>): Promise<Array<{ master?: KeySource; agent?: KeySource }>> {
+  private async checkKeys(accounts: ReadonlyArray<RawAccount | undefined>): Promise<Array<{ master?: KeySource; agent?: KeySource; token?: KeySource }>> {
     const io = {
       env: this.opts.env,
       ...(this.opts.readFile ? { readFile: this.opts.readFile } : {}),
@@ -319,13 +322,15 @@ class Loader {
       // An account whose shape failed (say, a bad address) still has its key sources checked,
       // so one run reports every problem of the account, not the first one found.
       const sources = a ? { master: a.master_key, agent: a.agent.key } : rawKeySources(rawItems[i]);
-      const out: { master?: KeySource; agent?: KeySource } = {};
-      const jobs: Array<[Segments, RawKeySource, 'master' | 'agent']> = [];
+      const out: { master?: KeySource; agent?: KeySource; token?: KeySource } = {};
+      const jobs: Array<[Segments, RawKeySource, 'master' | 'agent' | 'token']> = [];
       if (sources.master) jobs.push([['accounts', i, 'master_key'], sources.master, 'master']);
       if (sources.agent) jobs.push([['accounts', i, 'agent', 'key'], sources.agent, 'agent']);
+      const token = a?.liveness?.heartbeat?.token;
+      if (token) jobs.push([['accounts', i, 'liveness', 'heartbeat', 'token'], token, 'token']);
       for (const [segments, rawSource, slot] of jobs) {
         const source = this.keySource(segments, rawSource);
-        const r = await tryReadKey(source, io);
+        const r = await tryReadKey(source, io, slot === 'token' ? checkTokenText : undefined);
         if ('problem' in r) this.add([...segments, source.kind === 'file' ? 'file' : 'env'], r.problem.message + this.credentialsHint(rawSource, r.problem.message));
         out[slot] = source;
       }
@@ -583,7 +588,7 @@ const CAMEL: Record<keyof RawSwitch, keyof SwitchConfig> = {
   path: 'path',
 };
 
-function toAccount(a: RawAccount, top: RawSwitch, keys: { master?: KeySource; agent?: KeySource }): AccountConfig {
+function toAccount(a: RawAccount, top: RawSwitch, keys: { master?: KeySource; agent?: KeySource; token?: KeySource }): AccountConfig {
   const own: RawAccountSwitch = a.switch ?? {};
   const overrides = SWITCH_KEYS.filter((k) => own[k] !== undefined);
   const effective = { ...top } as Record<keyof RawSwitch, unknown>;
@@ -597,6 +602,16 @@ function toAccount(a: RawAccount, top: RawSwitch, keys: { master?: KeySource; ag
     switch: toSwitch(effective as RawSwitch),
     switchOverrides: overrides.map((k) => CAMEL[k]),
     priority: a.priority,
+    ...(a.liveness ? { liveness: toLiveness(a.liveness, keys.token) } : {}),
+  };
+}
+
+function toLiveness(l: NonNullable<RawAccount['liveness']>, token: KeySource | undefined): LivenessConfig {
+  return {
+    silenceSeconds: l.silence_seconds,
+    onSilence: l.on_silence,
+    ...(l.heartbeat && token ? { heartbeat: { token } } : {}),
+    ...(l.probe ? { probe: { url: (checkUrl(l.probe.url, 'http', false) as { url: string }).url, everySeconds: l.probe.every_seconds, timeoutMs: l.probe.timeout_ms } } : {}),
   };
 }
 

@@ -74,6 +74,18 @@ export const KEY_MEANINGS: Record<string, string> = {
   'accounts[].builder_fee.builder': 'The builder\'s address, in quotes.',
   'accounts[].builder_fee.max_fee_rate': 'The highest fee rate approved, a percent string such as `"0.01%"`.',
   'accounts[].switch': 'This account\'s own values for any key of the top-level `switch:`.',
+  'accounts[].liveness':
+    'Optional: re-arm this account only while its bot is alive ([liveness.md](liveness.md)). Exactly one of `heartbeat` (the bot POSTs `/heartbeat`) or `probe` (the keeper GETs the bot\'s health URL). Without it the account is armed for as long as the keeper runs. A (re)started keeper gives every bot one `silence_seconds` before judging it.',
+  'accounts[].liveness.heartbeat': 'The bot tells the keeper it is alive: `POST /heartbeat` on `server.listen` with `Authorization: Bearer <token>` and `{"accounts": [names]}`.',
+  'accounts[].liveness.heartbeat.token':
+    'The bot\'s token: `{ file: NAME }` or `{ env: VAR }`, read like a key (mode 0600), one line of at least 16 printable characters; kept only as its SHA-256 digest and compared in constant time. Accounts of one bot share it. Read again on reload.',
+  'accounts[].liveness.probe': 'The keeper asks the bot: a GET of `url` every `every_seconds`; a 2xx within `timeout_ms` is alive. One probe per URL, whatever the number of accounts naming it.',
+  'accounts[].liveness.probe.url': 'The bot\'s health URL, `http://` or `https://`, without credentials.',
+  'accounts[].liveness.probe.every_seconds': 'How often the URL is probed.',
+  'accounts[].liveness.probe.timeout_ms': 'A probe not answered within this counts as failed (`timeout`).',
+  'accounts[].liveness.silence_seconds': 'No heartbeat (or passing probe) for this long: the bot counts as dead. With `probe`, more than `every_seconds` plus `timeout_ms`.',
+  'accounts[].liveness.on_silence':
+    '`cancel_soon`: arm once at the earliest time the venue accepts (its 5 s minimum lead plus a 1 s margin), so the venue cancels within seconds, then no re-arm until the bot is back. `stop_rearming`: stop moving the deadline; the venue cancels at the last one (at most `deadline_seconds` later). Either way a fired cancel spends one of the day\'s triggers, and the bot back is armed at its normal horizon at once.',
   shard: 'Which accounts this instance protects: those whose address hashes to `index` of `count` (first 8 bytes of sha256 of the lower-case `0x` address, as an unsigned integer, mod `count`).',
   'shard.index': 'This instance\'s shard, 0 to `count - 1`. systemd\'s `dms-keeper@N` and a StatefulSet ordinal set it from the environment.',
   'shard.count': 'How many instances share the accounts.',

@@ -328,6 +328,31 @@ export function accountProblems(accounts: ReadonlyArray<RawAccount | undefined>,
   return out;
 }
 
+/**
+ * `accounts[i].liveness`: exactly one way of telling (heartbeat or probe); a probe URL that is a
+ * plain http(s) URL without credentials; a silence longer than one probe period and its timeout,
+ * so one slow answer is never a silence by itself.
+ */
+export function livenessProblems(i: number, l: NonNullable<RawAccount['liveness']>): RuleProblem[] {
+  const at = (...rest: string[]): Array<string | number> => ['accounts', i, 'liveness', ...rest];
+  const out: RuleProblem[] = [];
+  if ((l.heartbeat === undefined) === (l.probe === undefined)) {
+    out.push({ segments: at(), message: 'give exactly one of heartbeat: { token: ... } (the bot POSTs /heartbeat) or probe: { url: ... } (the keeper GETs the bot\'s health URL)' });
+  }
+  if (l.probe) {
+    const u = checkUrl(l.probe.url, 'http', false);
+    if ('problem' in u) out.push({ segments: at('probe', 'url'), message: u.problem });
+    const periodMs = l.probe.every_seconds * 1000 + l.probe.timeout_ms;
+    if (l.silence_seconds * 1000 <= periodMs) {
+      out.push({
+        segments: at('silence_seconds'),
+        message: `must be more than probe.every_seconds + probe.timeout_ms (${fmt(periodMs / 1000)} s): otherwise one slow probe alone would count the bot as dead`,
+      });
+    }
+  }
+  return out;
+}
+
 function fmt(n: number): string {
   return Number.isInteger(n) ? String(n) : n.toFixed(2).replace(/0+$/, '');
 }

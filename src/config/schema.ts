@@ -70,6 +70,7 @@ export const CONFIG_DEFAULTS = {
     },
   },
   agent: { name: 'dms-keeper', valid_days: 30 },
+  liveness: { silence_seconds: 10, on_silence: 'cancel_soon', probe: { every_seconds: 1, timeout_ms: 1000 } },
   shard: { index: 0, count: 1 },
   server: { listen: DEFAULT_LISTEN },
   log: { level: 'info', format: 'json' },
@@ -283,6 +284,25 @@ export const AgentSchema = z.strictObject({
     .default(D.agent.valid_days),
 });
 
+/**
+ * An account's bot liveness (docs/liveness.md): re-armed only while its bot is alive, told by the
+ * bot's heartbeats or by probing the bot's health URL (exactly one: liveness.ts, rules.ts).
+ */
+export const LivenessSchema = z.strictObject({
+  heartbeat: section(z.strictObject({ token: KeySourceSchema }).optional()),
+  probe: section(
+    z
+      .strictObject({
+        url: z.string().min(1).max(2048),
+        every_seconds: seconds().default(D.liveness.probe.every_seconds),
+        timeout_ms: z.int().min(50).max(60_000).default(D.liveness.probe.timeout_ms),
+      })
+      .optional(),
+  ),
+  silence_seconds: seconds().default(D.liveness.silence_seconds),
+  on_silence: z.enum(['cancel_soon', 'stop_rearming']).default(D.liveness.on_silence as 'cancel_soon'),
+});
+
 export const AccountSchema = z.strictObject({
   name: z
     .string()
@@ -302,6 +322,7 @@ export const AccountSchema = z.strictObject({
   switch: section(AccountSwitchSchema.optional()),
   /** Who is protected first when the budget cannot arm every account (higher first). */
   priority: z.int().min(-1_000_000).max(1_000_000).default(0),
+  liveness: section(LivenessSchema.optional()),
 });
 
 export const ShardSchema = z.strictObject({

@@ -93,6 +93,28 @@ export function checkPasswordText(text: string, what: string): Secret | string {
   return new Secret(value);
 }
 
+/**
+ * A bot's heartbeat token (`liveness.heartbeat.token`): one line of at least 16 characters without
+ * spaces, read like a key and never shown. Short tokens are refused: the token is all that stands
+ * between a peer on the keeper's network and keeping a dead bot's orders alive.
+ */
+export function checkTokenText(text: string, what: string): Secret | string {
+  const value = text.replace(/\r?\n$/, '');
+  if (!/^[\x21-\x7e]+$/.test(value)) return `${what} does not hold one token (want one line of printable characters without spaces)`;
+  if (value.length < HEARTBEAT_TOKEN_MIN_CHARS) return `${what} holds a token of ${value.length} characters; want at least ${HEARTBEAT_TOKEN_MIN_CHARS} (e.g. openssl rand -hex 32)`;
+  return new Secret(value);
+}
+
+/** Tokens shorter than this are refused: the token is all that stands between a peer and a live account. */
+export const HEARTBEAT_TOKEN_MIN_CHARS = 16;
+
+/** A heartbeat token, read when the keeper starts or reloads. */
+export async function readToken(source: KeySource, io: KeyIo): Promise<Secret> {
+  const r = await tryReadKey(source, io, checkTokenText);
+  if ('problem' in r) throw new ConfigError([r.problem]);
+  return r.secret;
+}
+
 /** The Redis password of `rate_limits.shared`, read when the keeper starts. */
 export async function readPassword(source: KeySource, io: KeyIo): Promise<Secret> {
   const r = await tryReadKey(source, io, checkPasswordText);

@@ -76,6 +76,14 @@ export interface SharedBudgetConfig {
   fallbackShare: number;
 }
 
+/** `liveness:` (docs/liveness.md). The token is a source, read when the keeper starts or reloads. */
+export interface LivenessConfig {
+  silenceSeconds: number;
+  onSilence: 'cancel_soon' | 'stop_rearming';
+  heartbeat?: { token: KeySource };
+  probe?: { url: string; everySeconds: number; timeoutMs: number };
+}
+
 export interface AccountConfig {
   name: string;
   /** Lower-case. */
@@ -94,6 +102,8 @@ export interface AccountConfig {
   switchOverrides: Array<keyof SwitchConfig>;
   /** Protected first (higher first, then config order) when the budget cannot arm everyone. */
   priority: number;
+  /** Absent: re-armed for as long as the keeper runs, whatever its bot does. */
+  liveness?: LivenessConfig;
 }
 
 export interface Config {

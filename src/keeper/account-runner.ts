@@ -63,9 +63,11 @@ export type RunnerReport =
       message?: string;
       retryAfterMs?: number;
       scope?: string;
+      /** A cancel-soon arm (the bot fell silent): its deadline is the venue's minimum lead ahead. */
+      soon?: boolean;
     }
   | { type: 'clear'; result: 'ok' | 'rate_limited' | 'rejected' | 'error'; path: ArmPath; latencyMs: number; reason?: string; message?: string }
-  | { type: 'lapsed'; deadlineMs: number }
+  | { type: 'lapsed'; deadlineMs: number; botSilent: boolean }
   | { type: 'phase'; from: SwitchState['phase']; to: SwitchState['phase'] }
   | { type: 'reprovision_requested' }
   | { type: 'stopped' };
@@ -186,6 +188,11 @@ export class AccountRunner {
     this.dispatch({ type: 'tick' });
   }
 
+  /** The account's bot was judged alive or silent (bot-liveness.ts); ignored without `onSilence`. */
+  botLiveness(alive: boolean): void {
+    this.dispatch({ type: 'bot', alive });
+  }
+
   /** Open orders as read; null when the read failed: unknown counts as open (arm), never a stale 0. */
   observeOrders(count: number | null): void {
     this.dispatch({ type: 'orders_observed', count });
@@ -229,7 +236,7 @@ export class AccountRunner {
     for (const e of effects) {
       switch (e.type) {
         case 'send_arm':
-          this.sendArm(e.path, e.plannedSlotMs, e.alternative);
+          this.sendArm(e.path, e.plannedSlotMs, e.alternative, e.soonLeadMs);
           break;
         case 'send_clear':
           this.sendClear(e.path);
@@ -245,7 +252,7 @@ export class AccountRunner {
           );
           break;
         case 'lapsed':
-          this.deps.report({ type: 'lapsed', deadlineMs: e.deadlineMs });
+          this.deps.report({ type: 'lapsed', deadlineMs: e.deadlineMs, botSilent: e.botSilent });
           break;
         case 'stopped':
           this.clearTimer();
@@ -257,8 +264,10 @@ export class AccountRunner {
     if (wake !== null) this.setTimer(wake);
   }
 
-  private sendArm(planned: ArmPath, plannedSlotMs: number | null, alternative?: { path: ArmPath; leaveByMs: number }): void {
-    this.dispatch({ type: 'arm_sent', path: planned });
+  /** `soonLeadMs`: a cancel-soon arm, its deadline that far ahead of when it leaves (not `deadlineMs`). */
+  private sendArm(planned: ArmPath, plannedSlotMs: number | null, alternative?: { path: ArmPath; leaveByMs: number }, soonLeadMs?: number): void {
+    const soon = soonLeadMs !== undefined;
+    this.dispatch({ type: 'arm_sent', path: planned, ...(soon ? { soon } : {}) });
     // The route it really goes by: the port may send it the other way (a 429 hold, a long queue).
     let path = planned;
     const queuedAt = this.venueNowMs();
@@ -272,7 +281,9 @@ export class AccountRunner {
     this.deps.sender
       .send({
         path,
-        urgency: this.state.deadlineMs ?? 0,
+        // A cancel-soon arm is due now: its urgency is now, ahead of every re-arm (their deadlines
+        // lie ahead) and, with a shared budget, sent without waiting for a token (shared-wait.ts).
+        urgency: soon ? queuedAt : (this.state.deadlineMs ?? 0),
         signal: ac.signal,
         onAdmitted: (w) => {
           wait = w;
@@ -283,7 +294,7 @@ export class AccountRunner {
           sentMono = this.deps.clock.monoMs();
           // The deadline is fixed when the request leaves, not when it was queued; whole ms, rounded
           // up (clocks and budget spacing may be fractional; the venue takes an integer).
-          deadlineMs = Math.ceil(sentAt + this.settings.deadlineMs);
+          deadlineMs = Math.ceil(sentAt + (soonLeadMs ?? this.settings.deadlineMs));
           return deadlineMs;
         },
       })
@@ -298,9 +309,10 @@ export class AccountRunner {
           const lag = plannedSlotMs === null ? {} : { lagMs: sentAt - plannedSlotMs, timerLateMs: queuedAt - plannedSlotMs, queuedMs: sentAt - queuedAt, ...(wait ? { wait } : {}) };
           if (!this.accepted || sentMono >= this.accepted.monoMs) {
             this.accepted = { venueMs: sentAt, monoMs: sentMono };
-            this.latestRearmMono = sentMono + latestRearmAfterMs(this.settings);
+            // A cancel-soon arm sets no re-arm bound: nothing re-arms a silent bot's account.
+            this.latestRearmMono = soon ? null : sentMono + latestRearmAfterMs(this.settings);
           }
-          this.deps.report({ type: 'arm', result: 'ok', path, deadlineMs, latencyMs, ...lag });
+          this.deps.report({ type: 'arm', result: 'ok', path, deadlineMs, latencyMs, ...lag, ...(soon ? { soon } : {}) });
           this.dispatch({ type: 'arm_ok', deadlineMs, path, sentAtMs: sentAt, ...(restOkAtMs !== undefined ? { restOkAtMs } : {}) });
           this.claimNextSlot();
         },
@@ -315,6 +327,7 @@ export class AccountRunner {
             message: failure.kind === 'rate_limited' ? undefined : failure.message,
             retryAfterMs: failure.kind === 'rate_limited' ? failure.retryAfterMs : undefined,
             scope: e instanceof RestError ? e.rateLimit?.scope : undefined,
+            ...(soon ? { soon } : {}),
           });
           this.dispatch({ type: 'arm_failed', path, failure });
         },

@@ -21,6 +21,8 @@ import type { SwitchSettings } from './switch-machine.js';
 import type { AccountWatcher, PositionsSummary, ReadSource, WatchSource, WatchSourceMode } from './watcher.js';
 import type { SigningCurve } from '../venue/signing/curve.js';
 import type { InfoWeights } from '../venue/info.js';
+import type { LivenessSpec } from './liveness.js';
+import type { BotView, ProbeFn } from './bot-liveness.js';
 
 export interface KeeperAccountSpec extends ProvisionSpec {
   switch: SwitchSettings;
@@ -28,6 +30,8 @@ export interface KeeperAccountSpec extends ProvisionSpec {
   priority?: number;
   /** Compared on reload: anything that changes who signs (address, agent name, key sources). */
   identity: string;
+  /** Re-armed only while its bot is alive (docs/liveness.md); absent: while the keeper runs. */
+  liveness?: LivenessSpec;
 }
 
 export interface KeeperOptions {
@@ -79,6 +83,8 @@ export interface KeeperDeps {
   curve?: SigningCurve;
   /** Persists the budget's recent admissions so a restart paces itself (absent: no pacing memory). */
   budgetLog?: BudgetLog;
+  /** GETs a bot's health URL for `liveness.probe` (its own connection pool); absent: probes fail as `error`. */
+  probe?: ProbeFn;
   /** Called from the loop while the keeper is healthy (systemd watchdog). */
   onHealthyTick?: () => void;
   /** The request budget in force (`local`, `shared`, `local_fallback`); absent: local. */
@@ -156,6 +162,12 @@ export interface AccountStatus {
   address_budget: null | { cum_vlm: string; actions_used: number; actions_cap: number; actions_left: number; low: boolean };
   /** What the keeper found wrong before arming (`below_volume_gate: ...`); null: nothing. */
   problem: string | null;
+  /**
+   * The account's bot (docs/liveness.md); null without liveness. `cancel_soon_deadline`: when the
+   * venue cancels a silent bot's orders (a cancel-soon arm accepted, or a deadline already nearer);
+   * `triggers_left`: the day's fired cancels the venue still allows.
+   */
+  bot: null | (BotView & { cancel_soon_deadline: string | null; triggers_left: number });
 }
 
 export interface KeeperStatus {

@@ -17,6 +17,8 @@ import { AccountWatcher } from './watcher.js';
 import { AddressBudgets } from './address-budget.js';
 import { AgentChecks } from './agent-check.js';
 import { ActivityReporter, type AccountActivity } from './activity.js';
+import { BotLiveness } from './bot-liveness.js';
+import type { HeartbeatRefusal, HttpAnswer } from './liveness.js';
 import type { KeeperAccountSpec, KeeperDeps, KeeperOptions, KeeperStatus, Managed, NotificationFeed } from './keeper-types.js';
 
 export type { AccountStatus, KeeperAccountSpec, KeeperDeps, KeeperOptions, KeeperStatus, NotificationFeed } from './keeper-types.js';
@@ -69,6 +71,8 @@ export class Keeper {
   private readonly addressBudgets: AddressBudgets;
   /** Whether each account's agent is on the venue and when it lapses (agent-check.ts). */
   private readonly agentChecks: AgentChecks;
+  /** Whether each account's bot is alive: heartbeats, probes, silences (bot-liveness.ts). */
+  private readonly bots: BotLiveness;
 
   constructor(
     options: KeeperOptions,
@@ -112,6 +116,13 @@ export class Keeper {
       onReadFailed: (m, f) => this.reports.readFailed(m.log, 'extra_agents', f),
       reprovision: (m) => this.agents.provision(m, true),
       adoptExpiry: (m, validUntilMs) => this.agents.adoptVenueExpiry(m, validUntilMs),
+    });
+    this.bots = new BotLiveness({
+      clock: deps.clock,
+      metrics: deps.metrics,
+      logger: deps.logger,
+      ...(deps.probe ? { probe: deps.probe } : {}),
+      onChange: (name, alive) => this.accounts.get(name)?.runner?.botLiveness(alive),
     });
     this.reports = new AccountReports({ ...deps, activity: this.activity, triggerWarnAt: () => this.options.triggerWarnAt, accounts: () => this.accounts.values() });
     deps.metrics.onCollect.push(() => this.refreshGauges());
@@ -181,6 +192,7 @@ export class Keeper {
     const all = [...this.accounts.values()];
     this.addressBudgets.stop();
     this.agentChecks.stop();
+    this.bots.stop();
     for (const m of all) this.stopWatching(m);
     const stops = all.map((m) => this.stopAccount(m));
     let timer: TimerHandle | undefined;
@@ -238,6 +250,8 @@ export class Keeper {
       }
     }
     await Promise.all(work);
+    // Liveness settings and tokens are read anew (a rotated token takes effect); what was seen of each bot stays.
+    await Promise.all([...this.accounts.values()].filter((m) => nextByName.has(m.spec.name)).map((m) => this.bots.configure(m.spec.name, m.spec.liveness, m.log)));
     this.cadence.apply(this.options, this.accounts.values());
     if (watchChanged) this.cadence.applyReads(this.options, this.accounts.values(), true);
     for (const name of result.updated) {
@@ -264,6 +278,8 @@ export class Keeper {
       return m;
     });
     this.updateColdStart(false);
+    // Each bot is judged from now: one silence period before a bot not heard from counts as dead.
+    await Promise.all(added.map((m) => this.bots.configure(m.spec.name, m.spec.liveness, m.log)));
     await mapLimited(added, PROVISION_CONCURRENCY, async (m) => {
       if (this.stopRequested || m.removed) {
         this.gate.settledFailed(m.spec.name);
@@ -281,6 +297,7 @@ export class Keeper {
     this.gate.forget(m.spec.name);
     this.addressBudgets.forget(m.spec.name);
     this.agentChecks.forget(m.spec.name);
+    this.bots.forget(m.spec.name);
     this.stopWatching(m);
     await this.stopAccount(m);
     removeAccountSeries(this.deps.metrics, m.spec.name);
@@ -338,6 +355,8 @@ export class Keeper {
       claimSlot: (wishMs, nowMs) => this.cadence.claimSlot(wishMs, nowMs),
     });
     m.runner = runner;
+    // Before its first arm: a bot already silent gets a cancel-soon arm, not a re-arm.
+    if (this.bots.judged(m.spec.name)) runner.botLiveness(this.bots.alive(m.spec.name));
     runner.start();
 
     m.watcher = new AccountWatcher(m.spec.address, this.cadence.readIntervals(this.options), {
@@ -525,6 +544,18 @@ export class Keeper {
     for (const r of this.activity.tick(this.deps.clock.nowMs(), this.options.accounts.length, views, this.cadence.armBudget(this.options))) this.deps.logger[r.level](r.fields, r.msg);
   }
 
+  // ---- bots ----
+
+  /** `POST /heartbeat` (docs/liveness.md): answered from memory, never waiting on the venue. */
+  heartbeat(input: { authorization: string | undefined; body: string }): HttpAnswer {
+    return this.bots.heartbeat(input);
+  }
+
+  /** A heartbeat the HTTP layer refused before reading it (a body over the limit). */
+  heartbeatRefused(reason: HeartbeatRefusal): HttpAnswer {
+    return this.bots.refusedEarly(reason);
+  }
+
   // ---- views ----
 
   liveness(): { alive: boolean; lastLoopAgeMs: number } {
@@ -554,6 +585,7 @@ export class Keeper {
       lastCancelFired: (name) => this.deps.triggers.lastFired(name),
       addressBudget: (name) => this.addressBudgets.view(name),
       agentCheck: (name) => this.agentChecks.view(name),
+      bot: (name) => this.bots.view(name),
       activity: this.activity,
     };
   }

@@ -67,6 +67,15 @@ export class AccountReports {
               );
             }
           }
+          if (r.soon) {
+            metrics.cancelSoon.inc({ account });
+            const triggersLeft = Math.max(0, VENUE_FACTS.maxTriggersPerUtcDay - this.deps.triggers.get(account));
+            m.log.warn(
+              { event: 'cancel_soon_sent', path: r.path, deadline: new Date(r.deadlineMs!).toISOString(), triggers_left: triggersLeft },
+              `bot silent: the venue cancels this account's orders at ${new Date(r.deadlineMs!).toISOString()}`,
+            );
+            break;
+          }
           // Routine: debug. The minute summary counts arms; state changes and failures are info+.
           m.log.debug({ event: 'arm', result: 'ok', path: r.path, deadline: new Date(r.deadlineMs!).toISOString(), latency_ms: r.latencyMs, venue: { status: 'ok' } }, 'armed');
         } else {
@@ -79,7 +88,7 @@ export class AccountReports {
         m.log[r.result === 'ok' ? 'info' : 'warn']({ event: 'clear', result: r.result, path: r.path, reason: r.reason, venue: r.message ?? { status: 'ok' } }, r.result === 'ok' ? 'schedule cleared' : 'clear failed');
         break;
       case 'lapsed':
-        void this.lapsed(m, r.deadlineMs);
+        void this.lapsed(m, r.deadlineMs, r.botSilent);
         break;
       case 'phase': {
         // The way into the first arm (starting -> unarmed -> armed) is start-up, which the
@@ -99,12 +108,15 @@ export class AccountReports {
     }
   }
 
-  /** A deadline passed: the venue cancelled the account's orders. Count it and say what is left. */
-  async lapsed(m: Managed, deadlineMs: number): Promise<void> {
+  /**
+   * A deadline passed: the venue cancelled the account's orders. Count it and say what is left. A
+   * lapse unless its bot fell silent (`botSilent`): then the cancel is the switch doing its job.
+   */
+  async lapsed(m: Managed, deadlineMs: number, botSilent = false): Promise<void> {
     const { metrics, triggers } = this.deps;
     const account = m.spec.name;
     const ordersBefore = m.orders?.count ?? null;
-    metrics.lapses.inc({ account });
+    if (!botSilent) metrics.lapses.inc({ account });
     metrics.cancelsFired.inc({ account });
     let count = triggers.get(account) + 1;
     try {
@@ -134,6 +146,7 @@ export class AccountReports {
     m.log.error(
       {
         event: 'cancel_fired',
+        cause: botSilent ? 'bot_silent' : 'deadline_passed',
         deadline: new Date(deadlineMs).toISOString(),
         orders_before: ordersBefore,
         orders_after: seen?.orders?.length ?? null,

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
+  CANCEL_SOON_LEAD_MS,
+  cancelSoonLeadMs,
   choosePath,
   initialState,
   latestRearmAfterMs,
@@ -7,6 +9,7 @@ import {
   retryDelayMs,
   RETRY,
   step,
+  wantsArmed,
   type Effect,
   type SwitchEvent,
   type SwitchSettings,
@@ -387,7 +390,7 @@ describe('arm_when: orders_open', () => {
     expect(r.log[4]!.effects).toEqual([{ type: 'wake_at', atMs: T0 + 60_000 }]);
     // the schedule lapses on its own: no clear is ever sent for lack of orders
     expect(r.log.flatMap((l) => l.effects).some((e) => e.type === 'send_clear')).toBe(false);
-    expect(r.log[5]!.effects).toEqual([{ type: 'lapsed', deadlineMs: T0 + 60_000 }]);
+    expect(r.log[5]!.effects).toEqual([{ type: 'lapsed', deadlineMs: T0 + 60_000, botSilent: false }]);
     expect(r.log[6]!.effects[0]).toMatchObject({ type: 'send_arm' });
   });
 
@@ -495,9 +498,91 @@ describe('lapse detection', () => {
       [T0 + 10, { type: 'arm_failed' as const, path: 'rest', failure: { kind: 'rate_limited', retryAfterMs: 70_000 } }],
       [T0 + 60_000, { type: 'tick' }],
     ]);
-    expect(last[0]).toEqual({ type: 'lapsed', deadlineMs: T0 + 60_000 });
+    expect(last[0]).toEqual({ type: 'lapsed', deadlineMs: T0 + 60_000, botSilent: false });
     expect(state.phase).toBe('unarmed');
     // ...but still not before retry_after
     expect(last.some((e) => e.type === 'send_arm')).toBe(false);
+  });
+});
+
+describe('the bot falls silent (liveness)', () => {
+  const soonSettings: SwitchSettings = { ...base, onSilence: 'cancel_soon' };
+  const armed = (settings: SwitchSettings): SwitchState =>
+    timeline(settings, [
+      [T0, { type: 'start' }],
+      [T0, { type: 'arm_sent', path: 'rest' }],
+      [T0 + 10, { type: 'arm_ok', deadlineMs: T0 + 60_000, path: 'rest', sentAtMs: T0 }],
+    ]).state;
+
+  it('cancel_soon: one arm at the venue minimum lead plus the margin, then no re-arm; its deadline fires as a cancel, not a lapse', () => {
+    const r = timeline(soonSettings, [[T0 + 5_000, { type: 'bot', alive: false }]], armed(soonSettings));
+    expect(r.state.phase).toBe('bot_silent');
+    expect(r.last).toEqual([{ type: 'send_arm', path: 'rest', plannedSlotMs: null, soonLeadMs: CANCEL_SOON_LEAD_MS }]);
+    const after = timeline(
+      soonSettings,
+      [
+        [T0 + 5_000, { type: 'arm_sent', path: 'rest', soon: true }],
+        [T0 + 5_050, { type: 'arm_ok', deadlineMs: T0 + 5_000 + CANCEL_SOON_LEAD_MS, path: 'rest', sentAtMs: T0 + 5_000 }],
+      ],
+      r.state,
+    );
+    expect(after.state.silence).toEqual({ sinceMs: T0 + 5_000, cancelAtMs: T0 + 5_000 + CANCEL_SOON_LEAD_MS });
+    expect(after.last).toEqual([{ type: 'wake_at', atMs: T0 + 5_000 + CANCEL_SOON_LEAD_MS }]);
+    const fired = timeline(soonSettings, [[T0 + 5_000 + CANCEL_SOON_LEAD_MS, { type: 'tick' }]], after.state);
+    expect(fired.last).toEqual([{ type: 'lapsed', deadlineMs: T0 + 5_000 + CANCEL_SOON_LEAD_MS, botSilent: true }]);
+    // nothing more is sent while it stays silent, however long
+    expect(timeline(soonSettings, [[T0 + 600_000, { type: 'tick' }]], fired.state).last).toEqual([]);
+  });
+
+  it('cancel_soon: a deadline already nearer than the minimum lead is left to fire; nothing is sent', () => {
+    const r = timeline(soonSettings, [[T0 + 55_000, { type: 'bot', alive: false }]], armed(soonSettings));
+    expect(r.last).toEqual([{ type: 'wake_at', atMs: T0 + 60_000 }]);
+    expect(r.state.silence!.cancelAtMs).toBe(T0 + 60_000);
+  });
+
+  it('cancel_soon: a re-arm in flight when the bot falls silent is followed by the cancel-soon arm', () => {
+    const s = timeline(soonSettings, [[T0 + 15_000, { type: 'tick' }], [T0 + 15_000, { type: 'arm_sent', path: 'rest' }], [T0 + 15_010, { type: 'bot', alive: false }]], armed(soonSettings));
+    expect(s.last.some((e) => e.type === 'send_arm')).toBe(false); // waits for the arm in flight
+    const r = timeline(soonSettings, [[T0 + 15_100, { type: 'arm_ok', deadlineMs: T0 + 75_000, path: 'rest', sentAtMs: T0 + 15_000 }]], s.state);
+    expect(r.last).toEqual([{ type: 'send_arm', path: 'rest', plannedSlotMs: null, soonLeadMs: CANCEL_SOON_LEAD_MS }]);
+  });
+
+  it('cancel_soon: a refused cancel-soon arm is retried with a second more of lead', () => {
+    const s = timeline(soonSettings, [[T0 + 5_000, { type: 'bot', alive: false }], [T0 + 5_000, { type: 'arm_sent', path: 'rest', soon: true }]], armed(soonSettings));
+    const r = timeline(soonSettings, [[T0 + 5_050, { type: 'arm_failed', path: 'rest', failure: { kind: 'rejected', reason: 'other', message: 'time too soon' } }]], s.state);
+    const retry = r.last.find((e) => e.type === 'wake_at') as { atMs: number };
+    const again = timeline(soonSettings, [[retry.atMs, { type: 'tick' }]], r.state);
+    expect(again.last).toEqual([{ type: 'send_arm', path: 'rest', plannedSlotMs: null, soonLeadMs: cancelSoonLeadMs(1) }]);
+    expect(cancelSoonLeadMs(1)).toBe(CANCEL_SOON_LEAD_MS + 1_000);
+  });
+
+  it('stop_rearming: nothing is sent; the last deadline fires', () => {
+    const settings: SwitchSettings = { ...base, onSilence: 'stop_rearming' };
+    const r = timeline(settings, [[T0 + 5_000, { type: 'bot', alive: false }]], armed(settings));
+    expect(r.state.phase).toBe('bot_silent');
+    expect(r.last).toEqual([{ type: 'wake_at', atMs: T0 + 60_000 }]);
+    expect(wantsArmed(settings, r.state)).toBe(false);
+    // the regular re-arm time passes without an arm
+    expect(timeline(settings, [[T0 + 15_000, { type: 'rearm_due' }]], r.state).last).toEqual([{ type: 'wake_at', atMs: T0 + 60_000 }]);
+  });
+
+  it('back: armed at its normal horizon at once', () => {
+    const silent = timeline(soonSettings, [[T0 + 5_000, { type: 'bot', alive: false }], [T0 + 5_000, { type: 'arm_sent', path: 'rest', soon: true }], [T0 + 5_050, { type: 'arm_ok', deadlineMs: T0 + 11_000, path: 'rest', sentAtMs: T0 + 5_000 }]], armed(soonSettings)).state;
+    const r = timeline(soonSettings, [[T0 + 8_000, { type: 'bot', alive: true }]], silent);
+    expect(r.state.phase).toBe('armed');
+    expect(r.state.silence).toBeNull();
+    expect(r.last).toEqual([{ type: 'send_arm', path: 'rest', plannedSlotMs: T0 + 8_000 }]);
+  });
+
+  it('without onSilence a silent verdict changes nothing (the account has no liveness)', () => {
+    const r = timeline(base, [[T0 + 5_000, { type: 'bot', alive: false }]], armed(base));
+    expect(r.state.silence).toBeNull();
+    expect(r.state.phase).toBe('armed');
+  });
+
+  it('a stop while silent sends nothing more (keep)', () => {
+    const r = timeline(soonSettings, [[T0 + 5_000, { type: 'stop' }], [T0 + 5_001, { type: 'bot', alive: false }]], armed(soonSettings));
+    expect(r.state.silence).toBeNull();
+    expect(r.log.flatMap((l) => l.effects).some((e) => e.type === 'send_arm')).toBe(false);
   });
 });

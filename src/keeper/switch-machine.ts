@@ -15,6 +15,17 @@ import { VENUE_FACTS } from '../venue/facts.js';
 
 export type ArmPath = 'rest' | 'exchange';
 export type PathPolicy = 'rest' | 'exchange' | 'rest_then_exchange';
+/** What a silent bot gets (liveness.ts): one arm at the earliest time the venue accepts, or none. */
+export type OnSilence = 'cancel_soon' | 'stop_rearming';
+
+/**
+ * The keeper's margin on top of the venue's minimum lead for a cancel-soon arm: the lead is measured
+ * on the venue's clock after the request arrives, so latency and the clock estimate's error eat into
+ * it. 1 s keeps the scheduled time within 2 s of the minimum (docs/liveness.md); each refused
+ * cancel-soon attempt in a row adds another second (`cancelSoonLeadMs`).
+ */
+export const CANCEL_SOON_MARGIN_MS = 1_000;
+export const CANCEL_SOON_LEAD_MS = VENUE_FACTS.scheduleCancelMinLeadMs + CANCEL_SOON_MARGIN_MS;
 
 export interface SwitchSettings {
   deadlineMs: number;
@@ -30,6 +41,8 @@ export interface SwitchSettings {
    * route's budget cannot carry get `exchange`); absent: REST. A failure on REST still falls back.
    */
   preferredPath?: ArmPath;
+  /** Liveness configured (liveness.ts): what a silent bot gets. Absent: the bot is never judged. */
+  onSilence?: OnSilence;
 }
 
 export type Phase =
@@ -40,6 +53,7 @@ export type Phase =
   | 'over_budget' // the request budget cannot arm it (planProtection): not armed, reported
   | 'ineligible' // the venue's volume gate refuses this account
   | 'blocked' // the signer is not accepted (agent pruned, unfunded): waiting for re-provisioning
+  | 'bot_silent' // the account's bot fell silent: no re-arm (after one cancel-soon arm, with cancel_soon)
   | 'stopping'
   | 'stopped';
 
@@ -58,7 +72,8 @@ export interface SwitchState {
   phase: Phase;
   /** Venue-time ms of the schedule we last set; null when none (never armed, cleared, fired). */
   deadlineMs: number | null;
-  inFlight: null | { op: 'arm' | 'clear'; path: ArmPath; sentAtMs: number };
+  /** `soon`: a cancel-soon arm (its deadline the venue's minimum lead ahead), not a re-arm. */
+  inFlight: null | { op: 'arm' | 'clear'; path: ArmPath; sentAtMs: number; soon?: boolean };
   /** Venue time when the next arm is planned; null when nothing is planned. */
   nextArmAtMs: number | null;
   /** When the current plan was made for (the cadence slot), to measure lag and keep the cadence. */
@@ -84,12 +99,18 @@ export interface SwitchState {
   /** One immediate retry after `Invalid nonce`, then ordinary backoff. */
   nonceRetried: boolean;
   clearAttempts: number;
+  /**
+   * Null while the bot is alive (or not judged). Silent: since when (venue time), and the deadline
+   * that will cancel its orders once one is set near enough (a cancel-soon arm accepted, or a
+   * deadline already nearer than one would set); null until then.
+   */
+  silence: null | { sinceMs: number; cancelAtMs: number | null };
 }
 
 export type SwitchEvent =
   | { type: 'start' }
   | { type: 'tick' }
-  | { type: 'arm_sent'; path: ArmPath }
+  | { type: 'arm_sent'; path: ArmPath; soon?: boolean }
   | {
       type: 'arm_ok';
       deadlineMs: number;
@@ -115,6 +136,8 @@ export type SwitchEvent =
   | { type: 'clock_step'; deltaMs: number }
   /** The monotonic latest re-arm time fixed by the last accepted arm has come: arm now. */
   | { type: 'rearm_due' }
+  /** The account's bot was judged alive (a heartbeat, a probe) or silent (liveness.ts). */
+  | { type: 'bot'; alive: boolean }
   | { type: 'stop'; mode?: 'keep' | 'clear' };
 
 export type Failure =
@@ -128,11 +151,19 @@ export type Effect =
    * `alternative` (rest_then_exchange): the other route, and the venue time the arm must leave by;
    * the port sends it that way instead when `path` is held by a 429 or would keep it past then.
    */
-  | { type: 'send_arm'; path: ArmPath; plannedSlotMs: number | null; alternative?: { path: ArmPath; leaveByMs: number } }
+  | {
+      type: 'send_arm';
+      path: ArmPath;
+      plannedSlotMs: number | null;
+      alternative?: { path: ArmPath; leaveByMs: number };
+      /** A cancel-soon arm: its deadline this far ahead of when it leaves, not `deadlineMs`. */
+      soonLeadMs?: number;
+    }
   | { type: 'send_clear'; path: ArmPath }
   | { type: 'wake_at'; atMs: number }
   | { type: 'reprovision' }
-  | { type: 'lapsed'; deadlineMs: number }
+  /** `botSilent`: the deadline passed because the bot fell silent, as intended: a fired cancel, not a lapse. */
+  | { type: 'lapsed'; deadlineMs: number; botSilent: boolean }
   | { type: 'stopped' };
 
 export interface StepResult {
@@ -216,12 +247,14 @@ export function initialState(): SwitchState {
     restFailedAtMs: 0,
     nonceRetried: false,
     clearAttempts: 0,
+    silence: null,
   };
 }
 
 /** Whether this account should carry a schedule now. Unknown orders count as open: fail safe. */
 export function wantsArmed(settings: SwitchSettings, state: SwitchState): boolean {
   if (state.stopMode !== null) return false;
+  if (state.silence !== null) return false;
   if (settings.overBudget) return false;
   if (settings.armWhen === 'always') return true;
   return state.openOrders === null || state.openOrders > 0;
@@ -314,8 +347,24 @@ export function step(settings: SwitchSettings, state: SwitchState, event: Switch
       }
       break;
 
+    case 'bot':
+      if (event.alive && s.silence !== null) {
+        // Back: armed at its normal horizon at once (if the cancel has not fired, the orders stay).
+        s.silence = null;
+        if (s.stopMode === null) {
+          s.phase = s.deadlineMs !== null && s.deadlineMs > nowMs ? 'armed' : 'unarmed';
+          s.nextArmAtMs = nowMs;
+          s.plannedSlotMs = nowMs;
+        }
+      } else if (!event.alive && s.silence === null && settings.onSilence !== undefined && s.stopMode === null) {
+        s.silence = { sinceMs: nowMs, cancelAtMs: null };
+        s.nextArmAtMs = settings.onSilence === 'cancel_soon' ? nowMs : null;
+        s.plannedSlotMs = null;
+      }
+      break;
+
     case 'arm_sent':
-      s.inFlight = { op: 'arm', path: event.path, sentAtMs: nowMs };
+      s.inFlight = { op: 'arm', path: event.path, sentAtMs: nowMs, ...(event.soon ? { soon: true } : {}) };
       s.nextArmAtMs = null;
       break;
 
@@ -324,6 +373,7 @@ export function step(settings: SwitchSettings, state: SwitchState, event: Switch
       break;
 
     case 'arm_ok': {
+      const soon = s.inFlight?.soon === true;
       s.inFlight = null;
       s.deadlineMs = event.deadlineMs;
       s.lastSuccessMs = nowMs;
@@ -334,7 +384,13 @@ export function step(settings: SwitchSettings, state: SwitchState, event: Switch
       if (event.path === 'rest') s.restFailures = 0;
       // Off REST after it failed, and another arm got through on REST since: back on it.
       else if (s.exchangeUntilMs > nowMs && event.restOkAtMs !== undefined && event.restOkAtMs > s.restFailedAtMs) s.exchangeUntilMs = 0;
-      if (s.stopMode === null) {
+      if (s.stopMode === null && s.silence !== null) {
+        // Silent: no plan. A cancel-soon arm set the time that cancels; a re-arm that was already
+        // in flight only moved the deadline, and finishSilent brings it near again.
+        if (soon) s.silence = { ...s.silence, cancelAtMs: event.deadlineMs };
+        s.nextArmAtMs = soon ? null : nowMs;
+        s.plannedSlotMs = null;
+      } else if (s.stopMode === null) {
         s.phase = 'armed';
         // Keep the cadence slot (drift-corrected) while on time; when the arm went out late (the
         // budget queued it, e.g. every account starting at once), re-base on when it really went,
@@ -504,7 +560,9 @@ function planRetry(settings: SwitchSettings, s: SwitchState, path: ArmPath, f: F
 function finish(settings: SwitchSettings, s: SwitchState, nowMs: number, effects: Effect[]): StepResult {
   // A deadline that passed while we believed it armed: the venue fired (or is about to).
   if (s.deadlineMs !== null && s.deadlineMs <= nowMs && s.inFlight === null) {
-    effects.push({ type: 'lapsed', deadlineMs: s.deadlineMs });
+    effects.push({ type: 'lapsed', deadlineMs: s.deadlineMs, botSilent: s.silence !== null });
+    // A silent bot's cancel fired: that was the point, nothing more to send until it is back.
+    if (s.silence !== null && s.silence.cancelAtMs === null) s.silence = { ...s.silence, cancelAtMs: s.deadlineMs };
     s.deadlineMs = null;
     if (s.phase === 'armed') s.phase = 'unarmed';
     if (s.stopMode === null && wantsArmed(settings, s) && s.nextArmAtMs === null) s.nextArmAtMs = nowMs;
@@ -513,6 +571,7 @@ function finish(settings: SwitchSettings, s: SwitchState, nowMs: number, effects
   if (s.stopMode !== null) {
     return finishStopping(settings, s, nowMs, effects);
   }
+  if (s.silence !== null) return finishSilent(settings, s, nowMs, effects);
 
   const want = wantsArmed(settings, s);
   if (!want) {
@@ -537,6 +596,38 @@ function finish(settings: SwitchSettings, s: SwitchState, nowMs: number, effects
     }
   }
 
+  const wake = nextWake(s, nowMs);
+  if (wake !== null) effects.push({ type: 'wake_at', atMs: wake });
+  return { state: s, effects };
+}
+
+/** The lead of a cancel-soon arm: the venue's minimum plus our margin, a second more per refusal in a row (at most 5). */
+export function cancelSoonLeadMs(consecutiveFailures: number): number {
+  return CANCEL_SOON_LEAD_MS + Math.min(5, consecutiveFailures) * 1_000;
+}
+
+/**
+ * The bot is silent. `stop_rearming`: nothing is sent; the last deadline fires. `cancel_soon`: one
+ * arm at the earliest time the venue accepts, unless the deadline is already nearer than that; its
+ * failures are retried by the ordinary plan (planRetry) until one is accepted. Either way the
+ * deadline is watched, so its passing is reported (a fired cancel, not a lapse).
+ */
+function finishSilent(settings: SwitchSettings, s: SwitchState, nowMs: number, effects: Effect[]): StepResult {
+  let silence = s.silence!;
+  s.phase = 'bot_silent';
+  if (silence.cancelAtMs === null && s.inFlight === null && s.deadlineMs !== null && s.deadlineMs <= nowMs + cancelSoonLeadMs(0)) {
+    silence = s.silence = { ...silence, cancelAtMs: s.deadlineMs };
+  }
+  if (settings.onSilence !== 'cancel_soon' || silence.cancelAtMs !== null) {
+    s.nextArmAtMs = null;
+  } else if (s.nextArmAtMs !== null) {
+    // (null: waiting for a re-provisioning, which plans the next attempt)
+    s.nextArmAtMs = Math.max(s.nextArmAtMs, s.notBeforeMs);
+    if (s.inFlight === null && s.nextArmAtMs <= nowMs) {
+      effects.push({ type: 'send_arm', path: choosePath(settings, s, nowMs), plannedSlotMs: null, soonLeadMs: cancelSoonLeadMs(s.consecutiveFailures) });
+      return { state: s, effects };
+    }
+  }
   const wake = nextWake(s, nowMs);
   if (wake !== null) effects.push({ type: 'wake_at', atMs: wake });
   return { state: s, effects };

@@ -4,6 +4,8 @@ import { ratePerSecond, type ScopeLimit } from '../sched/scheduler.js';
 import type { AccountStatus, AgentVenueStatus, KeeperStatus, Managed } from './keeper-types.js';
 import type { AddressBudgetView } from './address-budget.js';
 import type { AgentCheckView } from './agent-check.js';
+import type { BotView } from './bot-liveness.js';
+import type { SwitchState } from './switch-machine.js';
 import { VENUE_FACTS } from '../venue/facts.js';
 
 /**
@@ -28,6 +30,8 @@ export interface ViewInput {
   addressBudget?: (name: string) => AddressBudgetView | undefined;
   /** The last read of the master's approved agents about the account's agent (agent-check.ts); absent: none. */
   agentCheck?: (name: string) => AgentCheckView | undefined;
+  /** The account's bot (bot-liveness.ts); absent or null: no liveness. */
+  bot?: (name: string) => BotView | null;
 }
 
 export interface Readiness {
@@ -115,6 +119,7 @@ export function statusOf(v: ViewInput, ready: boolean): KeeperStatus & { budget_
       rearm_every_seconds: v.cadence.effectiveSettings(m.spec).rearmEveryMs / 1000,
       last_cancel_fired: v.lastCancelFired(m.spec.name),
       ...addressBudgetStatus(v.addressBudget?.(m.spec.name)),
+      bot: botStatus(v.bot?.(m.spec.name) ?? null, s, v.triggersToday(m.spec.name)),
     });
   }
   return {
@@ -127,6 +132,16 @@ export function statusOf(v: ViewInput, ready: boolean): KeeperStatus & { budget_
     ready,
     start_progress: v.activity.startProgress(),
     accounts,
+  };
+}
+
+function botStatus(view: BotView | null, s: Readonly<SwitchState> | undefined, triggersToday: number): AccountStatus['bot'] {
+  if (!view) return null;
+  const cancelAt = s?.silence?.cancelAtMs ?? null;
+  return {
+    ...view,
+    cancel_soon_deadline: cancelAt === null ? null : new Date(cancelAt).toISOString(),
+    triggers_left: Math.max(0, VENUE_FACTS.maxTriggersPerUtcDay - triggersToday),
   };
 }
 

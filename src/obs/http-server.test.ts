@@ -474,3 +474,57 @@ describe('ops HTTP server: lifecycle', () => {
     }
   });
 });
+
+describe('POST /heartbeat', () => {
+  const answers: Array<{ authorization: string | undefined; body: string }> = [];
+  const hbViews = () =>
+    views({
+      heartbeat: (input) => {
+        answers.push(input);
+        return input.authorization === 'Bearer good-token-0123456789' ? { status: 200, body: { status: 'ok' } } : { status: 401, body: { error: 'unauthorized' }, headers: { 'www-authenticate': 'Bearer' } };
+      },
+      heartbeatRefused: (reason) => ({ status: 413, body: { error: reason } }),
+    });
+
+  it('reads the body and the bearer token and writes the answer as JSON', async () => {
+    answers.length = 0;
+    const base = await start(hbViews());
+    const ok = await fetch(`${base}/heartbeat`, { method: 'POST', headers: { authorization: 'Bearer good-token-0123456789', 'content-type': 'application/json' }, body: '{"accounts":["a"]}' });
+    expect(ok.status).toBe(200);
+    expect(await ok.json()).toEqual({ status: 'ok' });
+    expect(answers).toEqual([{ authorization: 'Bearer good-token-0123456789', body: '{"accounts":["a"]}' }]);
+    const bad = await fetch(`${base}/heartbeat`, { method: 'POST', body: '{"accounts":["a"]}' });
+    expect(bad.status).toBe(401);
+    expect(bad.headers.get('www-authenticate')).toBe('Bearer');
+    const get = await fetch(`${base}/heartbeat`);
+    expect(get.status).toBe(405);
+    expect(get.headers.get('allow')).toBe('POST');
+  });
+
+  it('a body over 16 KiB is refused with 413 unread, declared or chunked, and the server answers on', async () => {
+    answers.length = 0;
+    const base = await start(hbViews());
+    const big = 'x'.repeat(1024 * 1024);
+    const declared = await fetch(`${base}/heartbeat`, { method: 'POST', headers: { authorization: 'Bearer good-token-0123456789' }, body: big });
+    expect(declared.status).toBe(413);
+    expect(await declared.json()).toEqual({ error: 'too_large' });
+    const chunked = await fetch(`${base}/heartbeat`, {
+      method: 'POST',
+      body: new ReadableStream({
+        start(c) {
+          for (let i = 0; i < 64; i++) c.enqueue(new TextEncoder().encode('y'.repeat(1024)));
+          c.close();
+        },
+      }),
+      duplex: 'half',
+    } as RequestInit);
+    expect(chunked.status).toBe(413);
+    expect(answers).toEqual([]); // never handed to the keeper
+    expect((await fetch(`${base}/healthz`)).status).toBe(200);
+  });
+
+  it('without a heartbeat view the path is unknown (404)', async () => {
+    const base = await start(views());
+    expect((await fetch(`${base}/heartbeat`, { method: 'POST', body: '{}' })).status).toBe(404);
+  });
+});

@@ -2,11 +2,23 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { Socket } from 'node:net';
 import type { Registry } from 'prom-client';
 import { parseListen as parseListenText } from '../config/rules.js';
+import type { HeartbeatRefusal } from './metrics.js';
+
+/** An answer computed elsewhere (the heartbeat), written here. */
+export interface HttpAnswer {
+  status: number;
+  body: Record<string, unknown>;
+  headers?: Record<string, string>;
+}
+
+/** Heartbeat bodies over this are refused (413) unread: a heartbeat is a few account names. */
+export const HEARTBEAT_MAX_BODY_BYTES = 16 * 1024;
 
 /**
- * The operator endpoints. Small and defensive: GET/HEAD only, no request bodies read, bounded
- * header size and URL length, short timeouts, every answer small. Nothing here can stall the
- * keeper: handlers only read in-memory state.
+ * The operator endpoints. Small and defensive: GET/HEAD only, except `POST /heartbeat` (a bot
+ * saying it is alive, docs/liveness.md) whose body is read up to 16 KiB; bounded header size and
+ * URL length, short timeouts, every answer small. Nothing here can stall the keeper: handlers only
+ * read in-memory state.
  */
 export interface OpsViews {
   liveness(): { alive: boolean; lastLoopAgeMs: number };
@@ -14,6 +26,10 @@ export interface OpsViews {
   status(): unknown;
   statusPage(): string;
   registry: Registry;
+  /** `POST /heartbeat`; absent: 404 like any unknown path. */
+  heartbeat?(input: { authorization: string | undefined; body: string }): HttpAnswer;
+  /** Counts a heartbeat refused before it was read (too large). */
+  heartbeatRefused?(reason: HeartbeatRefusal): HttpAnswer;
 }
 
 const MAX_URL_CHARS = 2048;
@@ -54,12 +70,51 @@ function json(res: ServerResponse, status: number, value: unknown): void {
   send(res, status, `${JSON.stringify(value)}\n`, 'application/json; charset=utf-8');
 }
 
+/** The heartbeat route: only its body is read; every other request's body is discarded unread. */
+export function isHeartbeatRequest(req: IncomingMessage): boolean {
+  return req.method === 'POST' && (req.url ?? '/').split('?')[0] === '/heartbeat';
+}
+
+/**
+ * Reads a request body of at most `maxBytes`; null (after the 413 is due) when it is larger. A
+ * declared length over the limit is refused before a byte is read.
+ */
+async function readBody(req: IncomingMessage, maxBytes: number): Promise<string | null> {
+  const declared = Number(req.headers['content-length']);
+  if (Number.isFinite(declared) && declared > maxBytes) return null;
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > maxBytes) return null;
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+async function handleHeartbeat(views: OpsViews, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const answer = (a: HttpAnswer, extra: Record<string, string> = {}): void =>
+    send(res, a.status, `${JSON.stringify(a.body)}\n`, 'application/json; charset=utf-8', { ...(a.headers ?? {}), ...extra });
+  const body = await readBody(req, HEARTBEAT_MAX_BODY_BYTES);
+  if (body === null) {
+    // The rest of an oversized body is not read: answer and close the connection.
+    answer(views.heartbeatRefused?.('too_large') ?? { status: 413, body: { error: 'too_large' } }, { connection: 'close' });
+    res.once('finish', () => req.destroy());
+    return;
+  }
+  answer(views.heartbeat!({ authorization: req.headers.authorization, body }));
+}
+
 export async function handleOps(views: OpsViews, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const url = req.url ?? '/';
   if (url.length > MAX_URL_CHARS) return json(res, 414, { error: 'uri too long' });
   const path = url.split('?')[0] ?? '/';
+  if (path === '/heartbeat' && views.heartbeat) {
+    if (req.method !== 'POST') return send(res, 405, `${JSON.stringify({ error: 'method not allowed' })}\n`, 'application/json; charset=utf-8', { allow: 'POST' });
+    return handleHeartbeat(views, req, res);
+  }
   const known = path === '/' || path === '/metrics' || path === '/healthz' || path === '/readyz' || path === '/status';
-  if (!known) return json(res, 404, { error: 'not found', paths: ['/', '/metrics', '/healthz', '/readyz', '/status'] });
+  if (!known) return json(res, 404, { error: 'not found', paths: ['/', '/metrics', '/healthz', '/readyz', '/status', ...(views.heartbeat ? ['/heartbeat'] : [])] });
   if (req.method !== 'GET' && req.method !== 'HEAD') {
     return send(res, 405, `${JSON.stringify({ error: 'method not allowed' })}\n`, 'application/json; charset=utf-8', { allow: 'GET, HEAD' });
   }
@@ -129,7 +184,7 @@ export async function startOpsServer(listen: string, views: OpsViews, onError: (
       res.once('close', () => c.inFlight--);
     }
     // The body of a GET is never read: discard it so a slow uploader cannot hold the socket.
-    req.resume();
+    if (!isHeartbeatRequest(req)) req.resume();
     handleOps(views, req, res).catch((e: unknown) => {
       onError(e as Error);
       if (!res.headersSent) json(res, 500, { error: 'internal error' });

@@ -16,6 +16,12 @@ export const RATE_LIMIT_SCOPES = ['endpoint', 'global'] as const;
 /** Request classes of the client budget (sched/scheduler.ts RequestClass). */
 export const PACING_KINDS = ['arm', 'read'] as const;
 export const ARM_PATHS = ['rest', 'exchange'] as const;
+/** Why a heartbeat was refused (docs/liveness.md, the heartbeat API): one HTTP status each. */
+export const HEARTBEAT_REFUSALS = ['malformed', 'unauthorized', 'unknown_account', 'too_large', 'rate_limited'] as const;
+export type HeartbeatRefusal = (typeof HEARTBEAT_REFUSALS)[number];
+/** A probe of a bot's health URL: ok (2xx in time), another status, no answer in time, no answer at all. */
+export const PROBE_RESULTS = ['ok', 'http_status', 'timeout', 'error'] as const;
+export type ProbeResult = (typeof PROBE_RESULTS)[number];
 
 export interface KeeperMetrics {
   registry: Registry;
@@ -76,6 +82,15 @@ export interface KeeperMetrics {
   sharedBudgetBypass: Counter<'class'>;
   /** Requests dropped because their shared-budget token did not come within their wait. */
   sharedBudgetShed: Counter<'class'>;
+  // bot liveness (docs/liveness.md): only accounts with `liveness:` have these series
+  /** 1 while the account's bot counts as alive (heard from within the silence, or the start's grace), 0 silent. */
+  botAlive: AccountFamily;
+  botLastSeen: AccountFamily;
+  botSilences: AccountFamily;
+  cancelSoon: AccountFamily;
+  heartbeats: AccountFamily;
+  heartbeatsRefused: Counter<'reason'>;
+  botProbes: AccountFamily<'result'>;
 }
 
 export function createMetrics(opts: { version: string; defaultMetrics?: boolean; registry?: Registry }): KeeperMetrics {
@@ -153,12 +168,20 @@ export function createMetrics(opts: { version: string; defaultMetrics?: boolean;
     budgetMode: new Gauge({ name: 'dms_keeper_budget_mode', help: 'The request budget in force: local (this instance), shared (with the other instances of rate_limits.shared.name, through Redis) or local_fallback (Redis unreachable: this instance\'s share)', labelNames: ['mode'], registers: r }),
     sharedBudgetBypass: new Counter({ name: 'dms_keeper_shared_budget_bypass_total', help: 'Requests sent without their token from the shared budget (rate_limits.shared) because their account would otherwise have passed its deadline, by class (arm)', labelNames: ['class'], registers: r }),
     sharedBudgetShed: new Counter({ name: 'dms_keeper_shared_budget_shed_total', help: 'Requests dropped because their token from the shared budget did not come within their wait (first arms, approvals, resolves: 60 s; reads: their max wait), by class', labelNames: ['class'], registers: r }),
+    botAlive: new AccountFamily({ name: 'dms_keeper_bot_alive', help: "1 while the account's bot counts as alive (a heartbeat or a passing probe within liveness.silence_seconds, or the keeper's start-up grace), 0 once silent; only accounts with liveness", type: 'gauge', table, registers: r }),
+    botLastSeen: new AccountFamily({ name: 'dms_keeper_bot_last_seen_timestamp_seconds', help: "Local time of the bot's last heartbeat or passing probe (Unix seconds); absent until seen", type: 'gauge', table, registers: r }),
+    botSilences: new AccountFamily({ name: 'dms_keeper_bot_silences_total', help: "Times the account's bot was judged silent (its re-arms stopped)", type: 'counter', table, registers: r }),
+    cancelSoon: new AccountFamily({ name: 'dms_keeper_cancel_soon_total', help: "Cancel-soon arms the venue accepted: a silent bot's account scheduled to cancel at the venue's minimum lead", type: 'counter', table, registers: r }),
+    heartbeats: new AccountFamily({ name: 'dms_keeper_heartbeats_total', help: 'Heartbeats accepted, per account named', type: 'counter', table, registers: r }),
+    heartbeatsRefused: new Counter({ name: 'dms_keeper_heartbeats_refused_total', help: 'Heartbeat requests refused (nothing changed), by reason: malformed, unauthorized, unknown_account, too_large, rate_limited', labelNames: ['reason'], registers: r }),
+    botProbes: new AccountFamily({ name: 'dms_keeper_bot_probes_total', help: "Probes of the bot's health URL by result: ok (2xx in time), http_status, timeout, error", type: 'counter', table, label: { name: 'result', values: PROBE_RESULTS }, registers: r }),
     clientPacingWaits: new Counter({ name: 'dms_keeper_client_pacing_waits_total', help: "Requests that waited for a slot of the keeper's own request budget (ordinary pacing; venue 429s are dms_keeper_rate_limited_total)", labelNames: ['kind'], registers: r }),
   };
   m.buildInfo.set({ version: opts.version }, 1);
   for (const scope of RATE_LIMIT_SCOPES) m.rateLimited.inc({ scope }, 0);
   for (const kind of PACING_KINDS) m.clientPacingWaits.inc({ kind }, 0);
   m.sharedBudgetBypass.inc({ class: 'arm' }, 0);
+  for (const reason of HEARTBEAT_REFUSALS) m.heartbeatsRefused.inc({ reason }, 0);
   for (const path of ARM_PATHS) m.armLatency.zero({ path });
   for (const result of ['ok', 'error']) m.configReloads.inc({ result }, 0);
   for (const reason of ['read_only', 'no_space', 'permission', 'io']) m.stateWriteErrors.inc({ reason }, 0);

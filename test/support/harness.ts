@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createLogger } from '../../src/app/app.js';
 import { Agent } from 'undici';
-import { Keeper, type KeeperAccountSpec, type KeeperOptions } from '../../src/keeper/keeper.js';
+import { Keeper, type KeeperAccountSpec, type KeeperDeps, type KeeperOptions } from '../../src/keeper/keeper.js';
 import { createMetrics } from '../../src/obs/metrics.js';
 import { reportBudgetLimits } from '../../src/obs/budget-limits.js';
 import { monotonicView } from '../../src/sched/clock.js';
@@ -109,6 +109,8 @@ export async function startHarness(opts: {
   settleStuckMs?: number;
   /** Real ms added to every read of the state files (a slow disk), for the harness's own test. */
   stateReadDelayMs?: number;
+  /** The bots' health probes (liveness.probe); absent: every probe fails as `error`. */
+  probe?: KeeperDeps['probe'];
 }): Promise<Harness> {
   let inflight = 0;
   // A request the simulator holds on a virtual-time latency fault cannot finish until time moves:
@@ -230,6 +232,7 @@ export async function startHarness(opts: {
     logger,
     agentStore: new TrackedStore(stateDir),
     triggers: new TrackedTriggers(TriggerCounter.fileIn(stateDir), sim.clock.nowMs()),
+    ...(opts.probe ? { probe: opts.probe } : {}),
   });
 
   // start() waits for every account's first provisioning, which the port admits through the budget

@@ -1,0 +1,305 @@
+/**
+ * Bot liveness, the shell (docs/liveness.md): one record per account with `liveness:`, a timer at
+ * the moment it would fall silent, the probes, the heartbeat endpoint's answers, and the metrics
+ * and log lines of every transition. Verdicts come from liveness.ts; what the switch does with them
+ * is switch-machine.ts. Nothing here waits on I/O that an arm waits on: a heartbeat is a hash and
+ * a map update, a probe has its own connection pool and a timeout on the injected clock.
+ */
+import type { Logger } from 'pino';
+import { PROBE_RESULTS, type KeeperMetrics } from '../obs/metrics.js';
+import type { Clock, TimerHandle } from '../sched/clock.js';
+import {
+  checkHeartbeat,
+  countHeartbeat,
+  isAlive,
+  judge,
+  probeResultOf,
+  refusal,
+  silentAtMs,
+  tokenDigest,
+  type BotRecord,
+  type BotState,
+  type HeartbeatRefusal,
+  type HeartbeatTarget,
+  type HttpAnswer,
+  type LivenessSpec,
+  type ProbeResult,
+} from './liveness.js';
+
+/** GETs a health URL; resolves to the HTTP status. Aborted by `signal` at the probe's timeout. */
+export type ProbeFn = (url: string, signal: AbortSignal) => Promise<number>;
+
+export interface BotLivenessDeps {
+  clock: Clock;
+  metrics: KeeperMetrics;
+  logger: Logger;
+  /** Absent: probes cannot run (every probe counts as `error`). */
+  probe?: ProbeFn;
+  /** The verdict changed between alive (or waiting) and silent. */
+  onChange: (account: string, alive: boolean) => void;
+}
+
+/** `/status` `accounts[].bot`, the liveness part (the keeper adds the switch's part). */
+export interface BotView {
+  liveness: 'heartbeat' | 'probe';
+  state: BotState;
+  last_seen: string | null;
+  silent_since: string | null;
+  silence_seconds: number;
+  on_silence: LivenessSpec['onSilence'];
+}
+
+interface Entry {
+  spec: LivenessSpec;
+  rec: BotRecord;
+  state: BotState;
+  /** Wall-clock ms of the last sighting and of the fall into silence, for /status. */
+  lastSeenWallMs: number | null;
+  silentSinceWallMs: number | null;
+  /** The token's digest; null until read (heartbeats are refused until then). */
+  digest: Buffer | null;
+  window: HeartbeatTarget['window'];
+  timer: TimerHandle | null;
+  log: Logger;
+}
+
+interface ProbeLoop {
+  url: string;
+  everyMs: number;
+  timeoutMs: number;
+  accounts: Set<string>;
+  timer: TimerHandle | null;
+  inFlight: boolean;
+}
+
+export class BotLiveness {
+  private readonly bots = new Map<string, Entry>();
+  /** One probe per URL and period, whatever the number of accounts its bot trades. */
+  private readonly probes = new Map<string, ProbeLoop>();
+  private stopped = false;
+
+  constructor(private readonly deps: BotLivenessDeps) {}
+
+  /**
+   * Starts judging an account (or applies a reload): a new account gets one silence period from
+   * now; an account already judged keeps what was seen of its bot. `spec` undefined: not judged.
+   * Resolves once the token is read (a token that cannot be read refuses every heartbeat, loudly).
+   */
+  async configure(account: string, spec: LivenessSpec | undefined, log: Logger): Promise<void> {
+    if (!spec) {
+      this.forget(account);
+      return;
+    }
+    const now = this.deps.clock.monoMs();
+    const old = this.bots.get(account);
+    const e: Entry = old ?? {
+      spec,
+      rec: { lastSeenMonoMs: null, judgingSinceMonoMs: now },
+      state: 'waiting',
+      lastSeenWallMs: null,
+      silentSinceWallMs: null,
+      digest: null,
+      window: { startMs: -Infinity, count: 0 },
+      timer: null,
+      log,
+    };
+    e.spec = spec;
+    e.log = log;
+    this.bots.set(account, e);
+    if (!old) this.deps.metrics.botAlive.set({ account }, 1);
+    for (const result of PROBE_RESULTS) this.deps.metrics.botProbes.inc({ account, result }, 0);
+    for (const f of [this.deps.metrics.botSilences, this.deps.metrics.cancelSoon, this.deps.metrics.heartbeats]) f.inc({ account }, 0);
+    this.placeProbe(account, spec.probe);
+    this.arm(account, e);
+    if (spec.heartbeat) {
+      try {
+        e.digest = tokenDigest(await spec.heartbeat.token());
+      } catch (err) {
+        e.digest = null;
+        log.error({ event: 'heartbeat_token_unreadable', err: (err as Error).message }, 'cannot read the heartbeat token: every heartbeat for this account is refused');
+      }
+    } else e.digest = null;
+  }
+
+  /** Stops judging an account (removed by a reload, or its liveness block removed). */
+  forget(account: string): void {
+    const e = this.bots.get(account);
+    if (!e) return;
+    if (e.timer) this.deps.clock.clearTimeout(e.timer);
+    this.bots.delete(account);
+    this.placeProbe(account, undefined);
+    for (const f of [this.deps.metrics.botAlive, this.deps.metrics.botLastSeen, this.deps.metrics.botSilences, this.deps.metrics.cancelSoon, this.deps.metrics.heartbeats, this.deps.metrics.botProbes]) f.remove({ account });
+  }
+
+  /** Whether the account's bot counts as alive now; true for an account without liveness. */
+  alive(account: string): boolean {
+    const e = this.bots.get(account);
+    return e === undefined || isAlive(e.state);
+  }
+
+  judged(account: string): boolean {
+    return this.bots.has(account);
+  }
+
+  view(account: string): BotView | null {
+    const e = this.bots.get(account);
+    if (!e) return null;
+    const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
+    return {
+      liveness: e.spec.heartbeat ? 'heartbeat' : 'probe',
+      state: e.state,
+      last_seen: iso(e.lastSeenWallMs),
+      silent_since: iso(e.silentSinceWallMs),
+      silence_seconds: e.spec.silenceMs / 1000,
+      on_silence: e.spec.onSilence,
+    };
+  }
+
+  /** `POST /heartbeat`: the answer, all or nothing (liveness.ts checkHeartbeat), counted either way. */
+  heartbeat(input: { authorization: string | undefined; body: string }): HttpAnswer {
+    const now = this.deps.clock.monoMs();
+    const r = checkHeartbeat(input, (name) => this.target(name), now);
+    if (!r.ok) return this.refused(r.reason, r);
+    for (const account of r.accounts) {
+      const e = this.bots.get(account)!;
+      e.window = countHeartbeat(e.window, now);
+      this.deps.metrics.heartbeats.inc({ account });
+      this.seen(account, e, now, 'heartbeat');
+    }
+    return { status: 200, body: { status: 'ok', accounts: r.accounts, silence_seconds: r.silenceMs / 1000 } };
+  }
+
+  /** A request the HTTP layer refused before it could be read (too large). */
+  refusedEarly(reason: HeartbeatRefusal): HttpAnswer {
+    return this.refused(reason, refusal(reason));
+  }
+
+  stop(): void {
+    this.stopped = true;
+    for (const e of this.bots.values()) if (e.timer) this.deps.clock.clearTimeout(e.timer);
+    for (const p of this.probes.values()) if (p.timer) this.deps.clock.clearTimeout(p.timer);
+  }
+
+  private refused(reason: HeartbeatRefusal, answer: HttpAnswer): HttpAnswer {
+    this.deps.metrics.heartbeatsRefused.inc({ reason });
+    return { status: answer.status, body: answer.body, ...(answer.headers ? { headers: answer.headers } : {}) };
+  }
+
+  private target(name: string): HeartbeatTarget | undefined {
+    const e = this.bots.get(name);
+    if (!e || !e.spec.heartbeat) return undefined;
+    // A token not (yet) read matches nothing: an all-zero digest no SHA-256 output equals in practice.
+    return { digest: e.digest ?? Buffer.alloc(32), window: e.window, silenceMs: e.spec.silenceMs };
+  }
+
+  private seen(account: string, e: Entry, nowMonoMs: number, how: 'heartbeat' | 'probe'): void {
+    e.rec = { ...e.rec, lastSeenMonoMs: nowMonoMs };
+    e.lastSeenWallMs = this.deps.clock.nowMs();
+    this.deps.metrics.botLastSeen.set({ account }, e.lastSeenWallMs / 1000);
+    if (e.state !== 'alive') this.transition(account, e, 'alive', how);
+    // The silence timer is not moved on every heartbeat (thousands a second): when it fires, it
+    // finds the newer sighting and sets itself again (arm()).
+  }
+
+  private arm(account: string, e: Entry): void {
+    if (this.stopped) return;
+    if (e.timer) this.deps.clock.clearTimeout(e.timer);
+    e.timer = null;
+    if (e.state === 'silent') return; // a sighting (seen) brings it back
+    const delay = Math.max(0, silentAtMs(e.spec, e.rec) - this.deps.clock.monoMs());
+    e.timer = this.deps.clock.setTimeout(() => {
+      e.timer = null;
+      const state = judge(e.spec, e.rec, this.deps.clock.monoMs());
+      if (state === 'silent') this.transition(account, e, 'silent', 'silence');
+      else this.arm(account, e);
+    }, delay);
+  }
+
+  private transition(account: string, e: Entry, to: BotState, how: 'heartbeat' | 'probe' | 'silence'): void {
+    const from = e.state;
+    e.state = to;
+    const alive = isAlive(to);
+    this.deps.metrics.botAlive.set({ account }, alive ? 1 : 0);
+    if (to === 'silent') {
+      e.silentSinceWallMs = this.deps.clock.nowMs();
+      this.deps.metrics.botSilences.inc({ account });
+      const lastSeen = e.lastSeenWallMs === null ? null : new Date(e.lastSeenWallMs).toISOString();
+      e.log.warn(
+        { event: 'bot_silent', last_seen: lastSeen, silence_seconds: e.spec.silenceMs / 1000, on_silence: e.spec.onSilence },
+        e.spec.onSilence === 'cancel_soon' ? 'bot silent: cancelling its orders soon, no more re-arms until it is back' : 'bot silent: no more re-arms; the venue cancels at the last deadline',
+      );
+      this.deps.onChange(account, false);
+      return;
+    }
+    e.silentSinceWallMs = null;
+    e.log.info({ event: 'bot_alive', from, via: how }, from === 'silent' ? 'bot back: re-arming at the normal horizon' : 'bot alive');
+    if (from === 'silent') {
+      this.arm(account, e);
+      this.deps.onChange(account, true);
+    }
+  }
+
+  // ---- probes ----
+
+  /** Moves the account to the probe loop of its URL (creating or dropping loops as needed). */
+  private placeProbe(account: string, probe: LivenessSpec['probe']): void {
+    for (const [url, loop] of this.probes) {
+      if (probe && url === probe.url && loop.everyMs === probe.everyMs && loop.timeoutMs === probe.timeoutMs) continue;
+      loop.accounts.delete(account);
+      if (loop.accounts.size === 0) {
+        if (loop.timer) this.deps.clock.clearTimeout(loop.timer);
+        this.probes.delete(url);
+      }
+    }
+    if (!probe) return;
+    let loop = this.probes.get(probe.url);
+    if (!loop) {
+      loop = { url: probe.url, everyMs: probe.everyMs, timeoutMs: probe.timeoutMs, accounts: new Set(), timer: null, inFlight: false };
+      this.probes.set(probe.url, loop);
+      this.scheduleProbe(loop, 0);
+    }
+    loop.accounts.add(account);
+  }
+
+  private scheduleProbe(loop: ProbeLoop, delayMs: number): void {
+    if (this.stopped) return;
+    loop.timer = this.deps.clock.setTimeout(() => {
+      loop.timer = null;
+      if (this.probes.get(loop.url) !== loop) return;
+      this.scheduleProbe(loop, loop.everyMs);
+      // A probe still out (it has its timeout) is not doubled by the next period's.
+      if (!loop.inFlight) void this.runProbe(loop);
+    }, delayMs);
+  }
+
+  private async runProbe(loop: ProbeLoop): Promise<void> {
+    loop.inFlight = true;
+    const ac = new AbortController();
+    let timedOut = false;
+    const timer = this.deps.clock.setTimeout(() => {
+      timedOut = true;
+      ac.abort(new Error('probe timeout'));
+    }, loop.timeoutMs);
+    let result: ProbeResult;
+    try {
+      if (!this.deps.probe) throw new Error('no probe transport');
+      const status = await Promise.race([
+        this.deps.probe(loop.url, ac.signal),
+        new Promise<never>((_, reject) => ac.signal.addEventListener('abort', () => reject(ac.signal.reason as Error), { once: true })),
+      ]);
+      result = timedOut ? 'timeout' : probeResultOf(status);
+    } catch {
+      result = timedOut ? 'timeout' : 'error';
+    } finally {
+      this.deps.clock.clearTimeout(timer);
+      loop.inFlight = false;
+    }
+    const now = this.deps.clock.monoMs();
+    for (const account of loop.accounts) {
+      const e = this.bots.get(account);
+      if (!e) continue;
+      this.deps.metrics.botProbes.inc({ account, result });
+      if (result === 'ok') this.seen(account, e, now, 'probe');
+    }
+  }
+}
