@@ -7,6 +7,8 @@
  *   a-low    mm-main's horizon drops below its 20 s minimum after a rate-limited re-arm         -> NOT READY
  *   down     /status answers 500                                                             -> UNREACHABLE
  *   back     /status answers again, with a new account whose name is HTML                    -> READY
+ *   bot-silent bot-desk's bot fell silent (phase bot_silent, a cancel-soon deadline 6 s ahead), -> READY
+ *            arb-desk's probed bot is waiting (start-up grace); mm-main's bot is alive throughout
  * Also the last fired cancel (the panel above the table and the account's triggers cell) and the
  * cold start's progress. Asserts rows and states, a countdown that ticks between polls, the readiness banner, updates
  * within one poll, the unreachable warning, no console errors, no external requests, that the
@@ -40,11 +42,14 @@ if (!present && !inCi) {
 
 // ---- the fake keeper -------------------------------------------------------------------------
 
-type Phase = 'initial' | 'b-armed' | 'a-low' | 'down' | 'back';
+type Phase = 'initial' | 'b-armed' | 'a-low' | 'down' | 'back' | 'bot-silent';
 let phase: Phase = 'initial';
 let aDeadline = Date.now() + 45_000;
 let bDeadline: number | null = null;
 const XSS_NAME = '<img src=x onerror="window.__xss=1">desk';
+/** bot-desk (phase bot-silent): its bot was last seen at botSeenAt; the venue cancels at botDeadline. */
+let botSeenAt = 0;
+let botDeadline = 0;
 
 interface LastArm { op: string; result: string; reason?: string; message?: string; path: string; at: string }
 
@@ -73,6 +78,7 @@ function account(name: string, deadline: number | null, over: Record<string, unk
     notifications: true,
     rearm_every_seconds: 15,
     last_cancel_fired: null as null | Record<string, unknown>,
+    bot: null as null | Record<string, unknown>,
     ...over,
   };
 }
@@ -86,6 +92,10 @@ function accounts() {
   const at = (ago: number) => new Date(now - ago).toISOString();
   // The agent check found arb-desk's agent missing from its master's list on the venue (agent-check.ts).
   const unlisted = { address: '0x' + '9a9a'.repeat(10), source: 'stored', valid_until: new Date(now + 20 * 86_400_000).toISOString(), venue: { listed: false, valid_until: null, checked_at: at(60_000) } };
+  // Bot liveness (docs/liveness.md): mm-main's bot heartbeats every second; arb-desk's is probed,
+  // not yet answered after a keeper restart (bot-silent phase only).
+  const bot = (over: Record<string, unknown>) => ({ liveness: 'heartbeat', state: 'alive', last_seen: at(1_200), silent_since: null, silence_seconds: 5, on_silence: 'cancel_soon', cancel_soon_deadline: null, triggers_left: 8, ...over });
+  const arbBot = phase === 'bot-silent' ? bot({ liveness: 'probe', state: 'waiting', last_seen: null, on_silence: 'stop_rearming', triggers_left: 2 }) : null;
   const list = [
     account('mm-main', aDeadline, {
       last_arm: phase === 'a-low'
@@ -94,6 +104,7 @@ function accounts() {
       open_orders: 12,
       positions: { count: 4, value_usdc: '182340.5', unrealized_pnl_usdc: '1520.75' },
       triggers_today: 2,
+      bot: bot({}),
     }, now),
     bDeadline === null
       ? account('arb-desk', null, {
@@ -105,7 +116,7 @@ function accounts() {
         last_cancel_fired: FIRED(now),
         agent: unlisted,
       }, now)
-      : account('arb-desk', bDeadline, { last_arm: { op: 'arm', result: 'ok', path: 'rest', at: at(500) }, account_type: 'subaccount', triggers_today: 8, last_cancel_fired: FIRED(now), agent: unlisted }, now),
+      : account('arb-desk', bDeadline, { last_arm: { op: 'arm', result: 'ok', path: 'rest', at: at(500) }, account_type: 'subaccount', triggers_today: 8, last_cancel_fired: FIRED(now), agent: unlisted, bot: arbBot }, now),
     account('small-desk', null, {
       phase: 'ineligible',
       should_be_armed: false,
@@ -118,6 +129,15 @@ function accounts() {
   ];
   if (phase === 'back') {
     list.push(account(XSS_NAME, null, { phase: 'idle', should_be_armed: false, arm_when: 'orders_open', open_orders: 0, positions: null, last_arm: null, agent: null }, now));
+  }
+  if (phase === 'bot-silent') {
+    // Silent for 4 s after 5 s of silence: the keeper's cancel-soon arm was accepted; not to be armed.
+    list.push(account('bot-desk', botDeadline, {
+      phase: 'bot_silent',
+      should_be_armed: false,
+      last_arm: { op: 'arm', result: 'ok', path: 'rest', at: new Date(botSeenAt + 5_000).toISOString() },
+      bot: bot({ state: 'silent', last_seen: new Date(botSeenAt).toISOString(), silent_since: new Date(botSeenAt + 5_000).toISOString(), cancel_soon_deadline: new Date(botDeadline).toISOString(), triggers_left: 2 }),
+    }, now));
   }
   return list;
 }
@@ -195,9 +215,9 @@ async function open(url: string, colorScheme: 'light' | 'dark' = 'light'): Promi
 }
 
 const row = (page: Page, name: string) => page.locator('#rows tr').filter({ has: page.locator('th', { hasText: name }) });
-/** The cells after the row header: state, deadline, min, last arm, orders, count, value, uPnL, triggers, agent. */
+/** The cells after the row header: state, bot, deadline, min, last arm, orders, count, value, uPnL, triggers, agent. */
 const cell = (page: Page, name: string, i: number) => row(page, name).locator('td').nth(i);
-const seconds = async (page: Page, name: string) => parseFloat(await cell(page, name, 1).innerText());
+const seconds = async (page: Page, name: string) => parseFloat(await cell(page, name, 2).innerText());
 const banner = (page: Page) => page.getByRole('status');
 
 describe.skipIf(!present && !inCi)('status page in headless Chromium', () => {
@@ -247,26 +267,26 @@ describe.skipIf(!present && !inCi)('status page in headless Chromium', () => {
     expect(await cell(page, 'arb-desk', 0).locator('.pill').getAttribute('class')).toContain('bad');
 
     // last arm: result and reason inline, message in the tooltip (as text, never markup)
-    expect(await cell(page, 'arb-desk', 3).innerText()).toContain('error (unavailable)');
-    const tip = await cell(page, 'arb-desk', 3).getAttribute('title');
+    expect(await cell(page, 'arb-desk', 4).innerText()).toContain('error (unavailable)');
+    const tip = await cell(page, 'arb-desk', 4).getAttribute('title');
     expect(tip).toContain('reason: unavailable');
     expect(tip).toContain('message: 503 UNAVAILABLE: <b>upstream</b> busy');
     expect(await row(page, 'arb-desk').locator('b').count()).toBe(0);
-    expect(await cell(page, 'small-desk', 3).getAttribute('title')).toContain('until enough volume traded');
+    expect(await cell(page, 'small-desk', 4).getAttribute('title')).toContain('until enough volume traded');
 
     // orders, positions (count, value, uPnL), triggers of 10, agent source
-    expect(await cell(page, 'mm-main', 4).innerText()).toBe('12');
-    expect(await cell(page, 'mm-main', 5).innerText()).toBe('4');
-    expect(await cell(page, 'mm-main', 6).innerText()).toBe('182,340.50');
-    expect(await cell(page, 'mm-main', 7).innerText()).toBe('+1,520.75');
-    expect(await cell(page, 'arb-desk', 7).innerText()).toBe('−12.25');
-    expect(await cell(page, 'small-desk', 5).innerText()).toBe('—');
-    expect(await cell(page, 'arb-desk', 8).locator('.l1').innerText()).toBe('8 / 10');
+    expect(await cell(page, 'mm-main', 5).innerText()).toBe('12');
+    expect(await cell(page, 'mm-main', 6).innerText()).toBe('4');
+    expect(await cell(page, 'mm-main', 7).innerText()).toBe('182,340.50');
+    expect(await cell(page, 'mm-main', 8).innerText()).toBe('+1,520.75');
+    expect(await cell(page, 'arb-desk', 8).innerText()).toBe('−12.25');
+    expect(await cell(page, 'small-desk', 6).innerText()).toBe('—');
+    expect(await cell(page, 'arb-desk', 9).locator('.l1').innerText()).toBe('8 / 10');
 
     // the last fired cancel: in the account's triggers cell and in the panel above the table
-    expect(await cell(page, 'arb-desk', 8).locator('.l2').innerText()).toBe('fired 5 min ago');
-    expect(await cell(page, 'mm-main', 8).locator('.l2').innerText()).toBe('');
-    expect(await cell(page, 'arb-desk', 8).getAttribute('title')).toContain('5 orders cancelled');
+    expect(await cell(page, 'arb-desk', 9).locator('.l2').innerText()).toBe('fired 5 min ago');
+    expect(await cell(page, 'mm-main', 9).locator('.l2').innerText()).toBe('');
+    expect(await cell(page, 'arb-desk', 9).getAttribute('title')).toContain('5 orders cancelled');
     await expect.poll(() => page.locator('#fired').isVisible()).toBe(true);
     expect(await page.locator('#fired li').count()).toBe(1);
     expect(await page.locator('#fired li').innerText()).toMatch(
@@ -276,13 +296,20 @@ describe.skipIf(!present && !inCi)('status page in headless Chromium', () => {
 
     // the cold start's progress, while it lasts
     expect(await page.locator('#startup').innerText()).toBe('armed 1 of 3 · about 12.0 s to go');
-    expect(await cell(page, 'mm-main', 9).locator('.l1').innerText()).toBe('approved');
-    expect(await cell(page, 'mm-main', 9).locator('.l2').innerText()).toBe('0xcd34…cd34');
-    expect(await cell(page, 'small-desk', 9).locator('.l1').innerText()).toBe('configured');
-    expect(await cell(page, 'small-desk', 9).locator('.l2').innerText()).toBe('expires in 36 h');
-    expect(await cell(page, 'arb-desk', 9).locator('.l2').innerText()).toBe('not listed on venue');
-    expect(await cell(page, 'arb-desk', 9).getAttribute('title')).toContain("not listed in the master's agents on the venue at ");
+    expect(await cell(page, 'mm-main', 10).locator('.l1').innerText()).toBe('approved');
+    expect(await cell(page, 'mm-main', 10).locator('.l2').innerText()).toBe('0xcd34…cd34');
+    expect(await cell(page, 'small-desk', 10).locator('.l1').innerText()).toBe('configured');
+    expect(await cell(page, 'small-desk', 10).locator('.l2').innerText()).toBe('expires in 36 h');
+    expect(await cell(page, 'arb-desk', 10).locator('.l2').innerText()).toBe('not listed on venue');
+    expect(await cell(page, 'arb-desk', 10).getAttribute('title')).toContain("not listed in the master's agents on the venue at ");
     expect(await row(page, 'arb-desk').locator('th').innerText()).toContain('subaccount');
+
+    // the bot column: mm-main's bot is alive; accounts without liveness show a dash
+    expect(await cell(page, 'mm-main', 1).locator('.l1').innerText()).toBe('alive');
+    expect(await cell(page, 'mm-main', 1).locator('.l2').first().innerText()).toMatch(/^last seen \d s ago$/);
+    expect(await cell(page, 'small-desk', 1).innerText()).toBe('—');
+    expect(await cell(page, 'small-desk', 1).getAttribute('title')).toContain('no liveness configured');
+    expect(await page.locator('#bots').innerText()).toBe('1 alive');
 
     // header facts and the readiness banner naming the account at fault
     expect(await page.locator('#venue-time').innerText()).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC$/);
@@ -312,7 +339,7 @@ describe.skipIf(!present && !inCi)('status page in headless Chromium', () => {
     expect(a - b).toBeLessThan(real + 0.45);
     // and it matches the keeper's own horizon
     expect(Math.abs(b - (aDeadline - Date.now()) / 1000)).toBeLessThan(0.6);
-    expect(await cell(page, 'arb-desk', 1).innerText()).toBe('—');
+    expect(await cell(page, 'arb-desk', 2).innerText()).toBe('—');
   });
 
   it('saves light and dark full-page screenshots', async () => {
@@ -338,8 +365,8 @@ describe.skipIf(!present && !inCi)('status page in headless Chromium', () => {
     expect(Date.now() - t).toBeLessThan(2_700);
     await expect.poll(() => banner(page).innerText(), { timeout: 1_000 }).toMatch(/^READY: 2 of 3 accounts should be armed/);
     expect(await seconds(page, 'arb-desk')).toBeGreaterThan(50);
-    expect(await cell(page, 'arb-desk', 3).locator('.l1').innerText()).toBe('ok');
-    expect(await cell(page, 'arb-desk', 3).locator('.l2').innerText()).toMatch(/^rest · (just now|\d s ago)$/);
+    expect(await cell(page, 'arb-desk', 4).locator('.l1').innerText()).toBe('ok');
+    expect(await cell(page, 'arb-desk', 4).locator('.l2').innerText()).toMatch(/^rest · (just now|\d s ago)$/);
     expect(await page.locator('#summary').innerText()).toBe('3 · 2 armed');
     // start-up complete: the progress fact goes; the fired cancel stays visible
     expect(await page.locator('#startup-box').isVisible()).toBe(false);
@@ -353,7 +380,7 @@ describe.skipIf(!present && !inCi)('status page in headless Chromium', () => {
     await expect.poll(() => banner(page).innerText(), { timeout: 2_700, interval: 50 }).toMatch(/^NOT READY: mm-main: horizon 1\d\.\d s < 20 s$/);
     expect(await cell(page, 'mm-main', 0).locator('.pill').getAttribute('class')).toContain('warn');
     expect(await row(page, 'mm-main').getAttribute('class')).toBe('sev-warn');
-    expect(await cell(page, 'mm-main', 3).innerText()).toContain('rate_limited (global)');
+    expect(await cell(page, 'mm-main', 4).innerText()).toContain('rate_limited (global)');
   });
 
   it('shows an unreachable warning when /status fails, keeps extrapolating, and recovers', async () => {
@@ -400,5 +427,58 @@ describe.skipIf(!present && !inCi)('status page in headless Chromium', () => {
     expect(await broken.page.locator('#rows tr').count()).toBe(0);
     expect(broken.errors.every((e) => /status of 502/.test(e.text))).toBe(true);
     await broken.page.close();
+  });
+
+  it("marks a silent bot's row, counts its cancel-soon deadline down and ages last seen live", async () => {
+    phase = 'bot-silent';
+    aDeadline = Date.now() + 45_000; // mm-main re-armed since a-low
+    botSeenAt = Date.now() - 9_000;
+    botDeadline = Date.now() + 6_000;
+    const s = await open(`${base}/`);
+    const { page } = s;
+    await expect.poll(() => page.locator('#rows tr').count(), { timeout: 3_000 }).toBe(4);
+
+    // the phase and the row: red like a fired cancel, the deadline counted as the cancel coming
+    expect(await cell(page, 'bot-desk', 0).innerText()).toBe('bot_silent');
+    expect(await cell(page, 'bot-desk', 0).locator('.pill').getAttribute('class')).toContain('bad');
+    expect((await row(page, 'bot-desk').getAttribute('class'))?.split(' ').sort()).toEqual(['bot-silent', 'sev-bad']);
+    expect(await row(page, 'bot-desk').evaluate((e) => getComputedStyle(e).backgroundColor)).toBe('rgb(255, 235, 233)');
+    expect(await cell(page, 'bot-desk', 2).locator('.v').getAttribute('class')).toContain('t-bad');
+
+    // the bot cell: state, last seen, the cancel-soon deadline; the rest in its tooltip
+    const botCell = cell(page, 'bot-desk', 1);
+    expect(await botCell.locator('.l1').innerText()).toBe('silent');
+    expect(await botCell.locator('.l1').getAttribute('class')).toContain('t-bad');
+    expect(await botCell.locator('.l2').nth(0).innerText()).toMatch(/^last seen (9|10) s ago$/);
+    const cancel = async () => parseFloat(/^cancel in (\d+\.\d) s$/.exec(await botCell.locator('.l2').nth(1).innerText())?.[1] ?? 'NaN');
+    const c0 = await cancel();
+    expect(c0).toBeGreaterThan(3);
+    expect(c0).toBeLessThanOrEqual(6);
+    const title = await botCell.getAttribute('title');
+    expect(title).toContain('heartbeat liveness · silent after 5 s without a heartbeat · on silence: cancel_soon');
+    expect(title).toContain(`cancel-soon deadline: ${new Date(botDeadline).toISOString()} (venue time)`);
+    expect(title).toContain("2 of the venue's 10 daily triggers left");
+    expect(title).toContain(`silent since: ${new Date(botSeenAt + 5_000).toISOString()}`);
+
+    // live between polls: the cancel comes nearer and the bot ages, a second later
+    await page.waitForTimeout(1_100);
+    expect(await cancel()).toBeLessThan(c0 - 0.8);
+    expect(await botCell.locator('.l2').nth(0).innerText()).toMatch(/^last seen (10|11) s ago$/);
+
+    // a probed bot in its start-up grace; the alive one unmarked; the fact counts both
+    expect(await cell(page, 'arb-desk', 1).locator('.l1').innerText()).toBe('waiting');
+    expect(await cell(page, 'arb-desk', 1).locator('.l2').nth(0).innerText()).toBe('not seen yet');
+    expect(await cell(page, 'arb-desk', 1).locator('.l2').nth(1).innerText()).toBe('');
+    expect(await cell(page, 'arb-desk', 1).getAttribute('title')).toMatch(/^probe liveness · silent after 5 s without a 2xx probe · on silence: stop_rearming\nwaiting: /);
+    expect((await row(page, 'mm-main').getAttribute('class')) ?? '').not.toContain('bot-silent');
+    expect(await page.locator('#bots').innerText()).toBe('2 alive · 1 silent');
+    expect(await page.locator('#bots').getAttribute('class')).toBe('t-bad');
+    // not to be armed: readiness does not count it
+    expect(await banner(page).innerText()).toMatch(/^READY: 2 of 4 accounts should be armed/);
+
+    await page.screenshot({ path: join(ROOT, 'artifacts/status-page-bot-silent.png'), fullPage: true });
+    expect([...new Set(s.requests)].sort()).toEqual([`${base}/`, `${base}/status`]);
+    expect(s.errors).toEqual([]);
+    await page.close();
   });
 });

@@ -1,7 +1,8 @@
 /**
  * The human status page at `/`: one self-contained HTML document (no external assets, no
  * framework) that polls `status` (relative, so it works behind a path prefix) every 2 s and counts
- * each account's deadline down locally every 100 ms from `horizon_seconds` and the poll time.
+ * each account's deadline down locally every 100 ms from `horizon_seconds` and the poll time (and,
+ * for accounts with liveness, how long ago their bot was seen and the cancel-soon deadline).
  *
  * It runs under the CSP that http-server.ts sets (`default-src 'none'; script-src 'unsafe-inline';
  * style-src 'unsafe-inline'; connect-src 'self'; img-src data:`): one inline script, one inline
@@ -75,6 +76,8 @@ const PAGE = `<!doctype html>
   tbody th { font-weight: 600; border-left: 3px solid transparent; }
   tbody tr.sev-bad th { border-left-color: var(--bad); }
   tbody tr.sev-warn th { border-left-color: var(--warn); }
+  tbody tr.bot-silent, tbody tr.bot-silent:hover { background: var(--bad-bg); }
+  table.no-bots .bot { display: none; }
   th.num, td.num { text-align: right; }
   .l2, .addr { display: block; color: var(--muted); font-weight: 400; font-size: 12px; }
   .l2.t-warn { color: var(--warn); } .l2.t-bad { color: var(--bad); }
@@ -108,6 +111,7 @@ const PAGE = `<!doctype html>
     <div><dt>accounts</dt><dd id="summary">—</dd></div>
     <div><dt>cadence</dt><dd id="cadence">—</dd></div>
     <div id="startup-box" hidden><dt>start-up</dt><dd id="startup">—</dd></div>
+    <div id="bots-box" hidden title="accounts with liveness: the keeper re-arms them only while their bot is alive"><dt>bots</dt><dd id="bots">—</dd></div>
   </dl>
 </header>
 <div id="banner" class="info" role="status" aria-live="polite" aria-atomic="true">Loading status…</div>
@@ -119,12 +123,13 @@ const PAGE = `<!doctype html>
 <noscript><p>This page needs JavaScript to poll <a href="status">status</a> (JSON).</p></noscript>
 <main id="main">
   <div class="wrap">
-    <table id="accounts">
-      <caption class="sr">Accounts protected by this keeper: switch state, time left to the scheduled cancel, last arm result, orders, positions, daily triggers with the last fired cancel, and agent.</caption>
+    <table id="accounts" class="no-bots">
+      <caption class="sr">Accounts protected by this keeper: switch state, whether the account's bot is alive (accounts with liveness), time left to the scheduled cancel, last arm result, orders, positions, daily triggers with the last fired cancel, and agent.</caption>
       <thead>
         <tr class="group">
           <th scope="col" rowspan="2">Account</th>
           <th scope="col" rowspan="2">State</th>
+          <th scope="col" rowspan="2" class="bot">Bot</th>
           <th scope="col" rowspan="2" class="num">Deadline in</th>
           <th scope="col" rowspan="2" class="num">Min<br>horizon</th>
           <th scope="col" rowspan="2">Last arm</th>
@@ -195,13 +200,18 @@ const PAGE = `<!doctype html>
 
   function elapsed() { return snap ? (performance.now() - gotAt) / 1000 : 0; }
   function venueNowMs() { var v = Date.parse(snap.venue_time); return isFinite(v) ? v + elapsed() * 1000 : Date.now(); }
+  // The keeper's own clock (bot.last_seen and silent_since are its local time): venue time plus its skew.
+  function keeperNowMs() { var sk = num(snap.clock_skew_seconds); return venueNowMs() + (sk === null ? 0 : sk * 1000); }
+  function botOf(a) { return a.bot && typeof a.bot === "object" ? a.bot : null; }
+  function botSilent(a) { var b = botOf(a); return str(a.phase) === "bot_silent" || (b !== null && b.state === "silent"); }
+  function secsAgo(s) { return s < 90 ? Math.floor(s) + " s ago" : ago(s); }
   function horizonOf(a) { var h = num(a.horizon_seconds); return h === null ? null : h - elapsed(); }
 
   // ok | warn | bad | info | idle, from the phase and the live horizon.
   function severity(a, h) {
     var p = str(a.phase);
     if (p === "starting" || p === "provisioning") return "info";
-    if (p === "provisioning_failed" || p === "blocked" || p === "ineligible") return "bad";
+    if (p === "provisioning_failed" || p === "blocked" || p === "ineligible" || p === "bot_silent") return "bad";
     if (!a.should_be_armed) return h !== null && h > 0 ? "ok" : "idle";
     if (h === null || h <= 0) return "bad";
     return h < (num(a.min_horizon_seconds) || 0) ? "warn" : "ok";
@@ -234,7 +244,9 @@ const PAGE = `<!doctype html>
     r.triggers.appendChild(r.trigCount); r.triggers.appendChild(r.trigFired);
     r.agent = el("td"); r.agentSrc = el("span", "l1"); r.agentMeta = el("span", "l2 mono");
     r.agent.appendChild(r.agentSrc); r.agent.appendChild(r.agentMeta);
-    [r.head, stateTd, r.cdTd, r.min, r.last, r.orders, r.pcount, r.pvalue, r.pnl, r.triggers, r.agent].forEach(function (c) { r.tr.appendChild(c); });
+    r.bot = el("td", "bot"); r.botState = el("span", "l1"); r.botSeen = el("span", "l2"); r.botCancel = el("span", "l2");
+    r.bot.appendChild(r.botState); r.bot.appendChild(r.botSeen); r.bot.appendChild(r.botCancel);
+    [r.head, stateTd, r.bot, r.cdTd, r.min, r.last, r.orders, r.pcount, r.pvalue, r.pnl, r.triggers, r.agent].forEach(function (c) { r.tr.appendChild(c); });
     return r;
   }
 
@@ -316,23 +328,26 @@ const PAGE = `<!doctype html>
 
   // Everything that moves with time: countdown, bar, severity, last-arm age, agent expiry.
   function tickRow(r) {
-    var a = r.a, h = horizonOf(a), sev = severity(a, h), name = str(a.name);
+    var a = r.a, h = horizonOf(a), sev = severity(a, h), name = str(a.name), silent = botSilent(a);
+    // A silent bot's deadline is its orders' cancel coming: counted in colour, not as idle.
+    var shown = a.should_be_armed || silent ? sev : "idle";
     setCls(r.state, "pill " + sev);
-    setCls(r.tr, sev === "bad" || sev === "warn" ? "sev-" + sev : "");
+    setCls(r.tr, (sev === "bad" || sev === "warn" ? "sev-" + sev : "") + (silent ? (sev === "bad" || sev === "warn" ? " " : "") + "bot-silent" : ""));
     if (h === null) { setText(r.cd, "—"); setCls(r.cd, "v muted"); }
     else if (h <= 0) { setText(r.cd, "passed"); setCls(r.cd, "v t-bad"); }
-    else { setText(r.cd, secs(h)); setCls(r.cd, "v t-" + (a.should_be_armed ? sev : "idle")); }
+    else { setText(r.cd, secs(h)); setCls(r.cd, "v t-" + shown); }
     r.bar.hidden = h === null;
     var min = num(a.min_horizon_seconds) || 0;
     var scale = Math.max(maxSeen.get(name) || 0, min * 1.5, 1);
     r.fill.style.width = (h === null ? 0 : Math.max(0, Math.min(1, h / scale)) * 100).toFixed(1) + "%";
-    setCls(r.fill, "fill " + (a.should_be_armed ? sev : "idle"));
+    setCls(r.fill, "fill " + shown);
     r.mark.style.left = (Math.min(1, min / scale) * 100).toFixed(1) + "%";
     var f = firedOf(a), fat = f ? Date.parse(f.at) : NaN;
     setText(r.trigFired, f && isFinite(fat) ? "fired " + ago(Math.max(0, (venueNowMs() - fat) / 1000)) : "");
     setCls(r.trigFired, "l2" + (f ? " t-bad" : ""));
     var la = a.last_arm, at = la ? Date.parse(la.at) : NaN;
     setText(r.lastMeta, la ? str(la.path) + (isFinite(at) ? " · " + ago(Math.max(0, (venueNowMs() - at) / 1000)) : "") : "");
+    tickBot(r, a);
 
     var ag = a.agent && typeof a.agent === "object" ? a.agent : null;
     if (!ag) { setText(r.agentSrc, "—"); setCls(r.agentSrc, "l1 muted"); setText(r.agentMeta, ""); setTitle(r.agent, ""); return; }
@@ -348,6 +363,40 @@ const PAGE = `<!doctype html>
     setText(r.agentMeta, meta); setCls(r.agentMeta, cls);
     setTitle(r.agent, "agent " + str(ag.address) + " (" + str(ag.source) + ")" + (ag.valid_until ? NL + "valid until " + str(ag.valid_until) : "") +
       (vn ? NL + (vn.listed === true ? "listed" : "not listed") + " in the master's agents on the venue at " + str(vn.checked_at) : ""));
+  }
+
+  // The bot column: alive / waiting / silent, how long ago it was last seen, the cancel-soon deadline.
+  function tickBot(r, a) {
+    var b = botOf(a);
+    if (!b) {
+      setText(r.botState, "—"); setCls(r.botState, "l1 muted"); setText(r.botSeen, ""); setText(r.botCancel, "");
+      setTitle(r.bot, "no liveness configured: armed for as long as the keeper runs");
+      return;
+    }
+    var st = str(b.state), kind = str(b.liveness);
+    setText(r.botState, st || "unknown");
+    setCls(r.botState, "l1 " + (st === "alive" ? "t-ok" : st === "waiting" ? "t-info" : st === "silent" ? "t-bad" : "muted"));
+    var seen = b.last_seen ? Date.parse(b.last_seen) : NaN;
+    var seenAgo = isFinite(seen) ? Math.max(0, (keeperNowMs() - seen) / 1000) : null;
+    setText(r.botSeen, seenAgo === null ? "not seen yet" : "last seen " + secsAgo(seenAgo));
+    setCls(r.botSeen, "l2" + (st === "silent" ? " t-bad" : ""));
+
+    // The cancel-soon deadline (venue time): while the bot is silent, or while it is still ahead.
+    var dl = b.cancel_soon_deadline ? Date.parse(b.cancel_soon_deadline) : NaN;
+    var left = isFinite(dl) ? (dl - venueNowMs()) / 1000 : NaN;
+    var line = "";
+    if (isFinite(dl) && (st === "silent" || left > 0)) line = left > 0 ? "cancel in " + secs(left) : "cancel at " + clock(dl);
+    else if (st === "silent") line = "re-arms stopped";
+    setText(r.botCancel, line); setCls(r.botCancel, "l2 t-bad");
+
+    var tip = [kind + " liveness · silent after " + str(b.silence_seconds) + " s without a " + (kind === "probe" ? "2xx probe" : "heartbeat") + " · on silence: " + str(b.on_silence)];
+    if (st === "waiting") tip.push("waiting: the keeper's start-up grace, counted alive for one silence period");
+    tip.push("last seen: " + (b.last_seen ? str(b.last_seen) : "never"));
+    if (b.silent_since) tip.push("silent since: " + str(b.silent_since));
+    if (b.cancel_soon_deadline) tip.push("cancel-soon deadline: " + str(b.cancel_soon_deadline) + " (venue time)");
+    var tl = num(b.triggers_left);
+    if (tl !== null) tip.push(tl + " of the venue's " + TRIGGER_LIMIT + " daily triggers left (a silence whose cancel fires spends one)");
+    setTitle(r.bot, tip.join(NL));
   }
 
   function applySnapshot() {
@@ -369,6 +418,12 @@ const PAGE = `<!doctype html>
       setText($("startup"), "armed " + str(sp.armed) + " of " + str(sp.accounts) + (num(sp.eta_seconds) !== null ? " · about " + secs(sp.eta_seconds) + " to go" : ""));
       setTitle($("startup-box"), str(sp.failed) + " failed to provision (retrying) · " + str(sp.not_to_be_armed) + " with nothing to arm · " + str(sp.waiting) + " waiting for their first arm");
     }
+
+    var watched = list.filter(botOf), silentBots = watched.filter(botSilent).length;
+    $("bots-box").hidden = watched.length === 0;
+    setCls($("accounts"), watched.length ? "" : "no-bots"); // no account with liveness: no bot column
+    setText($("bots"), (watched.length - silentBots) + " alive" + (silentBots ? " · " + silentBots + " silent" : ""));
+    setCls($("bots"), silentBots ? "t-bad" : "");
 
     var armed = list.filter(function (a) { return a.armed; }).length;
     var faults = list.map(fault).filter(function (f) { return f; });
