@@ -18,6 +18,14 @@ describe('parseCommand', () => {
     [['run', '--help'], { name: 'help', topic: 'run' }],
     [['help', 'disarm'], { name: 'help', topic: 'disarm' }],
     [['--version'], { name: 'version' }],
+    [
+      ['heartbeat', '--url', 'http://127.0.0.1:9464', '--account', 'mm-main', '--account', 'mm-sub,arb-desk'],
+      { name: 'heartbeat', urls: ['http://127.0.0.1:9464'], accounts: ['mm-main', 'mm-sub', 'arb-desk'], everyMs: 1000, timeoutMs: 1000 },
+    ],
+    [
+      ['heartbeat', '--url', 'http://a:9464', '--url', 'http://b:9464', '--account', 'x', '--every-seconds', '0.5', '--timeout-ms', '400', '--check-url', 'http://127.0.0.1:8080/healthz', '--token-file', 'token'],
+      { name: 'heartbeat', urls: ['http://a:9464', 'http://b:9464'], accounts: ['x'], everyMs: 500, timeoutMs: 400, checkUrl: 'http://127.0.0.1:8080/healthz', tokenFile: 'token' },
+    ],
   ])('%j', (argv, want) => {
     expect(parseCommand(argv)).toEqual(want);
   });
@@ -34,8 +42,33 @@ describe('parseCommand', () => {
     [['run', '--config', 'a', '--out', 'x'], /--out does not apply to 'run'/],
     [['run', '--config', 'a', 'extra'], /unexpected argument 'extra'/],
     [['run', '--bogus'], /bogus/],
+    [['disarm', '--config', 'a', '--account', 'x', '--account', 'y'], /takes one --account/],
+    [['heartbeat', '--account', 'x'], /needs --url/],
+    [['heartbeat', '--url', '', '--account', 'x'], /needs --url/], // an unset variable in a unit's ExecStart=
+    [['heartbeat', '--url', 'http://k:9464'], /needs --account/],
+    [['heartbeat', '--url', 'http://k:9464/heartbeat', '--account', 'x'], /without \/heartbeat/],
+    [['heartbeat', '--url', 'k:9464', '--account', 'x'], /http:\/\/ or https:\/\//],
+    [['heartbeat', '--url', 'http://k:9464', '--account', 'Bad Name'], /not an account name/],
+    [['heartbeat', '--url', 'http://k:9464', '--account', 'a,a'], /named twice/],
+    [['heartbeat', '--url', 'http://k:9464', '--account', Array.from({ length: 257 }, (_, i) => `a${i}`).join(',')], /at most 256/],
+    [['heartbeat', '--url', 'http://k:9464', '--account', 'x', '--every-seconds', '0'], /--every-seconds/],
+    [['heartbeat', '--url', 'http://k:9464', '--account', 'x', '--timeout-ms', '1.5'], /--timeout-ms/],
+    [['heartbeat', '--url', 'http://k:9464', '--account', 'x', '--check-url', 'nope'], /--check-url/],
+    [['heartbeat', '--url', 'http://k:9464', '--account', 'x', '--config', 'a'], /--config does not apply to 'heartbeat'/],
   ])('%j is a usage error', (argv, msg) => {
     expect(() => parseCommand(argv)).toThrow(UsageError);
     expect(() => parseCommand(argv)).toThrow(msg);
+  });
+});
+
+describe('the heartbeat token is never taken from argv', () => {
+  it.each([['--token', 's3cret-token-0123456789'], ['--token=s3cret-token-0123456789']])('%s', (...opt) => {
+    const argv = ['heartbeat', '--url', 'http://k:9464', '--account', 'x', ...opt];
+    expect(() => parseCommand(argv)).toThrow(/never taken from the command line/);
+    try {
+      parseCommand(argv);
+    } catch (e) {
+      expect((e as Error).message).not.toContain('s3cret');
+    }
   });
 });

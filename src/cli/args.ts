@@ -1,3 +1,5 @@
+import { ACCOUNT_NAME_MAX, ACCOUNT_NAME_RE } from '../config/schema.js';
+import { heartbeatEndpoint, HeartbeatUrlError, parseHttpUrl } from '../obs/heartbeat-url.js';
 import { parseProfile, SIM_PROFILES } from '../sim/profiles.js';
 import { parseBudget, SIM_BUDGETS } from '../sim/rate-limit.js';
 import { parseArgs } from 'node:util';
@@ -11,6 +13,16 @@ export type Command =
   | { name: 'disarm'; config: string; account?: string }
   | { name: 'keygen'; out: string; force: boolean }
   | { name: 'simulate'; port: number; host: string; profile: string; budget: string }
+  | {
+      name: 'heartbeat';
+      urls: string[];
+      accounts: string[];
+      everyMs: number;
+      timeoutMs: number;
+      checkUrl?: string;
+      /** Absent: the token comes from DMS_KEEPER_HEARTBEAT_TOKEN (never from argv: ps shows it). */
+      tokenFile?: string;
+    }
   | { name: 'help'; topic?: string }
   | { name: 'version' };
 
@@ -43,11 +55,14 @@ Usage:
   dms-keeper keygen --out FILE [--force]    write a new agent private key (mode 0600)
   dms-keeper simulate [--port N] [--host 127.0.0.1] [--profile NAME] [--budget NAME]
                                             run the venue simulator on loopback
+  dms-keeper heartbeat --url URL --account NAME [--account NAME ...] [--check-url URL]
+                                            tell a keeper a bot is alive, every second
   dms-keeper help [COMMAND] | COMMAND --help
                                             this text, or one command's
   dms-keeper --version
 
 ${EXIT_TEXT}Signals (run): SIGTERM/SIGINT stop gracefully (a second one forces exit); SIGHUP reloads the config.
+Signals (heartbeat, simulate): SIGTERM/SIGINT stop, exit 0.
 `;
 
 const KEY_FILES = `Key files named { file: NAME } resolve in $CREDENTIALS_DIRECTORY (systemd's LoadCredential=
@@ -119,6 +134,29 @@ and the admin routes /_sim/. Loopback only. Stop with Ctrl-C.
 
 Exit codes: 0 clean stop; 1 could not listen; 2 usage.
 `,
+  heartbeat: `Usage: dms-keeper heartbeat --url URL --account NAME [--account NAME ...]
+         [--every-seconds N] [--timeout-ms N] [--check-url URL] [--token-file FILE]
+
+Tells a keeper that a bot is alive: POST URL/heartbeat once a period, naming every account, with
+the bot's token (docs/liveness.md, docs/heartbeat-clients.md). Run it beside the bot (a sidecar, or
+systemd/dms-keeper-heartbeat@.service bound to the bot's unit). Keeps going through keeper outages;
+logs one JSON line at start and one per change (ok, failing, bot_unhealthy), not one per heartbeat.
+
+  --url URL           the keeper's base URL, e.g. http://127.0.0.1:9464; repeat it for each keeper
+                      that protects these accounts (redundant keepers each need the heartbeats)
+  --account NAME      an account the bot trades; repeat it, or give NAME,NAME (at most 256)
+  --every-seconds N   the period (default 1); keep it under half the keeper's silence_seconds
+  --timeout-ms N      for each request (default 1000)
+  --check-url URL     the bot's own health URL: a heartbeat is sent only after it answered 2xx
+                      in the timeout, so a dead bot beside a live heartbeat still reads as silent
+  --token-file FILE   the bot's token (mode 0600 or 0400; a relative FILE is looked for in
+                      $CREDENTIALS_DIRECTORY, which LoadCredential= sets), or set the environment
+                      variable DMS_KEEPER_HEARTBEAT_TOKEN. Never on the command line (ps shows it).
+
+Exit codes: 0 stopped by SIGTERM/SIGINT; 2 usage, no usable token, or the keeper refused the
+heartbeat (400 malformed, 401 wrong token, 404 an account without heartbeat liveness): retrying
+the same request cannot help. An unreachable keeper, a 5xx or a 429 is retried every period.
+`,
 };
 
 /** The help for `topic`, or the general usage; an unknown topic is a usage error. */
@@ -129,7 +167,10 @@ export function helpText(topic?: string): string {
   return text;
 }
 
-const COMMANDS = new Set(['run', 'check-config', 'disarm', 'keygen', 'simulate', 'help']);
+const COMMANDS = new Set(['run', 'check-config', 'disarm', 'keygen', 'simulate', 'heartbeat', 'help']);
+
+/** One request names at most this many accounts (docs/liveness.md: the keeper's 400 beyond it). */
+export const HEARTBEAT_MAX_ACCOUNTS = 256;
 
 export function parseCommand(argv: readonly string[]): Command {
   const first = argv[0];
@@ -140,18 +181,27 @@ export function parseCommand(argv: readonly string[]): Command {
   if (!COMMANDS.has(name)) throw new UsageError(`unknown command '${name}' (try --help)`);
   const rest = explicit ? argv.slice(1) : argv;
   if (rest.includes('--help') || rest.includes('-h')) return { name: 'help', topic: name };
+  // Said before parseArgs, whose message would quote the option and so the token itself.
+  if (rest.some((a) => a === '--token' || a.startsWith('--token='))) {
+    throw new UsageError('the token is never taken from the command line (ps shows it to every user): use --token-file FILE or DMS_KEEPER_HEARTBEAT_TOKEN');
+  }
 
   const options = {
     config: { type: 'string', short: 'c' },
-    account: { type: 'string' },
+    account: { type: 'string', multiple: true },
     out: { type: 'string', short: 'o' },
     force: { type: 'boolean' },
     port: { type: 'string', short: 'p' },
     host: { type: 'string' },
     profile: { type: 'string' },
     budget: { type: 'string' },
+    url: { type: 'string', multiple: true },
+    'every-seconds': { type: 'string' },
+    'timeout-ms': { type: 'string' },
+    'check-url': { type: 'string' },
+    'token-file': { type: 'string' },
   } as const;
-  let values: { [k: string]: string | boolean | undefined };
+  let values: { [k: string]: string | boolean | string[] | undefined };
   let positionals: string[];
   try {
     ({ values, positionals } = parseArgs({ args: [...rest], options, allowPositionals: true, strict: true }));
@@ -167,11 +217,13 @@ export function parseCommand(argv: readonly string[]): Command {
     disarm: ['config', 'account'],
     keygen: ['out', 'force'],
     simulate: ['port', 'host', 'profile', 'budget'],
+    heartbeat: ['url', 'account', 'every-seconds', 'timeout-ms', 'check-url', 'token-file'],
   };
   for (const key of Object.keys(values)) {
     if (!allowed[name]?.includes(key)) throw new UsageError(`option --${key} does not apply to '${name}'`);
   }
   const str = (k: string): string | undefined => (typeof values[k] === 'string' ? (values[k] as string) : undefined);
+  const list = (k: string): string[] => (Array.isArray(values[k]) ? (values[k] as string[]) : []);
 
   switch (name) {
     case 'run':
@@ -183,7 +235,9 @@ export function parseCommand(argv: readonly string[]): Command {
     case 'disarm': {
       const config = str('config');
       if (!config) throw new UsageError(`'disarm' needs --config FILE`);
-      const account = str('account');
+      const accounts = list('account');
+      if (accounts.length > 1) throw new UsageError(`'disarm' takes one --account (or none, for every account)`);
+      const account = accounts[0];
       return account === undefined ? { name, config } : { name, config, account };
     }
     case 'keygen': {
@@ -210,7 +264,48 @@ export function parseCommand(argv: readonly string[]): Command {
       }
       return { name, port: Number(portText), host: str('host') ?? '127.0.0.1', profile, budget };
     }
+    case 'heartbeat':
+      return parseHeartbeat(str, list);
     default:
       throw new UsageError(`unknown command '${name}'`);
   }
+}
+
+/** `heartbeat`'s options, checked so that nothing wrong is first found by the keeper (or not at all). */
+function parseHeartbeat(str: (k: string) => string | undefined, list: (k: string) => string[]): Extract<Command, { name: 'heartbeat' }> {
+  const urls = list('url');
+  // An empty value is what an unset variable gives in a unit's ExecStart= (${DMS_KEEPER_HEARTBEAT_URL}).
+  if (urls.length === 0 || urls.some((u) => u === '')) throw new UsageError(`'heartbeat' needs --url URL (the keeper's base URL, e.g. http://127.0.0.1:9464)`);
+  if (new Set(urls).size !== urls.length) throw new UsageError('the same --url is given twice');
+  const accounts = list('account').flatMap((a) => a.split(','));
+  if (accounts.length === 0 || accounts.every((a) => a === '')) throw new UsageError(`'heartbeat' needs --account NAME (every account the bot trades)`);
+  for (const a of accounts) {
+    if (!ACCOUNT_NAME_RE.test(a) || a.length > ACCOUNT_NAME_MAX) throw new UsageError(`--account '${a}' is not an account name (want [a-z0-9][a-z0-9_.-]*, at most ${ACCOUNT_NAME_MAX} characters)`);
+  }
+  if (new Set(accounts).size !== accounts.length) throw new UsageError('an account is named twice');
+  if (accounts.length > HEARTBEAT_MAX_ACCOUNTS) throw new UsageError(`at most ${HEARTBEAT_MAX_ACCOUNTS} accounts in one heartbeat (the keeper refuses more)`);
+  const everyText = str('every-seconds') ?? '1';
+  const every = Number(everyText);
+  if (!/^\d+(\.\d+)?$/.test(everyText) || every < 0.1 || every > 3600) throw new UsageError(`--every-seconds must be a number from 0.1 to 3600, got '${everyText}'`);
+  const timeoutText = str('timeout-ms') ?? '1000';
+  if (!/^\d+$/.test(timeoutText) || Number(timeoutText) < 10 || Number(timeoutText) > 60_000) throw new UsageError(`--timeout-ms must be an integer from 10 to 60000, got '${timeoutText}'`);
+  const checkUrl = str('check-url');
+  const tokenFile = str('token-file');
+  if (tokenFile === '') throw new UsageError('--token-file is empty');
+  try {
+    for (const u of urls) heartbeatEndpoint(u);
+    if (checkUrl !== undefined) parseHttpUrl(checkUrl, '--check-url');
+  } catch (e) {
+    if (e instanceof HeartbeatUrlError) throw new UsageError(e.message);
+    throw e;
+  }
+  return {
+    name: 'heartbeat',
+    urls,
+    accounts,
+    everyMs: Math.round(every * 1000),
+    timeoutMs: Number(timeoutText),
+    ...(checkUrl !== undefined ? { checkUrl } : {}),
+    ...(tokenFile !== undefined ? { tokenFile } : {}),
+  };
 }

@@ -10,6 +10,10 @@ import { disarmAccounts } from '../app/disarm.js';
 import { toAppConfig } from '../app/from-config.js';
 import { COMMAND_HELP, EXIT_CODES, helpText, parseCommand, USAGE, UsageError, type Command } from './args.js';
 import { keygen } from './keygen.js';
+import { readHeartbeatToken } from './heartbeat-token.js';
+import { runHeartbeats } from '../obs/heartbeat-client.js';
+import { heartbeatLogLine } from '../obs/heartbeat-log.js';
+import { redactUrl } from '../obs/heartbeat-url.js';
 import { ConfigError, formatProblems } from '../config/errors.js';
 import { loadConfig } from '../config/load.js';
 import { buildPlan, formatPlan } from '../config/plan.js';
@@ -161,6 +165,57 @@ async function simulate(cmd: Extract<Command, { name: 'simulate' }>): Promise<nu
   return EXIT_OK;
 }
 
+/**
+ * `dms-keeper heartbeat`: one client loop per keeper URL, until SIGTERM/SIGINT (exit 0) or until a
+ * keeper refuses the heartbeat (exit 2: the token, an account name or the URL is wrong, and the
+ * same request would be refused again). Keeper outages are the loop's to retry, never an exit.
+ */
+async function heartbeat(cmd: Extract<Command, { name: 'heartbeat' }>): Promise<number> {
+  const token = await readHeartbeatToken({ tokenFile: cmd.tokenFile, env: process.env, cwd: process.cwd() });
+  const logger = createLogger(process.env.DMS_KEEPER_LOG__LEVEL ?? 'info', undefined, undefined, process.env.DMS_KEEPER_LOG__FORMAT === 'pretty' ? 'pretty' : 'json');
+  const clock = systemClock();
+  const urls = cmd.urls.map(redactUrl);
+  logger.info(
+    { event: 'heartbeat_start', urls, accounts: cmd.accounts, every_ms: cmd.everyMs, timeout_ms: cmd.timeoutMs, check_url: cmd.checkUrl === undefined ? undefined : redactUrl(cmd.checkUrl) },
+    `sending heartbeats for ${cmd.accounts.join(', ')} to ${urls.join(', ')} every ${cmd.everyMs / 1000} s${cmd.checkUrl === undefined ? '' : ' while the bot\'s health URL answers 2xx'}`,
+  );
+  const signal = new Promise<NodeJS.Signals>((resolve) => {
+    process.once('SIGTERM', () => resolve('SIGTERM'));
+    process.once('SIGINT', () => resolve('SIGINT'));
+  });
+  // The clock's timers are unref'd and a refused connection leaves no socket: this holds the process.
+  const keepAlive = setInterval(() => undefined, 60_000);
+  const runs = cmd.urls.map((url) =>
+    runHeartbeats({
+      url,
+      accounts: cmd.accounts,
+      token,
+      everyMs: cmd.everyMs,
+      timeoutMs: cmd.timeoutMs,
+      ...(cmd.checkUrl !== undefined ? { checkUrl: cmd.checkUrl } : {}),
+      clock,
+      onEvent: (e) => {
+        const line = heartbeatLogLine(e);
+        logger[line.level](line.record, line.msg);
+      },
+    }),
+  );
+  const refused = new Promise<'refused'>((resolve) => {
+    for (const r of runs) void r.done.then((end) => end.reason === 'refused' && resolve('refused'));
+  });
+  try {
+    // A loop whose onEvent threw rejects its `done`: a bug, exit 1 through main's catch.
+    const broken = Promise.all(runs.map((r) => r.done)).then(() => new Promise<never>(() => undefined));
+    const why = await Promise.race([signal, refused, broken]);
+    await Promise.all(runs.map((r) => r.stop()));
+    if (why === 'refused') return EXIT_USAGE;
+    logger.info({ event: 'heartbeat_stop', signal: why }, 'stopped');
+    return EXIT_OK;
+  } finally {
+    clearInterval(keepAlive);
+  }
+}
+
 async function main(argv: string[]): Promise<number> {
   let cmd: Command;
   try {
@@ -195,6 +250,8 @@ async function main(argv: string[]): Promise<number> {
         return await disarm(cmd);
       case 'run':
         return await run(cmd);
+      case 'heartbeat':
+        return await heartbeat(cmd);
     }
   } catch (e) {
     if (e instanceof ConfigError) {

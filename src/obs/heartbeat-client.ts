@@ -44,7 +44,7 @@ export interface HeartbeatOptions {
   url: string;
   /** Every account the bot trades: one request names them all. */
   accounts: readonly string[];
-  /** The bot's token; a `Secret` (config/secret.ts) or anything else with `reveal()` keeps it out of logs. */
+  /** The bot's token; a `Secret` (src/config/secret.ts) or anything else with `reveal()` keeps it out of logs. */
   token: string | { reveal(): string };
   everyMs: number;
   /** For each request (the check and the heartbeat alike). */
