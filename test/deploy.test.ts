@@ -6,7 +6,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { nodeOptionsFor } from '../src/config/memory.js';
-import { copyFile, mkdir, readdir, readFile, rm } from 'node:fs/promises';
+import { copyFile, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { freePort, getJson, MAIN, ROOT, tempDir } from './support/cli.js';
@@ -338,7 +338,7 @@ describe('systemd units', () => {
     const cp = /^sudo cp -r (.+) \/opt\/dms-keeper\/$/m.exec(ops);
     expect(cp, 'docs/operations.md has a `sudo cp -r ... /opt/dms-keeper/` step').not.toBeNull();
     const installed = cp![1]!.split(/\s+/);
-    for (const name of ['dms-keeper.service', 'dms-keeper@.service']) {
+    for (const name of ['dms-keeper.service', 'dms-keeper@.service', 'dms-keeper-heartbeat@.service']) {
       const docs = (await readUnit(name)).Unit!.Documentation!.join(' ').split(/\s+/);
       expect(docs.length).toBeGreaterThan(0);
       for (const d of docs) {
@@ -377,4 +377,102 @@ describe('systemd units', () => {
     const { image } = await readDockerfile();
     expect(execForm(one(image, 'ENTRYPOINT'))[1]).toBe(bin);
   });
+});
+
+// ---------------------------------------------------------------------------------------------
+
+/** The directives under "# Hardening" in the keeper's unit, which the heartbeat unit must carry alike. */
+const HARDENING = [
+  'DynamicUser', 'UMask', 'NoNewPrivileges', 'CapabilityBoundingSet', 'AmbientCapabilities', 'ProtectSystem', 'ProtectHome', 'PrivateTmp',
+  'PrivateDevices', 'DevicePolicy', 'PrivateMounts', 'PrivateIPC', 'PrivateUsers', 'ProtectHostname', 'ProtectClock', 'ProtectKernelTunables',
+  'ProtectKernelModules', 'ProtectKernelLogs', 'ProtectControlGroups', 'ProtectProc', 'ProcSubset', 'RestrictAddressFamilies', 'RestrictNamespaces',
+  'RestrictRealtime', 'RestrictSUIDSGID', 'LockPersonality', 'RemoveIPC', 'KeyringMode', 'SystemCallArchitectures', 'SystemCallFilter',
+  'SystemCallErrorNumber', 'MemoryDenyWriteExecute', 'LimitCORE',
+];
+
+/** ExecStart= as systemd expands it: %i, then ${VAR} as one word (empty if unset), $VAR as words split on spaces. */
+function expandExec(line: string, instance: string, env: Record<string, string>): string[] {
+  return line
+    .replaceAll('%i', instance)
+    .split(/\s+/)
+    .flatMap((word) => {
+      const whole = /^\$\{([A-Za-z_][A-Za-z0-9_]*)\}$/.exec(word);
+      if (whole) return [env[whole[1]!] ?? ''];
+      const split = /^\$([A-Za-z_][A-Za-z0-9_]*)$/.exec(word);
+      if (split) return (env[split[1]!] ?? '').split(/\s+/).filter((w) => w !== '');
+      if (word.includes('$')) throw new Error(`this test does not expand ${word}: teach it`);
+      return [word];
+    });
+}
+
+/** The env file the unit's header documents (`#   DMS_KEEPER_HEARTBEAT_X=value   # comment`). */
+function documentedEnv(text: string): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const m of text.matchAll(/^#\s+(DMS_KEEPER_HEARTBEAT_[A-Z_]+)=(.*?)(?:\s+#.*)?$/gm)) env[m[1]!] = m[2]!.trim();
+  return env;
+}
+
+describe('systemd/dms-keeper-heartbeat@.service', () => {
+  it("runs exactly while the bot's unit runs: bound to %i.service, started after it, stopped and restarted with it, wanted by it", async () => {
+    const u = await readUnit('dms-keeper-heartbeat@.service');
+    for (const k of ['BindsTo', 'After', 'PartOf']) expect(u.Unit![k], k).toEqual(['%i.service']);
+    expect(u.Install!.WantedBy).toEqual(['%i.service']);
+    expect(u.Service!.EnvironmentFile).toEqual(['/etc/dms-keeper/heartbeat-%i.env']);
+    expect(u.Service!.LoadCredential).toEqual(['token:/etc/dms-keeper/heartbeat-%i.token']);
+    const exec = u.Service!.ExecStart!.at(-1)!;
+    expect(exec).toMatch(/^\/opt\/dms-keeper\/bin\/node \/opt\/dms-keeper\/dist\/src\/main\.js heartbeat /);
+    expect(exec).toContain('--token-file token');
+    expect(exec).not.toMatch(/--token[ =](?!file)/);
+    expect(u.Service!.Restart).toEqual(['always']);
+  });
+
+  it("carries the keeper unit's hardening, directive for directive", async () => {
+    const keeper = (await readUnit('dms-keeper.service')).Service!;
+    const hb = (await readUnit('dms-keeper-heartbeat@.service')).Service!;
+    for (const k of HARDENING) expect(hb[k], k).toEqual(keeper[k]);
+  });
+
+  it('its ExecStart, expanded by systemd from the documented env file, sends heartbeats with the LoadCredential= token; an unset URL exits 2', async () => {
+    const { createServer } = await import('node:http');
+    const beats: Array<{ auth?: string; body: string }> = [];
+    const server = createServer((req, res) => {
+      let body = '';
+      req.on('data', (d: Buffer) => (body += d.toString()));
+      req.on('end', () => {
+        if (req.url === '/heartbeat') beats.push({ body, ...(req.headers.authorization ? { auth: req.headers.authorization } : {}) });
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ status: 'ok', silence_seconds: 5 }));
+      });
+    }).listen(0, '127.0.0.1');
+    await new Promise((r) => server.once('listening', r));
+    const port = (server.address() as { port: number }).port;
+    try {
+      const text = await readFile(join(ROOT, 'systemd/dms-keeper-heartbeat@.service'), 'utf8');
+      const documented = documentedEnv(text);
+      expect(Object.keys(documented).sort()).toEqual(['DMS_KEEPER_HEARTBEAT_ACCOUNTS', 'DMS_KEEPER_HEARTBEAT_OPTIONS', 'DMS_KEEPER_HEARTBEAT_URL']);
+      // The keeper and the bot's health URL here: this test's server stands in for both.
+      const env = { ...documented, DMS_KEEPER_HEARTBEAT_URL: `http://127.0.0.1:${port}`, DMS_KEEPER_HEARTBEAT_OPTIONS: documented.DMS_KEEPER_HEARTBEAT_OPTIONS!.replace(/http:\/\/127\.0\.0\.1:\d+/, `http://127.0.0.1:${port}`) };
+      const argv = expandExec((await readUnit('dms-keeper-heartbeat@.service')).Service!.ExecStart!.at(-1)!, 'mm-bot', env);
+      expect(argv.slice(0, 2)).toEqual(['/opt/dms-keeper/bin/node', '/opt/dms-keeper/dist/src/main.js']);
+      const dir = await tempDir('dmsk-hb-unit-');
+      dirs.push(dir);
+      const token = 'bot-mm-token-0123456789abcdef';
+      await writeFile(join(dir, 'token'), `${token}\n`, { mode: 0o400 }); // as LoadCredential= leaves it
+      const p = run([MAIN, ...argv.slice(2), '--every-seconds', '0.2'], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', CREDENTIALS_DIRECTORY: dir } });
+      children.push(p.child);
+      expect(await until(async () => beats.length >= 2 || p.child.exitCode !== null, 10_000), p.output()).toBe(true);
+      expect(beats[0]).toEqual({ auth: `Bearer ${token}`, body: JSON.stringify({ accounts: documented.DMS_KEEPER_HEARTBEAT_ACCOUNTS!.split(',') }) });
+      p.child.kill('SIGTERM');
+      expect((await p.exited).code).toBe(0);
+
+      // An env file without the URL: ${DMS_KEEPER_HEARTBEAT_URL} is an empty argument, refused by name.
+      const bare = expandExec((await readUnit('dms-keeper-heartbeat@.service')).Service!.ExecStart!.at(-1)!, 'mm-bot', { DMS_KEEPER_HEARTBEAT_ACCOUNTS: 'mm-main' });
+      const q = run([MAIN, ...bare.slice(2)], { cwd: ROOT, env: { PATH: process.env.PATH ?? '', CREDENTIALS_DIRECTORY: dir } });
+      children.push(q.child);
+      expect((await q.exited).code).toBe(2);
+      expect(q.output()).toContain('needs --url');
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
+  }, 30_000);
 });

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Deployment artefacts: both systemd units parse (systemd-analyze verify prints nothing) and are
+# Deployment artefacts: the systemd units (the keeper's, its per-shard template, the heartbeat template) parse (systemd-analyze verify prints nothing) and are
 # hardened (systemd-analyze security --offline, exposure <= 2.0); the Dockerfile lints clean
 # (dockerfile-utils, a devDependency). No Docker engine here: test/deploy.test.ts runs the image's
 # exact ENTRYPOINT/CMD and HEALTHCHECK outside a container instead.
@@ -16,21 +16,27 @@ fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-# Checked as files named like installed units; the template as its instance @0.
+# Checked as files named like installed units; the templates as an instance: the shard @0, and the
+# heartbeat of a bot unit mm-bot.service. The heartbeat binds to its bot's unit, which must exist for
+# verify to resolve BindsTo=: a stand-in bot (checked too, not counted in the summary) sits beside it.
 cp systemd/dms-keeper.service "$tmp/dms-keeper.service"
 cp systemd/dms-keeper@.service "$tmp/dms-keeper@0.service"
+cp systemd/dms-keeper-heartbeat@.service "$tmp/dms-keeper-heartbeat@mm-bot.service"
+printf '[Unit]\nDescription=a bot (stand-in)\n\n[Service]\nExecStart=/bin/sleep infinity\n' >"$tmp/mm-bot.service"
 
 # `verify` checks that the ExecStart= binary exists on this host. The units name
 # /opt/dms-keeper/bin/node, the link the install steps make to a Node.js >= 20.19 (never a
 # distribution's nodejs by default: Debian 12's is 18). This machine is not an install, so the copies
 # verified here name the node that runs CI instead. Nothing else changes.
 node_bin=$(command -v node)
-sed -i "s#^ExecStart=/opt/dms-keeper/bin/node #ExecStart=$node_bin #" "$tmp"/*.service
-grep -q "^ExecStart=$node_bin " "$tmp/dms-keeper.service" || { echo "FAIL: ExecStart= does not start with /opt/dms-keeper/bin/node"; exit 1; }
+sed -i "s#^ExecStart=/opt/dms-keeper/bin/node #ExecStart=$node_bin #" "$tmp"/dms-keeper*.service
+for unit in "$tmp"/dms-keeper*.service; do
+  grep -q "^ExecStart=$node_bin " "$unit" || { echo "FAIL: $(basename "$unit"): ExecStart= does not start with /opt/dms-keeper/bin/node"; exit 1; }
+done
 
 status=0
 summary=()
-for unit in "$tmp/dms-keeper.service" "$tmp/dms-keeper@0.service"; do
+for unit in "$tmp/dms-keeper.service" "$tmp/dms-keeper@0.service" "$tmp/dms-keeper-heartbeat@mm-bot.service"; do
   name=$(basename "$unit")
   # verify exits 0 even on some parse errors: any output at all is a failure.
   out=$(systemd-analyze verify "$unit" 2>&1 || true)
