@@ -22,6 +22,7 @@ import YAML from 'yaml';
 import { ConfigMap } from 'kubernetes-models/v1/ConfigMap';
 import { Service } from 'kubernetes-models/v1/Service';
 import { StatefulSet } from 'kubernetes-models/apps/v1/StatefulSet';
+import { Deployment } from 'kubernetes-models/apps/v1/Deployment';
 import { PodDisruptionBudget } from 'kubernetes-models/policy/v1/PodDisruptionBudget';
 import { NetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1/NetworkPolicy';
 import { ServiceMonitor } from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1/ServiceMonitor';
@@ -35,6 +36,7 @@ import { startSim } from './support/keeper-process.js';
 const run = promisify(execFile);
 const BASE = 'deploy/kubernetes/base';
 const OVERLAY = 'deploy/kubernetes/overlays/simulator';
+const SIDECAR = 'deploy/kubernetes/examples/bot-sidecar';
 
 /** kubectl with Kustomize: $KUBECTL, PATH, or Debian's unpacked by .ci/checks/kubernetes.sh. */
 function findKubectl(): string | undefined {
@@ -60,6 +62,7 @@ const MODELS: Record<string, new (o: never) => { validate(): void }> = {
   'v1/ConfigMap': ConfigMap,
   'v1/Service': Service,
   'apps/v1/StatefulSet': StatefulSet,
+  'apps/v1/Deployment': Deployment,
   'policy/v1/PodDisruptionBudget': PodDisruptionBudget,
   'networking.k8s.io/v1/NetworkPolicy': NetworkPolicy,
   'monitoring.coreos.com/v1/ServiceMonitor': ServiceMonitor,
@@ -407,4 +410,98 @@ describeRender('Kubernetes manifests (kubectl kustomize, no cluster)', () => {
     expect(Date.now() - stopAt).toBeLessThan(15_000);
     for (const a of mine) expect(await venueSchedule(a.address), a.name).not.toBeNull();
   }, 60_000);
+});
+
+// ---- the bot with a heartbeat sidecar (deploy/kubernetes/examples/bot-sidecar) ----------------
+
+/** The examples use `patches:`, which Kustomize v2.0 (Debian's kubectl 1.20) cannot read. */
+async function kustomizeIsCurrent(): Promise<boolean> {
+  if (!KUBECTL) return false;
+  const { stdout } = await run(KUBECTL, ['version', '--client'], { cwd: ROOT }).catch(() => ({ stdout: '' }));
+  return /Kustomize Version: v[3-9]/.test(stdout);
+}
+const CURRENT = await kustomizeIsCurrent();
+const describeExample = CURRENT || process.env.CI ? describe : describe.skip;
+
+describeExample(`${SIDECAR} (current Kustomize)`, () => {
+  type Pod = { initContainers: Array<Container & { restartPolicy?: string; image: string }>; containers: Array<Container & { image: string }>; volumes: Array<{ name: string; secret?: { secretName: string } }> };
+  const podOf = (objs: Obj[]) => (objs.find((o) => o.kind === 'Deployment') as Obj & { spec: { template: { spec: Pod } } }).spec.template.spec;
+
+  it('renders in current Kustomize syntax, and every object is valid against the Kubernetes schemas', async () => {
+    const kustomization = YAML.parse(await readFile(join(ROOT, SIDECAR, 'kustomization.yaml'), 'utf8')) as Record<string, unknown>;
+    expect(Object.keys(kustomization)).toEqual(expect.arrayContaining(['resources', 'patches']));
+    for (const old of ['bases', 'patchesStrategicMerge', 'patchesJson6902']) expect(kustomization[old], old).toBeUndefined();
+    const objs = await render(SIDECAR);
+    expect(objs.map((o) => o.kind)).toEqual(['Deployment']);
+    expect(objs.map((o) => [`${o.kind}/${o.metadata.name}`, validate(o)]).filter(([, p]) => p !== undefined)).toEqual([]);
+  });
+
+  it('the heartbeat is a native sidecar naming the accounts, the bot\'s health URL and the token file, never the token', async () => {
+    const pod = podOf(await render(SIDECAR));
+    const sidecar = pod.initContainers.find((c) => c.name === 'heartbeat')!;
+    expect(sidecar.restartPolicy).toBe('Always');
+    expect(sidecar.command, 'the image ENTRYPOINT (node dist/src/main.js)').toBeUndefined();
+    const args = sidecar.args!;
+    const opt = (name: string) => args[args.indexOf(name) + 1];
+    expect(args[0]).toBe('heartbeat');
+    expect(opt('--url')).toMatch(/^http:\/\/dms-keeper-\d+\.dms-keeper\.[a-z0-9-]+\.svc:9464$/);
+    expect(opt('--check-url')).toMatch(/^http:\/\/127\.0\.0\.1:(\d+)\/healthz$/);
+    const botPort = pod.containers[0] as Container & { ports?: Array<{ containerPort: number }> };
+    expect(botPort.ports?.map((p) => p.containerPort)).toContain(Number(/:(\d+)\//.exec(opt('--check-url')!)![1]));
+    expect(args.some((a) => a.startsWith('--token') && a !== '--token-file')).toBe(false);
+    const tokenFile = opt('--token-file')!;
+    expect(sidecar.volumeMounts!.some((m) => tokenFile.startsWith(`${m.mountPath}/`))).toBe(true);
+    // The copy runs first, so the file is there when the sidecar starts.
+    expect(pod.initContainers.map((c) => c.name)).toEqual(['heartbeat-token', 'heartbeat']);
+    expect(pod.volumes.find((v) => v.secret)?.secret?.secretName).toBe('bot-mm-heartbeat');
+    const notes = await readFile(join(ROOT, SIDECAR, 'heartbeat-sidecar.yaml'), 'utf8');
+    expect(notes).toMatch(/Why --check-url: the sidecar lives as long as the POD/);
+  });
+
+  it('run as the pod runs them, the init container\'s copy and the sidecar\'s argv send heartbeats only while the bot is healthy', async () => {
+    const { createServer } = await import('node:http');
+    const beats: string[] = [];
+    let botHealthy = false;
+    const server = createServer((req, res) => {
+      let body = '';
+      req.on('data', (d: Buffer) => (body += d.toString()));
+      req.on('end', () => {
+        if (req.url === '/heartbeat') {
+          beats.push(`${req.headers.authorization} ${body}`);
+          res.writeHead(200, { 'content-type': 'application/json' }).end('{"status":"ok","silence_seconds":5}');
+        } else res.writeHead(botHealthy ? 200 : 503).end();
+      });
+    }).listen(0, '127.0.0.1');
+    await new Promise((r) => server.once('listening', r));
+    const port = (server.address() as { port: number }).port;
+    try {
+      const pod = podOf(await render(SIDECAR));
+      const dir = await mkdtemp(join(tmpdir(), 'dmsk-botpod-'));
+      dirs.push(dir);
+      const token = 'bot-mm-token-0123456789abcdef';
+      // The pod's volumes here: the Secret as Kubernetes writes it (root's, 0444 here), an emptyDir.
+      const mounts = new Map<string, string>();
+      for (const c of pod.initContainers) for (const m of c.volumeMounts ?? []) mounts.set(m.mountPath, join(dir, m.name));
+      for (const v of pod.volumes) await mkdir(join(dir, v.name), { recursive: true, mode: 0o700 });
+      await writeFile(join(dir, 'heartbeat-secret', 'token'), `${token}\n`, { mode: 0o444 });
+      const local = (s: string) => [...mounts].reduce((out, [from, to]) => out.replaceAll(from, to), s);
+      const copy = pod.initContainers.find((c) => c.name === 'heartbeat-token')!;
+      await run(copy.command![0]!, copy.command!.slice(1).map(local), { cwd: ROOT });
+      // The keeper and the bot: this test's server stands in for both.
+      const sidecar = pod.initContainers.find((c) => c.name === 'heartbeat')!;
+      const args = sidecar.args!.map(local).map((a) => a.replace(/^http:\/\/[^/]+/, `http://127.0.0.1:${port}`));
+      const p = startCli([...args, '--every-seconds', '0.2'], { env: { PATH: process.env.PATH ?? '' } });
+      procs.push(p);
+      await p.waitFor(() => p.logs().some((l) => l.event === 'heartbeat_bot_unhealthy'), 10_000, 'the bot is not healthy yet');
+      expect(beats).toEqual([]);
+      botHealthy = true;
+      await p.waitFor(() => beats.length > 0, 10_000, 'a heartbeat once the bot is healthy');
+      expect(beats[0]).toBe(`Bearer ${token} {"accounts":["mm-main","mm-sub"]}`);
+      p.child.kill('SIGTERM');
+      expect((await p.exited).code).toBe(0);
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
+  }, 30_000);
 });
