@@ -13,4 +13,10 @@ for (const a of DEMO_ACCOUNTS) {
   await writeFile(file, `${demoMasterKey(a.name)}\n`, { mode: 0o600 });
   await chmod(file, 0o600);
 }
+// The demo bots' heartbeat tokens (docs/liveness.md): public too, fixed strings for the demo only.
+for (const bot of ['bot-mm', 'bot-arb']) {
+  const file = join(dir, `${bot}.token`);
+  await writeFile(file, `demo-${bot}-token-public-not-secret\n`, { mode: 0o600 });
+  await chmod(file, 0o600);
+}
 console.error(`demo credentials (public throwaway keys) in ${dir}`);

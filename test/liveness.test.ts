@@ -235,3 +235,12 @@ describe('bot liveness: restart and refusals', () => {
     expect((h.venueHorizonMs(BOB) ?? 0) > 55_000).toBe(true);
   });
 });
+
+describe('bot liveness: the keeper starting', () => {
+  it('a heartbeat before the keeper has read its accounts is answered 503 (retry), not 404', async () => {
+    h = await startHarness({ accounts: threeBots('cancel_soon') });
+    expect(beat(h, ['arb-desk'])).toMatchObject({ status: 503, body: { error: 'starting' } });
+    await h.keeper.start();
+    expect(beat(h, ['arb-desk']).status).toBe(200);
+  });
+});

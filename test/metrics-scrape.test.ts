@@ -46,6 +46,14 @@ const CONTRACT: Family[] = [
   ['dms_keeper_agent_approved', 'gauge', ['account']],
   ['dms_keeper_config_reloads_total', 'counter', ['result']],
   ['dms_keeper_build_info', 'gauge', ['version']],
+  // bot liveness: the example's demo bots heartbeat for mm-main, mm-sub and arb-desk
+  ['dms_keeper_bot_alive', 'gauge', ['account']],
+  ['dms_keeper_bot_last_seen_timestamp_seconds', 'gauge', ['account']],
+  ['dms_keeper_bot_silences_total', 'counter', ['account']],
+  ['dms_keeper_cancel_soon_total', 'counter', ['account']],
+  ['dms_keeper_heartbeats_total', 'counter', ['account']],
+  ['dms_keeper_heartbeats_refused_total', 'counter', ['reason']],
+  ['dms_keeper_bot_probes_total', 'counter', ['account', 'result']],
 ];
 
 /** Additions that config/prometheus/alerts.yml and the dashboard rely on. */
@@ -150,6 +158,11 @@ describe('/metrics of a running keeper', () => {
     for (const result of ['ok', 'error']) expect(value(text, `dms_keeper_config_reloads_total{result="${result}"}`)).toBe(0);
     for (const reason of ['read_only', 'no_space', 'permission', 'io']) expect(value(text, `dms_keeper_state_write_errors_total{reason="${reason}"}`)).toBe(0);
     expect(text).toMatch(/^dms_keeper_venue_requests_total\{endpoint="POST \/v1\/trading\/orders\/schedule-cancel",code="200"\} [1-9]\d*$/m);
+
+    // The demo's bots are alive; small-desk has no liveness, so no bot series; no heartbeat was refused.
+    for (const account of ['mm-main', 'mm-sub', 'arb-desk']) expect(value(text, `dms_keeper_bot_alive{account="${account}"}`), account).toBe(1);
+    expect(text).not.toContain('dms_keeper_bot_alive{account="small-desk"}');
+    for (const reason of ['malformed', 'unauthorized', 'unknown_account', 'too_large', 'rate_limited']) expect(value(text, `dms_keeper_heartbeats_refused_total{reason="${reason}"}`)).toBe(0);
 
     // The state a healthy demo is in when /readyz says 200 (what the alerts are written against).
     expect(text).toMatch(/^dms_keeper_build_info\{version="\d+\.\d+\.\d+[^"]*"\} 1$/m);

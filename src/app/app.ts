@@ -23,6 +23,7 @@ import type { Simulator } from '../sim/simulator.js';
 import { prettyStream, type LogFormat } from '../obs/logger.js';
 import type { InfoWeights } from '../venue/info.js';
 import { httpProbe } from './probe.js';
+import { DemoBots, type DemoBotConfig } from './demo-bots.js';
 
 /** What the app needs from the validated config (mapped by `from-config.ts`). */
 export interface AppConfig {
@@ -50,6 +51,8 @@ export interface AppConfig {
   logLevel: string;
   /** `json` (default) for machines, `pretty` for people (log.format). */
   logFormat?: LogFormat;
+  /** `demo.bots` (simulator only): heartbeating bots for `npm start` (demo-bots.ts). */
+  demoBots?: DemoBotConfig[];
 }
 
 export interface AppDeps {
@@ -99,6 +102,7 @@ export class App {
   private stopped?: Promise<void>;
   private config: AppConfig;
   private liveHeap?: { stop(): void };
+  private demoBots?: DemoBots;
 
   constructor(
     config: AppConfig,
@@ -252,6 +256,13 @@ export class App {
       (e) => logger.error({ event: 'http_error', err: e }, 'ops endpoint failed'),
     );
     logger.info({ event: 'listening', address: `${this.ops.address.host}:${this.ops.address.port}` }, 'ops endpoints up');
+    // The demo's bots heartbeat through the listener, as any bot would; the keeper's start-up grace
+    // covers them while it provisions.
+    if (config.venue.simulator && config.demoBots?.length) {
+      const host = this.ops.address.host.includes(':') ? `[${this.ops.address.host}]` : this.ops.address.host;
+      this.demoBots = new DemoBots(config.demoBots, { clock: deps.clock, logger, keeperUrl: `http://${host}:${this.ops.address.port}` });
+      await this.demoBots.start();
+    }
     await keeper.start();
     logger.info({ event: 'started', accounts: config.keeper.accounts.length }, 'keeper started');
   }
@@ -268,6 +279,7 @@ export class App {
   private async teardown(timeoutMs: number): Promise<void> {
     const t0 = this.deps.clock.nowMs();
     const left = () => Math.max(1_000, timeoutMs - (this.deps.clock.nowMs() - t0));
+    await this.demoBots?.stop().catch(() => undefined);
     await this.keeper?.stop(Math.max(1_000, timeoutMs - 3_000)).catch((e: unknown) => this.logger.error({ err: e }, 'keeper stop failed'));
     await this.ops?.close().catch(() => undefined);
     await this.shared?.stop().catch(() => undefined);

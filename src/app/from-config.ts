@@ -5,6 +5,7 @@ import type { LivenessSpec } from '../keeper/liveness.js';
 import type { KeeperAccountSpec } from '../keeper/keeper.js';
 import { VENUE_FACTS } from '../venue/facts.js';
 import type { AppConfig } from './app.js';
+import type { DemoBotConfig } from './demo-bots.js';
 
 /** A skew (local minus venue) beyond this is a loud error. Deadlines use venue time regardless. */
 export const MAX_CLOCK_SKEW_MS = 2_000;
@@ -67,6 +68,7 @@ export function toAppConfig(config: Config, env: Readonly<Record<string, string 
       infoWeights: config.rateLimits.infoWeights,
     },
     stateDir: config.stateDir,
+    ...(config.demo ? { demoBots: demoBotsOf(config, env) } : {}),
     listen: config.server.listen,
     logLevel: config.log.level,
     logFormat: config.log.format,
@@ -82,6 +84,19 @@ function livenessOf(l: LivenessConfig, env: Readonly<Record<string, string | und
     ...(source ? { heartbeat: { token: async () => (await readToken(source, { env })).reveal() } } : {}),
     ...(l.probe ? { probe: { url: l.probe.url, everyMs: l.probe.everySeconds * 1000, timeoutMs: l.probe.timeoutMs } } : {}),
   };
+}
+
+/** `demo.bots`: each bot heartbeats with its accounts' token (one per bot: rules.ts demoProblems). */
+function demoBotsOf(config: Config, env: Readonly<Record<string, string | undefined>>): DemoBotConfig[] {
+  return config.demo!.bots.map((b) => {
+    const source = config.accounts.find((a) => a.name === b.accounts[0])!.liveness!.heartbeat!.token;
+    return {
+      accounts: [...b.accounts],
+      token: async () => (await readToken(source, { env })).reveal(),
+      ...(b.silentAfterSeconds !== undefined ? { silentAfterMs: b.silentAfterSeconds * 1000 } : {}),
+      ...(b.silentForSeconds !== undefined ? { silentForMs: b.silentForSeconds * 1000 } : {}),
+    };
+  });
 }
 
 /** The shared budget's settings, with the password read only when the keeper starts. */

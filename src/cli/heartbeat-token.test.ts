@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { KeyFileStat } from '../config/secret.js';
 import { UsageError } from './args.js';
-import { checkTokenText, readHeartbeatToken } from './heartbeat-token.js';
+import { readHeartbeatToken } from './heartbeat-token.js';
 
 const TOKEN = 'bot-mm-0123456789abcdef';
 
@@ -16,23 +16,6 @@ function fs(files: Record<string, [number, string]>) {
     readFile: async (p: string) => files[p]![1],
   };
 }
-
-describe('checkTokenText', () => {
-  it('takes one line of 16+ printable characters, a trailing newline ignored', () => {
-    expect((checkTokenText(`${TOKEN}\n`, 'f') as { reveal(): string }).reveal()).toBe(TOKEN);
-    expect((checkTokenText(`${TOKEN}\r\n`, 'f') as { reveal(): string }).reveal()).toBe(TOKEN);
-  });
-  it.each([
-    ['short\n', /shorter than 16/],
-    [`${TOKEN}\n${TOKEN}\n`, /one line/],
-    [`${TOKEN} x`, /printable ASCII without spaces/],
-    [`${TOKEN}\t`, /printable ASCII/],
-  ])('refuses %j without showing it', (text, msg) => {
-    const r = checkTokenText(text, '/creds/token');
-    expect(r).toMatch(msg);
-    expect(r).not.toContain(TOKEN);
-  });
-});
 
 describe('readHeartbeatToken', () => {
   it('a relative --token-file is looked for in $CREDENTIALS_DIRECTORY, else in the working directory', async () => {

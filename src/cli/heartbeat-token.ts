@@ -1,30 +1,16 @@
 import { isAbsolute, resolve } from 'node:path';
-import { Secret, tryReadKey, type KeyIo, type KeySource } from '../config/secret.js';
+import { checkTokenText, tryReadKey, type KeyIo, type KeySource, type Secret } from '../config/secret.js';
 import { UsageError } from './args.js';
 
 /**
  * The bot's heartbeat token for `dms-keeper heartbeat`: from `--token-file` (read like a key file,
  * by the same code: regular file, mode 0600 or 0400, a relative name in $CREDENTIALS_DIRECTORY)
- * or from this variable. Never from argv, where `ps` shows it to every user of the host.
+ * or from DMS_KEEPER_HEARTBEAT_TOKEN, and checked by the keeper's own rule (src/config/secret.ts
+ * checkTokenText), so the client refuses exactly the tokens the keeper would. Never from argv,
+ * where `ps` shows it to every user of the host.
  */
-export const HEARTBEAT_TOKEN_ENV = 'DMS_KEEPER_HEARTBEAT_TOKEN';
-
-/** The keeper refuses a configured token shorter than this (docs/liveness.md). */
-export const TOKEN_MIN_CHARS = 16;
-
-/**
- * One line of printable ASCII without spaces, at least 16 characters; one trailing newline is
- * ignored (what `echo` and editors leave). Anything else could not go in an Authorization header
- * unchanged (HTTP trims spaces, forbids control characters), so it could never match. The message
- * describes `what` (a path or variable), never the text.
- */
-export function checkTokenText(text: string, what: string): Secret | string {
-  const token = text.replace(/\r?\n$/, '');
-  if (/[\r\n]/.test(token)) return `${what} does not hold one token (want one line)`;
-  if (/[^\x21-\x7e]/.test(token)) return `${what} holds characters a token cannot have (want printable ASCII without spaces)`;
-  if (token.length < TOKEN_MIN_CHARS) return `${what} holds a token shorter than ${TOKEN_MIN_CHARS} characters (the keeper refuses those)`;
-  return new Secret(token);
-}
+import { HEARTBEAT_TOKEN_ENV } from '../config/env.js';
+export { HEARTBEAT_TOKEN_ENV };
 
 export interface TokenOptions {
   tokenFile?: string;

@@ -22,6 +22,11 @@ async function demoCredentials(): Promise<string> {
     await writeFile(p, `${key}\n`, { mode: 0o600 });
     await chmod(p, 0o600);
   }
+  for (const bot of ['bot-mm', 'bot-arb']) {
+    const p = join(dir, `${bot}.token`);
+    await writeFile(p, `demo-${bot}-token-public-not-secret\n`, { mode: 0o600 });
+    await chmod(p, 0o600);
+  }
   return dir;
 }
 
@@ -45,6 +50,9 @@ describe('config/dms-keeper.example.yaml', () => {
     expect(c.server).toEqual({ listen: '127.0.0.1:9464', host: '127.0.0.1', port: 9464 });
     expect(c.stateDir).toBe('./state');
     expect(c.shard).toEqual({ index: 0, count: 1 });
+    // the demo's bots: mm-main and mm-sub share one, arb-desk's falls silent 90 s in, for a minute
+    expect(c.accounts.map((a) => a.liveness?.silenceSeconds ?? null)).toEqual([5, 5, 5, null]);
+    expect(c.demo).toEqual({ bots: [{ accounts: ['mm-main', 'mm-sub'] }, { accounts: ['arb-desk'], silentAfterSeconds: 90, silentForSeconds: 60 }] });
 
     const plan = buildPlan(c);
     expect(plan.canHoldEveryHorizon).toBe(true);

@@ -28,7 +28,7 @@ describe('accounts[].liveness', () => {
     expect(paths(await problemsOf(withLiveness('silence_seconds: 5')))).toEqual(['accounts[0].liveness']);
     expect(paths(await problemsOf(withLiveness('heartbeat: { token: { env: BOT_TOKEN } }', 'probe: { url: "http://127.0.0.1:1/h" }'), TOKEN_ENV))).toEqual(['accounts[0].liveness']);
     const short = await problemsOf(withLiveness('heartbeat: { token: { env: BOT_TOKEN } }'), { BOT_TOKEN: 'short' });
-    expect(short).toEqual([{ path: 'accounts[0].liveness.heartbeat.token.env', message: expect.stringContaining('at least 16'), line: expect.any(Number) }]);
+    expect(short).toEqual([{ path: 'accounts[0].liveness.heartbeat.token.env', message: expect.stringContaining('shorter than 16'), line: expect.any(Number) }]);
     expect(JSON.stringify(short)).not.toContain('short"');
     expect(paths(await problemsOf(withLiveness('heartbeat: { token: { env: NOT_SET } }')))).toEqual(['accounts[0].liveness.heartbeat.token.env']);
     expect(paths(await problemsOf(withLiveness('heartbeat: { token: "inline-token-0123456789abc" }')))).toEqual(['accounts[0].liveness.heartbeat.token']);
@@ -37,5 +37,26 @@ describe('accounts[].liveness', () => {
     expect(paths(await problemsOf(withLiveness('probe: { url: "http://x/h", every_seconds: 3, timeout_ms: 2000 }', 'silence_seconds: 5')))).toEqual(['accounts[0].liveness.silence_seconds']);
     expect(paths(await problemsOf(withLiveness('heartbeat: { token: { env: BOT_TOKEN } }', 'on_silence: explode'), TOKEN_ENV))).toEqual(['accounts[0].liveness.on_silence']);
     expect(paths(await problemsOf(withLiveness('heartbeat: { token: { env: BOT_TOKEN } }', 'silence: 5'), TOKEN_ENV))).toEqual(['accounts[0].liveness.silence']);
+  });
+});
+
+describe('demo', () => {
+  const sim = (accounts: string, demo: string) =>
+    ['venue:', '  simulator: true', 'accounts:', accounts, 'demo:', '  bots:', demo].join('\n');
+  const acct = (name: string, token: string) =>
+    [`  - name: ${name}`, '    address: "0x00000000000000000000000000000000000000A1"', '    master_key: { env: K1 }', `    agent: { name: ${name} }`, '    liveness:', `      heartbeat: { token: { env: ${token} } }`].join('\n');
+  const env = { T1: 'token-one-0123456789abcdef', T2: 'token-two-0123456789abcdef' };
+
+  it('bots of heartbeat accounts beside the simulator', async () => {
+    const c = await parse(sim([acct('a1', 'T1'), acct('a2', 'T1')].join('\n'), '    - accounts: [a1, a2]\n      silent_after_seconds: 30'), env);
+    expect(c.demo).toEqual({ bots: [{ accounts: ['a1', 'a2'], silentAfterSeconds: 30 }] });
+    expect(toAppConfig(c, { ...BASE_ENV, ...env }).demoBots![0]!.silentAfterMs).toBe(30_000);
+  });
+
+  it('refused in production, for unknown or non-heartbeat accounts, for two tokens in one bot', async () => {
+    expect(paths(await problemsOf(minimal('demo:\n  bots:\n    - accounts: [a1]')))).toEqual(expect.arrayContaining(['demo', 'demo.bots[0].accounts[0]']));
+    expect(paths(await problemsOf(sim(acct('a1', 'T1'), '    - accounts: [zz]'), env))).toEqual(['demo.bots[0].accounts[0]']);
+    expect(paths(await problemsOf(sim([acct('a1', 'T1'), acct('a2', 'T2')].join('\n'), '    - accounts: [a1, a2]'), env))).toEqual(['demo.bots[0].accounts[1]']);
+    expect(paths(await problemsOf(sim(acct('a1', 'T1'), '    - accounts: [a1]\n    - accounts: [a1]'), env))).toEqual(['demo.bots[1].accounts[0]']);
   });
 });

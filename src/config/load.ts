@@ -2,10 +2,11 @@ import { dirname, isAbsolute, resolve } from 'node:path';
 import { isAlias, isMap, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node } from 'yaml';
 import { mapLimited } from '../sched/pool.js';
 import type { z } from 'zod';
-import { collectEnvOverrides, applyEnvOverrides } from './env.js';
+import { collectEnvOverrides, applyEnvOverrides, HEARTBEAT_TOKEN_ENV } from './env.js';
 import { ConfigError, formatPath, safeKeyName, shownKeyName, sortProblems, type ConfigProblem } from './errors.js';
 import {
   accountProblems,
+  demoProblems,
   livenessProblems,
   accountSwitchProblems,
   checkUrl,
@@ -162,6 +163,7 @@ class Loader {
     const stateDir = this.section('state_dir');
     const server = this.section('server');
     const log = this.section('log');
+    const demo = this.section('demo');
     const accounts = this.accounts();
 
     // Cross-field rules. A section that failed its shape still takes part through the fields that
@@ -194,6 +196,7 @@ class Loader {
       });
     }
     this.addRules(shardProblems(this.partial('shard', shard).fields));
+    if (demo) this.addRules(demoProblems(demo, simulator, accounts?.parsed ?? []));
     let listen: { host: string; port: number } | undefined;
     if (server) {
       const l = parseListen(server.listen);
@@ -245,6 +248,17 @@ class Loader {
       stateDir: stateDir ?? defaultStateDir(opts.env),
       server: { listen: server.listen, host: listen.host, port: listen.port },
       log: { level: log.level, format: log.format },
+      ...(demo
+        ? {
+            demo: {
+              bots: demo.bots.map((b) => ({
+                accounts: [...b.accounts],
+                ...(b.silent_after_seconds !== undefined ? { silentAfterSeconds: b.silent_after_seconds } : {}),
+                ...(b.silent_for_seconds !== undefined ? { silentForSeconds: b.silent_for_seconds } : {}),
+              })),
+            },
+          }
+        : {}),
     };
 
     // Budget arithmetic never makes a config invalid: the keeper protects what the budget allows
@@ -455,13 +469,16 @@ function keySourceEnvNames(accounts: unknown): Set<string> {
     if (!a || typeof a !== 'object') continue;
     take((a as { master_key?: unknown }).master_key);
     take((a as { agent?: { key?: unknown } }).agent?.key);
+    take((a as { liveness?: { heartbeat?: { token?: unknown } } }).liveness?.heartbeat?.token);
   }
+  // The heartbeat client's own token variable: a bot's sidecar and a keeper may share an environment.
+  out.add(HEARTBEAT_TOKEN_ENV);
   return out;
 }
 
 function allowedKeys(segments: Segments): string[] | undefined {
   const last = segments[segments.length - 1];
-  if (last === 'master_key' || (last === 'key' && segments[segments.length - 2] === 'agent')) return ['file', 'env'];
+  if (last === 'master_key' || (last === 'key' && segments[segments.length - 2] === 'agent') || (last === 'token' && segments[segments.length - 2] === 'heartbeat')) return ['file', 'env'];
   const schema = schemaAt(segments);
   const shape = schema ? objectShape(schema) : undefined;
   return shape ? Object.keys(shape) : undefined;

@@ -86,6 +86,11 @@ export const KEY_MEANINGS: Record<string, string> = {
   'accounts[].liveness.silence_seconds': 'No heartbeat (or passing probe) for this long: the bot counts as dead. With `probe`, more than `every_seconds` plus `timeout_ms`.',
   'accounts[].liveness.on_silence':
     '`cancel_soon`: arm once at the earliest time the venue accepts (its 5 s minimum lead plus a 1 s margin), so the venue cancels within seconds, then no re-arm until the bot is back. `stop_rearming`: stop moving the deadline; the venue cancels at the last one (at most `deadline_seconds` later). Either way a fired cancel spends one of the day\'s triggers, and the bot back is armed at its normal horizon at once.',
+  demo: 'Only with `venue.simulator: true` (what `npm start` runs): bots the keeper runs itself, each heartbeating for its accounts over HTTP with their token, as a real bot would ([liveness.md](liveness.md)).',
+  'demo.bots': 'One entry a bot.',
+  'demo.bots[].accounts': 'The accounts the bot trades: each with `liveness.heartbeat`, all with the same token.',
+  'demo.bots[].silent_after_seconds': 'The bot falls silent this long after the start (a simulated crash); absent: it never does.',
+  'demo.bots[].silent_for_seconds': 'How long it stays silent before it is back; absent: for good.',
   shard: 'Which accounts this instance protects: those whose address hashes to `index` of `count` (first 8 bytes of sha256 of the lower-case `0x` address, as an unsigned integer, mod `count`).',
   'shard.index': 'This instance\'s shard, 0 to `count - 1`. systemd\'s `dms-keeper@N` and a StatefulSet ordinal set it from the environment.',
   'shard.count': 'How many instances share the accounts.',
@@ -122,7 +127,7 @@ function optional(s: z.ZodType): boolean {
 }
 
 function describeType(path: string, s: z.ZodType): string {
-  if (path.endsWith('master_key') || path.endsWith('agent.key')) return '`{ file: NAME }` or `{ env: VAR }`';
+  if (path.endsWith('master_key') || path.endsWith('agent.key') || path.endsWith('heartbeat.token')) return '`{ file: NAME }` or `{ env: VAR }`';
   const d = defOf(unwrapSchema(s));
   const checks = (d.checks ?? []).map((c) => c._zod.def);
   switch (d.type) {
@@ -159,7 +164,7 @@ function describeType(path: string, s: z.ZodType): string {
 function defaultAt(path: string): string {
   if (path === 'state_dir') return '`$STATE_DIRECTORY`, else `./state`';
   if (path === 'venue.exchange_url' || path === 'venue.ws_url') return 'per network';
-  const key = path.replace(/^accounts\[\]\.agent\./, 'agent.').replace(/^accounts\[\]\.switch\./, 'switch.');
+  const key = path.replace(/^accounts\[\]\.agent\./, 'agent.').replace(/^accounts\[\]\.switch\./, 'switch.').replace(/^accounts\[\]\.liveness\./, 'liveness.');
   if (path.startsWith('accounts[].switch.')) return 'the top-level value';
   let cur: unknown = CONFIG_DEFAULTS;
   for (const seg of key.split('.')) {
@@ -174,7 +179,7 @@ function rows(): Row[] {
   const out: Row[] = [];
   const walk = (schema: z.ZodType, path: string, envSegments: string[] | null): void => {
     const shape = objectShape(schema);
-    const keySource = path.endsWith('master_key') || path.endsWith('agent.key');
+    const keySource = path.endsWith('master_key') || path.endsWith('agent.key') || path.endsWith('heartbeat.token');
     out.push({
       path,
       type: describeType(path, schema),
@@ -185,6 +190,9 @@ function rows(): Row[] {
     });
     // An account's switch: has exactly the keys of the top-level one (described there).
     if (shape && !keySource && path !== 'accounts[].switch') for (const [k, child] of Object.entries(shape)) walk(child, `${path}.${k}`, envSegments ? [...envSegments, k] : null);
+    // A list of mappings (demo.bots): its entries' keys, set in the file only.
+    const entry = schemaKind(schema) === 'array' ? objectShape(arrayElement(schema)!) : undefined;
+    if (entry) for (const [k, child] of Object.entries(entry)) walk(child, `${path}[].${k}`, null);
   };
   for (const top of TOP_LEVEL_KEYS) {
     if (top === 'accounts') {

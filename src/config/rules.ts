@@ -353,6 +353,39 @@ export function livenessProblems(i: number, l: NonNullable<RawAccount['liveness'
   return out;
 }
 
+/**
+ * `demo:`: only beside the embedded simulator (a demo bot in production would keep a real account's
+ * switch alive for nothing); each bot names accounts with heartbeat liveness, all of one token
+ * (one bot, one token), and no account belongs to two bots.
+ */
+export function demoProblems(demo: { bots: ReadonlyArray<{ accounts: readonly string[] }> }, simulator: boolean | undefined, accounts: ReadonlyArray<RawAccount | undefined>): RuleProblem[] {
+  const out: RuleProblem[] = [];
+  if (simulator === false) out.push({ segments: ['demo'], message: 'demo bots run only with venue.simulator: true (they would keep a real account\'s switch alive whatever its bot does)' });
+  const byName = new Map(accounts.filter((a): a is RawAccount => a !== undefined).map((a) => [a.name, a]));
+  const owner = new Map<string, number>();
+  demo.bots.forEach((bot, b) => {
+    let token: string | undefined;
+    bot.accounts.forEach((name, j) => {
+      const at = ['demo', 'bots', b, 'accounts', j];
+      const a = byName.get(name);
+      const t = a?.liveness?.heartbeat?.token;
+      if (!a) return void out.push({ segments: at, message: `names no account of this config (${safeName(name)})` });
+      if (!t) return void out.push({ segments: at, message: `${name} has no liveness.heartbeat: a demo bot only heartbeats` });
+      const key = t.file !== undefined ? `file ${t.file}` : `env ${t.env ?? ''}`;
+      if (token !== undefined && key !== token) out.push({ segments: at, message: `${name}'s heartbeat token is not the one of the bot's other accounts: one bot, one token` });
+      token ??= key;
+      const prev = owner.get(name);
+      if (prev !== undefined && prev !== b) out.push({ segments: at, message: `${name} is already the account of demo.bots[${prev}]` });
+      owner.set(name, b);
+    });
+  });
+  return out;
+}
+
+function safeName(name: string): string {
+  return /^[a-z0-9][a-z0-9_.-]{0,63}$/.test(name) ? name : 'an invalid name';
+}
+
 function fmt(n: number): string {
   return Number.isInteger(n) ? String(n) : n.toFixed(2).replace(/0+$/, '');
 }

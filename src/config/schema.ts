@@ -334,6 +334,24 @@ export const ServerSchema = z.strictObject({
   listen: z.string().min(1).default(D.server.listen),
 });
 
+/**
+ * `demo:` (only with `venue.simulator: true`): bots the keeper runs itself for `npm start`, each
+ * heartbeating for its accounts as a real bot would (over HTTP, with their token), one of them
+ * falling silent for a while so a newcomer sees the switch follow the bot.
+ */
+export const DemoSchema = z.strictObject({
+  bots: z
+    .array(
+      z.strictObject({
+        accounts: z.array(z.string().min(1).max(ACCOUNT_NAME_MAX)).min(1).max(64),
+        silent_after_seconds: seconds().optional(),
+        silent_for_seconds: seconds().optional(),
+      }),
+    )
+    .min(1)
+    .max(16),
+});
+
 /** json: one JSON object a line, for log shippers; pretty: pino-pretty's readable lines, for people. */
 export const LOG_FORMATS = ['json', 'pretty'] as const;
 
@@ -355,9 +373,10 @@ export const SECTION_SCHEMAS = {
   state_dir: z.string().min(1).optional(),
   server: section(ServerSchema.prefault({})),
   log: section(LogSchema.prefault({})),
+  demo: section(DemoSchema.optional()),
 } as const;
 
-export const TOP_LEVEL_KEYS = ['venue', 'switch', 'watch', 'rate_limits', 'accounts', 'shard', 'state_dir', 'server', 'log'] as const;
+export const TOP_LEVEL_KEYS = ['venue', 'switch', 'watch', 'rate_limits', 'accounts', 'shard', 'state_dir', 'server', 'log', 'demo'] as const;
 
 export type RawVenue = z.output<typeof VenueSchema>;
 export type RawSwitch = z.output<typeof SwitchSchema>;

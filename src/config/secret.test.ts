@@ -5,7 +5,7 @@ import { format, inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from './errors.js';
 import { parseConfig } from './load.js';
-import { readKey, Secret, type KeyFileStat } from './secret.js';
+import { checkTokenText, readKey, Secret, type KeyFileStat } from './secret.js';
 import { KEY1, KEY2, minimal, paths, problemsOf } from './test-support.js';
 
 const HEX1 = KEY1.slice(2);
@@ -228,5 +228,24 @@ describe('key sources in YAML', () => {
     expect(problems).toHaveLength(1);
     expect(problems[0]!.path).toMatch(/^accounts\[0\]\.master_key/);
     expect(problems[0]!.message).toMatch(message);
+  });
+});
+
+const TOKEN = 'bot-mm-0123456789abcdef';
+
+describe('checkTokenText', () => {
+  it('takes one line of 16+ printable characters, a trailing newline ignored', () => {
+    expect((checkTokenText(`${TOKEN}\n`, 'f') as { reveal(): string }).reveal()).toBe(TOKEN);
+    expect((checkTokenText(`${TOKEN}\r\n`, 'f') as { reveal(): string }).reveal()).toBe(TOKEN);
+  });
+  it.each([
+    ['short\n', /shorter than 16/],
+    [`${TOKEN}\n${TOKEN}\n`, /one line/],
+    [`${TOKEN} x`, /printable ASCII without spaces/],
+    [`${TOKEN}\t`, /printable ASCII/],
+  ])('refuses %j without showing it', (text, msg) => {
+    const r = checkTokenText(text, '/creds/token');
+    expect(r).toMatch(msg);
+    expect(r).not.toContain(TOKEN);
   });
 });

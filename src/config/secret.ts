@@ -100,8 +100,10 @@ export function checkPasswordText(text: string, what: string): Secret | string {
  */
 export function checkTokenText(text: string, what: string): Secret | string {
   const value = text.replace(/\r?\n$/, '');
-  if (!/^[\x21-\x7e]+$/.test(value)) return `${what} does not hold one token (want one line of printable characters without spaces)`;
-  if (value.length < HEARTBEAT_TOKEN_MIN_CHARS) return `${what} holds a token of ${value.length} characters; want at least ${HEARTBEAT_TOKEN_MIN_CHARS} (e.g. openssl rand -hex 32)`;
+  if (/[\r\n]/.test(value)) return `${what} does not hold one token (want one line)`;
+  // Anything else could not go in an Authorization header unchanged (HTTP trims spaces, forbids control characters).
+  if (/[^\x21-\x7e]/.test(value)) return `${what} holds characters a token cannot have (want printable ASCII without spaces)`;
+  if (value.length < HEARTBEAT_TOKEN_MIN_CHARS) return `${what} holds a token shorter than ${HEARTBEAT_TOKEN_MIN_CHARS} characters (e.g. openssl rand -hex 32)`;
   return new Secret(value);
 }
 

@@ -134,4 +134,6 @@ export interface Config {
   /** `listen` as written; `host` without IPv6 brackets, ready for `server.listen(port, host)`. */
   server: { listen: string; host: string; port: number };
   log: { level: LogLevel; format: LogFormat };
+  /** `demo:` (simulator only): the bots `npm start` runs; each bot's accounts share one token. */
+  demo?: { bots: Array<{ accounts: string[]; silentAfterSeconds?: number; silentForSeconds?: number }> };
 }

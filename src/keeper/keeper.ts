@@ -73,6 +73,8 @@ export class Keeper {
   private readonly agentChecks: AgentChecks;
   /** Whether each account's bot is alive: heartbeats, probes, silences (bot-liveness.ts). */
   private readonly bots: BotLiveness;
+  /** Set once the configured accounts' bots are known: heartbeats before that get 503 (retried), not 404. */
+  private botsKnown = false;
 
   constructor(
     options: KeeperOptions,
@@ -280,6 +282,7 @@ export class Keeper {
     this.updateColdStart(false);
     // Each bot is judged from now: one silence period before a bot not heard from counts as dead.
     await Promise.all(added.map((m) => this.bots.configure(m.spec.name, m.spec.liveness, m.log)));
+    this.botsKnown = true;
     await mapLimited(added, PROVISION_CONCURRENCY, async (m) => {
       if (this.stopRequested || m.removed) {
         this.gate.settledFailed(m.spec.name);
@@ -548,6 +551,9 @@ export class Keeper {
 
   /** `POST /heartbeat` (docs/liveness.md): answered from memory, never waiting on the venue. */
   heartbeat(input: { authorization: string | undefined; body: string }): HttpAnswer {
+    // The listener is up before the accounts are read: a bot heartbeating into a (re)start must
+    // retry, not be told its account does not exist (a client stops on 404).
+    if (!this.botsKnown) return { status: 503, body: { error: 'starting', retry_after_seconds: 1 }, headers: { 'retry-after': '1' } };
     return this.bots.heartbeat(input);
   }
 
