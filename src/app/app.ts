@@ -1,5 +1,5 @@
 import cron from 'node-cron';
-import { pino, type DestinationStream, type Logger } from 'pino';
+import type { DestinationStream, Logger } from 'pino';
 import { Agent } from 'undici';
 import { Keeper, type KeeperOptions, type NotificationFeed } from '../keeper/keeper.js';
 import { createMetrics, type KeeperMetrics } from '../obs/metrics.js';
@@ -9,7 +9,6 @@ import { heapLimitProblem } from '../config/memory.js';
 import { getHeapStatistics } from 'node:v8';
 import { startOpsServer, type OpsServer } from '../obs/http-server.js';
 import { renderStatusPage } from '../obs/status-page.js';
-import { logSerializers, redactPaths } from '../obs/log.js';
 import type { Clock } from '../sched/clock.js';
 import { AgentStore } from '../state/agent-store.js';
 import { TriggerCounter } from '../state/triggers.js';
@@ -20,7 +19,7 @@ import { BUDGET_MODES, type BudgetMode, type SharedBudget } from '../sched/share
 import { NotificationClient } from '../venue/ws.js';
 import { loadSigningCurve, signingCurveNotice, type CurveChoice } from '../venue/signing/curve.js';
 import type { Simulator } from '../sim/simulator.js';
-import { prettyStream, type LogFormat } from '../obs/logger.js';
+import type { LogFormat } from '../obs/logger.js';
 import type { InfoWeights } from '../venue/info.js';
 import { httpProbe } from './probe.js';
 import { DemoBots, type DemoBotConfig } from './demo-bots.js';
@@ -73,15 +72,8 @@ export interface AppDeps {
   signingCurve?: () => CurveChoice;
 }
 
-/**
- * pino on our clock: log times are the same time the keeper decides with (virtual in tests).
- * `format: pretty` formats the same records with pino-pretty for people (see obs/logger.ts).
- */
-export function createLogger(level: string, stream?: DestinationStream, clock?: Clock, format: LogFormat = 'json'): Logger {
-  const timestamp = clock ? () => `,"time":"${new Date(clock.nowMs()).toISOString()}"` : pino.stdTimeFunctions.isoTime;
-  const out = format === 'pretty' ? prettyStream(stream ?? process.stdout) : stream;
-  return pino({ level, base: { service: 'dms-keeper' }, serializers: logSerializers, redact: { paths: redactPaths, censor: '[redacted]' }, timestamp }, out);
-}
+import { createLogger } from '../obs/logger.js';
+export { createLogger };
 
 /**
  * The composition root: builds every collaborator from the config, starts them in order, and stops

@@ -5,24 +5,34 @@
  * and callbacks.
  */
 import { readFileSync } from 'node:fs';
-import { App, createLogger } from '../app/app.js';
-import { disarmAccounts } from '../app/disarm.js';
-import { toAppConfig } from '../app/from-config.js';
 import { COMMAND_HELP, EXIT_CODES, helpText, parseCommand, USAGE, UsageError, type Command } from './args.js';
 import { keygen } from './keygen.js';
 import { readHeartbeatToken } from './heartbeat-token.js';
 import { runHeartbeats } from '../obs/heartbeat-client.js';
 import { heartbeatLogLine } from '../obs/heartbeat-log.js';
 import { redactUrl } from '../obs/heartbeat-url.js';
+import { createLogger } from '../obs/logger.js';
 import { ConfigError, formatProblems } from '../config/errors.js';
-import { loadConfig } from '../config/load.js';
-import { buildPlan, formatPlan } from '../config/plan.js';
-import { createNotifier } from '../obs/systemd.js';
 import { systemClock } from '../sched/clock.js';
-import { AgentStore } from '../state/agent-store.js';
-import { HttpTransport } from '../venue/http.js';
-import { buildVenue } from '../app/venue.js';
-import { loadSigningCurve, signingCurveNotice } from '../venue/signing/curve.js';
+
+// The keeper, the config loader and the venue client (viem, prom-client, the budget) are loaded
+// by the commands that use them: `heartbeat` runs beside every bot, often as a sidecar, and
+// needs none of it (its RSS: 97 MB with them loaded at start, see the commit).
+const keeperModules = async () => {
+  const [app, disarm, fromConfig, load, plan, systemd, agentStore, http, venue, curve] = await Promise.all([
+    import('../app/app.js'),
+    import('../app/disarm.js'),
+    import('../app/from-config.js'),
+    import('../config/load.js'),
+    import('../config/plan.js'),
+    import('../obs/systemd.js'),
+    import('../state/agent-store.js'),
+    import('../venue/http.js'),
+    import('../app/venue.js'),
+    import('../venue/signing/curve.js'),
+  ]);
+  return { ...app, ...disarm, ...fromConfig, ...load, ...plan, ...systemd, ...agentStore, ...http, ...venue, ...curve };
+};
 
 const EXIT_OK = EXIT_CODES.ok;
 const EXIT_RUNTIME = EXIT_CODES.runtime;
@@ -38,11 +48,13 @@ function version(): string {
 }
 
 async function load(path: string) {
+  const { loadConfig, toAppConfig } = await keeperModules();
   const config = await loadConfig({ path, env: process.env });
   return { config, app: toAppConfig(config, process.env) };
 }
 
 async function run(cmd: Extract<Command, { name: 'run' }>): Promise<number> {
+  const { App, createNotifier } = await keeperModules();
   const { app: appConfig } = await load(cmd.config);
   const clock = systemClock();
   const notifier = createNotifier(process.env);
@@ -101,6 +113,7 @@ async function run(cmd: Extract<Command, { name: 'run' }>): Promise<number> {
 }
 
 async function checkConfig(cmd: Extract<Command, { name: 'check-config' }>): Promise<number> {
+  const { buildPlan, formatPlan } = await keeperModules();
   const { config } = await load(cmd.config);
   const plan = buildPlan(config);
   process.stdout.write(formatPlan(plan));
@@ -109,6 +122,7 @@ async function checkConfig(cmd: Extract<Command, { name: 'check-config' }>): Pro
 }
 
 async function disarm(cmd: Extract<Command, { name: 'disarm' }>): Promise<number> {
+  const { loadSigningCurve, signingCurveNotice, HttpTransport, buildVenue, disarmAccounts, AgentStore } = await keeperModules();
   const { app: appConfig } = await load(cmd.config);
   if (appConfig.venue.simulator) {
     throw new UsageError('venue.simulator is set; the embedded simulator lives only inside a running keeper, nothing to disarm');

@@ -1,4 +1,6 @@
-import type { DestinationStream } from 'pino';
+import { pino, type DestinationStream, type Logger } from 'pino';
+import type { Clock } from '../sched/clock.js';
+import { logSerializers, redactPaths } from './log.js';
 import { createRequire } from 'node:module';
 
 /**
@@ -33,4 +35,14 @@ export function prettyStream(out: { write(line: string): unknown; isTTY?: boolea
     errorLikeObjectKeys: [],
   });
   return { write: (line: string) => void out.write(prettify(line)) };
+}
+
+/**
+ * pino on our clock: log times are the same time the keeper decides with (virtual in tests).
+ * `format: pretty` formats the same records with pino-pretty for people (see obs/logger.ts).
+ */
+export function createLogger(level: string, stream?: DestinationStream, clock?: Clock, format: LogFormat = 'json'): Logger {
+  const timestamp = clock ? () => `,"time":"${new Date(clock.nowMs()).toISOString()}"` : pino.stdTimeFunctions.isoTime;
+  const out = format === 'pretty' ? prettyStream(stream ?? process.stdout) : stream;
+  return pino({ level, base: { service: 'dms-keeper' }, serializers: logSerializers, redact: { paths: redactPaths, censor: '[redacted]' }, timestamp }, out);
 }
