@@ -222,3 +222,49 @@ describe('config loader under hostile files', () => {
     expect(await classify(`accounts:\n${'  - name: x\n    address: "0x12"\n'.repeat(20_000)}`)).toBeInstanceOf(ConfigError);
   }, 60_000);
 });
+
+describe('heartbeats under hostile requests', () => {
+  const TOKEN = 'the-bot-token-0123456789';
+  const OTHER = 'another-bot-token-0123456789';
+
+  it('random bodies and Authorization headers :: a 4xx JSON refusal or a 200 for a right token only; nothing refused changes a bot', async () => {
+    const { BotLiveness } = await import('../src/keeper/bot-liveness.js');
+    const { FakeClock } = await import('../src/sched/fake-clock.js');
+    const { createMetrics } = await import('../src/obs/metrics.js');
+    const { pino } = await import('pino');
+    const clock = new FakeClock(Date.UTC(2026, 10, 22, 12));
+    const metrics = createMetrics({ version: 'test', defaultMetrics: false });
+    const bots = new BotLiveness({ clock, metrics, logger: pino({ level: 'silent' }), onChange: () => undefined });
+    const log = pino({ level: 'silent' });
+    await bots.configure('a', { silenceMs: 5_000, onSilence: 'cancel_soon', heartbeat: { token: async () => TOKEN } }, log);
+    await bots.configure('b', { silenceMs: 5_000, onSilence: 'cancel_soon', heartbeat: { token: async () => OTHER } }, log);
+    await bots.configure('p', { silenceMs: 5_000, onSilence: 'cancel_soon', probe: { url: 'http://127.0.0.1:1/h', everyMs: 1_000, timeoutMs: 500 } }, log);
+    const body = fc.oneof(
+      fc.string(),
+      fc.json(),
+      fc.record({ accounts: fc.array(fc.oneof(fc.constantFrom('a', 'b', 'p', 'zz', ''), fc.string(), fc.integer()), { maxLength: 5 }) }).map((o) => JSON.stringify(o)),
+    );
+    const auth = fc.oneof(fc.constant(undefined), fc.string(), fc.constantFrom(`Bearer ${TOKEN}`, `Bearer ${OTHER}`, `bearer ${TOKEN}`, `Bearer ${TOKEN} x`, `Basic ${TOKEN}`));
+    await fc.assert(
+      fc.asyncProperty(body, auth, async (b, a) => {
+        const before = JSON.stringify([bots.view('a'), bots.view('b')]);
+        const r = bots.heartbeat({ authorization: a, body: b });
+        expect([200, 400, 401, 404, 429]).toContain(r.status);
+        expect(typeof r.body).toBe('object');
+        if (r.status !== 200) {
+          expect(r.body.error).toMatch(/^(malformed|unauthorized|unknown_account|rate_limited)$/);
+          expect(JSON.stringify([bots.view('a'), bots.view('b')])).toBe(before);
+          expect(JSON.stringify(r.body)).not.toContain(TOKEN);
+        } else {
+          // accepted: every name is a heartbeat account of the presented token
+          const names = (JSON.parse(b) as { accounts: string[] }).accounts;
+          const token = a!.replace(/^bearer\s+/i, '').trim();
+          for (const n of names) expect(n === 'a' ? TOKEN : n === 'b' ? OTHER : null).toBe(token);
+        }
+        await clock.advance(60); // keeps the per-second rate in play without exhausting it
+      }),
+      { numRuns: RUNS },
+    );
+    bots.stop();
+  });
+});
