@@ -34,3 +34,27 @@ describe('CadenceControl.claimSlot', () => {
     expect(c.claimSlot(now + 6_000, now)).toBe(now + 6_000);
   });
 });
+
+describe('CadenceControl routes with a shared budget', () => {
+  it("plans rest_then_exchange accounts on this instance's REST limits as they are: the shared budget already cut them to its share", () => {
+    // This instance's scopes after the shared budget cut them to its half: schedule_cancel 10/s
+    // (600 of the whole 1,200 per minute), exchange and global ample.
+    const specs: Record<string, { limit: number; windowMs: number }> = {
+      schedule_cancel: { limit: 600, windowMs: 60_000 },
+      exchange: { limit: 6_000, windowMs: 60_000 },
+      global: { limit: 12_000, windowMs: 60_000 },
+    };
+    const c = new CadenceControl({
+      scheduler: { specOf: (scope) => specs[scope], queuedOn: () => 0 },
+      metrics: createMetrics({ version: 't', defaultMetrics: false }),
+      logger: pino({ level: 'silent' }),
+      sharedDemand: { publishDemand: () => undefined, share: () => 0.5 },
+    });
+    // 100 accounts at 15 s: 6.7 arms a second, inside the 10/s REST limit this instance has.
+    const accounts = Array.from({ length: 100 }, (_, i) => ({ name: `a${i}`, address: `0x${String(i).padStart(40, '0')}`, agentName: 'k', validDays: 30, switch: { ...SWITCH, path: 'rest_then_exchange' }, identity: `a${i}` }) as KeeperAccountSpec);
+    const options = { network: 'testnet', accounts, watch: { ordersEveryMs: 30_000, positionsEveryMs: 60_000, notifications: false }, maxClockSkewMs: 2_000, triggerWarnAt: 8 } as KeeperOptions;
+    c.apply(options, []);
+    expect(c.view()!.budget_share).toBe(0.5);
+    expect(c.view()!.routes).toEqual({ rest: 100, exchange: 0 });
+  });
+});

@@ -174,10 +174,12 @@ export class CadenceControl {
     const steady = planProtection(inputs, budget);
     this.steadyArmsPerSecond = steady.armsPerSecond;
     const plan = this.coldStart ? this.coldStartPlan(inputs, budget) : steady;
+    // The REST limit in force is this instance's already (a shared budget cut the scheduler's
+    // specs to its share, see budgetShare): not cut by the share a second time.
     const restUsable = this.routeBudgets(options).rest;
     const routes = assignRoutes(
       specs.map((a, i) => ({ path: a.switch.path, armsPerSecond: plan.periodsMs[i] ? 1000 / plan.periodsMs[i]! : 0 })),
-      restUsable === undefined ? undefined : restUsable * this.share * BUDGET_UTILISATION,
+      restUsable === undefined ? undefined : restUsable * BUDGET_UTILISATION,
     );
     this.routes = new Map(specs.flatMap((a, i) => (a.switch.path === 'rest_then_exchange' ? [[a.name, routes[i]!] as const] : [])));
     this.armsByScope = { global: 0, exchange: 0 };
