@@ -250,3 +250,22 @@ describe('bot liveness: the keeper starting', () => {
     expect(beat(h, ['arb-desk']).status).toBe(200);
   });
 });
+
+describe('bot liveness: reload', () => {
+  it('liveness removed by a reload while the bot is silent: the account is armed again at its normal horizon', async () => {
+    const accounts = threeBots('cancel_soon');
+    h = await startHarness({ accounts });
+    await h.keeper.start();
+    await run(h, 12_000, () => ['mm-main', 'mm-sub']);
+    expect(h.keeper.status().accounts.find((a) => a.name === 'arb-desk')!.phase).toBe('bot_silent');
+    const next = accounts(h.sim).map((a) => (a.name === 'arb-desk' ? account('arb-desk', BOB, demoMasterKey('bob')) : a));
+    const r = await h.keeper.reload({ network: 'testnet', accounts: next, watch: { ordersEveryMs: 30_000, positionsEveryMs: 60_000, notifications: false }, maxClockSkewMs: 2_000, triggerWarnAt: 8 });
+    expect(r.updated).toContain('arb-desk');
+    await run(h, 2_000, () => ['mm-main', 'mm-sub']);
+    const status = h.keeper.status().accounts.find((a) => a.name === 'arb-desk')!;
+    expect(status.bot).toBeNull();
+    expect(status.phase).toBe('armed');
+    expect(h.venueHorizonMs(BOB)!).toBeGreaterThan(55_000);
+    expect(await h.metricsText()).not.toContain('dms_keeper_bot_alive{account="arb-desk"}');
+  });
+});

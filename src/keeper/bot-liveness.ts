@@ -76,6 +76,8 @@ export class BotLiveness {
   private readonly bots = new Map<string, Entry>();
   /** One probe per URL and period, whatever the number of accounts its bot trades. */
   private readonly probes = new Map<string, ProbeLoop>();
+  /** Which probe loop each probed account is in (so a reload moves it without a scan of every loop). */
+  private readonly probeOf = new Map<string, ProbeLoop>();
   private stopped = false;
 
   constructor(private readonly deps: BotLivenessDeps) {}
@@ -243,22 +245,26 @@ export class BotLiveness {
 
   /** Moves the account to the probe loop of its URL (creating or dropping loops as needed). */
   private placeProbe(account: string, probe: LivenessSpec['probe']): void {
-    for (const [url, loop] of this.probes) {
-      if (probe && url === probe.url && loop.everyMs === probe.everyMs && loop.timeoutMs === probe.timeoutMs) continue;
-      loop.accounts.delete(account);
-      if (loop.accounts.size === 0) {
-        if (loop.timer) this.deps.clock.clearTimeout(loop.timer);
-        this.probes.delete(url);
+    const current = this.probeOf.get(account);
+    if (current && probe && current.url === probe.url && current.everyMs === probe.everyMs && current.timeoutMs === probe.timeoutMs) return;
+    if (current) {
+      this.probeOf.delete(account);
+      current.accounts.delete(account);
+      if (current.accounts.size === 0) {
+        if (current.timer) this.deps.clock.clearTimeout(current.timer);
+        this.probes.delete(current.url);
       }
     }
     if (!probe) return;
     let loop = this.probes.get(probe.url);
+    // Another account's loop for the URL with other timings: the first account's timings win (one probe per URL).
     if (!loop) {
       loop = { url: probe.url, everyMs: probe.everyMs, timeoutMs: probe.timeoutMs, accounts: new Set(), timer: null, inFlight: false };
       this.probes.set(probe.url, loop);
       this.scheduleProbe(loop, 0);
     }
     loop.accounts.add(account);
+    this.probeOf.set(account, loop);
   }
 
   private scheduleProbe(loop: ProbeLoop, delayMs: number): void {

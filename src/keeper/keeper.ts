@@ -260,6 +260,9 @@ export class Keeper {
       const m = this.accounts.get(name);
       m?.runner?.updateSettings(this.cadence.effectiveSettings(m.spec));
     }
+    // A liveness block removed (or a bot judged anew): the switch hears the verdict in force, so an
+    // account whose liveness went away is never left silent.
+    for (const m of this.accounts.values()) m.runner?.botLiveness(this.bots.alive(m.spec.name));
     await this.addAccounts(next.accounts.filter((s) => !this.accounts.has(s.name)));
     return result;
   }

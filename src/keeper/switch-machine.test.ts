@@ -586,3 +586,19 @@ describe('the bot falls silent (liveness)', () => {
     expect(r.log.flatMap((l) => l.effects).some((e) => e.type === 'send_arm')).toBe(false);
   });
 });
+
+describe('the bot falls silent with arm_when: orders_open', () => {
+  const settings: SwitchSettings = { ...base, armWhen: 'orders_open', onSilence: 'cancel_soon' };
+
+  it('no open orders: no cancel-soon arm (nothing to cancel, no trigger spent); orders appearing: the cancel-soon is sent', () => {
+    const idle = timeline(settings, [[T0, { type: 'start' }], [T0, { type: 'orders_observed', count: 0 }]]).state;
+    expect(idle.phase).toBe('idle');
+    const silent = timeline(settings, [[T0 + 5_000, { type: 'bot', alive: false }]], idle);
+    expect(silent.state.phase).toBe('bot_silent');
+    expect(silent.last.some((e) => e.type === 'send_arm')).toBe(false);
+    const appeared = timeline(settings, [[T0 + 9_000, { type: 'orders_observed', count: 2 }]], silent.state);
+    expect(appeared.last).toEqual([{ type: 'send_arm', path: 'rest', plannedSlotMs: null, soonLeadMs: CANCEL_SOON_LEAD_MS }]);
+    const unknown = timeline(settings, [[T0 + 9_000, { type: 'orders_observed', count: null }]], silent.state);
+    expect(unknown.last[0]).toMatchObject({ type: 'send_arm', soonLeadMs: CANCEL_SOON_LEAD_MS });
+  });
+});

@@ -442,6 +442,8 @@ export function step(settings: SwitchSettings, state: SwitchState, event: Switch
 
     case 'orders_observed':
       s.openOrders = event.count === null ? null : Math.max(0, Math.floor(event.count));
+      // A silent bot's idle account whose orders appear (or whose count is unknown): the cancel-soon is due.
+      if (s.silence !== null && s.silence.cancelAtMs === null && s.nextArmAtMs === null && s.openOrders !== 0 && settings.onSilence === 'cancel_soon') s.nextArmAtMs = nowMs;
       break;
 
     case 'reprovisioned':
@@ -618,7 +620,10 @@ function finishSilent(settings: SwitchSettings, s: SwitchState, nowMs: number, e
   if (silence.cancelAtMs === null && s.inFlight === null && s.deadlineMs !== null && s.deadlineMs <= nowMs + cancelSoonLeadMs(0)) {
     silence = s.silence = { ...silence, cancelAtMs: s.deadlineMs };
   }
-  if (settings.onSilence !== 'cancel_soon' || silence.cancelAtMs !== null) {
+  // `orders_open` with no open orders (a known 0, not an unknown count): nothing to cancel, and a
+  // cancel would spend one of the day's triggers for nothing. Orders that appear make it needed.
+  const nothingToCancel = settings.armWhen === 'orders_open' && s.openOrders === 0;
+  if (settings.onSilence !== 'cancel_soon' || silence.cancelAtMs !== null || nothingToCancel) {
     s.nextArmAtMs = null;
   } else if (s.nextArmAtMs !== null) {
     // (null: waiting for a re-provisioning, which plans the next attempt)
