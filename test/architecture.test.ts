@@ -33,3 +33,78 @@ describe('architecture', () => {
     expect(offenders.length).toBeGreaterThan(0); // the rule still matches something: not vacuous
   });
 });
+
+/**
+ * Folders ranked one way: a file imports only from its own folder or a folder ranked below it.
+ * The ranking, lowest first, and why each sits where it does:
+ * - state: the state directory's files (atomic writes, trigger counts, stored agents); imports nothing of ours.
+ * - sched: clocks and the request budget (scheduler, cadence, shared budget): time and pacing, no venue facts.
+ * - venue: the venue client (transport, decoders, port, signing) and its facts; paced by sched.
+ * - config: the YAML, its rules and the request plan; reads venue facts and the budget's arithmetic.
+ * - obs: metrics, logs, the ops HTTP server, the heartbeat client; reads the config's grammar.
+ * - keeper: the per-account switch and everything around it; reports through obs.
+ * - sim: the venue simulator; speaks the venue's interface (venue), on our clocks (sched).
+ * - app: the composition root; builds all of the above.
+ * - cli: the shell (argv, env, signals, exit codes); main.ts above it.
+ * Tests are exempt (a test may drive its subject from above). Type-only imports count too: a
+ * type that must be imported from above belongs lower.
+ */
+const FOLDER_RANK = ['state', 'sched', 'venue', 'config', 'obs', 'keeper', 'sim', 'app', 'cli', 'main.ts'] as const;
+
+/** Every relative import (static, type-only or dynamic) of a source file, as repository paths. */
+function importsOf(file: string): string[] {
+  const text = readFileSync(file, 'utf8');
+  const out: string[] = [];
+  for (const m of text.matchAll(/(?:from|import\()\s*'(\.{1,2}\/[^']+)'/g)) {
+    out.push(relative(ROOT, join(file, '..', m[1]!.replace(/\.js$/, '.ts'))));
+  }
+  return out;
+}
+
+/** `src/<folder>/...` -> the folder; `src/main.ts` -> `main.ts`. */
+function folderOf(path: string): string {
+  return path.split('/')[1]!;
+}
+
+describe('architecture: folders ranked one way, no circles', () => {
+  const files = sources(join(ROOT, 'src')).map((f) => relative(ROOT, f));
+  const graph = new Map(files.map((f) => [f, importsOf(join(ROOT, f))]));
+
+  it('every folder of src/ has a rank', () => {
+    const folders = new Set(files.map(folderOf));
+    expect([...folders].filter((f) => !(FOLDER_RANK as readonly string[]).includes(f))).toEqual([]);
+  });
+
+  it('no file imports from a folder ranked above its own', () => {
+    const offenders: string[] = [];
+    for (const [file, deps] of graph) {
+      const rank = FOLDER_RANK.indexOf(folderOf(file) as (typeof FOLDER_RANK)[number]);
+      for (const dep of deps) {
+        if (!dep.startsWith('src/')) continue;
+        if (FOLDER_RANK.indexOf(folderOf(dep) as (typeof FOLDER_RANK)[number]) > rank) offenders.push(`${file} -> ${dep}`);
+      }
+    }
+    expect(offenders).toEqual([]);
+    // not vacuous: imports across folders exist, and all of them point down
+    expect([...graph.values()].flat().filter((d) => d.startsWith('src/')).length).toBeGreaterThan(100);
+  });
+
+  it('no circle between files', () => {
+    const cycles: string[][] = [];
+    const state = new Map<string, 'open' | 'done'>();
+    const stack: string[] = [];
+    const visit = (f: string): void => {
+      state.set(f, 'open');
+      stack.push(f);
+      for (const d of graph.get(f) ?? []) {
+        if (!graph.has(d)) continue;
+        if (state.get(d) === 'open') cycles.push([...stack.slice(stack.indexOf(d)), d]);
+        else if (!state.has(d)) visit(d);
+      }
+      stack.pop();
+      state.set(f, 'done');
+    };
+    for (const f of graph.keys()) if (!state.has(f)) visit(f);
+    expect(cycles.map((c) => c.join(' -> '))).toEqual([]);
+  });
+});

@@ -258,7 +258,7 @@ describe('bot liveness: reload', () => {
     await h.keeper.start();
     await run(h, 12_000, () => ['mm-main', 'mm-sub']);
     expect(h.keeper.status().accounts.find((a) => a.name === 'arb-desk')!.phase).toBe('bot_silent');
-    const next = accounts(h.sim).map((a) => (a.name === 'arb-desk' ? account('arb-desk', BOB, demoMasterKey('bob')) : a));
+    const next = accounts().map((a) => (a.name === 'arb-desk' ? account('arb-desk', BOB, demoMasterKey('bob')) : a));
     const r = await h.keeper.reload({ network: 'testnet', accounts: next, watch: { ordersEveryMs: 30_000, positionsEveryMs: 60_000, notifications: false }, maxClockSkewMs: 2_000, triggerWarnAt: 8 });
     expect(r.updated).toContain('arb-desk');
     await run(h, 2_000, () => ['mm-main', 'mm-sub']);

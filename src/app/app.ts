@@ -1,7 +1,7 @@
 import cron from 'node-cron';
 import type { DestinationStream, Logger } from 'pino';
 import { Agent } from 'undici';
-import { Keeper, type KeeperOptions, type NotificationFeed } from '../keeper/keeper.js';
+import { Keeper, type NotificationFeed } from '../keeper/keeper.js';
 import { createMetrics, type KeeperMetrics } from '../obs/metrics.js';
 import { reportBudgetLimits } from '../obs/budget-limits.js';
 import { watchLiveHeap } from '../obs/heap-live.js';
@@ -19,40 +19,11 @@ import { BUDGET_MODES, type BudgetMode, type SharedBudget } from '../sched/share
 import { NotificationClient } from '../venue/ws.js';
 import { loadSigningCurve, signingCurveNotice, type CurveChoice } from '../venue/signing/curve.js';
 import type { Simulator } from '../sim/simulator.js';
-import type { LogFormat } from '../obs/logger.js';
-import type { InfoWeights } from '../venue/info.js';
 import { httpProbe } from './probe.js';
-import { DemoBots, type DemoBotConfig } from './demo-bots.js';
+import { DemoBots } from './demo-bots.js';
 
-/** What the app needs from the validated config (mapped by `from-config.ts`). */
-export interface AppConfig {
-  venue: {
-    simulator: boolean;
-    network: 'testnet' | 'mainnet';
-    baseUrl: string;
-    exchangeUrl: string;
-    wsUrl: string;
-    requestTimeoutMs: number;
-  };
-  rateLimits: {
-    global: { requests: number; perSeconds: number };
-    scheduleCancel: { requests: number; perSeconds: number };
-    /** POST {exchange_url}/exchange: approvals and exchange-path arms (`rate_limits.exchange`). */
-    exchange: { requests: number; perSeconds: number };
-    /** One budget with every instance of the same name, through Redis (sched/shared-budget.ts). */
-    shared?: { redisUrl: string; name: string; fallbackShare: number; password?: () => Promise<string> };
-    /** `rate_limits.info_weights`; absent: the venue's published weights. */
-    infoWeights?: InfoWeights;
-  };
-  keeper: KeeperOptions;
-  stateDir: string;
-  listen: string;
-  logLevel: string;
-  /** `json` (default) for machines, `pretty` for people (log.format). */
-  logFormat?: LogFormat;
-  /** `demo.bots` (simulator only): heartbeating bots for `npm start` (demo-bots.ts). */
-  demoBots?: DemoBotConfig[];
-}
+export type { AppConfig } from './app-config.js';
+import type { AppConfig } from './app-config.js';
 
 export interface AppDeps {
   clock: Clock;

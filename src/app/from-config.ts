@@ -4,7 +4,7 @@ import { switchInMs, type Config, type LivenessConfig, type SharedBudgetConfig }
 import type { LivenessSpec } from '../keeper/liveness.js';
 import type { KeeperAccountSpec } from '../keeper/keeper.js';
 import { VENUE_FACTS } from '../venue/facts.js';
-import type { AppConfig } from './app.js';
+import type { AppConfig } from './app-config.js';
 import type { DemoBotConfig } from './demo-bots.js';
 
 /** A skew (local minus venue) beyond this is a loud error. Deadlines use venue time regardless. */

@@ -4,7 +4,7 @@ import { VenueClock } from '../sched/venue-clock.js';
 import type { HttpTransport } from '../venue/http.js';
 import { VenuePort } from '../venue/port.js';
 import { SharedBudget, type BudgetMode, type SharedClass } from '../sched/shared-budget.js';
-import type { AppConfig } from './app.js';
+import type { AppConfig } from './app-config.js';
 
 /**
  * The venue side of the composition, built the same way for the daemon and for `disarm`: the

@@ -7,7 +7,7 @@ import { RETRIES_BEFORE_MIN_HORIZON, retrySlotSeconds } from './schema.js';
 import { accountsForShard } from './shard.js';
 import { switchInMs, type AccountConfig, type Config, type RateLimit, type SwitchConfig } from './types.js';
 import { VENUE_FACTS } from '../venue/facts.js';
-import { accountChecksWeightPerSecond, ADDRESS_BUDGET_READ_EVERY_MS, AGENT_CHECK_EVERY_MS, keeperReadDemand, MAX_READ_STRETCH, readWeightsOf, venueReadWeights, readStretch as readStretchOf, type PlanReadWeights } from '../sched/read-plan.js';
+import { accountChecksWeightPerSecond, ADDRESS_BUDGET_READ_EVERY_MS, AGENT_CHECK_EVERY_MS, keeperReadDemand, MAX_READ_STRETCH, readWeightsOf, venueReadWeights, readStretch as readStretchOf, type PlanReadWeights } from '../venue/read-plan.js';
 
 /**
  * The request plan `check-config` prints (DESIGN.md section 7): can this instance hold every
@@ -79,7 +79,7 @@ export interface Plan {
    * The venue's info reads (`watch.source` venue or service_then_venue), by weight per minute on the
    * exchange budget: open orders (20) every orders period, clearinghouseState and
    * spotClearinghouseState (2 + 2) every positions period, the open orders and clearinghouseState
-   * once more per dex of `watch.perp_dexes` (sched/read-plan.ts venueReadWeights). `onlyWhileServiceFails`: they are spent
+   * once more per dex of `watch.perp_dexes` (venue/read-plan.ts venueReadWeights). `onlyWhileServiceFails`: they are spent
    * only while the service fails (service_then_venue), so not counted in `exchange.needed`. Null:
    * reads from the service alone.
    */
@@ -105,7 +105,7 @@ export interface Plan {
   tier: ProtectionTier;
   /**
    * Reads stretched by this factor to fit beside the arms (1 = as configured): the service's in the
-   * global budget, the venue's weight in the exchange budget (sched/read-plan.ts). Infinite: no room.
+   * global budget, the venue's weight in the exchange budget (venue/read-plan.ts). Infinite: no room.
    */
   readStretch: number;
   /** Each account's read periods as the keeper will run them (stretched, at most MAX_READ_STRETCH times). */
@@ -154,7 +154,7 @@ function buildPlanWith(config: Config): Plan {
   }));
   const configuredArms = accounts.reduce((s, a) => s + a.armsPerMinute, 0);
   // Reads from the venue spend the exchange budget by weight, not the service's global window
-  // (sched/read-plan.ts, which the keeper plans its read periods with too).
+  // (venue/read-plan.ts, which the keeper plans its read periods with too).
   const source = config.watch.source;
   const readWeights = readWeightsOf(config.rateLimits.infoWeights);
   const periods = { ordersEveryMs: config.watch.ordersEverySeconds * 1000, positionsEveryMs: config.watch.positionsEverySeconds * 1000 };

@@ -1,5 +1,5 @@
 import type { Clock, TimerHandle } from '../sched/clock.js';
-import { ADDRESS_BUDGET_READ_EVERY_MS } from '../sched/read-plan.js';
+import { ADDRESS_BUDGET_READ_EVERY_MS } from '../venue/read-plan.js';
 import type { KeeperMetrics } from '../obs/metrics.js';
 import type { InfoUserRateLimit } from '../venue/info-decode.js';
 import { VENUE_FACTS } from '../venue/facts.js';

@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { KeeperMetrics } from '../obs/metrics.js';
 import { armCapacityPerSecond, assignRoutes, BUDGET_UTILISATION, maxPeriodMs, planProtection, type ProtectionInput, type ProtectionPlan, type RouteBudgets } from '../sched/cadence.js';
 import type { RequestScheduler } from '../sched/scheduler.js';
-import { keeperReadDemand, MAX_READ_STRETCH, readStretch, readWeightsOf } from '../sched/read-plan.js';
+import { keeperReadDemand, MAX_READ_STRETCH, readStretch, readWeightsOf } from '../venue/read-plan.js';
 import { SlotCalendar } from '../sched/slot-calendar.js';
 import { DEFAULT_INFO_WEIGHTS } from '../venue/info.js';
 import type { KeeperAccountSpec, KeeperOptions, KeeperStatus, Managed } from './keeper-types.js';

@@ -1,5 +1,5 @@
 import type { TimerHandle } from '../sched/clock.js';
-import { READ_UTILISATION } from '../sched/read-plan.js';
+import { READ_UTILISATION } from '../venue/read-plan.js';
 import { infoRequestWeight } from '../venue/info.js';
 import type { ClockStep } from '../sched/venue-clock.js';
 import { StateWriteError } from '../state/atomic-file.js';

@@ -27,9 +27,9 @@ export interface WatchSource {
   serviceReadTurn?(): boolean;
 }
 
-/** Where a read came from: the service's listing or the venue's info endpoint. */
-export type ReadSource = 'service' | 'venue';
-export const READ_SOURCES: readonly ReadSource[] = ['service', 'venue'];
+/** Where a read came from: the service's listing or the venue's info endpoint (the metric's label values). */
+export { READ_SOURCES, type ReadSource } from '../obs/metrics.js';
+import type { ReadSource } from '../obs/metrics.js';
 
 /**
  * `watch.source`: `service` (today's reads), `venue` (the info endpoint alone: needs no service),

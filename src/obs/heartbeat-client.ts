@@ -12,17 +12,8 @@ import type { Clock, TimerHandle } from '../sched/clock.js';
 import { checkOutcome, heartbeatOutcome, isNews, periodTooLong, type ClientState, type Exchange, type FailReason, type PeriodResult } from './heartbeat-outcome.js';
 import { heartbeatEndpoint, parseHttpUrl, redactUrl } from './heartbeat-url.js';
 
-export interface HttpCall {
-  method: 'GET' | 'POST';
-  url: string;
-  headers: Record<string, string>;
-  body?: string;
-  /** Aborted at the timeout or on stop; the request should reject then. */
-  signal: AbortSignal;
-}
-
-/** One HTTP exchange: the status and (at most the first few KiB of) the body; rejects when there is no answer. */
-export type HttpRequest = (call: HttpCall) => Promise<{ status: number; body: string }>;
+export type { HttpCall, HttpRequest } from './heartbeat-http.js';
+import type { HttpCall, HttpRequest } from './heartbeat-http.js';
 
 /** What the loop reports: only changes of state, never one line per heartbeat, never the token. */
 export type HeartbeatClientEvent =

@@ -4,7 +4,18 @@
  * the rest of the body is dropped with the connection.
  */
 import { request } from 'undici';
-import type { HttpCall } from './heartbeat-client.js';
+
+export interface HttpCall {
+  method: 'GET' | 'POST';
+  url: string;
+  headers: Record<string, string>;
+  body?: string;
+  /** Aborted at the timeout or on stop; the request should reject then. */
+  signal: AbortSignal;
+}
+
+/** One HTTP exchange: the status and (at most the first few KiB of) the body; rejects when there is no answer. */
+export type HttpRequest = (call: HttpCall) => Promise<{ status: number; body: string }>;
 
 export const MAX_ANSWER_BYTES = 4096;
 

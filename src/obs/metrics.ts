@@ -1,6 +1,5 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { AccountFamily, AccountTable, KeeperRegistry } from './account-series.js';
-import { READ_SOURCES } from '../keeper/watcher.js';
 
 /**
  * Every metric of docs/DESIGN.md section 2 (names and labels are the contract), declared once here.
@@ -16,6 +15,9 @@ export const RATE_LIMIT_SCOPES = ['endpoint', 'global'] as const;
 /** Request classes of the client budget (sched/scheduler.ts RequestClass). */
 export const PACING_KINDS = ['arm', 'read'] as const;
 export const ARM_PATHS = ['rest', 'exchange'] as const;
+/** Where a read came from: the service's listing or the venue's info endpoint (keeper/watcher.ts). */
+export const READ_SOURCES = ['service', 'venue'] as const;
+export type ReadSource = (typeof READ_SOURCES)[number];
 /** Why a heartbeat was refused (docs/liveness.md, the heartbeat API): one HTTP status each. */
 export const HEARTBEAT_REFUSALS = ['malformed', 'unauthorized', 'unknown_account', 'too_large', 'rate_limited'] as const;
 export type HeartbeatRefusal = (typeof HEARTBEAT_REFUSALS)[number];

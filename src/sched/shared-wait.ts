@@ -1,5 +1,3 @@
-import { VENUE_FACTS } from '../venue/facts.js';
-
 /**
  * How long a request waits for its token from the shared budget (shared-budget.ts), and what
  * happens when the token does not come. Pure.
@@ -40,6 +38,8 @@ export interface TokenWaitInput {
   /** Venue time of the account's current deadline; undefined (or 0, or not a time): none to protect. */
   deadlineVenueMs?: number | undefined;
   venueNowMs: number;
+  /** The venue's minimum lead of a deadline (VENUE_FACTS.scheduleCancelMinLeadMs, given by the port). */
+  minLeadMs: number;
   /** A read's max wait (its shed time). */
   readMaxWaitMs?: number | undefined;
 }
@@ -49,7 +49,7 @@ export function tokenWait(r: TokenWaitInput): TokenWait {
   const d = r.deadlineVenueMs;
   // A deadline is a venue time, not an urgency sentinel (PREPARE_URGENCY lies far beyond any deadline).
   if (d !== undefined && d > 0 && d < r.venueNowMs + 366 * 24 * 3600_000) {
-    const latest = d - VENUE_FACTS.scheduleCancelMinLeadMs - BYPASS_MARGIN_MS;
+    const latest = d - r.minLeadMs - BYPASS_MARGIN_MS;
     return { waitMs: Math.max(0, latest - r.venueNowMs), onTimeout: 'send' };
   }
   return { waitMs: NO_DEADLINE_TOKEN_CAP_MS, onTimeout: 'shed' };

@@ -1,3 +1,4 @@
+import { VENUE_FACTS } from './facts.js';
 import type { Clock } from '../sched/clock.js';
 import { PREPARE_URGENCY, type RequestOptions, type RequestScheduler } from '../sched/scheduler.js';
 import type { VenueClock } from '../sched/venue-clock.js';
@@ -483,6 +484,7 @@ export class VenuePort {
             kind: request.kind,
             deadlineVenueMs: cls === 'arm' ? request.urgency : undefined,
             venueNowMs: this.venueClock.nowMs(),
+            minLeadMs: VENUE_FACTS.scheduleCancelMinLeadMs,
             readMaxWaitMs: request.maxWaitMs ?? this.readMaxWaitMs,
           });
           await shared.take(request.scopes, cls, wait, request.weight ?? 1);

@@ -9,8 +9,8 @@
  * first: the arm plan (cadence.ts) takes what it needs, and reads get what is left, every account's
  * periods stretched by one common factor, so a read late by a period beats a read shed at random.
  */
-import { ASSUMED } from '../venue/assumptions.js';
-import type { InfoWeights } from '../venue/info.js';
+import { ASSUMED } from './assumptions.js';
+import type { InfoWeights } from './info.js';
 
 /** What one account reads in each period, as the watcher will send it. */
 export interface AccountReads {
