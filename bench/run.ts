@@ -1,7 +1,11 @@
 /**
  * `npm run bench [-- --accounts 10,100,1000,10000,50000] [--quick] [--no-baseline] [--profile NAME]
  *                  [--steady-seconds S] [--keeper-node-args="--cpu-prof --cpu-prof-dir=artifacts/prof"] [--sim-node-args=...]
+ *                  [--heartbeat-accounts N]
  * (the last three are for profiling runs: a shorter steady phase, node flags for the keeper or the simulator)
+ * --heartbeat-accounts: the heartbeat row's account count (1,000 in a full run, none with --quick or
+ * --accounts unless given; 0: none): the keeper's CPU per 1,000 bot heartbeats (runHeartbeats).
+ * `--accounts "" --heartbeat-accounts 1000` runs that row alone.
  *
  * The venue is the simulator's `realistic` profile (every optional field the keeper does not act
  * on sent as null, unknown keys everywhere) and every account starts with an approveAgent signed
@@ -29,6 +33,8 @@ import { parseArgs } from 'node:util';
 import { createServer } from 'node:net';
 import { createInterface } from 'node:readline';
 import { createWriteStream } from 'node:fs';
+import { performance } from 'node:perf_hooks';
+import { Pool } from 'undici';
 import { benchAddresses, benchKey } from './keys.js';
 import type { SamplerReport } from './sim-process.js';
 import { nodeOptionsFor } from '../src/config/memory.js';
@@ -195,7 +201,16 @@ async function stopChild(child: ChildProcess, viaIpc = false): Promise<void> {
   });
 }
 
-async function keeperConfig(spec: RunSpec, baseUrl: string, wsUrl: string, port: number): Promise<{ file: string; creds: string }> {
+/** Bot liveness for every account (the heartbeat row): bots of `botSize` accounts, one token each. */
+interface LivenessLoad {
+  botSize: number;
+  silenceS: number;
+}
+
+/** Bot k's heartbeat token (bench only: it protects nothing). */
+const heartbeatToken = (k: number): string => `bench-heartbeat-token-bot-${k}`;
+
+async function keeperConfig(spec: RunSpec, baseUrl: string, wsUrl: string, port: number, liveness?: LivenessLoad): Promise<{ file: string; creds: string }> {
   const dir = await mkdtemp(join(tmpdir(), `dmsk-bench-${spec.n}-`));
   const creds = join(dir, 'creds');
   await mkdir(creds);
@@ -228,6 +243,14 @@ async function keeperConfig(spec: RunSpec, baseUrl: string, wsUrl: string, port:
     await chmod(f, 0o600);
     // The master key only: the keeper generates an agent, approves it (approveAgent) and stores it.
     lines.push(`  - name: a${i}`, `    address: "${addresses[i]}"`, `    master_key: { file: a${i}.key }`);
+    if (liveness) lines.push(`    liveness: { heartbeat: { token: { file: bot${Math.floor(i / liveness.botSize)}.token } }, silence_seconds: ${liveness.silenceS} }`);
+  }
+  if (liveness) {
+    for (let k = 0; k * liveness.botSize < spec.n; k++) {
+      const f = join(creds, `bot${k}.token`);
+      await writeFile(f, `${heartbeatToken(k)}\n`, { mode: 0o600 });
+      await chmod(f, 0o600);
+    }
   }
   lines.push(`state_dir: ${join(dir, 'state')}`, 'server:', `  listen: 127.0.0.1:${port}`, 'log:', '  level: warn');
   const file = join(dir, 'bench.yaml');
@@ -428,6 +451,196 @@ async function runNaive(spec: RunSpec): Promise<Figures> {
   }
 }
 
+/** How the heartbeats of the heartbeat row arrive: one request per account, or one per bot naming its accounts. */
+type HeartbeatShape = 'single' | 'bot';
+
+interface HeartbeatFigures {
+  shape: HeartbeatShape;
+  phases: number;
+  /** Seconds under load and quiet, summed over the phases of this shape (and the quiet ones). */
+  loadedS: number;
+  quietS: number;
+  requestsPerSecond: number;
+  /** Account heartbeats the keeper accepted (200), per second under load. */
+  heartbeatsPerSecond: number;
+  heartbeats: number;
+  /** Answers other than 200 (and errors), by code. */
+  refused: Record<string, number>;
+  cpuQuietPercent: number;
+  cpuLoadedPercent: number;
+  /** Keeper CPU (user + system) for 1,000 account heartbeats: loaded minus quiet, per heartbeat. */
+  cpuMsPer1000: number;
+  cpuMsPerRequest: number;
+  lagP99QuietMs: number | null;
+  lagP99LoadedMs: number | null;
+}
+
+/**
+ * Heartbeats from this process, every account once a second, spread evenly over the second, over
+ * keep-alive connections: `single`, one request per account naming it; `bot`, one request per bot
+ * naming its `botSize` accounts. Counts the accounts accepted (answers 200) and the other answers.
+ */
+class HeartbeatLoad {
+  private readonly pool: Pool;
+  private timer: NodeJS.Timeout | undefined;
+  private inFlight = 0;
+  private idle: (() => void) | undefined;
+  requests = 0;
+  accepted = 0;
+  readonly other: Record<string, number> = {};
+
+  constructor(origin: string, private readonly n: number, private readonly botSize: number, private readonly shape: HeartbeatShape) {
+    this.pool = new Pool(origin, { connections: 16, pipelining: 1 });
+  }
+
+  start(): void {
+    const perSecond = this.shape === 'single' ? this.n : Math.ceil(this.n / this.botSize);
+    const t0 = performance.now();
+    let slot = 0;
+    this.timer = setInterval(() => {
+      const due = Math.floor(((performance.now() - t0) / 1000) * perSecond);
+      for (; slot < due; slot++) this.send(slot % perSecond);
+    }, 2);
+  }
+
+  private send(i: number): void {
+    const [bot, accounts] = this.shape === 'single' ? [Math.floor(i / this.botSize), [`a${i}`]] : [i, Array.from({ length: Math.min(this.botSize, this.n - i * this.botSize) }, (_, j) => `a${i * this.botSize + j}`)];
+    this.inFlight++;
+    this.requests++;
+    this.pool
+      .request({ path: '/heartbeat', method: 'POST', headers: { authorization: `Bearer ${heartbeatToken(bot)}`, 'content-type': 'application/json' }, body: JSON.stringify({ accounts }) })
+      .then(async (r) => {
+        await r.body.dump();
+        if (r.statusCode === 200) this.accepted += accounts.length;
+        else this.other[r.statusCode] = (this.other[r.statusCode] ?? 0) + 1;
+      })
+      .catch((e: unknown) => {
+        const k = (e as { code?: string }).code ?? 'error';
+        this.other[k] = (this.other[k] ?? 0) + 1;
+      })
+      .finally(() => {
+        if (--this.inFlight === 0) this.idle?.();
+      });
+  }
+
+  /** Stops sending and waits for the answers in flight. */
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    if (this.inFlight > 0) await new Promise<void>((r) => (this.idle = r));
+    this.idle = undefined;
+  }
+
+  async close(): Promise<void> {
+    await this.pool.close();
+  }
+}
+
+/**
+ * The heartbeat row: one keeper with `spec.n` accounts, each with heartbeat liveness (bots of
+ * `botSize` accounts, a silence long enough that the quiet phases never make a bot silent), the
+ * same re-arm load as the table's rows. After all are armed and one re-arm period has passed,
+ * phases of `phaseS` alternate: quiet, every account's heartbeat as one request (single), quiet, as
+ * one request per bot naming its accounts (bot), and so on for `rounds`, ending quiet. For each
+ * loaded phase, the keeper's CPU (/proc, every thread) per second minus the mean of the quiet
+ * phases just before and after it, times its length: the heartbeats' CPU, the re-arms (the same in
+ * every phase) and any drift cancelling out. Divided by the account heartbeats accepted.
+ */
+async function runHeartbeats(spec: RunSpec, botSize: number, phaseS: number, rounds: number): Promise<HeartbeatFigures[]> {
+  const sim = await startSim(spec, () => undefined);
+  const port = await freePort();
+  const silenceS = 300;
+  const cfg = await keeperConfig(spec, sim.baseUrl, sim.wsUrl, port, { botSize, silenceS });
+  const heapArgs = nodeOptionsFor(spec.n).split(' ');
+  const keeper = spawn(process.execPath, [...heapArgs, join(ROOT, 'dist/src/main.js'), 'run', '--config', cfg.file], {
+    env: { ...process.env, CREDENTIALS_DIRECTORY: cfg.creds, NOTIFY_SOCKET: undefined },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const t0 = Date.now();
+  try {
+    // every account armed (the keeper's own count), then a few seconds to settle
+    for (;;) {
+      if (keeper.exitCode !== null) throw new Error(`keeper exited ${keeper.exitCode}`);
+      if (Date.now() - t0 > (spec.n / spec.budgetPerSecond) * 3_000 + 60_000) throw new Error('not every account armed in time');
+      const text = await scrape(port).catch(() => '');
+      const armed = [...text.matchAll(/^dms_keeper_armed\{account="[^"]+"\} 1$/gm)].length;
+      if (armed === spec.n) break;
+      await new Promise((r) => setTimeout(r, 1_000));
+    }
+    // one re-arm period: the first round of re-arms after the cold start is over before the first phase
+    await new Promise((r) => setTimeout(r, spec.rearmS * 1000));
+    if ((Date.now() - t0) / 1000 > silenceS / 2) throw new Error(`the cold start took ${((Date.now() - t0) / 1000).toFixed(0)} s: too close to the silence of ${silenceS} s`);
+    const origin = `http://127.0.0.1:${port}`;
+    interface Phase {
+      shape: HeartbeatShape | null;
+      wall: number;
+      cpu: number;
+      requests: number;
+      accepted: number;
+      other: Record<string, number>;
+      lag: Array<[number, number]>;
+    }
+    const phases: Phase[] = [];
+    const phase = async (shape: HeartbeatShape | null): Promise<void> => {
+      const load = shape === null ? null : new HeartbeatLoad(origin, spec.n, botSize, shape);
+      const h0 = histogram(await scrape(port), 'dms_keeper_arm_lag_seconds');
+      const cpu0 = await procCpuSeconds(keeper.pid!);
+      const w0 = performance.now();
+      load?.start();
+      await new Promise((r) => setTimeout(r, phaseS * 1000));
+      await load?.stop();
+      const cpu1 = await procCpuSeconds(keeper.pid!);
+      const wall = (performance.now() - w0) / 1000;
+      const h1 = histogram(await scrape(port), 'dms_keeper_arm_lag_seconds');
+      await load?.close();
+      if (cpu0 === null || cpu1 === null) throw new Error('cannot read the keeper\'s CPU');
+      const lag = h1.map(([le, c], i) => [le, c - (h0[i]?.[1] ?? 0)] as [number, number]);
+      phases.push({ shape, wall, cpu: cpu1 - cpu0, requests: load?.requests ?? 0, accepted: load?.accepted ?? 0, other: { ...(load?.other ?? {}) }, lag });
+      console.error(`  phase ${shape ?? 'quiet'}: ${wall.toFixed(1)} s, keeper CPU ${(((cpu1 - cpu0) / wall) * 100).toFixed(1)}% of a core, ${load ? `${load.accepted} heartbeats accepted, ` : ''}re-arms ${lag.at(-1)?.[1] ?? 0}, lag p99 <= ${f(toMs(histQuantile(lag, 0.99)), 0)} ms`);
+    };
+    // quiet, single, quiet, bot, ..., quiet: every loaded phase between two quiet ones
+    for (let r = 0; r < rounds; r++) {
+      await phase(null);
+      await phase('single');
+      await phase(null);
+      await phase('bot');
+    }
+    await phase(null);
+    const sumHist = (hs: Array<Array<[number, number]>>): Array<[number, number]> => hs.reduce((acc, h) => h.map(([le, c], i) => [le, c + (acc[i]?.[1] ?? 0)] as [number, number]), [] as Array<[number, number]>);
+    const rate = (p: Phase): number => p.cpu / p.wall;
+    const quiet = phases.filter((p) => p.shape === null);
+    return (['single', 'bot'] as const).map((shape) => {
+      const mine = phases.map((p, i) => ({ p, i })).filter(({ p }) => p.shape === shape);
+      // each loaded phase against the mean of the quiet phases just before and after it (drift cancels)
+      const extra = mine.reduce((sum, { p, i }) => sum + (rate(p) - (rate(phases[i - 1]!) + rate(phases[i + 1]!)) / 2) * p.wall, 0);
+      const loadedS = mine.reduce((a, { p }) => a + p.wall, 0);
+      const accepted = mine.reduce((a, { p }) => a + p.accepted, 0);
+      const requests = mine.reduce((a, { p }) => a + p.requests, 0);
+      const other: Record<string, number> = {};
+      for (const { p } of mine) for (const [k, v] of Object.entries(p.other)) other[k] = (other[k] ?? 0) + v;
+      const around = [...new Set(mine.flatMap(({ i }) => [i - 1, i + 1]))].map((i) => phases[i]!);
+      return {
+        shape,
+        phases: mine.length,
+        loadedS,
+        quietS: around.reduce((a, p) => a + p.wall, 0),
+        requestsPerSecond: requests / loadedS,
+        heartbeatsPerSecond: accepted / loadedS,
+        heartbeats: accepted,
+        refused: other,
+        cpuQuietPercent: (around.reduce((a, p) => a + p.cpu, 0) / around.reduce((a, p) => a + p.wall, 0)) * 100,
+        cpuLoadedPercent: (mine.reduce((a, { p }) => a + p.cpu, 0) / loadedS) * 100,
+        cpuMsPer1000: accepted > 0 ? (extra / accepted) * 1000 * 1000 : NaN,
+        cpuMsPerRequest: requests > 0 ? (extra / requests) * 1000 : NaN,
+        lagP99QuietMs: toMs(histQuantile(sumHist(quiet.map((p) => p.lag)), 0.99)),
+        lagP99LoadedMs: toMs(histQuantile(sumHist(mine.map(({ p }) => p.lag)), 0.99)),
+      };
+    });
+  } finally {
+    await stopChild(keeper);
+    await stopChild(sim.child, true);
+  }
+}
+
 function specFor(n: number, quick: boolean, profile: string): RunSpec {
   if (quick) return { n, profile, budgetPerSecond: 10, deadlineS: 60, minHorizonS: 20, rearmS: 15, steadyS: 35, baselineS: 35 };
   if (n <= 100) return { n, profile, budgetPerSecond: 10, deadlineS: 60, minHorizonS: 20, rearmS: 15, steadyS: 60, baselineS: 60 };
@@ -447,11 +660,13 @@ function specFor(n: number, quick: boolean, profile: string): RunSpec {
 const f = (x: number | null, d = 1): string => (x === null ? 'n/a' : x === Infinity ? '>30 s' : x.toFixed(d));
 
 async function main(): Promise<number> {
-  const { values } = parseArgs({ options: { accounts: { type: 'string' }, quick: { type: 'boolean' }, 'no-baseline': { type: 'boolean' }, 'steady-seconds': { type: 'string' }, 'keeper-node-args': { type: 'string' }, 'sim-node-args': { type: 'string' }, profile: { type: 'string' } } });
+  const { values } = parseArgs({ options: { accounts: { type: 'string' }, quick: { type: 'boolean' }, 'no-baseline': { type: 'boolean' }, 'steady-seconds': { type: 'string' }, 'keeper-node-args': { type: 'string' }, 'sim-node-args': { type: 'string' }, profile: { type: 'string' }, 'heartbeat-accounts': { type: 'string' } } });
   simNodeArgs = values['sim-node-args']?.split(' ').filter(Boolean) ?? [];
   const quick = values.quick === true;
   const profile = values.profile ?? 'realistic';
-  const ns = (values.accounts ?? (quick ? '10,100' : '10,100,1000,10000,50000')).split(',').map(Number);
+  const ns = (values.accounts ?? (quick ? '10,100' : '10,100,1000,10000,50000')).split(',').filter(Boolean).map(Number);
+  // The heartbeat row: in a full run only, unless asked for (`--heartbeat-accounts 1000`; 0: none).
+  const heartbeatN = Number(values['heartbeat-accounts'] ?? (quick || values.accounts !== undefined ? 0 : 1000));
   const rows: Array<{ spec: RunSpec; keeper: Figures; naive?: Figures }> = [];
   const failed: Array<{ n: number; message: string }> = [];
   for (const n of ns) {
@@ -473,6 +688,22 @@ async function main(): Promise<number> {
     console.error(`  keeper: all armed ${f(keeper.timeToAllArmedS)} s, lapses ${keeper.lapses}, 429s ${keeper.rateLimited}, lag p99 <= ${f(keeper.lagP99Ms, 0)} ms (halves ${f(keeper.earlyLagP99Ms, 0)} / ${f(keeper.lateLagP99Ms, 0)} ms), late arms ${keeper.lateArms.length}, cpu ${f(keeper.cpuSecondsPerArm === null ? null : keeper.cpuSecondsPerArm * 1000, 2)} ms/arm (kernel ${f(keeper.cpuSystemShare === null ? null : keeper.cpuSystemShare * 100, 0)}%), rss ${f(keeper.peakRssMb)} MB, live heap ${f(keeper.heapLiveMb)} MB`);
     for (const a of keeper.lateArms.slice(0, 5)) console.error(`    late: ${lateArmText(a)}`);
     if (naive) console.error(`  naive:  all armed ${f(naive.timeToAllArmedS)} s, lapses ${naive.lapses}, 429s ${naive.rateLimited}`);
+  }
+
+  let heartbeats: { spec: RunSpec; botSize: number; figures: HeartbeatFigures[] } | undefined;
+  if (heartbeatN > 0) {
+    const spec = specFor(heartbeatN, false, profile);
+    const botSize = 10;
+    console.error(`bench: heartbeats, ${heartbeatN} accounts with liveness (bots of ${botSize}), B = ${spec.budgetPerSecond}/s, deadline ${spec.deadlineS} s ...`);
+    try {
+      heartbeats = { spec, botSize, figures: await runHeartbeats(spec, botSize, 15, 2) };
+      for (const h of heartbeats.figures) {
+        console.error(`  ${h.shape === 'single' ? 'single-account requests' : `bots of ${botSize}`}: ${h.heartbeatsPerSecond.toFixed(0)} heartbeats/s (${h.requestsPerSecond.toFixed(0)} requests/s), keeper CPU ${h.cpuQuietPercent.toFixed(1)}% quiet, ${h.cpuLoadedPercent.toFixed(1)}% loaded: ${h.cpuMsPer1000.toFixed(1)} ms per 1,000 heartbeats (${h.cpuMsPerRequest.toFixed(3)} ms per request)`);
+      }
+    } catch (e) {
+      failed.push({ n: heartbeatN, message: `heartbeat row: ${String((e as Error).message ?? e)}` });
+      console.error(`  heartbeats: FAILED: ${(e as Error).message}`);
+    }
   }
 
   const cpuModel = cpus()[0]?.model ?? (await readFile('/proc/cpuinfo', 'utf8').then((t) => /model name\s*:\s*(.+)/.exec(t)?.[1] ?? 'unknown', () => 'unknown'));
@@ -528,6 +759,23 @@ async function main(): Promise<number> {
     );
     for (const a of r.keeper.lateArms.slice(0, 5)) lines.push(`- ${lateArmText(a)}`);
     lines.push('');
+  }
+  if (heartbeats) {
+    const { spec, botSize, figures } = heartbeats;
+    lines.push(
+      '',
+      '## Heartbeats',
+      '',
+      `${spec.n} accounts, each with heartbeat liveness (bots of ${botSize} accounts, one token each; silence ${300} s, so that no bot falls silent in a quiet phase), B = ${spec.budgetPerSecond}/s, deadline ${spec.deadlineS} s: the re-arm load of the ${spec.n}-account row. After all are armed and one re-arm period, ${figures[0]!.phases * 4 + 1} phases of 15 s: quiet, every account's heartbeat once a second as one request each (single), quiet, as one request per bot naming its ${botSize} accounts (bot), ..., quiet. Heartbeats from the bench process over 16 keep-alive connections, spread evenly over each second.`,
+      "CPU per 1,000 heartbeats: for each loaded phase, the keeper's CPU (user + system, every thread, /proc) per second minus the mean of the quiet phases just before and after it, times its seconds; summed, over the account heartbeats accepted (answered 200), times 1,000. Quiet: those neighbouring phases. Lag: the re-arms' p99 (dms_keeper_arm_lag_seconds) in all quiet phases and in the loaded ones.",
+      '',
+      '| accounts | shape | requests/s | heartbeats/s accepted | refused | keeper CPU % core quiet / loaded | CPU ms per 1,000 heartbeats | CPU ms per request | lag p99 quiet / loaded ms |',
+      '|---|---|---|---|---|---|---|---|---|',
+      ...figures.map(
+        (h) =>
+          `| ${spec.n} | ${h.shape === 'single' ? 'single (1 account a request)' : `bot (${botSize} accounts a request)`} | ${h.requestsPerSecond.toFixed(0)} | ${h.heartbeatsPerSecond.toFixed(0)} | ${Object.entries(h.refused).map(([k, v]) => `${k} x${v}`).join(', ') || '0'} | ${h.cpuQuietPercent.toFixed(1)} / ${h.cpuLoadedPercent.toFixed(1)} | ${h.cpuMsPer1000.toFixed(1)} | ${h.cpuMsPerRequest.toFixed(3)} | ${f(h.lagP99QuietMs, 0)} / ${f(h.lagP99LoadedMs, 0)} |`,
+      ),
+    );
   }
   if (failed.length > 0) lines.push('', '## Rows that did not run', '', ...failed.map((x) => `- ${x.n} accounts: ${x.message}`));
   lines.push('', '## Baseline ratios (naive / keeper)', '', '| accounts | 429s | lapses | all armed time | CPU s per arm |', '|---|---|---|---|---|');
