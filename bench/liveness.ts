@@ -26,7 +26,7 @@
  *     keep-alive connections, for arb-desk with its token, from a worker thread): no re-arm over
  *     1 s late, the keeper's RSS within 50 MB of the quiet run's.
  * Prints a Markdown table and writes it to artifacts/liveness-bench.md; every child is stopped on
- * exit, failure included. About 7.5 minutes for all.
+ * exit, failure included. About 6 minutes for all.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, type WriteStream } from 'node:fs';
