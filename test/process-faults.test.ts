@@ -74,3 +74,38 @@ describe('process faults', () => {
     expect(acct.schedule.timeMs! - acct.nowMs).toBeGreaterThan(20_000);
   }, 120_000);
 });
+
+describe('corrupt state', () => {
+  it('every state file corrupted while the keeper was stopped (agent, trigger counts, budget log) :: it starts and re-arms within 20 s, one warning and one count per file', async () => {
+    const { readdir, writeFile: write, mkdir } = await import('node:fs/promises');
+    const sim = await startSim(track);
+    const dir = await tempDir();
+    const stateDir = join(dir, 'state');
+    const cfg = await keeperConfig(sim.url, { stateDir });
+    const first = track(startCli(['run', '--config', cfg.file], { env: { CREDENTIALS_DIRECTORY: cfg.creds } }));
+    await first.waitFor(() => first.logs().filter((l) => l.event === 'arm' && l.result === 'ok').length >= 2, 20_000, 'armed');
+    first.child.kill('SIGTERM');
+    expect((await first.exited).code).toBe(0);
+
+    const agents = (await readdir(join(stateDir, 'agents'))).map((f) => join(stateDir, 'agents', f));
+    expect(agents.length).toBe(1);
+    await mkdir(stateDir, { recursive: true });
+    for (const f of [...agents, join(stateDir, 'triggers.json'), join(stateDir, 'budget.json')]) await write(f, '{"truncated": ');
+
+    const t0 = Date.now();
+    const k = track(startCli(['run', '--config', cfg.file], { env: { CREDENTIALS_DIRECTORY: cfg.creds } }));
+    await k.waitFor(() => k.logs().some((l) => l.event === 'arm' && l.result === 'ok'), 20_000, 're-armed');
+    expect(Date.now() - t0).toBeLessThan(20_000);
+    const acct = await simAccount(sim.url, BOB);
+    expect(acct.schedule.timeMs! - acct.nowMs).toBeGreaterThan(6_000);
+    const warnings = k.logs().filter((l) => l.event === 'state_unreadable');
+    expect(warnings.map((l) => l.file).sort()).toEqual(['agent', 'budget', 'triggers']);
+    // each names its file and what the keeper did instead
+    expect(warnings.map((l) => String(l.problem)).sort()).toEqual([expect.stringContaining(agents[0]!), expect.stringContaining('budget.json'), expect.stringContaining('triggers.json')]);
+    expect(warnings.every((l) => typeof l.action === 'string' && String(l.action).length > 0)).toBe(true);
+    const metrics = (await getJson(`${cfg.ops}/metrics`)).text;
+    for (const file of ['agent', 'triggers', 'budget']) expect(metrics).toMatch(new RegExp(`^dms_keeper_state_unreadable_total\\{file="${file}"\\} 1$`, 'm'));
+    k.child.kill('SIGTERM');
+    expect((await k.exited).code).toBe(0);
+  }, 60_000);
+});

@@ -102,6 +102,11 @@ export class AgentLifecycle {
       );
       for (const w of p.warnings) m.log.warn({ event: 'provision_warning' }, w);
       if (p.stateWriteFailure) deps.metrics.stateWriteErrors.inc({ reason: p.stateWriteFailure });
+      if (p.stateUnreadable) {
+        // Once: the approval just made saved a good record over the unreadable one.
+        deps.metrics.stateUnreadable.inc({ file: 'agent' });
+        m.log.warn({ event: 'state_unreadable', file: 'agent', problem: p.stateUnreadable, action: 'approved a new agent' }, `state file unreadable (${p.stateUnreadable}): a new agent was approved instead`);
+      }
       this.scheduleRenewal(m);
       this.deps.onProvisioned(m);
       return true;

@@ -164,9 +164,19 @@ export class Keeper {
     this.state = 'starting';
     const { deps } = this;
     const loaded = await deps.triggers.load();
-    if (!loaded.ok) deps.logger.warn({ event: 'state_load_failed', problem: loaded.problem }, 'trigger counts not loaded');
+    if (!loaded.ok) {
+      // Counted from zero: the venue still refuses arms once an account's cap is spent, which the
+      // keeper reports (phase blocked); what it cannot know is how near the cap each account is.
+      deps.metrics.stateUnreadable.inc({ file: 'triggers' });
+      deps.logger.warn({ event: 'state_unreadable', file: 'triggers', problem: loaded.problem, action: "today's fired cancels counted from zero: unknown until the venue refuses an arm at its cap" }, "trigger counts not loaded: today's fired cancels are unknown, counted from zero");
+    }
     // Start-up pacing: what the previous instance sent still counts in the venue's windows.
-    const recent = (await deps.budgetLog?.load()) ?? {};
+    const budget = (await deps.budgetLog?.load()) ?? { scopes: {} };
+    if (budget.problem) {
+      deps.metrics.stateUnreadable.inc({ file: 'budget' });
+      deps.logger.warn({ event: 'state_unreadable', file: 'budget', problem: budget.problem, action: "start-up paced without the previous instance's requests" }, "budget log not loaded: start-up is paced without the previous instance's requests");
+    }
+    const recent = budget.scopes;
     // Saved in wall-clock time (it outlives the process); the scheduler counts on the monotonic clock.
     deps.scheduler.importRecent(shiftTimes(recent, deps.clock.monoMs() - deps.clock.nowMs()));
     const carried = Object.values(recent).reduce((n, l) => n + l.length, 0);

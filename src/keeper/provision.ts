@@ -52,6 +52,8 @@ export interface Provisioned {
   warnings: string[];
   /** Set when the generated agent could not be saved: the StateWriteError reason. */
   stateWriteFailure?: string;
+  /** The stored agent's file was unreadable (corrupt): named here; a new agent was approved instead. */
+  stateUnreadable?: string;
 }
 
 export class ProvisionError extends Error {
@@ -203,12 +205,15 @@ export async function provisionAccount(
   let source: Provisioned['source'];
   const warnings: string[] = [];
   let stateWriteFailure: string | undefined;
+  let stateUnreadable: string | undefined;
 
   if (spec.agentKey) {
     agent = await loadSigner(spec.name, 'agent key', spec.agentKey, deps.curve);
     source = 'configured';
   } else {
-    const stored = opts.force ? undefined : await deps.store.load(spec.name, spec.agentName).catch(() => undefined);
+    const checked = opts.force ? {} : await deps.store.loadChecked(spec.name, spec.agentName).catch(() => ({}) as { agent?: undefined; problem?: undefined });
+    const stored = checked.agent;
+    if (checked.problem) stateUnreadable = checked.problem;
     if (stored && stored.masterAddress === where.masterAddress && now < renewAtMs(stored.approvedAtMs, stored.validUntilMs, deps.renewFraction)) {
       agent = signerFromPrivateKey(stored.privateKey, 'stored agent key', deps.curve);
       validUntil = stored.validUntilMs;
@@ -240,7 +245,7 @@ export async function provisionAccount(
     builderFeeApproved = true;
   }
 
-  return { ...where, agent, agentValidUntilMs: validUntil, source, builderFeeApproved, warnings, stateWriteFailure };
+  return { ...where, agent, agentValidUntilMs: validUntil, source, builderFeeApproved, warnings, stateWriteFailure, ...(stateUnreadable ? { stateUnreadable } : {}) };
 }
 
 async function withMaster<T>(spec: ProvisionSpec, masterAddress: string, curve: SigningCurve | undefined, fn: (master: Signer) => Promise<T>): Promise<T> {

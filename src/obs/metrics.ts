@@ -15,6 +15,8 @@ export const RATE_LIMIT_SCOPES = ['endpoint', 'global'] as const;
 /** Request classes of the client budget (sched/scheduler.ts RequestClass). */
 export const PACING_KINDS = ['arm', 'read'] as const;
 export const ARM_PATHS = ['rest', 'exchange'] as const;
+/** The state directory's files, as `dms_keeper_state_unreadable_total` names them. */
+export const STATE_FILES = ['agent', 'triggers', 'budget'] as const;
 /** Where a read came from: the service's listing or the venue's info endpoint (keeper/watcher.ts). */
 export const READ_SOURCES = ['service', 'venue'] as const;
 export type ReadSource = (typeof READ_SOURCES)[number];
@@ -65,6 +67,8 @@ export interface KeeperMetrics {
   armLag: Histogram;
   lapses: AccountFamily;
   stateWriteErrors: Counter<'reason'>;
+  /** State files found unreadable (corrupt) at a load, by file (agent, triggers, budget). */
+  stateUnreadable: Counter<'file'>;
   readsShed: Counter;
   up: Gauge;
   cadenceStretch: Gauge;
@@ -157,6 +161,7 @@ export function createMetrics(opts: { version: string; defaultMetrics?: boolean;
       registers: r,
     }),
     lapses: new AccountFamily({ name: 'dms_keeper_lapses_total', help: 'Deadlines that passed while the account should have been armed', type: 'counter', table, registers: r }),
+    stateUnreadable: new Counter({ name: 'dms_keeper_state_unreadable_total', help: 'State files found unreadable when loaded (corrupt: not JSON, not the expected record), by file: agent (a new agent is approved), triggers (counted from zero), budget (start-up pacing without the previous instance)', labelNames: ['file'], registers: r }),
     stateWriteErrors: new Counter({ name: 'dms_keeper_state_write_errors_total', help: 'Failures to persist state, by reason', labelNames: ['reason'], registers: r }),
     readsShed: new Counter({ name: 'dms_keeper_reads_shed_total', help: 'Read requests dropped to keep budget for arms', registers: r }),
     up: new Gauge({ name: 'dms_keeper_up', help: '1 while the keeper loop runs', registers: r }),
@@ -187,6 +192,7 @@ export function createMetrics(opts: { version: string; defaultMetrics?: boolean;
   for (const path of ARM_PATHS) m.armLatency.zero({ path });
   for (const result of ['ok', 'error']) m.configReloads.inc({ result }, 0);
   for (const reason of ['read_only', 'no_space', 'permission', 'io']) m.stateWriteErrors.inc({ reason }, 0);
+  for (const file of STATE_FILES) m.stateUnreadable.inc({ file }, 0);
   m.wsConnected.set(0);
   m.clockSkew.set(0);
   m.cadenceStretch.set(1);

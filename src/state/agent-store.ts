@@ -36,14 +36,26 @@ export class AgentStore {
   }
 
   async load(account: string, agentName: string): Promise<StoredAgent | undefined> {
-    const text = await readFileIfExists(this.path(account, agentName));
-    if (text === undefined) return undefined;
+    return (await this.loadChecked(account, agentName)).agent;
+  }
+
+  /**
+   * The stored agent, or none; `problem` names a file that exists but cannot be used (not JSON, not
+   * an agent record): a corrupt file must not be passed over in silence.
+   */
+  async loadChecked(account: string, agentName: string): Promise<{ agent?: StoredAgent; problem?: string }> {
+    const file = this.path(account, agentName);
+    const text = await readFileIfExists(file);
+    if (text === undefined) return {};
+    let why: string;
     try {
       const parsed = Schema.safeParse(JSON.parse(text));
-      return parsed.success ? parsed.data : undefined;
+      if (parsed.success) return { agent: parsed.data };
+      why = 'not a stored agent record';
     } catch {
-      return undefined;
+      why = 'not JSON';
     }
+    return { problem: `${file}: ${why}` };
   }
 
   async save(agent: StoredAgent): Promise<void> {

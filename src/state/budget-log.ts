@@ -12,15 +12,16 @@ export class BudgetLog {
     return join(stateDir, 'budget.json');
   }
 
-  async load(): Promise<Record<string, number[]>> {
-    if (!this.file) return {};
+  /** The recent admissions; `problem` names a file that exists but cannot be read as one. */
+  async load(): Promise<{ scopes: Record<string, number[]>; problem?: string }> {
+    if (!this.file) return { scopes: {} };
     try {
       const text = await readFileIfExists(this.file);
-      if (text === undefined) return {};
+      if (text === undefined) return { scopes: {} };
       const parsed = Schema.safeParse(JSON.parse(text));
-      return parsed.success ? parsed.data.scopes : {};
-    } catch {
-      return {};
+      return parsed.success ? { scopes: parsed.data.scopes } : { scopes: {}, problem: `${this.file}: not a budget log` };
+    } catch (e) {
+      return { scopes: {}, problem: `${this.file}: ${(e as Error).message}` };
     }
   }
 

@@ -1,8 +1,9 @@
-import { chmod, mkdtemp, readFile, stat, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readFile, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { AgentStore } from './agent-store.js';
+import { BudgetLog } from './budget-log.js';
 import { StateWriteError, writeFileAtomic } from './atomic-file.js';
 import { TriggerCounter, utcDay } from './triggers.js';
 
@@ -133,5 +134,29 @@ describe('AgentStore', () => {
     await s.save(agent);
     expect(await s.load('mm-main', 'dms-keeper')).toEqual(agent);
     expect(await s.load('mm-main', 'other')).toBeUndefined();
+  });
+});
+
+describe('unreadable state files are named, not passed over', () => {
+  it('a corrupt stored agent: no agent, and the problem names the file', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'dmsk-state-'));
+    const store = new AgentStore(dir);
+    expect(await store.loadChecked('a1', 'k')).toEqual({});
+    await mkdir(join(dir, 'agents'), { recursive: true });
+    await writeFile(join(dir, 'agents', 'a1.k.json'), '{"account":');
+    expect(await store.loadChecked('a1', 'k')).toEqual({ problem: `${join(dir, 'agents', 'a1.k.json')}: not JSON` });
+    await writeFile(join(dir, 'agents', 'a1.k.json'), '{"account":"a1"}');
+    expect(await store.loadChecked('a1', 'k')).toEqual({ problem: `${join(dir, 'agents', 'a1.k.json')}: not a stored agent record` });
+    expect(await store.load('a1', 'k')).toBeUndefined();
+  });
+
+  it('a corrupt budget log: no pacing memory, and the problem names the file', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'dmsk-state-'));
+    const log = new BudgetLog(BudgetLog.fileIn(dir));
+    expect(await log.load()).toEqual({ scopes: {} });
+    await writeFile(BudgetLog.fileIn(dir), 'garbage');
+    expect(await log.load()).toEqual({ scopes: {}, problem: expect.stringContaining(BudgetLog.fileIn(dir)) });
+    await writeFile(BudgetLog.fileIn(dir), '{"savedAtMs":"x"}');
+    expect(await log.load()).toEqual({ scopes: {}, problem: `${BudgetLog.fileIn(dir)}: not a budget log` });
   });
 });
