@@ -1,7 +1,10 @@
 /**
  * The Kubernetes manifests (deploy/kubernetes/), without a cluster:
- *   - the base and the simulator overlay render (`kubectl kustomize`) and every object is valid
- *     against the Kubernetes and Prometheus Operator schemas (kubernetes-models);
+ *   - the base, base/core, the simulator overlay and the bot-sidecar example render (`kubectl
+ *     kustomize`, Kustomize v5+) in current syntax with nothing on stderr (no deprecation warning),
+ *     and every object is valid against the Kubernetes and Prometheus Operator schemas
+ *     (kubernetes-models);
+ *   - the keeper's pods spread over nodes (topologySpreadConstraints on kubernetes.io/hostname);
  *   - shard coverage: for 1, 2 and 5 replicas (scaled with the patch docs/operations.md shows),
  *     pods dms-keeper-0..N-1, each with the ConfigMap's config and exactly the environment the
  *     manifest gives it, cover every account exactly once, by the keeper's own shard function
@@ -35,12 +38,13 @@ import { startSim } from './support/keeper-process.js';
 
 const run = promisify(execFile);
 const BASE = 'deploy/kubernetes/base';
+const CORE = 'deploy/kubernetes/base/core';
 const OVERLAY = 'deploy/kubernetes/overlays/simulator';
 const SIDECAR = 'deploy/kubernetes/examples/bot-sidecar';
 
-/** kubectl with Kustomize: $KUBECTL, PATH, or Debian's unpacked by .ci/checks/kubernetes.sh. */
+/** kubectl with Kustomize: $KUBECTL (CI: the one .ci/checks/kubernetes.sh checked), else PATH's. */
 function findKubectl(): string | undefined {
-  const candidates = [process.env.KUBECTL, ...(process.env.PATH ?? '').split(':').map((d) => join(d, 'kubectl')), join(ROOT, 'artifacts/kubectl-pkg/usr/bin/kubectl')];
+  const candidates = [process.env.KUBECTL, ...(process.env.PATH ?? '').split(':').map((d) => join(d, 'kubectl'))];
   return candidates.find((c): c is string => c !== undefined && c !== '' && existsSync(c));
 }
 const KUBECTL = findKubectl();
@@ -50,9 +54,14 @@ const describeRender = KUBECTL || process.env.CI ? describe : describe.skip;
 
 type Obj = { apiVersion: string; kind: string; metadata: { name: string; labels?: Record<string, string> }; [k: string]: unknown };
 
+/**
+ * `kubectl kustomize dir`'s objects. Anything on stderr fails: Kustomize v5 warns there about
+ * deprecated fields (`bases`, `patchesStrategicMerge`), as every `kubectl apply -k` would.
+ */
 async function render(dir: string): Promise<Obj[]> {
-  if (!KUBECTL) throw new Error('no kubectl to render with (CI installs one: .ci/checks/kubernetes.sh)');
-  const { stdout } = await run(KUBECTL, ['kustomize', dir], { cwd: ROOT, maxBuffer: 16 << 20 });
+  if (!KUBECTL) throw new Error('no kubectl to render with (CI checks its own: .ci/checks/kubernetes.sh)');
+  const { stdout, stderr } = await run(KUBECTL, ['kustomize', dir], { cwd: ROOT, maxBuffer: 16 << 20 });
+  expect(stderr, `${KUBECTL} kustomize ${dir} printed on stderr`).toBe('');
   return YAML.parseAllDocuments(stdout)
     .map((d) => d.toJS() as Obj | null)
     .filter((o): o is Obj => o !== null);
@@ -105,9 +114,10 @@ interface PodSpec {
   containers: Container[];
   volumes: Array<{ name: string; configMap?: { name: string }; projected?: { sources: Array<{ secret?: { name: string; items?: Array<{ key: string; path: string }> } }> } }>;
   terminationGracePeriodSeconds?: number;
+  topologySpreadConstraints?: Array<{ topologyKey: string; maxSkew: number; whenUnsatisfiable: string; labelSelector?: { matchLabels?: Record<string, string> }; nodeTaintsPolicy?: string }>;
 }
 interface Sts extends Obj {
-  spec: { replicas: number; template: { spec: PodSpec } };
+  spec: { replicas: number; selector: { matchLabels: Record<string, string> }; template: { metadata: { labels: Record<string, string> }; spec: PodSpec } };
 }
 
 const statefulSet = (objs: Obj[], name = 'dms-keeper') => objs.find((o) => o.kind === 'StatefulSet' && o.metadata.name === name) as Sts;
@@ -249,7 +259,7 @@ async function scaled(base: string, n: number): Promise<string> {
   const patch = /```yaml\n(# shards\.yaml[^]*?)```/.exec(ops)?.[1];
   expect(patch, 'docs/operations.md shows the scaling patch (a ```yaml block starting "# shards.yaml")').toBeDefined();
   await writeFile(join(dir, 'shards.yaml'), patch!.replace(/replicas: \d+/, `replicas: ${n}`).replace(/value: "\d+"/, `value: "${n}"`));
-  await writeFile(join(dir, 'kustomization.yaml'), `bases:\n  - ../../${base}\npatchesStrategicMerge:\n  - shards.yaml\n`);
+  await writeFile(join(dir, 'kustomization.yaml'), `resources:\n  - ../../${base}\npatches:\n  - path: shards.yaml\n`);
   return dir;
 }
 
@@ -266,7 +276,18 @@ function cli(args: string[], env: Record<string, string>): Promise<{ code: numbe
 // ---------------------------------------------------------------------------------------------
 
 describeRender('Kubernetes manifests (kubectl kustomize, no cluster)', () => {
-  it.each([BASE, OVERLAY])('%s renders, and every object is valid against the Kubernetes schemas', async (dir) => {
+  it('the kubectl bundles Kustomize v5 or newer (kubectl 1.27+), which the manifests are written for', async () => {
+    const { stdout } = await run(KUBECTL!, ['version', '--client'], { cwd: ROOT });
+    expect(Number(/^Kustomize Version: v(\d+)\./m.exec(stdout)?.[1]), stdout).toBeGreaterThanOrEqual(5);
+  });
+
+  it.each([BASE, CORE, OVERLAY, SIDECAR])('%s is in current Kustomize syntax and renders without a warning', async (dir) => {
+    const kustomization = YAML.parse(await readFile(join(ROOT, dir, 'kustomization.yaml'), 'utf8')) as Record<string, unknown>;
+    for (const old of ['bases', 'patchesStrategicMerge', 'patchesJson6902', 'commonLabels', 'vars']) expect(kustomization[old], old).toBeUndefined();
+    expect((await render(dir)).length).toBeGreaterThan(0); // render() fails on any stderr
+  });
+
+  it.each([BASE, CORE, OVERLAY])('%s renders, and every object is valid against the Kubernetes schemas', async (dir) => {
     const objs = await render(dir);
     const problems = objs.map((o) => [`${o.kind}/${o.metadata.name}`, validate(o)]).filter(([, p]) => p !== undefined);
     expect(problems).toEqual([]);
@@ -414,16 +435,7 @@ describeRender('Kubernetes manifests (kubectl kustomize, no cluster)', () => {
 
 // ---- the bot with a heartbeat sidecar (deploy/kubernetes/examples/bot-sidecar) ----------------
 
-/** The examples use `patches:`, which Kustomize v2.0 (Debian's kubectl 1.20) cannot read. */
-async function kustomizeIsCurrent(): Promise<boolean> {
-  if (!KUBECTL) return false;
-  const { stdout } = await run(KUBECTL, ['version', '--client'], { cwd: ROOT }).catch(() => ({ stdout: '' }));
-  return /Kustomize Version: v[3-9]/.test(stdout);
-}
-const CURRENT = await kustomizeIsCurrent();
-const describeExample = CURRENT || process.env.CI ? describe : describe.skip;
-
-describeExample(`${SIDECAR} (current Kustomize)`, () => {
+describeRender(`${SIDECAR} (kubectl kustomize)`, () => {
   type Pod = { initContainers: Array<Container & { restartPolicy?: string; image: string }>; containers: Array<Container & { image: string }>; volumes: Array<{ name: string; secret?: { secretName: string } }> };
   const podOf = (objs: Obj[]) => (objs.find((o) => o.kind === 'Deployment') as Obj & { spec: { template: { spec: Pod } } }).spec.template.spec;
 
