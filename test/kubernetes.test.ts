@@ -318,6 +318,22 @@ describeRender('Kubernetes manifests (kubectl kustomize, no cluster)', () => {
     expect(cfg.shard, 'the StatefulSet sets the shard, not the config').toBeUndefined();
   });
 
+  it.each([
+    [BASE, 'DoNotSchedule'],
+    [CORE, 'DoNotSchedule'],
+    [OVERLAY, 'ScheduleAnyway'],
+  ])('%s: the keeper pods spread over nodes, one per node (%s), and a disruption takes one at a time', async (dir, when) => {
+    const objs = await render(dir);
+    const sts = statefulSet(objs);
+    const spread = sts.spec.template.spec.topologySpreadConstraints ?? [];
+    expect(spread).toEqual([{ topologyKey: 'kubernetes.io/hostname', maxSkew: 1, whenUnsatisfiable: when, nodeTaintsPolicy: 'Honor', labelSelector: { matchLabels: sts.spec.selector.matchLabels } }]);
+    // The selector counts exactly the keeper's pods: every one of them, and not Redis.
+    expect(sts.spec.template.metadata.labels).toMatchObject(sts.spec.selector.matchLabels);
+    expect(statefulSet(objs, 'dms-keeper-redis').spec.template.metadata.labels).not.toMatchObject(sts.spec.selector.matchLabels);
+    const pdb = objs.find((o) => o.kind === 'PodDisruptionBudget') as Obj & { spec: { maxUnavailable: number; selector: unknown } };
+    expect(pdb.spec).toEqual({ maxUnavailable: 1, selector: sts.spec.selector });
+  });
+
   it('the PrometheusRule is what scripts/prometheus-rule.mjs generates from config/prometheus/alerts.yml', async () => {
     const committed = await readFile(join(ROOT, BASE, 'prometheus-rule.yaml'), 'utf8');
     const { stdout } = await run(process.execPath, ['-e', "import('./scripts/prometheus-rule.mjs').then(async (m) => process.stdout.write(m.prometheusRule(await import('node:fs').then((fs) => fs.readFileSync('config/prometheus/alerts.yml', 'utf8')))))"], { cwd: ROOT });
