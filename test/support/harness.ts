@@ -1,7 +1,18 @@
 /**
- * The whole keeper against the venue simulator over real loopback HTTP and WebSocket, in virtual
- * time: one FakeClock drives both (the simulator's venue clock adds an offset), and every timer
- * waits for in-flight requests to finish before the next one fires.
+ * The whole keeper against the venue simulator in virtual time: one FakeClock drives both (the
+ * simulator's venue clock adds an offset), and every timer waits for the work it started to finish
+ * before the next one fires.
+ *
+ * Two carriers between them (`transport`):
+ * - `in-process` (default): no sockets. The keeper's `HttpTransport` (undici `request()`, its
+ *   deadlines and error classification) runs over the simulator's in-process Dispatcher, and its
+ *   `NotificationClient` over in-process WebSocket pairs (src/sim/in-process.ts); the simulator's
+ *   HTTP logic, profiles and faults are the ones its socket server runs. Nothing waits on real time
+ *   but the state files, whose results are handed back one at a time, in the order they were asked
+ *   for, when nothing else can run: every figure depends on virtual time only, to the millisecond,
+ *   whatever the machine's load.
+ * - `loopback`: real HTTP and WebSocket on 127.0.0.1, for a test about the wire. Virtual time then
+ *   waits while answers are on their way, polling in real time (`settleStuckMs`).
  */
 import type { InfoWeights } from '../../src/venue/info.js';
 import { Writable } from 'node:stream';
@@ -100,7 +111,10 @@ export async function startHarness(opts: {
   noService?: boolean;
   /** `rate_limits.info_weights` (the port's admission and the read plan); absent: the published weights. */
   infoWeights?: InfoWeights;
+  /** How the keeper reaches the simulator: `in-process` (default, no sockets) or `loopback` (real HTTP and WebSocket). */
+  transport?: 'in-process' | 'loopback';
   /**
+   * Loopback only (in-process needs no guess: it knows which requests wait on the venue clock).
    * How long (real ms) requests in flight may make no progress before virtual time goes on anyway.
    * Default: 40 polls (about 40-80 ms), for scenarios that hold requests on virtual-time latency
    * faults. Scenarios without such faults that measure time bounds set more: on two loaded cores a
@@ -110,10 +124,12 @@ export async function startHarness(opts: {
   /** Real ms added to every read of the state files (a slow disk), for the harness's own test. */
   stateReadDelayMs?: number;
 }): Promise<Harness> {
+  const inProcess = (opts.transport ?? 'in-process') === 'in-process';
+  /** Requests in the keeper's transport, and state-file reads and writes not yet handed back. */
   let inflight = 0;
-  // A request the simulator holds on a virtual-time latency fault cannot finish until time moves:
-  // when the in-flight count stops changing for a while, let the clock go on.
-  const settle = async (): Promise<void> => {
+  // Loopback: a request the simulator holds on a virtual-time latency fault cannot finish until time
+  // moves: when the in-flight count stops changing for a while, let the clock go on.
+  const settleLoopback = async (): Promise<void> => {
     let idle = 0;
     let stuck = 0;
     let last = inflight;
@@ -135,8 +151,44 @@ export async function startHarness(opts: {
       }
     }
   };
-  const clock = new FakeClock(T_START, settle);
-  const sim = await startSimulator({ clock, ...opts.sim });
+  // In process: every request and frame progresses in promise continuations and setImmediate
+  // callbacks, so "nothing left to run" is known exactly: no request that is not held on the venue
+  // clock, no frame on its way. Only then is the oldest state-file result handed back (its real I/O
+  // awaited), one at a time: the order of events never depends on how fast the disk or the machine is.
+  interface DiskResult {
+    finished: boolean;
+    done: Promise<void>;
+    deliver: () => void;
+  }
+  const disk: DiskResult[] = [];
+  let settling = false;
+  const settleInProcess = async (): Promise<void> => {
+    settling = true;
+    try {
+      let idle = 0;
+      for (let round = 0; idle < 3; round++) {
+        if (round > 1_000_000) throw new Error('harness: in-process work did not settle in 1,000,000 rounds');
+        await new Promise<void>((r) => setImmediate(r));
+        const requests = inflight - disk.length;
+        if (requests > sim.inProcess.dispatcher.waitingOnClock() || sim.inProcess.framesInFlight() > 0) {
+          idle = 0;
+          continue;
+        }
+        const head = disk.shift();
+        if (head) {
+          await head.done;
+          head.deliver();
+          idle = 0;
+          continue;
+        }
+        idle++;
+      }
+    } finally {
+      settling = false;
+    }
+  };
+  const clock = new FakeClock(T_START, inProcess ? settleInProcess : settleLoopback);
+  const sim = await startSimulator({ clock, listen: !inProcess, ...opts.sim });
   const stateDir = opts.stateDir ?? (await mkdtemp(join(tmpdir(), 'dmsk-harness-')));
 
   const logs: Array<Record<string, unknown>> = [];
@@ -152,7 +204,7 @@ export async function startHarness(opts: {
   const logger = createLogger('debug', stream, clock);
   const metrics = createMetrics({ version: 'test', defaultMetrics: false });
   const venueClock = new VenueClock(clock);
-  const dispatcher = new Agent({ connections: 32 });
+  const dispatcher = inProcess ? sim.inProcess.dispatcher : new Agent({ connections: 32 });
   class TrackedTransport extends HttpTransport {
     override async request(r: Parameters<HttpTransport['request']>[0]) {
       inflight++;
@@ -172,13 +224,34 @@ export async function startHarness(opts: {
 
   // State reads and writes are real I/O too: virtual time must not run ahead of them (an untracked
   // read of the state files at start let it run on by up to 6.6 s before the first request).
-  const track = async <T>(p: Promise<T>): Promise<T> => {
-    inflight++;
-    try {
-      return await p;
-    } finally {
-      inflight--;
+  const track = <T>(p: Promise<T>): Promise<T> => {
+    if (!inProcess) {
+      inflight++;
+      return p.finally(() => inflight--);
     }
+    // In process: the result waits in `disk` until settleInProcess hands it back (or, when nothing
+    // is driving the clock, as soon as it is the oldest one done).
+    inflight++;
+    return new Promise<T>((resolve, reject) => {
+      let outcome: (() => void) | undefined;
+      const entry: DiskResult = {
+        finished: false,
+        done: p.then(
+          (v) => void (outcome = () => resolve(v)),
+          (e: unknown) => void (outcome = () => reject(e as Error)),
+        ),
+        deliver: () => {
+          inflight--;
+          outcome!();
+        },
+      };
+      disk.push(entry);
+      void entry.done.then(() => {
+        entry.finished = true;
+        if (settling) return;
+        while (disk[0]?.finished) disk.shift()!.deliver();
+      });
+    });
   };
   const slowDisk = async <T>(read: () => Promise<T>): Promise<T> => {
     if (opts.stateReadDelayMs) await new Promise((r) => setTimeout(r, opts.stateReadDelayMs));
@@ -224,7 +297,15 @@ export async function startHarness(opts: {
     scheduler,
     venue,
     notifications: opts.notifications
-      ? (onEvent) => new NotificationClient({ wsUrl: sim.wsUrl, clock, onEvent, usersPerConnection: 1, random: () => 0.5 })
+      ? (onEvent) =>
+          new NotificationClient({
+            wsUrl: sim.wsUrl,
+            clock,
+            onEvent,
+            usersPerConnection: 1,
+            random: () => 0.5,
+            ...(inProcess ? { socketFactory: sim.inProcess.socketFactory } : {}),
+          })
       : undefined,
     metrics,
     logger,
@@ -267,7 +348,7 @@ export async function startHarness(opts: {
     close: async () => {
       await stopMoving();
       await transport.close();
-      await dispatcher.destroy();
+      if (!inProcess) await dispatcher.destroy();
       await sim.stop();
     },
   };
