@@ -15,8 +15,11 @@
  *   waits while answers are on their way, polling in real time (`settleStuckMs`).
  */
 import type { InfoWeights } from '../../src/venue/info.js';
+import { createHash } from 'node:crypto';
+import { appendFileSync, existsSync } from 'node:fs';
 import { Writable } from 'node:stream';
-import { mkdtemp } from 'node:fs/promises';
+import { afterAll, expect } from 'vitest';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createLogger } from '../../src/app/app.js';
@@ -32,11 +35,24 @@ import { startSimulator, type Simulator, type SimulatorOptions } from '../../src
 import { AgentStore } from '../../src/state/agent-store.js';
 import { TriggerCounter } from '../../src/state/triggers.js';
 import { HttpTransport } from '../../src/venue/http.js';
+import { loadSigningCurve } from '../../src/venue/signing/curve.js';
 import { VenuePort } from '../../src/venue/port.js';
 import { NotificationClient } from '../../src/venue/ws.js';
 import type { SwitchSettings } from '../../src/keeper/switch-machine.js';
 
 export const T_START = Date.UTC(2026, 10, 22, 12, 0, 0);
+
+/**
+ * Where the keeper's state directories go: real files, atomic writes and fsyncs as in production,
+ * on tmpfs when the machine has one (a cold start of 400 accounts writes 400 agent files, each
+ * awaited before virtual time moves on; fsync on a disk shared with other work costs real seconds).
+ */
+const STATE_BASE = existsSync('/dev/shm') ? '/dev/shm' : tmpdir();
+/** The state directories made here, removed after the test file (a test may reopen one after close()). */
+const madeDirs: string[] = [];
+afterAll(async () => {
+  for (const d of madeDirs.splice(0)) await rm(d, { recursive: true, force: true });
+});
 
 export const DEFAULT_SWITCH: SwitchSettings = {
   deadlineMs: 60_000,
@@ -188,8 +204,17 @@ export async function startHarness(opts: {
     }
   };
   const clock = new FakeClock(T_START, inProcess ? settleInProcess : settleLoopback);
-  const sim = await startSimulator({ clock, listen: !inProcess, ...opts.sim });
-  const stateDir = opts.stateDir ?? (await mkdtemp(join(tmpdir(), 'dmsk-harness-')));
+  // The curve the keeper runs on in production (libsecp256k1 when its binary loads), and the same
+  // library for the simulator's signer recovery (as the benchmark's): the bytes are viem's to the
+  // bit, at a tenth of the CPU (pure-JS recovery was a third of a timeline's time).
+  const curve = loadSigningCurve();
+  const recoverSigner = curve.fallbackReason === null ? (await import('../../bench/native-recovery.js')).nativeRecovery : undefined;
+  const sim = await startSimulator({ clock, listen: !inProcess, ...(recoverSigner ? { recoverSigner } : {}), ...opts.sim });
+  let stateDir = opts.stateDir;
+  if (stateDir === undefined) {
+    stateDir = await mkdtemp(join(STATE_BASE, 'dmsk-harness-'));
+    madeDirs.push(stateDir);
+  }
 
   const logs: Array<Record<string, unknown>> = [];
   const lines: string[] = [];
@@ -293,6 +318,7 @@ export async function startHarness(opts: {
   };
   const keeper = new Keeper(keeperOptions, {
     clock,
+    curve: curve.curve,
     venueClock,
     scheduler,
     venue,
@@ -329,6 +355,24 @@ export async function startHarness(opts: {
 
   const stopMoving = (): Promise<void> => driving(keeper.stop(5_000).catch(() => undefined), 50, 200);
 
+  /**
+   * With DMSK_TIMELINE_DIGESTS=<file>: one JSON line per harness run, a digest of what happened at
+   * the venue (every signed action: when, which account, which route, its result) and of the keeper's
+   * request counts by endpoint and status. Two runs of a timeline agree to the millisecond exactly
+   * when their digests are equal (scripts/timeline-digests.mjs compares runs).
+   */
+  const recordDigest = async (): Promise<void> => {
+    const out = process.env.DMSK_TIMELINE_DIGESTS;
+    if (!out) return;
+    const actions = sim.state.actionLog().map((a) => `${a.atMs} ${a.type} ${a.account ?? '-'} ${a.via} ${a.result}`);
+    const { values } = await metrics.venueRequests.get();
+    const requests = values.map((v) => `${v.labels.endpoint} ${v.labels.code} ${v.value}`).sort();
+    const digest = createHash('sha256').update(actions.join('\n')).update('\n--\n').update(requests.join('\n')).digest('hex');
+    const state = expect.getState();
+    const test = `${(state.testPath ?? '').replace(`${process.cwd()}/`, '')} > ${state.currentTestName ?? '?'}`;
+    appendFileSync(out, `${JSON.stringify({ test, transport: inProcess ? 'in-process' : 'loopback', endMonoMs: clock.monoMs() - T_START, actions: actions.length, digest })}\n`);
+  };
+
   return {
     clock,
     sim,
@@ -347,6 +391,7 @@ export async function startHarness(opts: {
     stop: () => stopMoving(),
     close: async () => {
       await stopMoving();
+      await recordDigest();
       await transport.close();
       if (!inProcess) await dispatcher.destroy();
       await sim.stop();
