@@ -18,6 +18,7 @@ import type { InfoWeights } from '../../src/venue/info.js';
 import { createHash } from 'node:crypto';
 import { appendFileSync, existsSync } from 'node:fs';
 import { Writable } from 'node:stream';
+import { keccak256, toHex } from 'viem';
 import { afterAll, expect } from 'vitest';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -48,6 +49,14 @@ export const T_START = Date.UTC(2026, 10, 22, 12, 0, 0);
  * awaited before virtual time moves on; fsync on a disk shared with other work costs real seconds).
  */
 const STATE_BASE = existsSync('/dev/shm') ? '/dev/shm' : tmpdir();
+/**
+ * Agent keys the keeper generates, from a counter rather than the system's randomness (valid
+ * secp256k1 keys all the same, each one new): the venue sees the same agent addresses on every
+ * run, so a timeline's every message, error text included, is the same too.
+ */
+let agentKeySeq = 0;
+const nextAgentKey = (): `0x${string}` => keccak256(toHex(`dms-keeper harness agent ${++agentKeySeq}`));
+
 /** The state directories made here, removed after the test file (a test may reopen one after close()). */
 const madeDirs: string[] = [];
 afterAll(async () => {
@@ -319,6 +328,7 @@ export async function startHarness(opts: {
   const keeper = new Keeper(keeperOptions, {
     clock,
     curve: curve.curve,
+    generateKey: nextAgentKey,
     venueClock,
     scheduler,
     venue,
@@ -369,7 +379,9 @@ export async function startHarness(opts: {
     const requests = values.map((v) => `${v.labels.endpoint} ${v.labels.code} ${v.value}`).sort();
     const digest = createHash('sha256').update(actions.join('\n')).update('\n--\n').update(requests.join('\n')).digest('hex');
     const state = expect.getState();
-    const test = `${(state.testPath ?? '').replace(`${process.cwd()}/`, '')} > ${state.currentTestName ?? '?'}`;
+    // A profile drawn at random (a property test's seed) names its run: only runs of one seed compare.
+    const profile = opts.sim?.profile?.startsWith('random:') ? ` [${opts.sim.profile}]` : '';
+    const test = `${(state.testPath ?? '').replace(`${process.cwd()}/`, '')} > ${state.currentTestName ?? '?'}${profile}`;
     appendFileSync(out, `${JSON.stringify({ test, transport: inProcess ? 'in-process' : 'loopback', endMonoMs: clock.monoMs() - T_START, actions: actions.length, digest })}\n`);
   };
 
