@@ -1,4 +1,33 @@
+import { BaseSequencer, type TestSpecification } from 'vitest/node';
 import { defineConfig } from 'vitest/config';
+
+/**
+ * Files that take long in real time whatever the CPU (child processes waiting for deadlines, a
+ * restart loop, Redis killed for 30 s, a neighbour holding slow connections), longest first: they
+ * start at once, so the two workers finish together. Without this, a fresh clone (no timing cache;
+ * `npm ci` clears it) starts the largest files first, and the two-shard Redis test (150 s) once
+ * began 88 s in and ran alone for the last minute and a half.
+ */
+const LONG_FIRST = [
+  'test/shared-budget-processes.test.ts',
+  'test/cli.test.ts',
+  'src/sched/shared-budget.test.ts',
+  'test/process-faults.test.ts',
+  'src/obs/http-server.test.ts',
+  'test/kubernetes.test.ts',
+  'test/status-page.browser.test.ts',
+];
+
+class LongFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const rank = (f: TestSpecification): number => {
+      const i = LONG_FIRST.findIndex((p) => f.moduleId.endsWith(`/${p}`));
+      return i < 0 ? LONG_FIRST.length : i;
+    };
+    const rest = await super.sort(files);
+    return rest.map((f, i) => ({ f, i })).sort((a, b) => rank(a.f) - rank(b.f) || a.i - b.i).map(({ f }) => f);
+  }
+}
 
 /**
  * One project, every file in parallel on two workers. The keeper's timelines (test/support/harness.ts)
@@ -13,6 +42,7 @@ export default defineConfig({
     hookTimeout: 20_000,
     // two cores: keep child-process and loopback tests from starving each other
     maxWorkers: 2,
+    sequence: { sequencer: LongFirst },
     // The JSON report feeds the README's reliability table (scripts/reliability-table.mjs).
     reporters: ['default', ['json', { outputFile: 'artifacts/vitest.json' }]],
   },
