@@ -1,31 +1,49 @@
+import { BaseSequencer, type TestSpecification } from 'vitest/node';
 import { defineConfig } from 'vitest/config';
 
 /**
- * The budget timelines measure a cold start against bounds in virtual time, but the harness trades
- * real loopback I/O (and, for the shards, real processes and Redis) for it: run beside the suite's
- * other process tests on two cores they stretched (228 accounts armed at 30.5 s in CI against 23 s on
- * every quiet run). So each runs after the rest, alone: one project per file, in its own group.
+ * Files that take long in real time whatever the CPU (child processes waiting for deadlines, a
+ * restart loop, Redis killed for 30 s, a neighbour holding slow connections), longest first: they
+ * start at once, so the two workers finish together. Without this, a fresh clone (no timing cache;
+ * `npm ci` clears it) starts the largest files first, and the two-shard Redis test (150 s) once
+ * began 88 s in and ran alone for the last minute and a half.
  */
-const TIMELINES = ['test/budget-one-window.test.ts', 'test/budget-tiers.test.ts', 'test/shared-budget-processes.test.ts'];
+const LONG_FIRST = [
+  'test/shared-budget-processes.test.ts',
+  'test/cli.test.ts',
+  'src/sched/shared-budget.test.ts',
+  'test/process-faults.test.ts',
+  'src/obs/http-server.test.ts',
+  'test/kubernetes.test.ts',
+  'test/status-page.browser.test.ts',
+];
 
+class LongFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const rank = (f: TestSpecification): number => {
+      const i = LONG_FIRST.findIndex((p) => f.moduleId.endsWith(`/${p}`));
+      return i < 0 ? LONG_FIRST.length : i;
+    };
+    const rest = await super.sort(files);
+    return rest.map((f, i) => ({ f, i })).sort((a, b) => rank(a.f) - rank(b.f) || a.i - b.i).map(({ f }) => f);
+  }
+}
+
+/**
+ * One project, every file in parallel on two workers. The keeper's timelines (test/support/harness.ts)
+ * run in virtual time with no sockets, so their figures do not depend on what runs beside them: none
+ * has to wait for a quiet machine.
+ */
 export default defineConfig({
   test: {
+    include: ['src/**/*.test.ts', 'test/**/*.test.ts', 'bench/**/*.test.ts'],
     exclude: ['node_modules/**', 'dist/**'],
     testTimeout: 20_000,
     hookTimeout: 20_000,
     // two cores: keep child-process and loopback tests from starving each other
     maxWorkers: 2,
+    sequence: { sequencer: LongFirst },
     // The JSON report feeds the README's reliability table (scripts/reliability-table.mjs).
     reporters: ['default', ['json', { outputFile: 'artifacts/vitest.json' }]],
-    projects: [
-      {
-        extends: true,
-        test: { name: 'suite', include: ['src/**/*.test.ts', 'test/**/*.test.ts', 'bench/**/*.test.ts'], exclude: ['node_modules/**', 'dist/**', ...TIMELINES] },
-      },
-      ...TIMELINES.map((file, i) => ({
-        extends: true as const,
-        test: { name: `timeline-${i + 1}`, include: [file], sequence: { groupOrder: i + 1 } },
-      })),
-    ],
   },
 });

@@ -55,8 +55,6 @@ async function run(n: number, told: number, opts: { judgeAfterFirst429Ms?: numbe
     accounts: () => addresses.map((a, i) => account(`acct-${i}`, a, benchKey(i), {}, SWITCH)),
     rateLimits: { global: told, scheduleCancel: told, windowMs: 5_000 },
     watch: { ordersEveryMs: 300_000, positionsEveryMs: 300_000 },
-    // No virtual-time latency here: wait for loopback answers, so a loaded machine cannot stretch the timeline.
-    settleStuckMs: 2_000,
   });
   const t0 = h.clock.monoMs();
   // Not the harness's start (it drives the clock until every account is provisioned): this loop

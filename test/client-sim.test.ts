@@ -320,7 +320,9 @@ describe('WebSocket notifications (4.16) against the simulator', () => {
     await until(() => c.isConfirmed(BOB));
     const bob = signerFromPrivateKey(demoMasterKey('bob'));
     sim.state.placeOrder(BOB, { outcome_id: sim.catalog.tradableOutcomeIds()[0]!, side: 1, direction: 'sell', price: '0.7', quantity: '3' });
-    const body = await buildScheduleCancel({ signer: bob, network: 'testnet', nonce: Date.now() + 5, timeMs: sim.clock.nowMs() + 5_100 });
+    // 5.5 s ahead: the venue refuses less than 5 s, and this runs in real time beside the rest of
+    // the suite (100 ms of margin once lost the race to signing and the request on a loaded machine).
+    const body = await buildScheduleCancel({ signer: bob, network: 'testnet', nonce: Date.now() + 5, timeMs: sim.clock.nowMs() + 5_500 });
     await rest.scheduleCancel(body);
     await until(() => events.some((e) => e.type === 'notification'), 8_000);
     const n = events.find((e) => e.type === 'notification') as Extract<NotificationClientEvent, { type: 'notification' }>;

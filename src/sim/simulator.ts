@@ -19,7 +19,9 @@ import { parseProfile } from './profiles.js';
 import { parseBudget, RateLimiter, type RateLimitConfig } from './rate-limit.js';
 import { infoRoutes } from './info-routes.js';
 import type { InfoWeightOverrides } from './weights.js';
-import { listenSimServer } from './server.js';
+import { createSimHttpHandler } from './http-handler.js';
+import { IN_PROCESS_ORIGIN, InProcessLink } from './in-process.js';
+import { listenSimServer, type SimServer } from './server.js';
 import { ServiceSwitch, type VenueOnlyRestStatus } from './services.js';
 import type { SimAccountSeed, VenueInfoState, VenueStateApi } from './types.js';
 import { demoAccountSeeds } from './venue/demo.js';
@@ -31,6 +33,11 @@ export interface SimulatorOptions {
   host?: string;
   /** 0 (default) = an ephemeral port. */
   port?: number;
+  /**
+   * Listen on loopback (default true). False: no socket at all; the simulator is reached through
+   * `inProcess` only (its dispatcher and WebSocket factory), and its URLs name `http://sim.in-process`.
+   */
+  listen?: boolean;
   /** The base clock; the real one by default. A FakeClock runs the simulator in virtual time. */
   clock?: Clock;
   /** Venue clock minus base clock at start; changeable later with `faults.setClockOffset`. */
@@ -84,7 +91,13 @@ export interface Simulator {
   /** `{ws_url}`, without `/ws`. */
   readonly wsUrl: string;
   readonly host: string;
+  /** The loopback port; 0 when not listening. */
   readonly port: number;
+  /**
+   * The same venue without sockets (in-process.ts): an undici Dispatcher for `HttpTransport` and a
+   * `SocketFactory` for `NotificationClient`. Available whether or not it listens.
+   */
+  readonly inProcess: InProcessLink;
   readonly state: VenueStateApi & VenueInfoState;
   readonly catalog: SimCatalog;
   /** Venue-only or both (services.ts). */
@@ -149,14 +162,11 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
       }),
       ...infoRoutes({ state, nowMs: () => clock.nowMs(), ...(opts.infoWeights ? { weights: opts.infoWeights } : {}) }),
     ];
-    const server = await listenSimServer({
-      host,
-      port: opts.port ?? 0,
+    const handler = createSimHttpHandler({
       clock,
       routes,
       faults,
       rateLimiter,
-      ws,
       services,
       admin: opts.admin === false ? undefined : adminHandler({ state, faults, rateLimiter, clock, info: state, services }),
       logger: opts.logger,
@@ -166,17 +176,21 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
         return out.dateMs === undefined ? { ...r, body: out.body } : { ...r, body: out.body, headers: { ...r.headers, Date: new Date(out.dateMs).toUTCString() } };
       },
     });
+    const inProcess = new InProcessLink(handler, ws);
+    const server: SimServer | undefined =
+      opts.listen === false ? undefined : await listenSimServer({ host, port: opts.port ?? 0, clock, routes, faults, rateLimiter, ws, handler, logger: opts.logger });
     const uninstall = profile.install(faults, baseClock);
 
     const hostPart = host.includes(':') ? `[${host}]` : host;
-    const httpBase = `http://${hostPart}:${server.port}`;
+    const httpBase = server ? `http://${hostPart}:${server.port}` : IN_PROCESS_ORIGIN;
     let stopping: Promise<void> | undefined;
     return {
       baseUrl: httpBase,
       exchangeUrl: httpBase,
-      wsUrl: `ws://${hostPart}:${server.port}`,
+      wsUrl: server ? `ws://${hostPart}:${server.port}` : IN_PROCESS_ORIGIN.replace(/^http/, 'ws'),
       host,
-      port: server.port,
+      port: server?.port ?? 0,
+      inProcess,
       state,
       catalog,
       services,
@@ -188,7 +202,9 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
         stopping ??= (async () => {
           uninstall();
           try {
-            await server.close();
+            handler.stop();
+            if (server) await server.close();
+            else await ws.close();
           } finally {
             state.stop();
           }

@@ -32,8 +32,25 @@ export interface WsHubOptions {
   maxPayloadBytes?: number;
 }
 
+/**
+ * What the hub needs of a server-side socket: a `ws` WebSocket, or the in-process end of a pair
+ * (in-process.ts) that carries the same frames without a socket.
+ */
+export interface HubSocket {
+  readonly readyState: number;
+  readonly OPEN: number;
+  send(data: string, cb?: (err?: Error) => void): void;
+  close(code?: number, reason?: string): void;
+  terminate(): void;
+  pong(data?: Buffer): void;
+  on(event: 'message', listener: (data: RawData, isBinary: boolean) => void): unknown;
+  on(event: 'ping', listener: (payload: Buffer) => void): unknown;
+  on(event: 'close', listener: () => void): unknown;
+  on(event: 'error', listener: (err: Error) => void): unknown;
+}
+
 interface Conn {
-  ws: WebSocket;
+  ws: HubSocket;
   ip: string;
   /** Normalized addresses this connection is subscribed to. */
   users: Set<string>;
@@ -73,7 +90,16 @@ export class WsHub {
       socket.destroy();
       return;
     }
-    this.wss.handleUpgrade(req, socket, head, (ws) => this.onConnection(ws, req.socket.remoteAddress ?? 'unknown'));
+    this.wss.handleUpgrade(req, socket, head, (ws: WebSocket) => this.onConnection(ws, req.socket.remoteAddress ?? 'unknown'));
+  }
+
+  /** Takes a connection that arrived without a socket (in-process.ts): the same rules from here on. */
+  accept(socket: HubSocket, ip: string): void {
+    if (this.closed) {
+      socket.terminate();
+      return;
+    }
+    this.onConnection(socket, ip);
   }
 
   /**
@@ -122,7 +148,7 @@ export class WsHub {
     await new Promise<void>((resolve) => this.wss.close(() => resolve()));
   }
 
-  private onConnection(ws: WebSocket, ip: string): void {
+  private onConnection(ws: HubSocket, ip: string): void {
     const conn: Conn = { ws, ip, users: new Set(), idleTimer: undefined };
     ws.on('error', (err) => this.log({ msg: 'ws client error', ip, err: String(err) }));
     ws.on('close', () => this.forget(conn));

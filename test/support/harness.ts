@@ -1,11 +1,26 @@
 /**
- * The whole keeper against the venue simulator over real loopback HTTP and WebSocket, in virtual
- * time: one FakeClock drives both (the simulator's venue clock adds an offset), and every timer
- * waits for in-flight requests to finish before the next one fires.
+ * The whole keeper against the venue simulator in virtual time: one FakeClock drives both (the
+ * simulator's venue clock adds an offset), and every timer waits for the work it started to finish
+ * before the next one fires.
+ *
+ * Two carriers between them (`transport`):
+ * - `in-process` (default): no sockets. The keeper's `HttpTransport` (undici `request()`, its
+ *   deadlines and error classification) runs over the simulator's in-process Dispatcher, and its
+ *   `NotificationClient` over in-process WebSocket pairs (src/sim/in-process.ts); the simulator's
+ *   HTTP logic, profiles and faults are the ones its socket server runs. Nothing waits on real time
+ *   but the state files, whose results are handed back one at a time, in the order they were asked
+ *   for, when nothing else can run: every figure depends on virtual time only, to the millisecond,
+ *   whatever the machine's load.
+ * - `loopback`: real HTTP and WebSocket on 127.0.0.1, for a test about the wire. Virtual time then
+ *   waits while answers are on their way, polling in real time (`settleStuckMs`).
  */
 import type { InfoWeights } from '../../src/venue/info.js';
+import { createHash } from 'node:crypto';
+import { appendFileSync, existsSync } from 'node:fs';
 import { Writable } from 'node:stream';
-import { mkdtemp } from 'node:fs/promises';
+import { keccak256, toHex } from 'viem';
+import { afterAll, expect } from 'vitest';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createLogger } from '../../src/app/app.js';
@@ -21,11 +36,32 @@ import { startSimulator, type Simulator, type SimulatorOptions } from '../../src
 import { AgentStore } from '../../src/state/agent-store.js';
 import { TriggerCounter } from '../../src/state/triggers.js';
 import { HttpTransport } from '../../src/venue/http.js';
+import { loadSigningCurve } from '../../src/venue/signing/curve.js';
 import { VenuePort } from '../../src/venue/port.js';
 import { NotificationClient } from '../../src/venue/ws.js';
 import type { SwitchSettings } from '../../src/keeper/switch-machine.js';
 
 export const T_START = Date.UTC(2026, 10, 22, 12, 0, 0);
+
+/**
+ * Where the keeper's state directories go: real files, atomic writes and fsyncs as in production,
+ * on tmpfs when the machine has one (a cold start of 400 accounts writes 400 agent files, each
+ * awaited before virtual time moves on; fsync on a disk shared with other work costs real seconds).
+ */
+const STATE_BASE = existsSync('/dev/shm') ? '/dev/shm' : tmpdir();
+/**
+ * Agent keys the keeper generates, from a counter rather than the system's randomness (valid
+ * secp256k1 keys all the same, each one new): the venue sees the same agent addresses on every
+ * run, so a timeline's every message, error text included, is the same too.
+ */
+let agentKeySeq = 0;
+const nextAgentKey = (): `0x${string}` => keccak256(toHex(`dms-keeper harness agent ${++agentKeySeq}`));
+
+/** The state directories made here, removed after the test file (a test may reopen one after close()). */
+const madeDirs: string[] = [];
+afterAll(async () => {
+  for (const d of madeDirs.splice(0)) await rm(d, { recursive: true, force: true });
+});
 
 export const DEFAULT_SWITCH: SwitchSettings = {
   deadlineMs: 60_000,
@@ -100,7 +136,10 @@ export async function startHarness(opts: {
   noService?: boolean;
   /** `rate_limits.info_weights` (the port's admission and the read plan); absent: the published weights. */
   infoWeights?: InfoWeights;
+  /** How the keeper reaches the simulator: `in-process` (default, no sockets) or `loopback` (real HTTP and WebSocket). */
+  transport?: 'in-process' | 'loopback';
   /**
+   * Loopback only (in-process needs no guess: it knows which requests wait on the venue clock).
    * How long (real ms) requests in flight may make no progress before virtual time goes on anyway.
    * Default: 40 polls (about 40-80 ms), for scenarios that hold requests on virtual-time latency
    * faults. Scenarios without such faults that measure time bounds set more: on two loaded cores a
@@ -112,10 +151,12 @@ export async function startHarness(opts: {
   /** The bots' health probes (liveness.probe); absent: every probe fails as `error`. */
   probe?: KeeperDeps['probe'];
 }): Promise<Harness> {
+  const inProcess = (opts.transport ?? 'in-process') === 'in-process';
+  /** Requests in the keeper's transport, and state-file reads and writes not yet handed back. */
   let inflight = 0;
-  // A request the simulator holds on a virtual-time latency fault cannot finish until time moves:
-  // when the in-flight count stops changing for a while, let the clock go on.
-  const settle = async (): Promise<void> => {
+  // Loopback: a request the simulator holds on a virtual-time latency fault cannot finish until time
+  // moves: when the in-flight count stops changing for a while, let the clock go on.
+  const settleLoopback = async (): Promise<void> => {
     let idle = 0;
     let stuck = 0;
     let last = inflight;
@@ -137,9 +178,54 @@ export async function startHarness(opts: {
       }
     }
   };
-  const clock = new FakeClock(T_START, settle);
-  const sim = await startSimulator({ clock, ...opts.sim });
-  const stateDir = opts.stateDir ?? (await mkdtemp(join(tmpdir(), 'dmsk-harness-')));
+  // In process: every request and frame progresses in promise continuations and setImmediate
+  // callbacks, so "nothing left to run" is known exactly: no request that is not held on the venue
+  // clock, no frame on its way. Only then is the oldest state-file result handed back (its real I/O
+  // awaited), one at a time: the order of events never depends on how fast the disk or the machine is.
+  interface DiskResult {
+    finished: boolean;
+    done: Promise<void>;
+    deliver: () => void;
+  }
+  const disk: DiskResult[] = [];
+  let settling = false;
+  const settleInProcess = async (): Promise<void> => {
+    settling = true;
+    try {
+      let idle = 0;
+      for (let round = 0; idle < 3; round++) {
+        if (round > 1_000_000) throw new Error('harness: in-process work did not settle in 1,000,000 rounds');
+        await new Promise<void>((r) => setImmediate(r));
+        const requests = inflight - disk.length;
+        if (requests > sim.inProcess.dispatcher.waitingOnClock() || sim.inProcess.framesInFlight() > 0) {
+          idle = 0;
+          continue;
+        }
+        const head = disk.shift();
+        if (head) {
+          await head.done;
+          head.deliver();
+          idle = 0;
+          continue;
+        }
+        idle++;
+      }
+    } finally {
+      settling = false;
+    }
+  };
+  const clock = new FakeClock(T_START, inProcess ? settleInProcess : settleLoopback);
+  // The curve the keeper runs on in production (libsecp256k1 when its binary loads), and the same
+  // library for the simulator's signer recovery (as the benchmark's): the bytes are viem's to the
+  // bit, at a tenth of the CPU (pure-JS recovery was a third of a timeline's time).
+  const curve = loadSigningCurve();
+  const recoverSigner = curve.fallbackReason === null ? (await import('../../bench/native-recovery.js')).nativeRecovery : undefined;
+  const sim = await startSimulator({ clock, listen: !inProcess, ...(recoverSigner ? { recoverSigner } : {}), ...opts.sim });
+  let stateDir = opts.stateDir;
+  if (stateDir === undefined) {
+    stateDir = await mkdtemp(join(STATE_BASE, 'dmsk-harness-'));
+    madeDirs.push(stateDir);
+  }
 
   const logs: Array<Record<string, unknown>> = [];
   const lines: string[] = [];
@@ -154,7 +240,7 @@ export async function startHarness(opts: {
   const logger = createLogger('debug', stream, clock);
   const metrics = createMetrics({ version: 'test', defaultMetrics: false });
   const venueClock = new VenueClock(clock);
-  const dispatcher = new Agent({ connections: 32 });
+  const dispatcher = inProcess ? sim.inProcess.dispatcher : new Agent({ connections: 32 });
   class TrackedTransport extends HttpTransport {
     override async request(r: Parameters<HttpTransport['request']>[0]) {
       inflight++;
@@ -174,13 +260,34 @@ export async function startHarness(opts: {
 
   // State reads and writes are real I/O too: virtual time must not run ahead of them (an untracked
   // read of the state files at start let it run on by up to 6.6 s before the first request).
-  const track = async <T>(p: Promise<T>): Promise<T> => {
-    inflight++;
-    try {
-      return await p;
-    } finally {
-      inflight--;
+  const track = <T>(p: Promise<T>): Promise<T> => {
+    if (!inProcess) {
+      inflight++;
+      return p.finally(() => inflight--);
     }
+    // In process: the result waits in `disk` until settleInProcess hands it back (or, when nothing
+    // is driving the clock, as soon as it is the oldest one done).
+    inflight++;
+    return new Promise<T>((resolve, reject) => {
+      let outcome: (() => void) | undefined;
+      const entry: DiskResult = {
+        finished: false,
+        done: p.then(
+          (v) => void (outcome = () => resolve(v)),
+          (e: unknown) => void (outcome = () => reject(e as Error)),
+        ),
+        deliver: () => {
+          inflight--;
+          outcome!();
+        },
+      };
+      disk.push(entry);
+      void entry.done.then(() => {
+        entry.finished = true;
+        if (settling) return;
+        while (disk[0]?.finished) disk.shift()!.deliver();
+      });
+    });
   };
   const slowDisk = async <T>(read: () => Promise<T>): Promise<T> => {
     if (opts.stateReadDelayMs) await new Promise((r) => setTimeout(r, opts.stateReadDelayMs));
@@ -222,11 +329,21 @@ export async function startHarness(opts: {
   };
   const keeper = new Keeper(keeperOptions, {
     clock,
+    curve: curve.curve,
+    generateKey: nextAgentKey,
     venueClock,
     scheduler,
     venue,
     notifications: opts.notifications
-      ? (onEvent) => new NotificationClient({ wsUrl: sim.wsUrl, clock, onEvent, usersPerConnection: 1, random: () => 0.5 })
+      ? (onEvent) =>
+          new NotificationClient({
+            wsUrl: sim.wsUrl,
+            clock,
+            onEvent,
+            usersPerConnection: 1,
+            random: () => 0.5,
+            ...(inProcess ? { socketFactory: sim.inProcess.socketFactory } : {}),
+          })
       : undefined,
     metrics,
     logger,
@@ -251,6 +368,26 @@ export async function startHarness(opts: {
 
   const stopMoving = (): Promise<void> => driving(keeper.stop(5_000).catch(() => undefined), 50, 200);
 
+  /**
+   * With DMSK_TIMELINE_DIGESTS=<file>: one JSON line per harness run, a digest of what happened at
+   * the venue (every signed action: when, which account, which route, its result) and of the keeper's
+   * request counts by endpoint and status. Two runs of a timeline agree to the millisecond exactly
+   * when their digests are equal (scripts/timeline-digests.mjs compares runs).
+   */
+  const recordDigest = async (): Promise<void> => {
+    const out = process.env.DMSK_TIMELINE_DIGESTS;
+    if (!out) return;
+    const actions = sim.state.actionLog().map((a) => `${a.atMs} ${a.type} ${a.account ?? '-'} ${a.via} ${a.result}`);
+    const { values } = await metrics.venueRequests.get();
+    const requests = values.map((v) => `${v.labels.endpoint} ${v.labels.code} ${v.value}`).sort();
+    const digest = createHash('sha256').update(actions.join('\n')).update('\n--\n').update(requests.join('\n')).digest('hex');
+    const state = expect.getState();
+    // A profile drawn at random (a property test's seed) names its run: only runs of one seed compare.
+    const profile = opts.sim?.profile?.startsWith('random:') ? ` [${opts.sim.profile}]` : '';
+    const test = `${(state.testPath ?? '').replace(`${process.cwd()}/`, '')} > ${state.currentTestName ?? '?'}${profile}`;
+    appendFileSync(out, `${JSON.stringify({ test, transport: inProcess ? 'in-process' : 'loopback', endMonoMs: clock.monoMs() - T_START, actions: actions.length, digest })}\n`);
+  };
+
   return {
     clock,
     sim,
@@ -269,8 +406,9 @@ export async function startHarness(opts: {
     stop: () => stopMoving(),
     close: async () => {
       await stopMoving();
+      await recordDigest();
       await transport.close();
-      await dispatcher.destroy();
+      if (!inProcess) await dispatcher.destroy();
       await sim.stop();
     },
   };
