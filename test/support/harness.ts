@@ -294,8 +294,9 @@ export async function startHarness(opts: {
     return read();
   };
   class TrackedStore extends AgentStore {
-    override load(...a: Parameters<AgentStore['load']>) {
-      return track(slowDisk(() => super.load(...a)));
+    // loadChecked is the store's one read (load goes through it): what provisioning calls.
+    override loadChecked(...a: Parameters<AgentStore['loadChecked']>) {
+      return track(slowDisk(() => super.loadChecked(...a)));
     }
     override save(a: Parameters<AgentStore['save']>[0]) {
       return track(super.save(a));
