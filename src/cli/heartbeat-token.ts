@@ -9,7 +9,7 @@ import { UsageError } from './args.js';
  * checkTokenText), so the client refuses exactly the tokens the keeper would. Never from argv,
  * where `ps` shows it to every user of the host.
  */
-import { HEARTBEAT_TOKEN_ENV } from '../config/env.js';
+import { HEARTBEAT_TOKEN_ENV } from '../config/names.js';
 export { HEARTBEAT_TOKEN_ENV };
 
 export interface TokenOptions {

@@ -21,8 +21,7 @@ import { objectShape, schemaKind, SECTION_SCHEMAS } from './schema.js';
  * except variables the config itself names as key sources (`master_key: { env: ... }`).
  */
 export const ENV_PREFIX = 'DMS_KEEPER_';
-/** `dms-keeper heartbeat`'s token: under the prefix, but no config key (never an override). */
-export const HEARTBEAT_TOKEN_ENV = 'DMS_KEEPER_HEARTBEAT_TOKEN';
+export { HEARTBEAT_TOKEN_ENV } from './names.js';
 
 export type ScalarKind = 'string' | 'number' | 'boolean';
 

@@ -76,9 +76,8 @@ export const CONFIG_DEFAULTS = {
   log: { level: 'info', format: 'json' },
 } as const;
 
-/** A metric label value: lower-case, starts with a letter or digit. */
-export const ACCOUNT_NAME_RE = /^[a-z0-9][a-z0-9_.-]*$/;
-export const ACCOUNT_NAME_MAX = 64;
+export { ACCOUNT_NAME_MAX, ACCOUNT_NAME_RE } from './names.js';
+import { ACCOUNT_NAME_MAX, ACCOUNT_NAME_RE } from './names.js';
 export { ADDRESS_RE } from '../venue/address.js';
 import { ADDRESS_RE } from '../venue/address.js';
 /** Printable ASCII without spaces: the venue appends ` valid_until <ms>` after the name. */

@@ -1,6 +1,6 @@
 import { readFile as fsReadFile, stat as fsStat } from 'node:fs/promises';
 import { inspect } from 'node:util';
-import { isPrivateKeyText, isValidPrivateKey } from '../venue/signing/signer.js';
+import { isPrivateKeyText, isValidPrivateKey } from '../venue/signing/key-text.js';
 import { ConfigError, type ConfigProblem } from './errors.js';
 
 /**
