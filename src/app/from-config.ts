@@ -75,13 +75,18 @@ export function toAppConfig(config: Config, env: Readonly<Record<string, string 
   };
 }
 
+/** A heartbeat token, read each time it is asked for (a reload reads a rotated token). */
+function tokenLoader(source: KeySource, env: Readonly<Record<string, string | undefined>>): () => Promise<string> {
+  return async () => (await readToken(source, { env })).reveal();
+}
+
 /** An account's liveness in ms, with the heartbeat token read when the keeper starts or reloads (never held in the config). */
 function livenessOf(l: LivenessConfig, env: Readonly<Record<string, string | undefined>>): LivenessSpec {
   const source = l.heartbeat?.token;
   return {
     silenceMs: l.silenceSeconds * 1000,
     onSilence: l.onSilence,
-    ...(source ? { heartbeat: { token: async () => (await readToken(source, { env })).reveal() } } : {}),
+    ...(source ? { heartbeat: { token: tokenLoader(source, env) } } : {}),
     ...(l.probe ? { probe: { url: l.probe.url, everyMs: l.probe.everySeconds * 1000, timeoutMs: l.probe.timeoutMs } } : {}),
   };
 }
@@ -92,7 +97,7 @@ function demoBotsOf(config: Config, env: Readonly<Record<string, string | undefi
     const source = config.accounts.find((a) => a.name === b.accounts[0])!.liveness!.heartbeat!.token;
     return {
       accounts: [...b.accounts],
-      token: async () => (await readToken(source, { env })).reveal(),
+      token: tokenLoader(source, env),
       ...(b.silentAfterSeconds !== undefined ? { silentAfterMs: b.silentAfterSeconds * 1000 } : {}),
       ...(b.silentForSeconds !== undefined ? { silentForMs: b.silentForSeconds * 1000 } : {}),
     };

@@ -6,6 +6,7 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { OnSilence } from './switch-machine.js';
+import { VENUE_FACTS } from '../venue/facts.js';
 import type { HttpAnswer } from '../obs/http-server.js';
 import type { HeartbeatRefusal } from '../obs/metrics.js';
 export type { HeartbeatRefusal, HttpAnswer };
@@ -18,6 +19,11 @@ export interface LivenessSpec {
   heartbeat?: { token: () => Promise<string> };
   /** The keeper GETs the bot's health URL: 2xx within `timeoutMs` is alive. */
   probe?: { url: string; everyMs: number; timeoutMs: number };
+}
+
+/** The day's fired cancels the venue still allows an account: what a silent bot's cancel would spend. */
+export function triggersLeft(triggersToday: number): number {
+  return Math.max(0, VENUE_FACTS.maxTriggersPerUtcDay - triggersToday);
 }
 
 /** `waiting`: not heard from since the keeper (re)started, still inside the silence period it grants. */

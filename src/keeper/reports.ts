@@ -11,6 +11,7 @@ import type { RunnerReport } from './account-runner.js';
 import type { ActivityReporter } from './activity.js';
 import type { Managed } from './keeper-types.js';
 import { READ_SOURCES, type ReadFailure, type WatchReport } from './watcher.js';
+import { triggersLeft } from './liveness.js';
 
 /**
  * What the keeper tells the world about its accounts: the runners', watchers' and WebSocket's
@@ -69,9 +70,8 @@ export class AccountReports {
           }
           if (r.soon) {
             metrics.cancelSoon.inc({ account });
-            const triggersLeft = Math.max(0, VENUE_FACTS.maxTriggersPerUtcDay - this.deps.triggers.get(account));
             m.log.warn(
-              { event: 'cancel_soon_sent', path: r.path, deadline: new Date(r.deadlineMs!).toISOString(), triggers_left: triggersLeft },
+              { event: 'cancel_soon_sent', path: r.path, deadline: new Date(r.deadlineMs!).toISOString(), triggers_left: triggersLeft(this.deps.triggers.get(account)) },
               `bot silent: the venue cancels this account's orders at ${new Date(r.deadlineMs!).toISOString()}`,
             );
             break;

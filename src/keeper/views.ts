@@ -5,6 +5,7 @@ import type { AccountStatus, AgentVenueStatus, KeeperStatus, Managed } from './k
 import type { AddressBudgetView } from './address-budget.js';
 import type { AgentCheckView } from './agent-check.js';
 import type { BotView } from './bot-liveness.js';
+import { triggersLeft } from './liveness.js';
 import type { SwitchState } from './switch-machine.js';
 import { VENUE_FACTS } from '../venue/facts.js';
 
@@ -141,7 +142,7 @@ function botStatus(view: BotView | null, s: Readonly<SwitchState> | undefined, t
   return {
     ...view,
     cancel_soon_deadline: cancelAt === null ? null : new Date(cancelAt).toISOString(),
-    triggers_left: Math.max(0, VENUE_FACTS.maxTriggersPerUtcDay - triggersToday),
+    triggers_left: triggersLeft(triggersToday),
   };
 }
 
