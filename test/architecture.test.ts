@@ -40,6 +40,8 @@ describe('architecture', () => {
  * - state: the state directory's files (atomic writes, trigger counts, stored agents); imports nothing of ours.
  * - sched: clocks and the request budget (scheduler, cadence, shared budget): time and pacing, no venue facts.
  * - venue: the venue client (transport, decoders, port, signing) and its facts; paced by sched.
+ * - plan: the budget plan (plan/budget-plan.ts): one pure function from accounts and limits to every
+ *   figure the keeper acts on and check-config prints; builds on the budget's arithmetic (sched) and the read weights (venue).
  * - config: the YAML, its rules and the request plan; reads venue facts and the budget's arithmetic.
  * - obs: metrics, logs, the ops HTTP server, the heartbeat client; reads the config's grammar.
  * - keeper: the per-account switch and everything around it; reports through obs.
@@ -49,7 +51,7 @@ describe('architecture', () => {
  * Tests are exempt (a test may drive its subject from above). Type-only imports count too: a
  * type that must be imported from above belongs lower.
  */
-const FOLDER_RANK = ['state', 'sched', 'venue', 'config', 'obs', 'keeper', 'sim', 'app', 'cli', 'main.ts'] as const;
+const FOLDER_RANK = ['state', 'sched', 'venue', 'plan', 'config', 'obs', 'keeper', 'sim', 'app', 'cli', 'main.ts'] as const;
 
 /** Every relative import (static, type-only or dynamic) of a source file, as repository paths. */
 function importsOf(file: string): string[] {

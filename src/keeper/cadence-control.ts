@@ -1,10 +1,12 @@
 import type { Logger } from 'pino';
 import type { KeeperMetrics } from '../obs/metrics.js';
-import { armCapacityPerSecond, assignRoutes, BUDGET_UTILISATION, maxPeriodMs, planProtection, type ProtectionInput, type ProtectionPlan, type RouteBudgets } from '../sched/cadence.js';
+import { coldStartPlanned, planBudget, planReads, type BudgetPlan, type PlanAccount, type Provisioning } from '../plan/budget-plan.js';
+import { armCapacityPerSecond, maxPeriodMs, type RouteBudgets } from '../sched/cadence.js';
 import type { RequestScheduler } from '../sched/scheduler.js';
-import { keeperReadDemand, MAX_READ_STRETCH, readStretch, readWeightsOf } from '../venue/read-plan.js';
+import { MAX_READ_STRETCH, readWeightsOf } from '../venue/read-plan.js';
 import { SlotCalendar } from '../sched/slot-calendar.js';
 import { DEFAULT_INFO_WEIGHTS } from '../venue/info.js';
+import type { ColdStartWindow } from './cold-start-gate.js';
 import type { KeeperAccountSpec, KeeperOptions, KeeperStatus, Managed } from './keeper-types.js';
 import type { SwitchSettings } from './switch-machine.js';
 
@@ -13,17 +15,6 @@ export interface SharedDemand {
   publishDemand(d: { armsPerSecond: number; backlog: number }): void;
   share(): number;
 }
-
-/**
- * The cold-start plan (longest safe periods) is worth it only when the configured re-arms would take
- * more than this share of the window once everyone is armed: below it they leave provisioning a
- * quarter of the window or more, and an account armed early keeps the cadence its operator asked
- * for (its runner keeps the period it was armed with until its next arm). At 0.1, a shard pacing 8
- * accounts on 0.4 arms/s kept the cold start's 39 s periods past it, and with queueing its horizon
- * fell to 19.3 s against a 20 s minimum. Pulling the re-arms forward when the plan ended instead
- * made the one-window cold start vary from 18 to over 40 s (re-arms pulled into its slots), so no.
- */
-const COLD_START_PLAN_SHARE = 0.75;
 
 /** A budget that moved by less than this share is the same plan (a demand share moves a little every second). */
 const BUDGET_CHANGE_TOLERANCE = 0.02;
@@ -42,22 +33,18 @@ const BUDGET_CHANGE_TOLERANCE = 0.02;
  * (cold-start.ts).
  */
 export class CadenceControl {
-  private plan?: ProtectionPlan;
+  /** The plan in force (plan/budget-plan.ts). */
+  private plan?: BudgetPlan;
   /** Effective re-arm period per account name; null: over_budget. */
   private periods = new Map<string, number | null>();
-  private budgetPerSecond = 0;
   /** Re-arm slots at the planned arm rate (rebuilt when the plan's rate changes). */
   private calendar?: SlotCalendar;
 
-  /** Every armed account at its longest safe period: provisioning takes the rest of the window. */
-  private coldStart = false;
-  /** The planned route of each rest_then_exchange account (assignRoutes). */
+  /** The cold start's provisioning left, as last told (null: none under way). */
+  private provisioning: Provisioning | null = null;
+  /** The planned route of each rest_then_exchange account. */
   private routes = new Map<string, 'rest' | 'exchange'>();
   private share = 1;
-  /** Arms per second of the plan without the cold start (what everyone armed will need). */
-  private steadyArmsPerSecond = 0;
-  /** Arms per second the plan in force spends in `global` (every arm) and `exchange` (arms routed there). */
-  private armsByScope = { global: 0, exchange: 0 };
   /** The stretch the watchers' read periods run at (applyReads). */
   private appliedReadStretch = 1;
 
@@ -106,18 +93,27 @@ export class CadenceControl {
   /** The budget moved (a 429 announced another, a limit was restored, the share changed). */
   budgetChanged(options: KeeperOptions): boolean {
     const budget = this.armBudget(options);
-    return budget !== undefined && Math.abs(budget - this.budgetPerSecond) > this.budgetPerSecond * BUDGET_CHANGE_TOLERANCE;
+    const before = this.plan?.budgetPerSecond ?? 0;
+    return budget !== undefined && Math.abs(budget - before) > before * BUDGET_CHANGE_TOLERANCE;
   }
 
   /**
-   * Enters or leaves the cold-start plan: `provisioning` is true while accounts are still being
-   * provisioned; the plan changes only when the configured re-arms would crowd the window.
+   * Tells the plan the cold start's provisioning left (null: none). Re-plans when a cold start
+   * begins or ends, or when the longest-periods rule flips (coldStartPlanned); not on every count:
+   * this runs on each provisioning event, and a plan at 50,000 accounts is not free.
    */
-  setColdStart(provisioning: boolean, options: KeeperOptions, accounts: Iterable<Managed>): void {
-    const on = provisioning && this.steadyArmsPerSecond > COLD_START_PLAN_SHARE * this.usablePerSecond();
-    if (this.coldStart === on) return;
-    this.coldStart = on;
-    this.apply(options, accounts);
+  setProvisioning(p: Provisioning | null, options: KeeperOptions, accounts: Iterable<Managed>): void {
+    const before = this.provisioning;
+    this.provisioning = p;
+    const plan = this.plan;
+    const flips = plan !== undefined && coldStartPlanned(p, plan.steadyArmsPerSecond, plan.usablePerSecond) !== plan.coldStart.longestPeriods;
+    if ((before === null) !== (p === null) || flips) this.apply(options, accounts);
+  }
+
+  /** The cold start's order and shared window, for the gate (keeper/cold-start-gate.ts). */
+  coldStartWindow(): ColdStartWindow {
+    const c = this.plan?.coldStart;
+    return c ? { order: c.order, perSecond: c.windowPerSecond } : { order: 'interleaved', perSecond: 0 };
   }
 
   /** The usable arm rate of the plan in force (arms per second), 0 before the first plan. */
@@ -156,38 +152,22 @@ export class CadenceControl {
    */
   claimSlot(wishMs: number, nowMs: number): number {
     if (!this.calendar) return wishMs;
-    const drainMs = this.budgetPerSecond > 0 ? (this.deps.scheduler.queuedOn('schedule_cancel') * 1000) / this.budgetPerSecond : 0;
+    const budget = this.plan?.budgetPerSecond ?? 0;
+    const drainMs = budget > 0 ? (this.deps.scheduler.queuedOn('schedule_cancel') * 1000) / budget : 0;
     return this.calendar.claim(wishMs, nowMs + drainMs);
   }
 
   apply(options: KeeperOptions, accounts: Iterable<Managed>): void {
-    const budget = this.armBudget(options);
-    if (budget === undefined) return;
-    this.budgetPerSecond = budget;
-    this.share = this.budgetShare();
     const managed = new Map([...accounts].map((m) => [m.spec.name, m]));
     const specs = options.accounts;
-    const inputs = specs.map((a) => {
+    const inputs: PlanAccount[] = specs.map((a) => {
       const s = managed.get(a.name)?.runner?.snapshot();
       return { ...a.switch, priority: a.priority ?? 0, noOpenOrders: a.switch.armWhen === 'orders_open' && s?.openOrders === 0 };
     });
-    const steady = planProtection(inputs, budget);
-    this.steadyArmsPerSecond = steady.armsPerSecond;
-    const plan = this.coldStart ? this.coldStartPlan(inputs, budget) : steady;
-    // The REST limit in force is this instance's already (a shared budget cut the scheduler's
-    // specs to its share, see budgetShare): not cut by the share a second time.
-    const restUsable = this.routeBudgets(options).rest;
-    const routes = assignRoutes(
-      specs.map((a, i) => ({ path: a.switch.path, armsPerSecond: plan.periodsMs[i] ? 1000 / plan.periodsMs[i]! : 0 })),
-      restUsable === undefined ? undefined : restUsable * BUDGET_UTILISATION,
-    );
-    this.routes = new Map(specs.flatMap((a, i) => (a.switch.path === 'rest_then_exchange' ? [[a.name, routes[i]!] as const] : [])));
-    this.armsByScope = { global: 0, exchange: 0 };
-    plan.periodsMs.forEach((p, i) => {
-      if (!p) return;
-      this.armsByScope.global += 1000 / p;
-      if (routes[i] === 'exchange') this.armsByScope.exchange += 1000 / p;
-    });
+    const plan = planBudget({ accounts: inputs, limits: this.routeBudgets(options), provisioning: this.provisioning });
+    if (!plan) return;
+    this.share = this.budgetShare();
+    this.routes = new Map(specs.flatMap((a, i) => (a.switch.path === 'rest_then_exchange' ? [[a.name, plan.routes[i]!] as const] : [])));
     const before = this.plan;
     if (plan.usablePerSecond > 0 && this.calendar?.spacingMs !== 1000 / plan.usablePerSecond) this.calendar = new SlotCalendar(1000 / plan.usablePerSecond);
     this.plan = plan;
@@ -195,9 +175,9 @@ export class CadenceControl {
     const m = this.deps.metrics;
     m.cadenceStretch.set(plan.stretch);
     m.capacityAccounts.set(plan.capacityAccounts);
-    m.armBudgetUtilisation.set(budget > 0 ? plan.armsPerSecond / budget : 0);
+    m.armBudgetUtilisation.set(plan.budgetPerSecond > 0 ? plan.armsPerSecond / plan.budgetPerSecond : 0);
     specs.forEach((a, i) => m.overBudget.set({ account: a.name }, plan.verdicts[i] === 'over_budget' ? 1 : 0));
-    if (before === undefined || before.tier !== plan.tier || Math.abs(before.stretch - plan.stretch) > 1e-6) this.logPlan(plan, before, budget, specs.length);
+    if (before === undefined || before.tier !== plan.tier || Math.abs(before.stretch - plan.stretch) > 1e-6 || before.coldStart.order !== plan.coldStart.order) this.logPlan(plan, before, specs.length);
     for (const acct of managed.values()) {
       const want = this.effectiveSettings(acct.spec);
       const now = acct.runner?.currentSettings();
@@ -223,10 +203,8 @@ export class CadenceControl {
       if (m.spec.switch.armWhen === 'orders_open') mix.ordersOnVenue++;
       else if (m.orders?.source === 'venue') mix.fallenBack++;
     }
-    // Each venue read covers the builder-deployed dexes too: one more open-orders and clearinghouseState request each.
-    const demand = keeperReadDemand(mode, readWeightsOf(options.infoWeights ?? DEFAULT_INFO_WEIGHTS), mix, options.watch, options.watch.perpDexes?.length ?? 0);
-    const b = this.routeBudgets(options);
-    return Math.min(MAX_READ_STRETCH, readStretch(demand, { global: b.global, exchange: b.exchange }, this.armsByScope));
+    const reads = { source: mode, weights: readWeightsOf(options.infoWeights ?? DEFAULT_INFO_WEIGHTS), mix, periods: options.watch, perpDexes: options.watch.perpDexes?.length ?? 0 };
+    return Math.min(MAX_READ_STRETCH, planReads(this.plan, this.routeBudgets(options), reads));
   }
 
   /** The read periods a watcher runs at: the configured ones times the stretch in force. */
@@ -256,38 +234,34 @@ export class CadenceControl {
     }
   }
 
-  /** Every account at its longest safe period (or what the budget allows below it); stretch against the configured periods. */
-  private coldStartPlan(inputs: ReadonlyArray<ProtectionInput>, budget: number): ProtectionPlan {
-    const plan = planProtection(inputs.map((a) => ({ ...a, rearmEveryMs: Math.max(a.rearmEveryMs, maxPeriodMs(a)) })), budget);
-    const stretches = plan.periodsMs.flatMap((p, i) => (p === null ? [] : [p / inputs[i]!.rearmEveryMs]));
-    return { ...plan, stretch: Math.max(1, ...stretches) };
-  }
-
   view(): KeeperStatus['cadence'] {
     const c = this.plan;
     if (!c) return null;
     return {
       stretch: Number(c.stretch.toFixed(3)),
       arms_per_second: Number(c.armsPerSecond.toFixed(3)),
-      budget_per_second: this.budgetPerSecond,
+      budget_per_second: c.budgetPerSecond,
       capacity_accounts: c.capacityAccounts,
       holds: c.verdicts.every((v) => v === 'keeps_min_horizon'),
       tier: c.tier,
       over_budget: c.verdicts.filter((v) => v === 'over_budget').length,
       short_horizon: c.verdicts.filter((v) => v === 'short_horizon').length,
-      cold_start: this.coldStart,
+      cold_start: c.coldStart.longestPeriods,
+      cold_start_order: c.coldStart.order,
       budget_share: Number(this.share.toFixed(3)),
       routes: { rest: [...this.routes.values()].filter((r) => r === 'rest').length, exchange: [...this.routes.values()].filter((r) => r === 'exchange').length },
       read_stretch: Number(this.appliedReadStretch.toFixed(3)),
     };
   }
 
-  private logPlan(plan: ProtectionPlan, before: ProtectionPlan | undefined, budget: number, accounts: number): void {
+  private logPlan(plan: BudgetPlan, before: BudgetPlan | undefined, accounts: number): void {
+    const budget = plan.budgetPerSecond;
+    const coldStart = plan.coldStart.longestPeriods;
     const over = plan.verdicts.filter((v) => v === 'over_budget').length;
     const short = plan.verdicts.filter((v) => v === 'short_horizon').length;
-    const fields = { event: 'cadence', tier: plan.tier, cold_start: this.coldStart, stretch: Number(plan.stretch.toFixed(3)), arms_per_second: Number(plan.armsPerSecond.toFixed(2)), budget_per_second: Number(budget.toFixed(3)), budget_share: Number(this.share.toFixed(3)), accounts, capacity_accounts: plan.capacityAccounts, short_horizon: short, over_budget: over };
+    const fields = { event: 'cadence', tier: plan.tier, cold_start: coldStart, cold_start_order: plan.coldStart.order, stretch: Number(plan.stretch.toFixed(3)), arms_per_second: Number(plan.armsPerSecond.toFixed(2)), budget_per_second: Number(budget.toFixed(3)), budget_share: Number(this.share.toFixed(3)), accounts, capacity_accounts: plan.capacityAccounts, short_horizon: short, over_budget: over };
     const log = this.deps.logger;
-    if (this.coldStart && over === 0 && short === 0) log.info(fields, 'cold start: armed accounts at their longest safe periods, the rest of the window to provisioning');
+    if (coldStart && over === 0 && short === 0) log.info(fields, 'cold start: armed accounts at their longest safe periods, the rest of the window to provisioning');
     else if (over > 0) log.error(fields, `the arm budget cannot arm every account: ${over} left over_budget (lowest priority)`);
     else if (short > 0) log.error(fields, `the arm budget keeps every account armed, but ${short} with a horizon below its minimum`);
     else if (plan.stretch > 1) log.warn(fields, 're-arm periods stretched to fit the arm budget');

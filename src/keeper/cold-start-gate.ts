@@ -1,5 +1,11 @@
 import { maxPeriodMs, type CadenceInput } from '../sched/cadence.js';
-import { firstArmGateMs, type ColdStartInput } from '../sched/cold-start.js';
+import { firstArmGateMs, type ColdStartInput, type ColdStartOrder } from '../sched/cold-start.js';
+
+/** How the plan in force orders the cold start (budget-plan.ts): the order, and the window approvals and first arms share (0: none). */
+export interface ColdStartWindow {
+  order: ColdStartOrder;
+  perSecond: number;
+}
 
 /**
  * The keeper's bookkeeping of a cold start (sched/cold-start.ts has the rules): how many accounts
@@ -80,6 +86,12 @@ export class ColdStartGate {
     return this.unsettled.size > 0 || this.awaiting.size > 0;
   }
 
+  /** What provisioning still has to send, for the plan (plan/budget-plan.ts). */
+  provisioning(): { approvalsLeft: number; firstArmsLeft: number } {
+    const c = this.input(0);
+    return { approvalsLeft: c.approvalsLeft, firstArmsLeft: c.firstArmsLeft };
+  }
+
   /** Requests provisioning still has to send (approvals likely, first arms). */
   backlog(): number {
     const c = this.input(0);
@@ -87,11 +99,11 @@ export class ColdStartGate {
   }
 
   /**
-   * Starts the account now, or parks it until the gate opens (`release`). `usablePerSecond`: the
-   * window's usable rate (the plan's).
+   * Starts the account now, or parks it until the gate opens (`release`). Only a just-in-time
+   * order has a gate; interleaved, every approved account is armed at once.
    */
-  admit(name: string, nowMs: number, usablePerSecond: number, start: () => void): void {
-    if (usablePerSecond > 0 && firstArmGateMs(nowMs, this.input(usablePerSecond)) > nowMs) {
+  admit(name: string, nowMs: number, window: ColdStartWindow, start: () => void): void {
+    if (this.gateClosed(nowMs, window)) {
       this.parked.set(name, start);
       return;
     }
@@ -99,13 +111,17 @@ export class ColdStartGate {
   }
 
   /** Releases every parked account when the gate has opened; returns how many. */
-  release(nowMs: number, usablePerSecond: number): number {
+  release(nowMs: number, window: ColdStartWindow): number {
     if (this.parked.size === 0) return 0;
-    if (usablePerSecond > 0 && firstArmGateMs(nowMs, this.input(usablePerSecond)) > nowMs) return 0;
+    if (this.gateClosed(nowMs, window)) return 0;
     const starts = [...this.parked.values()];
     this.parked.clear();
     for (const start of starts) start();
     return starts.length;
+  }
+
+  private gateClosed(nowMs: number, window: ColdStartWindow): boolean {
+    return window.order === 'just_in_time' && window.perSecond > 0 && firstArmGateMs(nowMs, this.input(window.perSecond)) > nowMs;
   }
 
   parkedCount(): number {

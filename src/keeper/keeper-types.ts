@@ -183,6 +183,11 @@ export interface KeeperStatus {
     short_horizon: number;
     /** Accounts still being provisioned: armed accounts at their longest safe periods (cold-start.ts). */
     cold_start: boolean;
+    /**
+     * The cold start's order (plan/budget-plan.ts): `interleaved` (each account armed once approved)
+     * or `just_in_time` (first arms held so none comes due inside the cold start: approvals and arms share one window).
+     */
+    cold_start_order: string;
     /** This instance's share of a shared budget (1 alone). */
     budget_share: number;
     /** How many `rest_then_exchange` accounts the plan puts on each route. */

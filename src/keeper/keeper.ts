@@ -350,7 +350,7 @@ export class Keeper {
       this.gate.settledOk(m.spec.name, (p.source === 'approved' ? 1 : 0) + (p.builderFeeApproved ? 1 : 0));
       // During a cold start its first arm may wait for the gate, so it does not come due again
       // before the last account is armed (sched/cold-start.ts).
-      this.gate.admit(m.spec.name, this.deps.clock.monoMs(), this.cadence.usablePerSecond(), () => void firstRead.then(() => this.startRunner(m)));
+      this.gate.admit(m.spec.name, this.deps.clock.monoMs(), this.cadence.coldStartWindow(), () => void firstRead.then(() => this.startRunner(m)));
       return;
     }
     void firstRead.then(() => this.startRunner(m));
@@ -445,8 +445,8 @@ export class Keeper {
         if (!m || (m.runner && !shouldBeArmed(m))) this.gate.forget(name);
       }
     }
-    this.gate.release(now, this.cadence.usablePerSecond());
-    this.cadence.setColdStart(this.gate.active(), this.options, this.accounts.values());
+    this.cadence.setProvisioning(this.gate.active() ? this.gate.provisioning() : null, this.options, this.accounts.values());
+    this.gate.release(now, this.cadence.coldStartWindow());
   }
 
   // ---- loop, time, health ----

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { coldStartRemainingMs, firstArmGateMs, simulateColdStart } from './cold-start.js';
+import { chooseColdStartOrder, coldStartRemainingMs, firstArmGateMs, provisioningContention, simulateColdStart } from './cold-start.js';
 
 // The issue's venue: one window of 100 per 5 s (B = 20/s, 0.97 of it usable), deadline 20 s,
 // min horizon 8 s: the longest safe period is 20 - 8 - 1 = 11 s.
@@ -56,5 +56,38 @@ describe('simulateColdStart: why just in time', () => {
 
   it('a window the re-arms outgrow never arms everyone, in any order', () => {
     expect(simulateColdStart('just_in_time', 1_000, B, PERIOD_MS).lastArmedSeconds).toBe(Number.POSITIVE_INFINITY);
+  });
+});
+
+describe('provisioningContention: do first arms take approvals\' slots?', () => {
+  it('no: REST arms with a quota of their own, and a global window wide enough for both paces (the bench)', () => {
+    expect(provisioningContention({ global: 400, rest: 100, exchange: 100 }, false)).toEqual({ contends: false, windowPerSecond: 0 });
+  });
+  it('yes: one window over every signed action, or a global window narrower than both paces', () => {
+    expect(provisioningContention({ global: 20, rest: 20 }, false)).toEqual({ contends: true, windowPerSecond: 20 * 0.97 });
+    expect(provisioningContention({ global: 150, rest: 100, exchange: 100 }, false).contends).toBe(true);
+  });
+  it('yes: arms by the exchange endpoint share the approvals\' quota', () => {
+    expect(provisioningContention({ global: 400, rest: 100, exchange: 100 }, true)).toEqual({ contends: true, windowPerSecond: 100 * 0.97 });
+  });
+  it('no: nothing limits the approvals', () => {
+    expect(provisioningContention({ rest: 100 }, false).contends).toBe(false);
+  });
+});
+
+describe('chooseColdStartOrder: the fewest unprotected account-seconds within the slack', () => {
+  it('not contended: interleaved, whatever the size', () => {
+    expect(chooseColdStartOrder({ contends: false, accounts: 10_000, perSecond: 97, periodMs: 104_000 })).toBe('interleaved');
+  });
+  it('contended at the issue-19 venue: interleaving would arm the last account past 1.5 x the ideal, so just in time', () => {
+    expect(chooseColdStartOrder({ contends: true, accounts: 180, perSecond: B, periodMs: PERIOD_MS })).toBe('just_in_time');
+  });
+  it('contended with periods far longer than the cold start: interleaved (early arms never come due inside it)', () => {
+    // 180 accounts at 19.4/s take 18.6 s; an account armed at once comes due only after 290 s, so
+    // just in time's gate is open from the start: the same order, the same account-seconds.
+    const inter = simulateColdStart('interleaved', 180, B, 290_000);
+    expect(inter.unprotectedAccountSeconds).toBe(simulateColdStart('just_in_time', 180, B, 290_000).unprotectedAccountSeconds);
+    expect(inter.rearmsInside).toBe(0);
+    expect(chooseColdStartOrder({ contends: true, accounts: 180, perSecond: B, periodMs: 290_000 })).toBe('interleaved');
   });
 });

@@ -1,3 +1,5 @@
+import { BUDGET_UTILISATION, type RouteBudgets } from './cadence.js';
+
 /**
  * The cold start as one plan over the window it spends (DESIGN.md section 7, "The cold start").
  *
@@ -8,22 +10,23 @@
  *
  * 1. While accounts are still being provisioned, every armed account runs at its longest safe
  *    period (`maxPeriodMs`): each re-arm spent during the cold start is a slot provisioning loses.
- * 2. First arms are held back until `firstArmGateMs`: the projected end of the cold start minus
+ * 2. Under the just-in-time order, first arms are held back until `firstArmGateMs`: the projected end of the cold start minus
  *    the shortest longest-safe period. A first arm sent earlier than that comes due again before
  *    the last account is armed, and that re-arm takes a slot from every account still waiting.
  *    From the gate on, a first arm goes before any approval (an approved account is one request
  *    from protection). Approvals fill every slot before the gate.
  *
- * Why this order ("just in time") and not the two obvious ones: `simulateColdStart` computes all
- * three on the same slot model, and the unit tests pin the comparison. Approvals-first arms the
- * last account as early as possible but leaves every account unprotected for the whole approval
- * phase; interleaving (approve, then arm, each account in turn) protects the first accounts at
- * once but its early arms come due inside the cold start, so the last accounts wait longest. Just
- * in time arms the last account as early as approvals-first (the ideal: every request once) and
- * leaves fewer unprotected account-seconds than it; interleaving leaves fewer still, but only by
- * making the last account wait past a whole deadline (at 180 accounts, B = 20/s, deadline 20 s:
- * 25 s against 18 s). We choose the order that arms every account within the ideal, and among
- * those the one that leaves the fewest unprotected account-seconds.
+ * Which order is chosen per venue (chooseColdStartOrder): the one that leaves the fewest
+ * unprotected account-seconds among those that arm the last account within COLD_START_SLACK times
+ * the ideal. When approvals and first arms do not share a window (provisioningContention: the
+ * schedule-cancel route has a quota of its own and the global window carries both paces), a first
+ * arm costs an approval nothing: interleaved, each account armed as soon as it is approved. On one
+ * window they compete, and `simulateColdStart` compares the orders on the same slot model (the unit
+ * tests pin it): approvals-first arms the last account as early as possible but leaves every account
+ * unprotected for the whole approval phase; interleaving protects the first accounts at once but its
+ * early arms come due inside the cold start, so the last accounts wait longest (at 180 accounts,
+ * B = 20/s, deadline 20 s: 25 s against 18 s, past the slack); just in time arms the last account
+ * at the ideal with fewer account-seconds than approvals-first.
  */
 
 export interface ColdStartInput {
@@ -66,9 +69,52 @@ export function firstArmGateMs(nowMs: number, c: ColdStartInput): number {
   return nowMs + remaining - c.periodMs;
 }
 
-// ---- the comparison behind the choice (tests and docs) ----
+// ---- which order: the one that leaves the fewest unprotected account-seconds ----
 
 export type ColdStartOrder = 'approvals_first' | 'interleaved' | 'just_in_time';
+
+/** The cold start may take this much longer than the ideal (every request once) to protect accounts sooner. */
+export const COLD_START_SLACK = 1.5;
+
+/**
+ * Whether a first arm takes a slot an approval needs: only when both spend one window too narrow to
+ * carry the approvals at their own pace and the arms that follow them. Approvals spend `exchange`
+ * and `global`; an arm spends its route's scope and `global`. An arm by the exchange endpoint always
+ * takes an approval's slot; a REST arm only when `global` is narrower than both paces together.
+ * `windowPerSecond`: that shared window's usable rate (what the slot model runs on); 0 when none.
+ *
+ * On a venue with a schedule-cancel quota of its own (the bench's: 100/s of REST arms, approvals
+ * on an exchange quota of the same rate, global 400/s) they never contend, and holding first arms
+ * back for the approvals only left every account unprotected for the whole approval phase: at
+ * 10,000 accounts the first was armed 104 s after the start.
+ */
+export function provisioningContention(limits: RouteBudgets, armsOnExchange: boolean): { contends: boolean; windowPerSecond: number } {
+  const global = limits.global ?? Number.POSITIVE_INFINITY;
+  const approvals = Math.min(limits.exchange ?? Number.POSITIVE_INFINITY, global);
+  if (!Number.isFinite(approvals)) return { contends: false, windowPerSecond: 0 };
+  if (armsOnExchange) return { contends: true, windowPerSecond: approvals * BUDGET_UTILISATION };
+  const arms = Math.min(limits.rest ?? Number.POSITIVE_INFINITY, global);
+  const contends = Number.isFinite(global) && global < approvals + Math.min(approvals, arms);
+  return { contends, windowPerSecond: contends ? global * BUDGET_UTILISATION : 0 };
+}
+
+/**
+ * The order of a cold start of `accounts` (each needing an approval and a first arm) on a window
+ * of `perSecond` both contend for (provisioningContention), armed accounts due every `periodMs`:
+ * of the orders that arm the last account within COLD_START_SLACK times the ideal, the one that
+ * leaves the fewest unprotected account-seconds on the slot model (simulateColdStart); when none
+ * does, just in time (it arms the last account at the ideal). Not contended: interleaved, each
+ * account armed as soon as it is approved (its arm takes no approval's slot).
+ */
+export function chooseColdStartOrder(c: { contends: boolean; accounts: number; perSecond: number; periodMs: number }): ColdStartOrder {
+  if (!c.contends || c.accounts <= 0 || !(c.perSecond > 0)) return 'interleaved';
+  const idealSeconds = (2 * c.accounts) / c.perSecond;
+  const within = (['interleaved', 'just_in_time'] as const)
+    .map((order) => simulateColdStart(order, c.accounts, c.perSecond, c.periodMs))
+    .filter((o) => o.lastArmedSeconds <= COLD_START_SLACK * idealSeconds)
+    .sort((x, y) => x.unprotectedAccountSeconds - y.unprotectedAccountSeconds);
+  return within[0]?.order ?? 'just_in_time';
+}
 
 export interface ColdStartOutcome {
   order: ColdStartOrder;

@@ -123,6 +123,28 @@ export async function advanceUntilAllArmed(h: Harness, addresses: readonly strin
   return Number.POSITIVE_INFINITY;
 }
 
+/**
+ * The cold start as the venue saw it, exact (its action log, not sampled): from `t0VenueMs` (the
+ * venue's clock), when the first and the last of `addresses` got their first accepted arm, and the
+ * account-seconds left unprotected (each account's time to its first arm, summed).
+ */
+export function coldStartFigures(h: Harness, addresses: readonly string[], t0VenueMs: number): { firstArmedMs: number; allArmedMs: number; unprotectedAccountSeconds: number } {
+  const wanted = new Set(addresses.map((a) => a.toLowerCase()));
+  const armedAt = new Map<string, number>();
+  for (const x of h.sim.state.actionLog()) {
+    const who = x.account?.toLowerCase();
+    if (x.type !== 'scheduleCancel' || x.result !== 'ok' || !who || !wanted.has(who) || armedAt.has(who)) continue;
+    armedAt.set(who, x.atMs - t0VenueMs);
+  }
+  const times = [...armedAt.values()];
+  const all = armedAt.size === wanted.size;
+  return {
+    firstArmedMs: times.length ? Math.min(...times) : Number.POSITIVE_INFINITY,
+    allArmedMs: all ? Math.max(...times) : Number.POSITIVE_INFINITY,
+    unprotectedAccountSeconds: all ? times.reduce((sum, t) => sum + t, 0) / 1000 : Number.POSITIVE_INFINITY,
+  };
+}
+
 export async function startHarness(opts: {
   accounts: (sim: Simulator) => KeeperAccountSpec[];
   sim?: SimulatorOptions;

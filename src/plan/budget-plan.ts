@@ -1,0 +1,172 @@
+import { armCapacityPerSecond, assignRoutes, BUDGET_UTILISATION, maxPeriodMs, planProtection, type AccountVerdict, type PathPolicy, type ProtectionInput, type ProtectionTier, type RouteBudgets } from '../sched/cadence.js';
+import { chooseColdStartOrder, COLD_START_SLACK, provisioningContention, simulateColdStart, type ColdStartOrder } from '../sched/cold-start.js';
+import { keeperReadDemand, readStretch, type PlanReadWeights, type ReadMix, type ReadSourceMode } from '../venue/read-plan.js';
+
+/**
+ * The budget plan: one pure function from (the accounts and their settings, the limits in force,
+ * the provisioning left) to every figure the keeper acts on and `check-config` prints: each
+ * account's period, route and verdict, the arms each scope carries, the tier, the cold start's
+ * order. The keeper (keeper/cadence-control.ts) and `check-config` (config/plan.ts) both call it;
+ * they differ only in where the inputs come from: the keeper's limits are the scheduler's (learned
+ * from 429s, cut to this instance's share of a shared budget), check-config's the configured ones
+ * cut to the planning share. The reads are planned after the arms, on what they leave (planReads).
+ *
+ * The steps, in order (DESIGN.md section 7 walks one request through them):
+ * 1. the arm budget: what the routes the accounts may use carry together (armCapacityPerSecond);
+ * 2. the periods: planProtection fits them to it, never refusing (stretch, reserve, short
+ *    horizons, then over_budget by priority);
+ * 3. during a cold start that the steady re-arms would crowd, every account at its longest safe
+ *    period, so provisioning gets the rest of the window;
+ * 4. the routes: `rest_then_exchange` accounts fill what REST leaves, the rest go by exchange;
+ * 5. the cold start's order: interleaved unless approvals and first arms contend for one window,
+ *    then the order with the fewest unprotected account-seconds (sched/cold-start.ts).
+ */
+
+/**
+ * The cold-start plan (longest safe periods) is worth it only when the configured re-arms would take
+ * more than this share of the window once everyone is armed: below it they leave provisioning a
+ * quarter of the window or more, and an account armed early keeps the cadence its operator asked
+ * for (its runner keeps the period it was armed with until its next arm). At 0.1, a shard pacing 8
+ * accounts on 0.4 arms/s kept the cold start's 39 s periods past it, and with queueing its horizon
+ * fell to 19.3 s against a 20 s minimum.
+ */
+export const COLD_START_PLAN_SHARE = 0.75;
+
+export interface PlanAccount extends ProtectionInput {
+  path: PathPolicy;
+}
+
+/** Provisioning still to do: approvals likely left (0 when stored agents serve) and first arms left. */
+export interface Provisioning {
+  approvalsLeft: number;
+  firstArmsLeft: number;
+}
+
+export interface BudgetInput {
+  accounts: readonly PlanAccount[];
+  /** Requests per second in force on each scope: this instance's part. */
+  limits: RouteBudgets;
+  /** Null: no cold start under way. */
+  provisioning: Provisioning | null;
+}
+
+export interface ColdStartPlan {
+  /** Every account at its longest safe period, the rest of the window to provisioning. */
+  longestPeriods: boolean;
+  order: ColdStartOrder;
+  /** The usable rate of the window approvals and first arms share; 0 when they do not contend. */
+  windowPerSecond: number;
+  /** When the last account is armed, seconds from now, on the plan's model. */
+  estimateSeconds: number;
+}
+
+export interface BudgetPlan {
+  /** Arms per second the accounts' routes carry together (armCapacityPerSecond). */
+  budgetPerSecond: number;
+  /** What the plan may use of it (BUDGET_UTILISATION). */
+  usablePerSecond: number;
+  tier: ProtectionTier;
+  stretch: number;
+  capacityAccounts: number;
+  /** Per account, input order: null when left over_budget. */
+  periodsMs: Array<number | null>;
+  verdicts: AccountVerdict[];
+  routes: Array<'rest' | 'exchange'>;
+  armsPerSecond: number;
+  /** What everyone armed will need: the plan without the cold start's longest periods. */
+  steadyArmsPerSecond: number;
+  /** Arms per second on each scope: every arm in `global`, each in its route's. */
+  armsByScope: { global: number; rest: number; exchange: number };
+  coldStart: ColdStartPlan;
+}
+
+/** Null when no route the accounts use has a known limit (nothing to plan against). */
+export function planBudget(input: BudgetInput): BudgetPlan | null {
+  const { accounts, limits, provisioning } = input;
+  const budget = armCapacityPerSecond(accounts.map((a) => a.path), limits);
+  if (budget === undefined) return null;
+  const steady = planProtection(accounts, budget);
+  const longestPeriods = coldStartPlanned(provisioning, steady.armsPerSecond, steady.usablePerSecond);
+  const plan = longestPeriods ? longestPeriodsPlan(accounts, budget) : steady;
+  // REST's limit in force is this instance's already (a shared budget cuts the scheduler's specs).
+  const routes = assignRoutes(
+    accounts.map((a, i) => ({ path: a.path, armsPerSecond: plan.periodsMs[i] ? 1000 / plan.periodsMs[i]! : 0 })),
+    limits.rest === undefined ? undefined : limits.rest * BUDGET_UTILISATION,
+  );
+  const armsByScope = { global: 0, rest: 0, exchange: 0 };
+  plan.periodsMs.forEach((p, i) => {
+    if (!p) return;
+    armsByScope.global += 1000 / p;
+    armsByScope[routes[i]!] += 1000 / p;
+  });
+  return {
+    budgetPerSecond: budget,
+    usablePerSecond: plan.usablePerSecond,
+    tier: plan.tier,
+    stretch: plan.stretch,
+    capacityAccounts: plan.capacityAccounts,
+    periodsMs: plan.periodsMs,
+    verdicts: plan.verdicts,
+    routes,
+    armsPerSecond: plan.armsPerSecond,
+    steadyArmsPerSecond: steady.armsPerSecond,
+    armsByScope,
+    coldStart: coldStartPlan(accounts, limits, routes, provisioning, longestPeriods, plan.usablePerSecond),
+  };
+}
+
+/** Step 3's rule, alone so the keeper can test it on every provisioning event without re-planning. */
+export function coldStartPlanned(provisioning: Provisioning | null, steadyArmsPerSecond: number, usablePerSecond: number): boolean {
+  return provisioning !== null && steadyArmsPerSecond > COLD_START_PLAN_SHARE * usablePerSecond;
+}
+
+/** Every account at its longest safe period (or what the budget allows below it); stretch against the configured periods. */
+function longestPeriodsPlan(accounts: readonly PlanAccount[], budget: number): ReturnType<typeof planProtection> {
+  const plan = planProtection(accounts.map((a) => ({ ...a, rearmEveryMs: Math.max(a.rearmEveryMs, maxPeriodMs(a)) })), budget);
+  const stretches = plan.periodsMs.flatMap((p, i) => (p === null ? [] : [p / accounts[i]!.rearmEveryMs]));
+  return { ...plan, stretch: Math.max(1, ...stretches) };
+}
+
+function coldStartPlan(
+  accounts: readonly PlanAccount[],
+  limits: RouteBudgets,
+  routes: ReadonlyArray<'rest' | 'exchange'>,
+  provisioning: Provisioning | null,
+  longestPeriods: boolean,
+  armsUsablePerSecond: number,
+): ColdStartPlan {
+  const { contends, windowPerSecond } = provisioningContention(limits, routes.includes('exchange'));
+  if (!provisioning || provisioning.firstArmsLeft <= 0) return { longestPeriods, order: 'interleaved', windowPerSecond, estimateSeconds: 0 };
+  const { approvalsLeft, firstArmsLeft } = provisioning;
+  const periodMs = accounts.reduce((m, a) => Math.min(m, maxPeriodMs(a)), Number.POSITIVE_INFINITY);
+  const order = chooseColdStartOrder({ contends: contends && approvalsLeft > 0, accounts: firstArmsLeft, perSecond: windowPerSecond, periodMs });
+  if (!contends) {
+    // Each on its own window: approvals at theirs, first arms right behind them at the arms' pace.
+    const approvalsPerSecond = Math.min(limits.exchange ?? Number.POSITIVE_INFINITY, limits.global ?? Number.POSITIVE_INFINITY);
+    const estimateSeconds = Math.max(approvalsLeft / approvalsPerSecond, armsUsablePerSecond > 0 ? firstArmsLeft / armsUsablePerSecond : 0);
+    return { longestPeriods, order, windowPerSecond, estimateSeconds };
+  }
+  const ideal = (approvalsLeft + firstArmsLeft) / windowPerSecond;
+  const modelled = order === 'just_in_time' ? ideal : simulateColdStart(order, firstArmsLeft, windowPerSecond, periodMs).lastArmedSeconds;
+  return { longestPeriods, order, windowPerSecond, estimateSeconds: Math.min(modelled, COLD_START_SLACK * ideal) };
+}
+
+export interface ReadInput {
+  source: ReadSourceMode;
+  weights: PlanReadWeights;
+  /** Accounts by where their reads go now (the keeper's live mix; check-config: the configured one). */
+  mix: ReadMix;
+  periods: { ordersEveryMs: number; positionsEveryMs: number };
+  /** Builder-deployed perp dexes each venue read covers too. */
+  perpDexes: number;
+}
+
+/**
+ * The factor every read period is stretched by so the reads fit what the plan's arms leave: the
+ * service's reads in `global`, the venue's weight in `exchange` (venue/read-plan.ts). Uncapped: the
+ * caller caps it at MAX_READ_STRETCH and shows how far beyond that the configured reads are.
+ */
+export function planReads(plan: Pick<BudgetPlan, 'armsByScope'>, limits: RouteBudgets, reads: ReadInput): number {
+  const demand = keeperReadDemand(reads.source, reads.weights, reads.mix, reads.periods, reads.perpDexes);
+  return readStretch(demand, { global: limits.global, exchange: limits.exchange }, { global: plan.armsByScope.global, exchange: plan.armsByScope.exchange });
+}
