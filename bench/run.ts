@@ -60,6 +60,8 @@ interface Figures {
   timeToAllArmedS: number | null;
   /** From spawn to the first account armed: process start, config, first resolve and arm. */
   timeToFirstArmedS: number | null;
+  /** Each account's time from spawn to its first arm, summed (once every account was armed). */
+  unprotectedAccountSeconds: number | null;
   lagP50Ms: number | null;
   lagP99Ms: number | null;
   /** p99 over each half of the steady phase. */
@@ -362,6 +364,7 @@ async function runKeeper(spec: RunSpec, nodeArgs: string[] = []): Promise<Figure
       who: 'keeper',
       timeToAllArmedS: allArmedAt === null ? null : (allArmedAt - t0) / 1000,
       timeToFirstArmedS: firstArmed(reports, t0),
+      unprotectedAccountSeconds: unprotected(reports, t0),
       lagP50Ms: toMs(histQuantile(delta, 0.5)),
       lagP99Ms: toMs(histQuantile(delta, 0.99)),
       earlyLagP99Ms: toMs(histQuantile(earlyDelta, 0.99)),
@@ -392,6 +395,12 @@ async function runKeeper(spec: RunSpec, nodeArgs: string[] = []): Promise<Figure
 }
 
 /** From spawn to the venue receiving the first arm (exact: from the arm's deadline), seconds. */
+/** The account-seconds from spawn to each account's first arm, once all were armed. */
+function unprotected(reports: readonly SamplerReport[], t0: number): number | null {
+  const r = reports.find((x) => x.firstArms === x.accounts);
+  return r ? (r.firstArmsSumMs - r.firstArms * t0) / 1000 : null;
+}
+
 function firstArmed(reports: readonly SamplerReport[], t0: number): number | null {
   const r = reports.find((x) => x.firstArmMs !== null);
   return r ? (r.firstArmMs! - t0) / 1000 : null;
@@ -423,6 +432,7 @@ async function runNaive(spec: RunSpec): Promise<Figures> {
       who: 'naive',
       timeToAllArmedS: allArmed ? ((allArmed.allArmedMs ?? allArmed.tMs) - t0) / 1000 : null,
       timeToFirstArmedS: firstArmed(reports, t0),
+      unprotectedAccountSeconds: unprotected(reports, t0),
       lagP50Ms: quantile(lags, 0.5),
       lagP99Ms: quantile(lags, 0.99),
       earlyLagP99Ms: null,
@@ -717,14 +727,14 @@ async function main(): Promise<number> {
     `Simulator and keeper in separate processes on loopback, signature checks on, venue profile \`${profile}\` (optional fields null, unknown keys added); every account starts with an approveAgent signed by its master. The naive keeper runs against a fresh simulator with the same budget, up to 10,000 accounts.`,
     '',
     'B = schedule-cancel budget (arms/s), enforced by the simulator; approvals go by the exchange endpoint at the same rate. Capacity efficiency = accounts held / (B x (deadline - min_horizon)).',
-    'First armed: from spawn to the first account armed (process start, config, approval, first arm). All armed: from spawn to every account armed; the bound is 1.1 x (approvals + arms) / B.',
+    'First armed: from spawn to the first account armed (process start, config, approval, first arm). All armed: from spawn to every account armed; the bound is 1.1 x (approvals + arms) / B. Unprotected: each account\'s time from spawn to its first arm, summed (account-seconds; the cold start\'s order is chosen to make it small).',
     "Lag: the keeper's own send time minus planned slot (histogram bucket bound, buckets 10 ms apart up to 100 ms), steady state (from all armed), whole and per half; naive: gap between its arms minus its period. Late: re-arms that left over 1 s after their slot.",
     'CPU per arm: keeper CPU (user + system, every thread) over the steady phase divided by the arms the venue received; in brackets the kernel\'s share. Peak RSS: the keeper\'s VmHWM, cold start included. Live heap: dms_keeper_heap_live_bytes (V8 heap after the last full GC) at the end.',
     'The keeper runs with the heap limits `dms-keeper check-config` recommends for its account count (src/config/memory.ts: `--max-old-space-size` 1.5 x the expected live heap, `--max-semi-space-size=4`), as the systemd unit and the image set them.',
     'Lapses: 1 s venue-side samples where an armed account is below min_horizon (or fired), after all accounts were armed.',
     '',
-    '| accounts | B/s | deadline s | who | approvals | first armed s | all armed s (bound) | lag p50 / p99 / max ms | lag p99 1st / 2nd half ms | late | min horizon s | lapses | sends/s vs B | 429s | CPU ms/arm (kernel share) | CPU % core | peak RSS MB | live heap MB | loop p99 ms | stretch | efficiency |',
-    '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
+    '| accounts | B/s | deadline s | who | approvals | first armed s | all armed s (bound) | unprotected account-s | lag p50 / p99 / max ms | lag p99 1st / 2nd half ms | late | min horizon s | lapses | sends/s vs B | 429s | CPU ms/arm (kernel share) | CPU % core | peak RSS MB | live heap MB | loop p99 ms | stretch | efficiency |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
   ];
   for (const { spec, keeper, naive } of rows) {
     const bound = (1.1 * (keeper.approvals + spec.n)) / spec.budgetPerSecond;
@@ -732,7 +742,7 @@ async function main(): Promise<number> {
     for (const x of naive ? [keeper, naive] : [keeper]) {
       const k = x.who === 'keeper';
       lines.push(
-        `| ${spec.n} | ${spec.budgetPerSecond} | ${spec.deadlineS} | ${x.who} | ${k ? x.approvals : 'n/a'} | ${f(x.timeToFirstArmedS)} | ${f(x.timeToAllArmedS)} (${k ? bound.toFixed(1) : 'n/a'}) | ${f(x.lagP50Ms, 0)} / ${f(x.lagP99Ms, 0)} / ${f(x.lagMaxMs, 0)} | ${f(x.earlyLagP99Ms, 0)} / ${f(x.lateLagP99Ms, 0)} | ${k ? x.lateArms.length : 'n/a'} | ${f(x.minHorizonS)} | ${x.lapses} | ${f(x.requestsPerSecond)} vs ${spec.budgetPerSecond} | ${x.rateLimited} | ${x.cpuSecondsPerArm === null ? 'n/a' : (x.cpuSecondsPerArm * 1000).toFixed(2)}${x.cpuSystemShare === null ? '' : ` (${(x.cpuSystemShare * 100).toFixed(0)}%)`} | ${f(x.cpuPercentOfCore)} | ${f(x.peakRssMb)} | ${f(x.heapLiveMb)} | ${f(x.eventLoopP99Ms)} | ${f(x.stretch, 2)} | ${k && x.lapses === 0 ? eff.toFixed(3) : 'n/a'} |`,
+        `| ${spec.n} | ${spec.budgetPerSecond} | ${spec.deadlineS} | ${x.who} | ${k ? x.approvals : 'n/a'} | ${f(x.timeToFirstArmedS)} | ${f(x.timeToAllArmedS)} (${k ? bound.toFixed(1) : 'n/a'}) | ${f(x.unprotectedAccountSeconds, 0)} | ${f(x.lagP50Ms, 0)} / ${f(x.lagP99Ms, 0)} / ${f(x.lagMaxMs, 0)} | ${f(x.earlyLagP99Ms, 0)} / ${f(x.lateLagP99Ms, 0)} | ${k ? x.lateArms.length : 'n/a'} | ${f(x.minHorizonS)} | ${x.lapses} | ${f(x.requestsPerSecond)} vs ${spec.budgetPerSecond} | ${x.rateLimited} | ${x.cpuSecondsPerArm === null ? 'n/a' : (x.cpuSecondsPerArm * 1000).toFixed(2)}${x.cpuSystemShare === null ? '' : ` (${(x.cpuSystemShare * 100).toFixed(0)}%)`} | ${f(x.cpuPercentOfCore)} | ${f(x.peakRssMb)} | ${f(x.heapLiveMb)} | ${f(x.eventLoopP99Ms)} | ${f(x.stretch, 2)} | ${k && x.lapses === 0 ? eff.toFixed(3) : 'n/a'} |`,
       );
     }
   }

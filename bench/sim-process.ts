@@ -26,6 +26,9 @@ export interface SamplerReport {
   firstArmMs: number | null;
   /** When it received the first arm of the last account to be armed, once every account was. */
   allArmedMs: number | null;
+  /** The first arms' receipt times (host clock, ms) summed, and how many: the unprotected account-seconds follow. */
+  firstArmsSumMs: number;
+  firstArms: number;
   /** Gaps (ms) between consecutive arms of one account, since the last report. */
   gapsMs: number[];
   rateLimited: number;
@@ -82,6 +85,7 @@ async function main(): Promise<void> {
   let firstArmMs: number | null = null;
   let allArmedMs: number | null = null;
   let latestFirstArmMs = Number.NEGATIVE_INFINITY;
+  let firstArmsSumMs = 0;
   process.send?.({ type: 'ready', baseUrl: sim.baseUrl, exchangeUrl: sim.exchangeUrl, wsUrl: sim.wsUrl });
 
   const timer = setInterval(() => {
@@ -107,6 +111,7 @@ async function main(): Promise<void> {
         else {
           firstArmMs = Math.min(firstArmMs ?? sentAt, sentAt);
           latestFirstArmMs = Math.max(latestFirstArmMs, sentAt);
+          firstArmsSumMs += sentAt - (now - Date.now());
         }
         lastSend.set(a, sentAt);
         lastTime.set(a, t);
@@ -119,6 +124,8 @@ async function main(): Promise<void> {
       // The simulator's clock is the host's here (no offset in the benchmark's profiles).
       firstArmMs: firstArmMs === null ? null : firstArmMs - (now - Date.now()),
       allArmedMs: allArmedMs === null ? null : allArmedMs - (now - Date.now()),
+      firstArmsSumMs,
+      firstArms: lastSend.size,
       armed,
       accounts: n,
       minHorizonS: min === null ? null : min / 1000,

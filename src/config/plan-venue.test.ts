@@ -158,6 +158,6 @@ describe('service_then_venue: what a service outage costs the exchange budget', 
 describe('formatPlan: the exchange line says what it counts', () => {
   it('with reads from the venue it counts weight, not only arms', async () => {
     const text = formatPlan(buildPlan(await parse(VENUE('venue'))));
-    expect(text).toContain('exchange         need 100.03 weight (arms of path: exchange, venue reads) of 1200: headroom 1099.97 (91.66%)');
+    expect(text).toContain('exchange         need 100.03 weight (arms routed there, venue reads) of 1200: headroom 1099.97 (91.66%)');
   });
 });

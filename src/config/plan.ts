@@ -1,4 +1,6 @@
-import { armCapacityPerSecond, planProtection, type AccountVerdict, type ProtectionTier } from '../sched/cadence.js';
+import { planBudget, planReads } from '../plan/budget-plan.js';
+import type { AccountVerdict, ProtectionTier, RouteBudgets } from '../sched/cadence.js';
+import type { ColdStartOrder } from '../sched/cold-start.js';
 import { expectedLiveHeapMb, nodeOptionsFor } from './memory.js';
 import type { ConfigProblem } from './errors.js';
 import { retriesThatFit } from './rules.js';
@@ -7,11 +9,15 @@ import { RETRIES_BEFORE_MIN_HORIZON, retrySlotSeconds } from './schema.js';
 import { accountsForShard } from './shard.js';
 import { switchInMs, type AccountConfig, type Config, type RateLimit, type SwitchConfig } from './types.js';
 import { VENUE_FACTS } from '../venue/facts.js';
-import { accountChecksWeightPerSecond, ADDRESS_BUDGET_READ_EVERY_MS, AGENT_CHECK_EVERY_MS, keeperReadDemand, MAX_READ_STRETCH, readWeightsOf, venueReadWeights, readStretch as readStretchOf, type PlanReadWeights } from '../venue/read-plan.js';
+import { accountChecksWeightPerSecond, ADDRESS_BUDGET_READ_EVERY_MS, AGENT_CHECK_EVERY_MS, keeperReadDemand, MAX_READ_STRETCH, readWeightsOf, venueReadWeights, type PlanReadWeights } from '../venue/read-plan.js';
 
 /**
  * The request plan `check-config` prints (DESIGN.md section 7): can this instance hold every
- * account's horizon within the client-side budget? Pure function of the config.
+ * account's horizon within the client-side budget? Pure function of the config. Every figure the
+ * keeper acts on (periods, routes, verdicts, tier, arms per scope, read stretch, the cold start's
+ * order) comes from the keeper's own planner, plan/budget-plan.ts, fed from the config: the limits
+ * configured, cut to `rate_limits.shared.fallback_share` when shards share one budget (the share
+ * each plans on until their demands are known). This file adds the config's own warnings and text.
  *
  * Figures, per minute, for the accounts in this instance's shard:
  * - arms: sum over accounts of 60 / rearm_every_seconds. `arm_when: orders_open` accounts count
@@ -54,6 +60,8 @@ export interface PlanAccount {
   /** The period the keeper will use (s); null when the account is left over_budget. */
   effectivePeriodSeconds: number | null;
   verdict: AccountVerdict;
+  /** The route the plan puts its arms on (`rest_then_exchange`: REST while it has room). */
+  route: 'rest' | 'exchange';
 }
 
 export interface BudgetUse {
@@ -94,6 +102,10 @@ export interface Plan {
   memory: { liveHeapMb: number; nodeOptions: string };
   /** Most approvals (approveAgent, approveBuilderFee) this shard sends at start-up, on the exchange budget. */
   startupApprovals: number;
+  /** The share of `rate_limits.shared` this instance plans on (1 when not shared): every budget above is cut to it. */
+  budgetShare: number;
+  /** The cold start's order (sched/cold-start.ts): interleaved, or just in time when approvals and first arms share one window. */
+  coldStartOrder: ColdStartOrder;
   /**
    * How long a cold start takes at most: every approval and every first arm once, each on every
    * scope it spends (a venue may count both in one window: the global one bounds them together).
@@ -136,23 +148,44 @@ export function buildPlan(config: Config): Plan {
   return buildPlanWith(config);
 }
 
+/**
+ * The planner's inputs as check-config knows them: the configured limits (per second), cut to the
+ * planning share of a shared budget; the keeper's are the scheduler's, cut the same way.
+ */
+export function configuredLimits(config: Config): { limits: RouteBudgets; share: number } {
+  const share = config.rateLimits.shared ? config.rateLimits.shared.fallbackShare : 1;
+  const rate = (l: RateLimit): number => (perMinute(l) / 60) * share;
+  return { limits: { global: rate(config.rateLimits.global), rest: rate(config.rateLimits.scheduleCancel), exchange: rate(config.rateLimits.exchange) }, share };
+}
+
 function buildPlanWith(config: Config): Plan {
   const mine = accountsForShard(config.accounts, config.shard);
   const readsEach = 60 / config.watch.ordersEverySeconds + 60 / config.watch.positionsEverySeconds;
   const timeoutMs = config.venue.requestTimeoutMs;
-  const accounts: PlanAccount[] = mine.map((a) => ({
-    name: a.name,
-    address: a.address,
-    switch: a.switch,
-    armsPerMinute: 60 / a.switch.rearmEverySeconds,
-    readsPerMinute: readsEach,
-    actionsPerDay: Math.ceil(86_400 / a.switch.rearmEverySeconds),
-    retriesThatFit: retriesThatFit(a.switch, timeoutMs),
-    priority: a.priority,
-    effectivePeriodSeconds: a.switch.rearmEverySeconds,
-    verdict: 'keeps_min_horizon' as AccountVerdict,
-  }));
-  const configuredArms = accounts.reduce((s, a) => s + a.armsPerMinute, 0);
+  const { limits, share } = configuredLimits(config);
+  const startupApprovals = mine.reduce((n, a) => n + (a.agent.key ? 0 : 1) + (a.builderFee ? 1 : 0), 0);
+  const inputs = mine.map((a) => ({ ...switchInMs(a.switch), path: a.switch.path, priority: a.priority }));
+  // What the keeper runs once every account is armed, and the cold start before it. The configured
+  // limits are always known, so both plans come back.
+  const steady = planBudget({ accounts: inputs, limits, provisioning: null })!;
+  const coldStart = planBudget({ accounts: inputs, limits, provisioning: mine.length > 0 ? { approvalsLeft: startupApprovals, firstArmsLeft: mine.length } : null })!.coldStart;
+  const accounts: PlanAccount[] = mine.map((a, i) => {
+    const period = steady.periodsMs[i] ?? null;
+    return {
+      name: a.name,
+      address: a.address,
+      switch: a.switch,
+      armsPerMinute: period === null ? 0 : 60_000 / period,
+      readsPerMinute: readsEach,
+      actionsPerDay: period === null ? 0 : Math.ceil(86_400_000 / period),
+      retriesThatFit: retriesThatFit(a.switch, timeoutMs),
+      priority: a.priority,
+      effectivePeriodSeconds: period === null ? null : period / 1000,
+      verdict: steady.verdicts[i]!,
+      route: steady.routes[i]!,
+    };
+  });
+  const configuredArms = mine.reduce((s, a) => s + 60 / a.switch.rearmEverySeconds, 0);
   // Reads from the venue spend the exchange budget by weight, not the service's global window
   // (venue/read-plan.ts, which the keeper plans its read periods with too).
   const source = config.watch.source;
@@ -160,7 +193,8 @@ function buildPlanWith(config: Config): Plan {
   const periods = { ordersEveryMs: config.watch.ordersEverySeconds * 1000, positionsEveryMs: config.watch.positionsEverySeconds * 1000 };
   const perpDexes = config.watch.perpDexes.length;
   const ordersOpenOnVenue = source === 'service_then_venue' ? mine.filter((a) => a.switch.armWhen === 'orders_open').length : 0;
-  const demand = keeperReadDemand(source, readWeights, { accounts: mine.length, ordersOnVenue: ordersOpenOnVenue, fallenBack: 0 }, periods, perpDexes);
+  const mix = { accounts: mine.length, ordersOnVenue: ordersOpenOnVenue, fallenBack: 0 };
+  const demand = keeperReadDemand(source, readWeights, mix, periods, perpDexes);
   // Per account: (1 + perp dexes) open-orders reads every orders period, (1 + perp dexes)
   // clearinghouseState reads and one spotClearinghouseState every positions period.
   const perRead = venueReadWeights(readWeights, perpDexes);
@@ -169,44 +203,23 @@ function buildPlanWith(config: Config): Plan {
   const checkReadsEach = accountChecksWeightPerSecond(readWeights) * 60;
   const venueReadsEach = (60 / config.watch.ordersEverySeconds) * perRead.orders + (60 / config.watch.positionsEverySeconds) * perRead.positions + checkReadsEach;
   const venueReads = source === 'service' ? null : { weightPerMinute: venueReadsEach * mine.length, perAccount: venueReadsEach, onlyWhileServiceFails: source === 'service_then_venue' };
-  // The arm budget: the routes the accounts may use (schedule_cancel, the exchange endpoint, both for
-  // rest_then_exchange), never more than the global window both spend (sched/cadence.ts).
-  const armBudgetPerSecond = armCapacityPerSecond(
-    mine.map((a) => a.switch.path),
-    { global: perMinute(config.rateLimits.global) / 60, rest: perMinute(config.rateLimits.scheduleCancel) / 60, exchange: perMinute(config.rateLimits.exchange) / 60 },
-  )!;
-  const protection = planProtection(
-    mine.map((a) => ({ ...switchInMs(a.switch), priority: a.priority })),
-    armBudgetPerSecond,
-  );
-  accounts.forEach((a, i) => {
-    const period = protection.periodsMs[i] ?? null;
-    a.effectivePeriodSeconds = period === null ? null : period / 1000;
-    a.verdict = protection.verdicts[i]!;
-    a.armsPerMinute = period === null ? 0 : 60_000 / period;
-    a.actionsPerDay = period === null ? 0 : Math.ceil(86_400_000 / period);
-  });
-  const arms = protection.armsPerSecond * 60;
-  const exchangeArms = exchangeArmsPerMinute(accounts, false);
   // Reads take what the arms leave (of the global budget for the service's, of the exchange budget
   // for the venue's weight): every read period stretched by one factor, before any arm is.
-  const budgets = { global: perMinute(config.rateLimits.global) / 60, exchange: perMinute(config.rateLimits.exchange) / 60 };
-  const readStretch = readStretchOf(demand, budgets, { global: arms / 60, exchange: exchangeArms / 60 });
+  const readStretch = planReads(steady, limits, { source, weights: readWeights, mix, periods, perpDexes });
   const fits = (x: number): number => (Number.isFinite(readStretch) ? x / readStretch : 0);
   for (const a of accounts) a.readsPerMinute /= Math.min(MAX_READ_STRETCH, readStretch);
+  const arms = steady.armsPerSecond * 60;
   const reads = fits(configuredReads);
-  const scheduleCancel = use(perMinute(config.rateLimits.scheduleCancel), arms);
-  const global = use(perMinute(config.rateLimits.global), arms + reads);
-  const exchange = use(perMinute(config.rateLimits.exchange), exchangeArms + fits(demand.exchangeWeightPerSecond * 60));
-  const startupApprovals = mine.reduce((n, a) => n + (a.agent.key ? 0 : 1) + (a.builderFee ? 1 : 0), 0);
-  const coldStartSeconds = coldStartSecondsOf(config, startupApprovals, mine.length, armBudgetPerSecond);
+  const scheduleCancel = use((limits.rest ?? 0) * 60, steady.armsByScope.rest * 60);
+  const global = use((limits.global ?? 0) * 60, arms + reads);
+  const exchange = use((limits.exchange ?? 0) * 60, steady.armsByScope.exchange * 60 + fits(demand.exchangeWeightPerSecond * 60));
   return {
     shard: { ...config.shard },
     accountsTotal: config.accounts.length,
     accounts,
     armsPerMinute: arms,
     configuredArmsPerMinute: configuredArms,
-    cadence: { stretch: protection.stretch, capacityAccounts: protection.capacityAccounts },
+    cadence: { stretch: steady.stretch, capacityAccounts: steady.capacityAccounts },
     readsPerMinute: reads,
     scheduleCancel,
     global,
@@ -214,10 +227,12 @@ function buildPlanWith(config: Config): Plan {
     venueReads,
     ordersOpenOnVenue: ordersOpenOnVenue > 0 ? { accounts: ordersOpenOnVenue, weightPerMinute: ordersOpenVenueWeightPerMinute } : null,
     startupApprovals,
-    coldStartSeconds,
+    budgetShare: share,
+    coldStartOrder: coldStart.order,
+    coldStartSeconds: coldStart.estimateSeconds,
     memory: { liveHeapMb: Math.ceil(expectedLiveHeapMb(accounts.length)), nodeOptions: nodeOptionsFor(accounts.length) },
-    canHoldEveryHorizon: protection.verdicts.every((v) => v === 'keeps_min_horizon'),
-    tier: protection.tier,
+    canHoldEveryHorizon: steady.verdicts.every((v) => v === 'keeps_min_horizon'),
+    tier: steady.tier,
     readStretch,
     readPeriods: readPeriodsOf(config, readStretch),
     readWeights,
@@ -228,21 +243,12 @@ function buildPlanWith(config: Config): Plan {
 }
 
 /**
- * The cold start's length: approvals spend `global` and `exchange`, first arms `global` and their
- * route; whichever scope is busiest sets the pace. The keeper plans it so (sched/cold-start.ts):
- * armed accounts at their longest safe periods, first arms held until no one comes due inside it.
- */
-function coldStartSecondsOf(config: Config, approvals: number, accounts: number, armsPerSecond: number): number {
-  const rate = (l: RateLimit): number => perMinute(l) / 60;
-  return Math.max(approvals / rate(config.rateLimits.exchange), accounts / armsPerSecond, (approvals + accounts) / rate(config.rateLimits.global));
-}
-
-/**
- * Arms a minute on the exchange endpoint: those of `path: exchange`, and while the service fails
- * (`serviceDown`) those of `rest_then_exchange` too (its REST route is the service's).
+ * Arms a minute on the exchange endpoint: those the plan routes there (`path: exchange`, and the
+ * `rest_then_exchange` ones REST has no room for), and while the service fails (`serviceDown`) every
+ * `rest_then_exchange` one (its REST route is the service's).
  */
 function exchangeArmsPerMinute(accounts: readonly PlanAccount[], serviceDown: boolean): number {
-  return accounts.filter((a) => a.switch.path === 'exchange' || (serviceDown && a.switch.path === 'rest_then_exchange')).reduce((s, a) => s + a.armsPerMinute, 0);
+  return accounts.filter((a) => a.route === 'exchange' || (serviceDown && a.switch.path === 'rest_then_exchange')).reduce((s, a) => s + a.armsPerMinute, 0);
 }
 
 /** Venue reads that, with the exchange arms, outgrow the exchange budget: their periods are stretched. */
@@ -370,11 +376,13 @@ export function formatPlan(plan: Plan): string {
   }
   lines.push(
     '',
-    'Request budget per minute (client side; the venue\'s 429 details always win):',
-    `  schedule_cancel  need ${num(plan.armsPerMinute)} arms of ${num(plan.scheduleCancel.budgetPerMinute)}: headroom ${headroom(plan.scheduleCancel)}`,
+    plan.budgetShare < 1
+      ? `Request budget per minute, this instance's share ${num(plan.budgetShare)} of rate_limits.shared (client side; the venue's 429 details always win):`
+      : 'Request budget per minute (client side; the venue\'s 429 details always win):',
+    `  schedule_cancel  need ${num(plan.scheduleCancel.neededPerMinute)} arms of ${num(plan.scheduleCancel.budgetPerMinute)}: headroom ${headroom(plan.scheduleCancel)}`,
     `  global           need ${num(plan.armsPerMinute)} arms + ${num(plan.readsPerMinute)} reads = ${num(plan.global.neededPerMinute)} of ${num(plan.global.budgetPerMinute)}: headroom ${headroom(plan.global)}`,
     '  (reads: one page per orders and positions poll; each further page costs one more)',
-    `  exchange         need ${num(plan.exchange.neededPerMinute)} ${plan.venueReads && (!plan.venueReads.onlyWhileServiceFails || plan.ordersOpenOnVenue) ? 'weight (arms of path: exchange, venue reads)' : 'arms (path: exchange)'} of ${num(plan.exchange.budgetPerMinute)}: headroom ${headroom(plan.exchange)}`,
+    `  exchange         need ${num(plan.exchange.neededPerMinute)} ${plan.venueReads && (!plan.venueReads.onlyWhileServiceFails || plan.ordersOpenOnVenue) ? 'weight (arms routed there, venue reads)' : 'arms (routed there)'} of ${num(plan.exchange.budgetPerMinute)}: headroom ${headroom(plan.exchange)}`,
   );
   const vr = plan.venueReads;
   if (vr) {
@@ -399,8 +407,10 @@ export function formatPlan(plan: Plan): string {
   }
   if (plan.accounts.length > 0) {
     lines.push(
-      `  cold start: ${plan.startupApprovals} approvals and ${plan.accounts.length} first arms, all armed in about ${duration(plan.coldStartSeconds)} at the budget ` +
-        '(global counts both; armed accounts run at their longest safe periods meanwhile)',
+      `  cold start: ${plan.startupApprovals} approvals and ${plan.accounts.length} first arms, all armed in about ${duration(plan.coldStartSeconds)}, ` +
+        (plan.coldStartOrder === 'interleaved'
+          ? 'each account armed as soon as it is approved'
+          : 'first arms held until the rest fits in one period (approvals and arms share one window; just in time)'),
     );
   }
   const rp = plan.readPeriods;

@@ -40,6 +40,8 @@ export class CadenceControl {
   /** Re-arm slots at the planned arm rate (rebuilt when the plan's rate changes). */
   private calendar?: SlotCalendar;
 
+  /** Each account's index in the plan in force (its inputs' order). */
+  private indexOf = new Map<string, number>();
   /** The cold start's provisioning left, as last told (null: none under way). */
   private provisioning: Provisioning | null = null;
   /** The planned route of each rest_then_exchange account. */
@@ -140,6 +142,13 @@ export class CadenceControl {
     return { ...spec.switch, rearmEveryMs: period, ...(route ? { preferredPath: route } : {}) };
   }
 
+  /** The plan's route and verdict for an account (null before the first plan, or for one it does not know). */
+  accountPlan(name: string): { route: 'rest' | 'exchange'; verdict: string } | null {
+    const i = this.indexOf.get(name);
+    const plan = this.plan;
+    return plan && i !== undefined ? { route: plan.routes[i]!, verdict: plan.verdicts[i]! } : null;
+  }
+
   isOverBudget(name: string): boolean {
     return this.periods.get(name) === null;
   }
@@ -172,6 +181,7 @@ export class CadenceControl {
     if (plan.usablePerSecond > 0 && this.calendar?.spacingMs !== 1000 / plan.usablePerSecond) this.calendar = new SlotCalendar(1000 / plan.usablePerSecond);
     this.plan = plan;
     this.periods = new Map(specs.map((a, i) => [a.name, plan.periodsMs[i] ?? null]));
+    this.indexOf = new Map(specs.map((a, i) => [a.name, i]));
     const m = this.deps.metrics;
     m.cadenceStretch.set(plan.stretch);
     m.capacityAccounts.set(plan.capacityAccounts);

@@ -156,6 +156,12 @@ export interface AccountStatus {
   notifications: boolean;
   /** The effective period (the configured one unless the adaptive cadence stretched it). */
   rearm_every_seconds: number;
+  /**
+   * What the budget plan (plan/budget-plan.ts) decided for it: the route its arms are planned on and
+   * its verdict (keeps_min_horizon, short_horizon, over_budget); null before the first plan. The
+   * same figures `check-config` prints for it.
+   */
+  plan: { route: 'rest' | 'exchange'; verdict: string } | null;
   /** The last scheduled cancel that fired since the keeper started (null: none). */
   last_cancel_fired: LastCancelFired | null;
   /** The address's action budget at the last `userRateLimit` read (null: none yet). */

@@ -20,7 +20,7 @@ export interface ViewInput {
   skewSeconds: number;
   wsConnected: boolean;
   budgetMode: string;
-  cadence: Pick<CadenceControl, 'isOverBudget' | 'effectiveSettings' | 'view'>;
+  cadence: Pick<CadenceControl, 'isOverBudget' | 'effectiveSettings' | 'view' | 'accountPlan'>;
   triggersToday: (name: string) => number;
   /** The request budget's limits (scheduler.limits()); absent: not shown. */
   budgetLimits?: () => ScopeLimit[];
@@ -118,6 +118,7 @@ export function statusOf(v: ViewInput, ready: boolean): KeeperStatus & { budget_
       on_shutdown: m.spec.switch.onShutdown,
       notifications: m.subscribed,
       rearm_every_seconds: v.cadence.effectiveSettings(m.spec).rearmEveryMs / 1000,
+      plan: v.cadence.accountPlan(m.spec.name),
       last_cancel_fired: v.lastCancelFired(m.spec.name),
       ...addressBudgetStatus(v.addressBudget?.(m.spec.name)),
       bot: botStatus(v.bot?.(m.spec.name) ?? null, s, v.triggersToday(m.spec.name)),
