@@ -3,7 +3,9 @@ import { RequestScheduler, type RequestClass } from '../sched/scheduler.js';
 import { VenueClock } from '../sched/venue-clock.js';
 import type { HttpTransport } from '../venue/http.js';
 import { VenuePort } from '../venue/port.js';
-import { SharedBudget, type BudgetMode, type SharedClass } from '../sched/shared-budget.js';
+import { SharedBudget, type SharedClass } from '../sched/shared-budget.js';
+import type { BudgetMode } from '../sched/shared-mode.js';
+import { connectSharedRedis } from './shared-redis.js';
 import type { AppConfig } from './app-config.js';
 
 /**
@@ -41,9 +43,9 @@ export function buildVenue(args: {
   const s = args.shared;
   const shared = s
     ? new SharedBudget({
-        redisUrl: s.redisUrl,
+        ...connectSharedRedis(s.redisUrl, s.password),
+        clock: args.clock,
         name: s.name,
-        ...(s.password !== undefined ? { password: s.password } : {}),
         fallbackShare: s.fallbackShare,
         specs: Object.fromEntries(['global', 'schedule_cancel', 'exchange'].map((k) => [k, scheduler.specOf(k)!])),
         setLocalSpec: (scope, spec) => scheduler.setLimit(scope, spec),

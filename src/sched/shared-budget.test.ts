@@ -11,9 +11,12 @@
 import { createRequire } from 'node:module';
 import { afterEach, describe, expect, it } from 'vitest';
 import { findRedisServer, noRedisMessage, startRedis, type TestRedis } from '../../test/support/redis.js';
+import { connectSharedRedis } from '../app/shared-redis.js';
 import type { WindowSpec } from './admission.js';
+import { systemClock } from './clock.js';
 import { ShedError } from './scheduler.js';
-import { SharedBudget, type BudgetMode, type SharedClass } from './shared-budget.js';
+import { SharedBudget, type SharedClass } from './shared-budget.js';
+import type { BudgetMode } from './shared-mode.js';
 import { bucketWindow, shareOf, sharedChunk, sharedMaxInSpan, sharedReservoir } from './shared-reservoir.js';
 import { DEMAND_PUBLISH_PERIOD_MS, DEMAND_TTL_MS, demandKey } from './shared-demand.js';
 import type { TokenWait } from './shared-wait.js';
@@ -36,8 +39,10 @@ function instance(url: string, name = 'shard-pair', spec: WindowSpec = SPEC) {
   const local: WindowSpec[] = [];
   const modes: BudgetMode[] = [];
   const misses: Array<[string, SharedClass]> = [];
+  // The client and buckets the daemon makes (app/shared-redis.ts), on the real clock.
   const b = new SharedBudget({
-    redisUrl: url,
+    ...connectSharedRedis(url),
+    clock: systemClock(),
     name,
     specs: { global: spec },
     fallbackShare: 0.5,

@@ -1,12 +1,11 @@
-import Bottleneck from 'bottleneck';
 import { randomBytes } from 'node:crypto';
-import { createRequire } from 'node:module';
 import { hostname } from 'node:os';
-import { performance } from 'node:perf_hooks';
-import type { Redis } from 'ioredis';
 import type { WindowSpec } from './admission.js';
+import type { Clock, TimerHandle } from './clock.js';
 import { ShedError } from './scheduler.js';
-import { DEMAND_PUBLISH_PERIOD_MS, DEMAND_TTL_MS, demandKey, demandShare, formatDemand, parseDemandTable, type Demand, type DemandEntry } from './shared-demand.js';
+import type { SharedBucket, SharedBuckets } from './shared-buckets.js';
+import { DEMAND_PUBLISH_PERIOD_MS, DEMAND_TTL_MS, demandKey, formatDemand, parseDemandTable, type Demand } from './shared-demand.js';
+import { budgetShare, modeStep, RESUME_RETRY_MS, shareMoved, type BudgetMode, type DemandView, type ModeEvent } from './shared-mode.js';
 import { bucketWindow, shareOf, sharedChunk, sharedChunks, sharedReservoir } from './shared-reservoir.js';
 import type { TokenWait } from './shared-wait.js';
 
@@ -21,7 +20,9 @@ import type { TokenWait } from './shared-wait.js';
  *
  * Why Bottleneck only here: it reads the wall clock and sets real timers, so it cannot be this
  * instance's admission in virtual time; what it does that we would otherwise write ourselves is
- * the atomic, Lua-scripted bucket several processes share through Redis.
+ * the atomic, Lua-scripted bucket several processes share through Redis (shared-buckets.ts, behind
+ * an interface). Everything else here runs on the injected clock; the mode decisions and the share
+ * are pure (shared-mode.ts).
  *
  * Redis is never a single point of failure for the switch. Until Redis answers, and whenever it
  * stops (connection lost, a command failing), the keeper runs on its local budget cut to its share
@@ -39,16 +40,27 @@ import type { TokenWait } from './shared-wait.js';
  * (`publishDemand`) and reads the others' once a second in one Lua round trip, stamped with Redis's
  * clock, and `share()` is its part of the total for the planner.
  */
-/** After a fallback with the connection still up, the shared budget is tried again this much later. */
-const RESUME_RETRY_MS = 2_000;
-
-export const BUDGET_MODES = ['local', 'shared', 'local_fallback'] as const;
-export type BudgetMode = (typeof BUDGET_MODES)[number];
+/** What SharedBudget itself calls on its Redis client (ioredis's, in production). */
+export interface SharedRedisClient {
+  /** `ready` once connected. */
+  readonly status: string;
+  on(event: 'error' | 'close' | 'ready', fn: () => void): unknown;
+  eval(script: string, numKeys: number, ...args: string[]): Promise<unknown>;
+  hdel(key: string, field: string): Promise<number>;
+  disconnect(): void;
+}
 
 export interface SharedBudgetOptions {
-  redisUrl: string;
+  /**
+   * Made by the caller, with commands that fail at once while disconnected (a request must never
+   * wait for Redis to come back); SharedBudget owns it from here and disconnects it on stop().
+   */
+  redis: SharedRedisClient;
+  /** The token buckets, on the same Redis (shared-buckets.ts, redisBuckets). */
+  buckets: SharedBuckets;
+  /** Every timer and time reading of this budget's own logic; only its monotonic time is read. */
+  clock: Clock;
   name: string;
-  password?: string;
   /** The budgets to share, by scope key (the RequestScheduler's `global`, `schedule_cancel`, `exchange`). */
   specs: Record<string, WindowSpec>;
   /** Share of each budget this instance keeps to while Redis is unreachable, in (0, 1]. */
@@ -70,11 +82,11 @@ export const SHARED_PRIORITY = { arm: 0, approval: 2, prepare: 3, read: 6 } as c
 export type SharedClass = keyof typeof SHARED_PRIORITY;
 
 export class SharedBudget {
-  private readonly client: Redis;
-  private readonly connection: Bottleneck.IORedisConnection;
-  private readonly limiters = new Map<string, Bottleneck>();
+  private readonly client: SharedRedisClient;
+  private readonly clock: Clock;
+  private readonly buckets = new Map<string, SharedBucket>();
   private current: BudgetMode = 'local_fallback';
-  private resumeTimer: NodeJS.Timeout | undefined;
+  private resumeTimer: TimerHandle | undefined;
   /** A limiter said its settings are gone from Redis: made again before the next resume. */
   private settingsLost = false;
   /** Each shared scope's bucket as a window (what it lets out per window). */
@@ -93,45 +105,39 @@ export class SharedBudget {
   readonly instanceId: string;
   private readonly demandKey: string;
   private own: Demand | undefined;
-  /** The others' demands as last read; `readAt`: performance.now() of the read. */
-  private view: { nowMs: number; others: DemandEntry[]; readAt: number } | undefined;
+  private view: DemandView | undefined;
   /** Redis time of the first read since this instance (re)joined (see demandShare's `settled`). */
-  private firstReadNowMs: number | undefined;
+  private firstReadRedisMs: number | undefined;
   private exchanging = false;
-  private readonly demandTimer: NodeJS.Timeout;
+  private demandTimer: TimerHandle;
 
   constructor(private readonly opts: SharedBudgetOptions) {
-    // Required here, not imported: only a shared budget needs ioredis, and loading it costs 60 ms of
-    // every start-up.
-    const { Redis } = createRequire(import.meta.url)('ioredis') as typeof import('ioredis');
-    this.client = new Redis(opts.redisUrl, {
-      password: opts.password,
-      // Commands fail at once while disconnected instead of queueing: a request must never wait
-      // for Redis to come back.
-      enableOfflineQueue: false,
-      maxRetriesPerRequest: 0,
-      connectTimeout: 1_000,
-      retryStrategy: (times) => Math.min(2_000, 100 * times),
-      lazyConnect: false,
-    });
-    this.client.on('error', () => this.fallback('redis error'));
-    this.client.on('close', () => this.fallback('redis connection closed'));
-    this.client.on('ready', () => this.resume());
-    this.connection = new Bottleneck.IORedisConnection({ client: this.client, Redis });
-    this.connection.on('error', () => this.fallback('redis error'));
+    this.client = opts.redis;
+    this.clock = opts.clock;
+    this.client.on('error', () => this.handle({ kind: 'failed', reason: 'redis error' }));
+    this.client.on('close', () => this.handle({ kind: 'failed', reason: 'redis connection closed' }));
+    this.client.on('ready', () => this.handle({ kind: 'ready' }));
+    opts.buckets.onError(() => this.handle({ kind: 'failed', reason: 'redis error' }));
     const heartbeat = opts.heartbeatMs ?? 150;
     for (const [scope, spec] of Object.entries(opts.specs)) {
       // What the bucket really lets out (below the window: the price of no common clock), as a window.
       this.bucketSpecs.set(scope, bucketWindow(spec, heartbeat));
       this.chunks.set(scope, sharedChunk(sharedReservoir(spec, heartbeat)));
     }
-    this.createLimiters();
+    this.openBuckets();
     this.instanceId = opts.instanceId ?? `${hostname()}-${process.pid}-${randomBytes(6).toString('hex')}`;
     this.demandKey = demandKey(opts.name);
-    this.demandTimer = setInterval(() => void this.exchange(), DEMAND_PUBLISH_PERIOD_MS);
-    this.demandTimer.unref();
+    this.demandTimer = this.clock.setTimeout(() => this.demandTick(), DEMAND_PUBLISH_PERIOD_MS);
     // Until Redis answers, this instance keeps to its share.
     this.applyLocal('local_fallback', 'connecting to redis');
+    // A client handed over already connected sends no more `ready`.
+    if (this.client.status === 'ready') this.handle({ kind: 'ready' });
+  }
+
+  /** Every publish period while the instance lives, whether or not the last round trip ended. */
+  private demandTick(): void {
+    this.demandTimer = this.clock.setTimeout(() => this.demandTick(), DEMAND_PUBLISH_PERIOD_MS);
+    void this.exchange();
   }
 
   /**
@@ -151,11 +157,8 @@ export class SharedBudget {
    * configured budget by it (on fallback the local budget is already cut to the same fraction).
    */
   share(): number {
-    const fallback = this.opts.fallbackShare;
-    const v = this.view;
-    if (this.current !== 'shared' || this.stopped || !v || performance.now() - v.readAt > DEMAND_TTL_MS) return fallback;
-    const settled = this.firstReadNowMs !== undefined && v.nowMs - this.firstReadNowMs >= DEMAND_PUBLISH_PERIOD_MS;
-    return demandShare({ own: this.own, others: v.others, nowMs: v.nowMs, fallbackShare: fallback, settled });
+    const state = { mode: this.current, stopped: this.stopped, fallbackShare: this.opts.fallbackShare, own: this.own, view: this.view, firstReadRedisMs: this.firstReadRedisMs };
+    return budgetShare(state, this.clock.monoMs());
   }
 
   /** Publishes this instance's demand and reads every live one: one round trip. */
@@ -166,8 +169,8 @@ export class SharedBudget {
       const reply = await this.client.eval(DEMAND_SCRIPT, 1, this.demandKey, this.instanceId, formatDemand(this.own), String(DEMAND_TTL_MS));
       const table = parseDemandTable(reply);
       if (!table || this.current !== 'shared') return;
-      this.firstReadNowMs ??= table.nowMs;
-      this.view = { nowMs: table.nowMs, others: table.entries.filter((e) => e.id !== this.instanceId), readAt: performance.now() };
+      this.firstReadRedisMs ??= table.nowMs;
+      this.view = { redisNowMs: table.nowMs, others: table.entries.filter((e) => e.id !== this.instanceId), readAtMonoMs: this.clock.monoMs() };
       this.applyShare();
     } catch {
       // Not answering: share() falls back once the last read is older than the TTL.
@@ -199,33 +202,33 @@ export class SharedBudget {
   async take(scopes: readonly string[], cls: SharedClass, wait: TokenWait, weight = 1): Promise<void> {
     if (!Number.isSafeInteger(weight) || weight < 1) throw new RangeError(`request weight must be a positive integer, got ${weight}`);
     if (this.current !== 'shared' || this.stopped) return;
-    const mine: Array<{ limiter: Bottleneck; jobs: number[] }> = [];
+    const mine: Array<{ bucket: SharedBucket; jobs: number[] }> = [];
     for (const scope of scopes) {
-      const limiter = this.limiters.get(scope);
-      if (!limiter) continue;
+      const bucket = this.buckets.get(scope);
+      if (!bucket) continue;
       const units = Math.max(1, Math.min(weight, this.bucketSpecs.get(scope)!.limit));
-      mine.push({ limiter, jobs: sharedChunks(units, this.chunks.get(scope)!) });
+      mine.push({ bucket, jobs: sharedChunks(units, this.chunks.get(scope)!) });
     }
     if (mine.length === 0) return;
     const priority = SHARED_PRIORITY[cls];
-    let timer: NodeJS.Timeout | undefined;
+    let timer: TimerHandle | undefined;
     let release: (() => void) | undefined;
     const released = new Promise<'released'>((res) => {
       release = () => res('released');
       this.waiters.add(release);
     });
     const timeout = new Promise<'timeout'>((res) => {
-      timer = setTimeout(() => res('timeout'), Math.max(0, wait.waitMs));
+      timer = this.clock.setTimeout(() => res('timeout'), Math.max(0, wait.waitMs));
     });
     let got: 'ok' | 'timeout' | 'released';
     try {
-      const tokens = mine.flatMap(({ limiter, jobs }) => jobs.map((w) => limiter.schedule({ priority, weight: w }, async () => undefined)));
+      const tokens = mine.flatMap(({ bucket, jobs }) => jobs.map((w) => bucket.take(priority, w)));
       got = await Promise.race([Promise.all(tokens).then(() => 'ok' as const), timeout, released]);
     } catch {
-      this.fallback('a shared token could not be taken');
+      this.handle({ kind: 'failed', reason: 'a shared token could not be taken' });
       return;
     } finally {
-      clearTimeout(timer);
+      if (timer) this.clock.clearTimeout(timer);
       if (release) this.waiters.delete(release);
     }
     if (got !== 'timeout') return;
@@ -243,85 +246,62 @@ export class SharedBudget {
     if (this.stopped) return;
     const wasShared = this.current === 'shared';
     this.stopped = true;
-    clearInterval(this.demandTimer);
-    clearTimeout(this.resumeTimer);
+    this.clock.clearTimeout(this.demandTimer);
+    if (this.resumeTimer) this.clock.clearTimeout(this.resumeTimer);
     this.releaseWaiters();
     // Withdraws this instance's demand so the others take its share at once, not after the TTL.
     if (wasShared && this.own !== undefined) {
-      await Promise.race([this.client.hdel(this.demandKey, this.instanceId).catch(() => undefined), new Promise((r) => setTimeout(r, 500).unref())]);
+      let giveUp: TimerHandle | undefined;
+      await Promise.race([this.client.hdel(this.demandKey, this.instanceId).catch(() => undefined), new Promise((r) => (giveUp = this.clock.setTimeout(() => r(undefined), 500)))]);
+      if (giveUp) this.clock.clearTimeout(giveUp);
     }
-    await Promise.all([...this.limiters.values()].map((l) => Promise.resolve().then(() => l.stop({ dropWaitingJobs: true })).catch(() => undefined)));
-    await Promise.resolve().then(() => this.connection.disconnect(false)).catch(() => undefined);
+    await Promise.all([...this.buckets.values()].map((b) => b.stop().catch(() => undefined)));
+    await this.opts.buckets.close().catch(() => undefined);
     this.client.disconnect();
   }
 
   /**
-   * One clustered limiter per shared scope. Made again when Redis lost their settings (a restart
-   * without persistence): Bottleneck re-creates them itself only on the exact reply
+   * One bucket per shared scope. Opened again when Redis lost their settings (a restart without
+   * persistence): Bottleneck re-creates them itself only on the exact reply
    * `SETTINGS_KEY_NOT_FOUND`, and Redis 7 prefixes a script's error with `ERR `, so every heartbeat
    * failed and the instances never left the fallback (measured, Debian's redis-server 7.0).
    */
-  private createLimiters(): void {
+  private openBuckets(): void {
     const heartbeat = this.opts.heartbeatMs ?? 150;
-    const old = [...this.limiters.values()];
-    this.limiters.clear();
-    for (const l of old) {
-      // Its last heartbeats still fail until it has stopped: they must not count against the new ones.
-      l.removeAllListeners('error');
-      l.on('error', () => undefined);
-      void Promise.resolve().then(() => l.stop({ dropWaitingJobs: true })).catch(() => undefined);
-    }
+    // The old ones' last heartbeats still fail until they have stopped: stop() keeps them from
+    // counting against the new ones.
+    for (const b of this.buckets.values()) void b.stop().catch(() => undefined);
+    this.buckets.clear();
     for (const [scope, spec] of Object.entries(this.opts.specs)) {
-      const limiter = new Bottleneck({
-        id: `dms-keeper:${this.opts.name}:${scope}`,
-        datastore: 'ioredis',
-        connection: this.connection,
-        clearDatastore: false,
-        maxConcurrent: null,
-        minTime: 0,
-        heartbeatInterval: heartbeat,
-        ...sharedReservoir(spec, heartbeat),
-      });
-      limiter.on('error', (e: unknown) => {
+      const bucket = this.opts.buckets.open(`dms-keeper:${this.opts.name}:${scope}`, sharedReservoir(spec, heartbeat), heartbeat, (e: unknown) => {
         if (/SETTINGS_KEY_NOT_FOUND/.test(String((e as Error | undefined)?.message))) this.settingsLost = true;
-        this.fallback('redis error');
+        this.handle({ kind: 'failed', reason: 'redis error' });
       });
-      this.limiters.set(scope, limiter);
+      this.buckets.set(scope, bucket);
     }
   }
 
-  private resume(): void {
-    if (this.stopped || this.current === 'shared') return;
-    if (this.settingsLost) {
-      this.settingsLost = false;
-      this.createLimiters();
+  /** Carries out what shared-mode.ts decides for an event. */
+  private handle(event: ModeEvent): void {
+    const step = modeStep({ mode: this.current, stopped: this.stopped }, event);
+    if (step.to?.mode === 'shared') {
+      if (this.settingsLost) {
+        this.settingsLost = false;
+        this.openBuckets();
+      }
+      this.applyLocal('shared', step.to.reason);
+    } else if (step.to?.mode === 'local_fallback') {
+      this.view = undefined;
+      this.firstReadRedisMs = undefined;
+      this.applyLocal('local_fallback', step.to.reason);
+      this.releaseWaiters();
     }
-    this.applyLocal('shared', 'redis answers');
-  }
-
-  private fallback(reason: string): void {
-    if (this.stopped || this.current === 'local_fallback') return;
-    this.view = undefined;
-    this.firstReadNowMs = undefined;
-    this.applyLocal('local_fallback', reason);
-    this.releaseWaiters();
-    this.retryResume();
-  }
-
-  /**
-   * An error while the connection stays up (a limiter's command that was sent while Redis was away,
-   * failing just after it came back) brings no new `ready` event to resume on: measured, both shards
-   * stayed on the fallback after Redis was back. So while the connection is up, try the shared budget
-   * again a little later; a Redis really in trouble fails it again and the fallback stands.
-   */
-  private retryResume(): void {
-    if (this.resumeTimer) return;
-    this.resumeTimer = setTimeout(() => {
-      this.resumeTimer = undefined;
-      if (this.client.status === 'ready') this.resume();
-      else if (!this.stopped) this.retryResume();
-    }, RESUME_RETRY_MS);
-    this.resumeTimer.unref();
+    if (step.retryResume && !this.resumeTimer) {
+      this.resumeTimer = this.clock.setTimeout(() => {
+        this.resumeTimer = undefined;
+        this.handle({ kind: 'resume_due', connectionReady: this.client.status === 'ready' });
+      }, RESUME_RETRY_MS);
+    }
   }
 
   private releaseWaiters(): void {
@@ -346,7 +326,7 @@ export class SharedBudget {
 
   private applyShare(): void {
     const share = this.share();
-    if (this.appliedShare !== undefined && Math.abs(share - this.appliedShare) <= this.appliedShare * 0.02) return;
+    if (!shareMoved(this.appliedShare, share)) return;
     this.appliedShare = share;
     for (const scope of Object.keys(this.opts.specs)) this.opts.setLocalSpec(scope, shareOf(this.bucketSpecs.get(scope)!, share));
   }

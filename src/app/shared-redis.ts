@@ -1,0 +1,24 @@
+import { createRequire } from 'node:module';
+import type { SharedBudgetOptions } from '../sched/shared-budget.js';
+import { redisBuckets } from '../sched/shared-buckets.js';
+
+/**
+ * The Redis client of `rate_limits.shared` and the token buckets on it, for SharedBudget; it
+ * connects at once and SharedBudget's stop() disconnects it.
+ */
+export function connectSharedRedis(redisUrl: string, password?: string): Pick<SharedBudgetOptions, 'redis' | 'buckets'> {
+  // Required here, not imported: only a shared budget needs ioredis, and loading it costs 60 ms of
+  // every start-up.
+  const { Redis } = createRequire(import.meta.url)('ioredis') as typeof import('ioredis');
+  const client = new Redis(redisUrl, {
+    password,
+    // Commands fail at once while disconnected instead of queueing: a request must never wait
+    // for Redis to come back.
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    connectTimeout: 1_000,
+    retryStrategy: (times) => Math.min(2_000, 100 * times),
+    lazyConnect: false,
+  });
+  return { redis: client, buckets: redisBuckets(client, Redis) };
+}
