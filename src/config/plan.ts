@@ -1,6 +1,7 @@
 import { planBudget, planReads } from '../plan/budget-plan.js';
 import type { AccountVerdict, ProtectionTier, RouteBudgets } from '../sched/cadence.js';
 import type { ColdStartOrder } from '../sched/cold-start.js';
+import { instanceSpecOf } from '../sched/shared-reservoir.js';
 import { expectedLiveHeapMb, nodeOptionsFor } from './memory.js';
 import type { ConfigProblem } from './errors.js';
 import { retriesThatFit } from './rules.js';
@@ -153,8 +154,14 @@ export function buildPlan(config: Config): Plan {
  * planning share of a shared budget; the keeper's are the scheduler's, cut the same way.
  */
 export function configuredLimits(config: Config): { limits: RouteBudgets; share: number } {
-  const share = config.rateLimits.shared ? config.rateLimits.shared.fallbackShare : 1;
-  const rate = (l: RateLimit): number => (perMinute(l) / 60) * share;
+  const shared = config.rateLimits.shared;
+  const share = shared ? shared.fallbackShare : 1;
+  const rate = (l: RateLimit): number => {
+    if (!shared) return perMinute(l) / 60;
+    // What the shared bucket lets out, this instance's share of it (as its scheduler runs).
+    const spec = instanceSpecOf({ limit: l.requests, windowMs: l.perSeconds * 1000 }, share);
+    return (spec.limit * 1000) / spec.windowMs;
+  };
   return { limits: { global: rate(config.rateLimits.global), rest: rate(config.rateLimits.scheduleCancel), exchange: rate(config.rateLimits.exchange) }, share };
 }
 

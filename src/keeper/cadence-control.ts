@@ -17,7 +17,7 @@ export interface SharedDemand {
 }
 
 /** A budget that moved by less than this share is the same plan (a demand share moves a little every second). */
-const BUDGET_CHANGE_TOLERANCE = 0.02;
+export const BUDGET_CHANGE_TOLERANCE = 0.02;
 
 /**
  * The keeper's cadence control: fits the accounts to the arm budget, never refusing

@@ -85,9 +85,9 @@ export function planBudget(input: BudgetInput): BudgetPlan | null {
   const { accounts, limits, provisioning } = input;
   const budget = armCapacityPerSecond(accounts.map((a) => a.path), limits);
   if (budget === undefined) return null;
-  const steady = planProtection(accounts, budget);
+  const steady = protectOnRoutes(accounts, limits, budget, (b) => planProtection(accounts, b));
   const longestPeriods = coldStartPlanned(provisioning, steady.armsPerSecond, steady.usablePerSecond);
-  const plan = longestPeriods ? longestPeriodsPlan(accounts, budget) : steady;
+  const plan = longestPeriods ? protectOnRoutes(accounts, limits, budget, (b) => longestPeriodsPlan(accounts, b)) : steady;
   // REST's limit in force is this instance's already (a shared budget cuts the scheduler's specs).
   const routes = assignRoutes(
     accounts.map((a, i) => ({ path: a.path, armsPerSecond: plan.periodsMs[i] ? 1000 / plan.periodsMs[i]! : 0 })),
@@ -115,13 +115,51 @@ export function planBudget(input: BudgetInput): BudgetPlan | null {
   };
 }
 
+type Protection = ReturnType<typeof planProtection>;
+
+/**
+ * The arm budget pools both routes, but an account on `path: rest` can only spend REST's and one on
+ * `path: exchange` only the exchange endpoint's: a plan that fits the pool may not fit a route
+ * (found by the plan-agreement property: two REST accounts planned on REST's 0.008/s plus the
+ * exchange endpoint's 0.09/s, one of them lapsed). When a route's fixed accounts outgrow it, the
+ * pool is narrowed (bisection: a smaller pool only lengthens periods and drops the lowest
+ * priorities) until every route fits. The planned stretch stays one for all; when the pool already
+ * fits every route (one path, or routes with room) nothing changes.
+ */
+function protectOnRoutes(accounts: readonly PlanAccount[], limits: RouteBudgets, budget: number, plan: (budgetPerSecond: number) => Protection): Protection {
+  const fits = (p: Protection): boolean => {
+    const used = { rest: 0, exchange: 0 };
+    p.periodsMs.forEach((ms, i) => {
+      const path = accounts[i]!.path;
+      if (ms && path !== 'rest_then_exchange') used[path] += 1000 / ms;
+    });
+    const room = (limit: number | undefined): number => (limit ?? Number.POSITIVE_INFINITY) * BUDGET_UTILISATION * (1 + 1e-9);
+    return used.rest <= room(limits.rest) && used.exchange <= room(limits.exchange);
+  };
+  const whole = plan(budget);
+  if (fits(whole)) return whole;
+  let lo = 0;
+  let hi = budget;
+  let best = plan(0);
+  for (let i = 0; i < 40; i++) {
+    const mid = (lo + hi) / 2;
+    const p = plan(mid);
+    if (fits(p)) {
+      lo = mid;
+      best = p;
+    } else hi = mid;
+  }
+  // Shown against the whole pool: what the routes together carry.
+  return { ...best, usablePerSecond: whole.usablePerSecond };
+}
+
 /** Step 3's rule, alone so the keeper can test it on every provisioning event without re-planning. */
 export function coldStartPlanned(provisioning: Provisioning | null, steadyArmsPerSecond: number, usablePerSecond: number): boolean {
   return provisioning !== null && steadyArmsPerSecond > COLD_START_PLAN_SHARE * usablePerSecond;
 }
 
 /** Every account at its longest safe period (or what the budget allows below it); stretch against the configured periods. */
-function longestPeriodsPlan(accounts: readonly PlanAccount[], budget: number): ReturnType<typeof planProtection> {
+function longestPeriodsPlan(accounts: readonly PlanAccount[], budget: number): Protection {
   const plan = planProtection(accounts.map((a) => ({ ...a, rearmEveryMs: Math.max(a.rearmEveryMs, maxPeriodMs(a)) })), budget);
   const stretches = plan.periodsMs.flatMap((p, i) => (p === null ? [] : [p / accounts[i]!.rearmEveryMs]));
   return { ...plan, stretch: Math.max(1, ...stretches) };

@@ -6,7 +6,7 @@ import { ShedError } from './scheduler.js';
 import type { SharedBucket, SharedBuckets } from './shared-buckets.js';
 import { DEMAND_PUBLISH_PERIOD_MS, DEMAND_TTL_MS, demandKey, formatDemand, parseDemandTable, type Demand } from './shared-demand.js';
 import { budgetShare, modeStep, RESUME_RETRY_MS, shareMoved, type BudgetMode, type DemandView, type ModeEvent } from './shared-mode.js';
-import { bucketWindow, shareOf, sharedChunk, sharedChunks, sharedReservoir } from './shared-reservoir.js';
+import { bucketWindow, instanceSpecOf, SHARED_HEARTBEAT_MS, sharedChunk, sharedChunks, sharedReservoir } from './shared-reservoir.js';
 import type { TokenWait } from './shared-wait.js';
 
 /**
@@ -118,7 +118,7 @@ export class SharedBudget {
     this.client.on('close', () => this.handle({ kind: 'failed', reason: 'redis connection closed' }));
     this.client.on('ready', () => this.handle({ kind: 'ready' }));
     opts.buckets.onError(() => this.handle({ kind: 'failed', reason: 'redis error' }));
-    const heartbeat = opts.heartbeatMs ?? 150;
+    const heartbeat = opts.heartbeatMs ?? SHARED_HEARTBEAT_MS;
     for (const [scope, spec] of Object.entries(opts.specs)) {
       // What the bucket really lets out (below the window: the price of no common clock), as a window.
       this.bucketSpecs.set(scope, bucketWindow(spec, heartbeat));
@@ -267,7 +267,7 @@ export class SharedBudget {
    * failed and the instances never left the fallback (measured, Debian's redis-server 7.0).
    */
   private openBuckets(): void {
-    const heartbeat = this.opts.heartbeatMs ?? 150;
+    const heartbeat = this.opts.heartbeatMs ?? SHARED_HEARTBEAT_MS;
     // The old ones' last heartbeats still fail until they have stopped: stop() keeps them from
     // counting against the new ones.
     for (const b of this.buckets.values()) void b.stop().catch(() => undefined);
@@ -328,7 +328,8 @@ export class SharedBudget {
     const share = this.share();
     if (!shareMoved(this.appliedShare, share)) return;
     this.appliedShare = share;
-    for (const scope of Object.keys(this.opts.specs)) this.opts.setLocalSpec(scope, shareOf(this.bucketSpecs.get(scope)!, share));
+    const heartbeat = this.opts.heartbeatMs ?? SHARED_HEARTBEAT_MS;
+    for (const [scope, spec] of Object.entries(this.opts.specs)) this.opts.setLocalSpec(scope, instanceSpecOf(spec, share, heartbeat));
   }
 }
 

@@ -93,3 +93,15 @@ export function bucketWindow(spec: WindowSpec, heartbeatMs: number): WindowSpec 
 export function shareOf(spec: WindowSpec, share: number): WindowSpec {
   return windowAtRate((spec.limit * 1000 * share) / spec.windowMs, spec.windowMs);
 }
+
+/** Bottleneck's heartbeat, which also refills a shared bucket: 100 to 200 ms (SharedBudget's default). */
+export const SHARED_HEARTBEAT_MS = 150;
+
+/**
+ * The budget one instance keeps to for a shared scope: what the shared bucket lets out (its refill
+ * rate, bucketWindow), times its share. The keeper's scheduler runs on it (SharedBudget) and
+ * check-config plans on it, so a small budget's rounding is the same in both.
+ */
+export function instanceSpecOf(spec: WindowSpec, share: number, heartbeatMs = SHARED_HEARTBEAT_MS): WindowSpec {
+  return shareOf(bucketWindow(spec, heartbeatMs), share);
+}

@@ -31,6 +31,8 @@ import { reportBudgetLimits } from '../../src/obs/budget-limits.js';
 import { monotonicView } from '../../src/sched/clock.js';
 import { FakeClock } from '../../src/sched/fake-clock.js';
 import { RequestScheduler } from '../../src/sched/scheduler.js';
+import type { SharedBuckets } from '../../src/sched/shared-buckets.js';
+import { SharedBudget, type SharedRedisClient } from '../../src/sched/shared-budget.js';
 import { VenueClock } from '../../src/sched/venue-clock.js';
 import { startSimulator, type Simulator, type SimulatorOptions } from '../../src/sim/simulator.js';
 import { AgentStore } from '../../src/state/agent-store.js';
@@ -145,6 +147,34 @@ export function coldStartFigures(h: Harness, addresses: readonly string[], t0Ven
   };
 }
 
+/**
+ * A SharedBudget whose Redis never answers (status `connecting`, every command failing): the
+ * keeper runs on `fallbackShare` of each budget, as a shard does while Redis is away.
+ */
+function unreachableSharedBudget(clock: FakeClock, scheduler: RequestScheduler, fallbackShare: number): SharedBudget {
+  const redis: SharedRedisClient = {
+    status: 'connecting',
+    on: () => undefined,
+    eval: () => Promise.reject(new Error('redis: not connected')),
+    hdel: () => Promise.reject(new Error('redis: not connected')),
+    disconnect: () => undefined,
+  };
+  const buckets: SharedBuckets = {
+    open: () => ({ take: () => Promise.reject(new Error('redis: not connected')), stop: async () => undefined }),
+    onError: () => undefined,
+    close: async () => undefined,
+  };
+  return new SharedBudget({
+    redis,
+    buckets,
+    clock,
+    name: 'harness',
+    fallbackShare,
+    specs: Object.fromEntries(['global', 'schedule_cancel', 'exchange'].map((k) => [k, scheduler.specOf(k)!])),
+    setLocalSpec: (scope, spec) => scheduler.setLimit(scope, spec),
+  });
+}
+
 export async function startHarness(opts: {
   accounts: (sim: Simulator) => KeeperAccountSpec[];
   sim?: SimulatorOptions;
@@ -158,6 +188,8 @@ export async function startHarness(opts: {
   noService?: boolean;
   /** `rate_limits.info_weights` (the port's admission and the read plan); absent: the published weights. */
   infoWeights?: InfoWeights;
+  /** `rate_limits.shared.fallback_share`: a shared budget whose Redis never answers, so the keeper runs on this share. */
+  sharedFallbackShare?: number;
   /** How the keeper reaches the simulator: `in-process` (default, no sockets) or `loopback` (real HTTP and WebSocket). */
   transport?: 'in-process' | 'loopback';
   /**
@@ -340,7 +372,9 @@ export async function startHarness(opts: {
     exchange: rl.exchange === undefined ? { limit: 1200, windowMs: 60_000 } : { limit: rl.exchange, windowMs },
   });
   reportBudgetLimits(scheduler, { logger, metrics });
-  const venue = new VenuePort({ ...(opts.noService ? {} : { baseUrl: sim.baseUrl }), exchangeUrl: sim.exchangeUrl, transport, scheduler, venueClock, clock, ...(opts.infoWeights ? { infoWeights: opts.infoWeights } : {}) });
+  // rate_limits.shared with Redis out of reach: the real SharedBudget, on its fallback share.
+  const shared = opts.sharedFallbackShare === undefined ? undefined : unreachableSharedBudget(clock, scheduler, opts.sharedFallbackShare);
+  const venue = new VenuePort({ ...(opts.noService ? {} : { baseUrl: sim.baseUrl }), exchangeUrl: sim.exchangeUrl, transport, scheduler, venueClock, clock, ...(opts.infoWeights ? { infoWeights: opts.infoWeights } : {}), ...(shared ? { shared } : {}) });
   const keeperOptions: KeeperOptions = {
     network: 'testnet',
     accounts: opts.accounts(sim),
@@ -351,6 +385,7 @@ export async function startHarness(opts: {
     ...(opts.infoWeights ? { infoWeights: opts.infoWeights } : {}),
   };
   const keeper = new Keeper(keeperOptions, {
+    ...(shared ? { sharedDemand: shared, budgetMode: () => shared.mode() } : {}),
     clock,
     curve: curve.curve,
     generateKey: nextAgentKey,
