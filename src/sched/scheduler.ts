@@ -1,10 +1,11 @@
 import type { Clock, TimerHandle } from './clock.js';
 import { admitWouldDelay, earliestAdmitMs, newScope, recordDone, recordAdmit, spacingMs, usedInWindow, type ScopeState, type WindowSpec } from './admission.js';
+import { orderKey, queueOf, type RequestClass, type RequestQueue } from './request-class.js';
 
 /**
  * The one shared request budget. Every venue request goes through `run`, declaring its class
- * (`arm` or `read`) and the rate scopes it spends. Arms go first, most urgent first (shortest
- * horizon); reads only use what arms leave, keep a reserve free for arms, and are shed (rejected
+ * (request-class.ts) and the rate scopes it spends. Arms go first, the earliest deadline first, then
+ * approvals and prepares; reads only use what those leave, keep a reserve free for arms, and are shed (rejected
  * with `ShedError`) when they have waited too long. After a 429, `blockScope` holds back every
  * request of that scope until `retry_after` has passed, and `adoptLimit` takes the venue's
  * announced numbers when they are tighter than ours: a learned limit, held while the venue keeps
@@ -14,10 +15,10 @@ import { admitWouldDelay, earliestAdmitMs, newScope, recordDone, recordAdmit, sp
  * run in virtual time, and a 429 window must be obeyed to the millisecond on our clock. The
  * admission rule is small and pure (`admission.ts`); this class only queues and wakes.
  */
-export type RequestClass = 'arm' | 'read';
+/** A request as the budget admits it: its class, and what it spends. */
+export type RequestOptions = RequestClass & AdmissionOptions;
 
-export interface RequestOptions {
-  kind: RequestClass;
+export interface AdmissionOptions {
   /** Scope keys this request spends, e.g. ['global', 'schedule_cancel']. */
   scopes: readonly string[];
   /**
@@ -27,11 +28,6 @@ export interface RequestOptions {
    * the whole limit there.
    */
   weight?: number;
-  /**
-   * Lower goes first among arms: the venue time of the account's current deadline (0 = none, a
-   * first arm). Work that only prepares an arm (resolving an account) uses PREPARE_URGENCY.
-   */
-  urgency?: number;
   /** Reads: reject with ShedError after waiting this long. Default 10 s. */
   maxWaitMs?: number;
   signal?: AbortSignal;
@@ -42,8 +38,8 @@ export interface RequestOptions {
 /**
  * Where a request's wait went: `heldBy`, the last reason its lane was held (a scope key: its window
  * was full, `<scope>:429` a venue block, `<scope>:reserved` a more urgent request's turn on it; null:
- * never held), and `wentAhead`, how many requests of its own kind and scopes were admitted while it
- * waited (the more urgent ones, then the earlier ones of equal urgency).
+ * never held), and `wentAhead`, how many requests of its own queue and scopes were admitted while it
+ * waited (the ones of lower order key, then the earlier ones of an equal key).
  */
 export interface AdmissionWait {
   waitedMs: number;
@@ -110,9 +106,6 @@ export function ratePerSecond(spec: WindowSpec): number {
   return (spec.limit * 1000) / spec.windowMs;
 }
 
-/** After every arm, before every read: start-up work such as resolving an account. */
-export const PREPARE_URGENCY = Number.MAX_SAFE_INTEGER;
-
 /** When a queued read is shed: after it waited its maxWaitMs (default 10 s). */
 function shedAtMs(p: Pending): number {
   return p.enqueuedMs + (p.opts.maxWaitMs ?? 10_000);
@@ -129,11 +122,12 @@ export class ShedError extends Error {
 
 interface Pending {
   opts: RequestOptions;
-  /** Requests with the same class and scopes wait for the same reasons (see drain). */
+  queue: RequestQueue;
+  /** Requests with the same queue and scopes wait for the same reasons (see drain). */
   sig: string;
   /** Admissions of its signature when it was queued (AdmissionWait.wentAhead). */
   sigAdmittedAtEnqueue: number;
-  /** Arms: the order key (urgency); reads: 0 (first come, first served). */
+  /** orderKey of its class. */
   key: number;
   throttled?: boolean;
   enqueuedMs: number;
@@ -152,7 +146,7 @@ export interface SchedulerStats {
 }
 
 /**
- * The queued requests of one signature (class + scopes), in the order they go: by key, then by
+ * The queued requests of one signature (queue + scopes), in the order they go: by key, then by
  * arrival. Requests of one lane wait for the same reasons, so only its head is ever looked at.
  */
 class Lane {
@@ -237,7 +231,7 @@ function before(a: Pending, b: Pending): boolean {
 
 export class RequestScheduler {
   private readonly scopes = new Map<string, ScopeState>();
-  /** Queued requests per class, one lane per signature. */
+  /** Queued requests per queue, one lane per signature. */
   private readonly lanes = { arm: new Map<string, Lane>(), read: new Map<string, Lane>() };
   private readonly queued = { arm: 0, read: 0 };
   /** The earliest time a queued read may be shed (no scan of the reads before it). */
@@ -268,7 +262,7 @@ export class RequestScheduler {
       /** Spec given to scopes that appear only in 429 answers (per-endpoint scopes). */
       defaultSpec?: WindowSpec;
       /** Called once per request that had to wait for our own budget (not for a 429 block). */
-      onThrottled?: (kind: RequestClass) => void;
+      onThrottled?: (queue: RequestQueue) => void;
       /** Called when a scope's limit in force changes (learned, probed, restored). */
       onLimitChange?: (c: LimitChange) => void;
     } = {},
@@ -301,16 +295,16 @@ export class RequestScheduler {
    * earliest its scopes allow, plus one spacing per queued arm that goes before it on each scope.
    * An estimate: requests queued later with a lower key may still go first.
    */
-  estimateAdmitMs(opts: Pick<RequestOptions, 'kind' | 'scopes' | 'urgency'>): number {
+  estimateAdmitMs(opts: RequestClass & Pick<AdmissionOptions, 'scopes'>): number {
     const now = this.clock.nowMs();
-    const key = opts.kind === 'arm' ? (opts.urgency ?? 0) : Number.POSITIVE_INFINITY;
+    const key = orderKey(opts);
     let at = now;
     for (const k of opts.scopes) {
       const s = this.scopes.get(k);
       if (!s) continue;
       let ahead = 0;
       for (const [sig, lane] of this.lanes.arm) if (lane.size > 0 && sig.split('|').includes(k)) ahead += lane.countAtMost(key);
-      if (opts.kind === 'read') for (const [sig, lane] of this.lanes.read) if (sig.split('|').includes(k)) ahead += lane.size;
+      if (queueOf(opts) === 'read') for (const [sig, lane] of this.lanes.read) if (sig.split('|').includes(k)) ahead += lane.size;
       at = Math.max(at, earliestAdmitMs(s, now) + ahead * spacingMs(s.spec));
     }
     return at;
@@ -325,12 +319,14 @@ export class RequestScheduler {
       const onAbort = (): void => {
         if (this.remove(p)) reject(signal?.reason instanceof Error ? signal.reason : new Error('aborted'));
       };
-      const sig = `${opts.kind}|${opts.scopes.join('|')}`;
+      const queue = queueOf(opts);
+      const sig = `${queue}|${opts.scopes.join('|')}`;
       const p: Pending = {
         opts,
+        queue,
         sig,
         sigAdmittedAtEnqueue: this.sigStats(sig).admitted,
-        key: opts.kind === 'arm' ? (opts.urgency ?? 0) : 0,
+        key: orderKey(opts),
         enqueuedMs: this.clock.nowMs(),
         seq: ++this.seq,
         start: (admittedMs) => {
@@ -568,22 +564,22 @@ export class RequestScheduler {
   }
 
   private enqueue(p: Pending): void {
-    const lanes = this.lanes[p.opts.kind];
+    const lanes = this.lanes[p.queue];
     let lane = lanes.get(p.sig);
     if (!lane) {
       lane = new Lane();
       lanes.set(p.sig, lane);
     }
     lane.insert(p);
-    this.queued[p.opts.kind] += 1;
-    if (p.opts.kind === 'read') this.shedCheckAtMs = Math.min(this.shedCheckAtMs, shedAtMs(p));
+    this.queued[p.queue] += 1;
+    if (p.queue === 'read') this.shedCheckAtMs = Math.min(this.shedCheckAtMs, shedAtMs(p));
   }
 
   private remove(p: Pending): boolean {
-    const lane = this.lanes[p.opts.kind].get(p.sig);
+    const lane = this.lanes[p.queue].get(p.sig);
     if (!lane?.remove(p)) return false;
-    this.queued[p.opts.kind] -= 1;
-    if (lane.size === 0) this.lanes[p.opts.kind].delete(p.sig);
+    this.queued[p.queue] -= 1;
+    if (lane.size === 0) this.lanes[p.queue].delete(p.sig);
     return true;
   }
 
@@ -606,7 +602,7 @@ export class RequestScheduler {
 
   private scopeEarliest(p: Pending, key: string, nowMs: number): number {
     // Reads pace themselves more slowly on the shared global scope, leaving a reserve for arms.
-    const factor = p.opts.kind === 'read' && key === 'global' ? 1 / (1 - (this.opts.armReserve ?? 0.2)) : 1;
+    const factor = p.queue === 'read' && key === 'global' ? 1 / (1 - (this.opts.armReserve ?? 0.2)) : 1;
     return earliestAdmitMs(this.scope(key), nowMs, factor, p.opts.weight ?? 1);
   }
 
@@ -621,7 +617,7 @@ export class RequestScheduler {
 
   private admit(p: Pending, nowMs: number): void {
     for (const key of p.opts.scopes) recordAdmit(this.scope(key), nowMs, p.opts.weight ?? 1);
-    this.admitted[p.opts.kind] += 1;
+    this.admitted[p.queue] += 1;
     const st = this.sigStats(p.sig);
     if (p.opts.onAdmitted) {
       const waitedMs = nowMs - p.enqueuedMs;
@@ -633,7 +629,7 @@ export class RequestScheduler {
     }
     st.admitted += 1;
     // Its lane has emptied: whatever held it is over.
-    if (!this.lanes[p.opts.kind].has(p.sig)) st.heldBy = null;
+    if (!this.lanes[p.queue].has(p.sig)) st.heldBy = null;
     p.start(nowMs);
   }
 
@@ -646,7 +642,7 @@ export class RequestScheduler {
     if (now > this.shedCheckAtMs) this.shedReads(now);
     if (this.queued.read > 0) wake = Math.min(wake, this.shedCheckAtMs + 1);
 
-    // Arms in urgency order, then reads. A request that must wait reserves the time it will go on
+    // The arm queue in its order (arms by deadline, approvals, prepares), then reads. A request that must wait reserves the time it will go on
     // each of its scopes; a later request goes now only if that moves no reservation.
     const reserved = new Map<string, number>();
     const waiting = new Set<string>();
@@ -678,15 +674,15 @@ export class RequestScheduler {
   }
 
   /**
-   * Admits what may go now from one class's lanes, heads in order (lowest key, then arrival), and
+   * Admits what may go now from one queue's lanes, heads in order (lowest key, then arrival), and
    * returns the earliest retry time. A lane whose head must wait waits whole (every request in it
-   * has the same class and scopes); `waiting` carries that across classes. Only lane heads are
+   * has the same queue and scopes); `waiting` carries that across queues. Only lane heads are
    * looked at, so a pump costs the number of lanes, not of queued requests (10,000 queued at
    * start-up made each pump a scan of 10,000: 12% of the cold start's CPU).
    */
-  private drain(kind: RequestClass, now: number, reserved: Map<string, number>, waiting: Set<string>): number {
+  private drain(queue: RequestQueue, now: number, reserved: Map<string, number>, waiting: Set<string>): number {
     let wake = Number.POSITIVE_INFINITY;
-    const lanes = this.lanes[kind];
+    const lanes = this.lanes[queue];
     for (;;) {
       let lane: Lane | undefined;
       let p: Pending | undefined;
@@ -705,7 +701,7 @@ export class RequestScheduler {
         wake = Math.min(wake, t);
         if (!p.throttled && p.opts.scopes.every((k) => this.scope(k).blockedUntilMs <= now)) {
           p.throttled = true;
-          this.opts.onThrottled?.(p.opts.kind);
+          this.opts.onThrottled?.(queue);
         }
         for (const k of p.opts.scopes) reserved.set(k, Math.min(reserved.get(k) ?? Number.POSITIVE_INFINITY, t));
         waiting.add(p.sig);
@@ -721,7 +717,7 @@ export class RequestScheduler {
       }
       lane.shift();
       if (lane.size === 0) lanes.delete(p.sig);
-      this.queued[kind] -= 1;
+      this.queued[queue] -= 1;
       this.admit(p, now);
     }
   }

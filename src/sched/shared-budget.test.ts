@@ -13,7 +13,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { findRedisServer, noRedisMessage, startRedis, type TestRedis } from '../../test/support/redis.js';
 import type { WindowSpec } from './admission.js';
 import { ShedError } from './scheduler.js';
-import { SharedBudget, type BudgetMode, type SharedClass } from './shared-budget.js';
+import type { RequestKind } from './request-class.js';
+import { SharedBudget, type BudgetMode } from './shared-budget.js';
 import { bucketWindow, shareOf, sharedChunk, sharedMaxInSpan, sharedReservoir } from './shared-reservoir.js';
 import { DEMAND_PUBLISH_PERIOD_MS, DEMAND_TTL_MS, demandKey } from './shared-demand.js';
 import type { TokenWait } from './shared-wait.js';
@@ -35,7 +36,7 @@ const ARM_10S: TokenWait = { waitMs: 10_000, onTimeout: 'send' };
 function instance(url: string, name = 'shard-pair', spec: WindowSpec = SPEC) {
   const local: WindowSpec[] = [];
   const modes: BudgetMode[] = [];
-  const misses: Array<[string, SharedClass]> = [];
+  const misses: Array<[string, RequestKind]> = [];
   const b = new SharedBudget({
     redisUrl: url,
     name,

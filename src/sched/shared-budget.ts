@@ -5,6 +5,7 @@ import { hostname } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import type { Redis } from 'ioredis';
 import type { WindowSpec } from './admission.js';
+import type { RequestKind } from './request-class.js';
 import { ShedError } from './scheduler.js';
 import { DEMAND_PUBLISH_PERIOD_MS, DEMAND_TTL_MS, demandKey, demandShare, formatDemand, parseDemandTable, type Demand, type DemandEntry } from './shared-demand.js';
 import { bucketWindow, shareOf, sharedChunk, sharedChunks, sharedReservoir } from './shared-reservoir.js';
@@ -60,14 +61,13 @@ export interface SharedBudgetOptions {
   /** Bottleneck's heartbeat, which also refills the bucket: 100 to 200 ms. Default 150. */
   heartbeatMs?: number;
   /** Told each request whose token did not come in time: `bypass` (it went anyway) or `shed`. */
-  onMiss?: (miss: 'bypass' | 'shed', cls: SharedClass) => void;
+  onMiss?: (miss: 'bypass' | 'shed', cls: RequestKind) => void;
   /** This process among the instances (its demand's field); default host, pid and 6 random bytes. */
   instanceId?: string;
 }
 
-/** Bottleneck priorities: 0 runs first. */
-export const SHARED_PRIORITY = { arm: 0, approval: 2, prepare: 3, read: 6 } as const;
-export type SharedClass = keyof typeof SHARED_PRIORITY;
+/** Bottleneck priorities of the request classes: 0 runs first. */
+export const SHARED_PRIORITY: Readonly<Record<RequestKind, number>> = { arm: 0, approval: 2, prepare: 3, read: 6 };
 
 export class SharedBudget {
   private readonly client: Redis;
@@ -196,7 +196,7 @@ export class SharedBudget {
    * a weight that is not a positive integer: Redis failing never fails a request. The tokens of a
    * request that did not wait for them are still taken as they come (the class comment), all of them.
    */
-  async take(scopes: readonly string[], cls: SharedClass, wait: TokenWait, weight = 1): Promise<void> {
+  async take(scopes: readonly string[], cls: RequestKind, wait: TokenWait, weight = 1): Promise<void> {
     if (!Number.isSafeInteger(weight) || weight < 1) throw new RangeError(`request weight must be a positive integer, got ${weight}`);
     if (this.current !== 'shared' || this.stopped) return;
     const mine: Array<{ limiter: Bottleneck; jobs: number[] }> = [];
