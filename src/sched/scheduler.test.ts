@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { FakeClock } from './fake-clock.js';
-import { LIMIT_QUIET_MS, RequestScheduler, ShedError, type AdmissionWait, type LimitChange } from './scheduler.js';
+import { LIMIT_QUIET_MS, type LimitChange } from './limits.js';
+import { RequestScheduler, ShedError, type AdmissionWait } from './scheduler.js';
 import { WINDOW_MARGIN_MS } from './admission.js';
 import { recorder } from './test-support.js';
 import { sleep } from './clock.js';

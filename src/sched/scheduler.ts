@@ -1,20 +1,23 @@
 import type { Clock, TimerHandle } from './clock.js';
 import { admitWouldDelay, earliestAdmitMs, newScope, recordDone, recordAdmit, spacingMs, usedInWindow, type ScopeState, type WindowSpec } from './admission.js';
+import { initialLimit, limitChangeOf, onAnnounced, onBaseline, onQuiet, onRefusal, probeDueMs, scopeLimitOf, validSpec, type LimitChange, type LimitState, type LimitStep, type ScopeLimit } from './limits.js';
 import { orderKey, queueOf, type RequestClass, type RequestQueue } from './request-class.js';
 
 /**
  * The one shared request budget. Every venue request goes through `run`, declaring its class
  * (request-class.ts) and the rate scopes it spends. Arms go first, the earliest deadline first, then
- * approvals and prepares; reads only use what those leave, keep a reserve free for arms, and are shed (rejected
- * with `ShedError`) when they have waited too long. After a 429, `blockScope` holds back every
- * request of that scope until `retry_after` has passed, and `adoptLimit` takes the venue's
- * announced numbers when they are tighter than ours: a learned limit, held while the venue keeps
- * refusing and probed back towards the configured one after a quiet spell (LIMIT_QUIET_MS).
+ * approvals and prepares; reads only use what those leave, keep a reserve free for arms, and are
+ * shed (rejected with `ShedError`) when they have waited too long. After a 429, `blockScope` holds
+ * back every request of that scope until `retry_after` has passed, and `adoptLimit` takes the
+ * venue's announced numbers when they are tighter than ours: a learned limit, held while the venue
+ * keeps refusing and probed back towards the configured one after a quiet spell (limits.ts decides;
+ * this class applies its steps and keeps the probe timer).
  *
  * Why not bottleneck: its reservoir and timers read the wall clock itself, so its admission cannot
  * run in virtual time, and a 429 window must be obeyed to the millisecond on our clock. The
  * admission rule is small and pure (`admission.ts`); this class only queues and wakes.
  */
+
 /** A request as the budget admits it: its class, and what it spends. */
 export type RequestOptions = RequestClass & AdmissionOptions;
 
@@ -45,65 +48,6 @@ export interface AdmissionWait {
   waitedMs: number;
   heldBy: string | null;
   wentAhead: number;
-}
-
-/**
- * A learned limit is probed back towards the configured one after this long with no 429 on its
- * scope, and each further step after another such spell. Five minutes: a limit the venue announced
- * in a 429's detail is its word, and staying under it costs little (a `rest_then_exchange` plan
- * carries on the other route what this one no longer can), while every probe that overshoots costs
- * a 429 and its `retry_after` hold on the accounts closest to their deadlines. A storm's false limit
- * is given back within minutes, and a venue that really lowered its limit is asked again at most
- * every five minutes, then less often (LIMIT_QUIET_MAX_MS). A minute was tried first: on a venue
- * configured at twice its real limit it drew a second burst of 429s a minute after the first.
- */
-export const LIMIT_QUIET_MS = 300_000;
-/** A probe the venue refused doubles the next quiet spell, up to this. */
-export const LIMIT_QUIET_MAX_MS = 3_600_000;
-/** Each probe step multiplies the learned rate by this, up to the configured one. */
-export const LIMIT_PROBE_FACTOR = 2;
-
-/** A scope's limit: the configured baseline, a learned one in force, and when to probe. */
-interface LimitState {
-  base: WindowSpec;
-  configured: boolean;
-  learned: WindowSpec | null;
-  lastRefusalMs: number;
-  nextProbeMs: number;
-  /** The quiet spell before the next probe: LIMIT_QUIET_MS, doubled by each refused probe. */
-  quietMs: number;
-  /** When a probe last gave the configured limit back (a refusal soon after counts against it). */
-  restoredAtMs: number;
-}
-
-/** Where a scope's limit in force comes from. */
-export type LimitSource = 'configured' | 'learned';
-
-/** One scope's limit as `limits()` shows it. */
-export interface ScopeLimit {
-  scope: string;
-  /** The configured window; absent for scopes only 429s named (their default spec). */
-  configured?: WindowSpec;
-  inForce: WindowSpec;
-  source: LimitSource;
-}
-
-/**
- * A scope's limit in force changed: `learned` (a 429 announced a lower one), `probed` (a step back
- * up after a quiet spell, still learned) or `restored` (back at the configured one).
- */
-export interface LimitChange {
-  scope: string;
-  kind: 'learned' | 'probed' | 'restored';
-  from: WindowSpec;
-  to: WindowSpec;
-  configured?: WindowSpec;
-  source: LimitSource;
-}
-
-/** Requests per second a window allows. */
-export function ratePerSecond(spec: WindowSpec): number {
-  return (spec.limit * 1000) / spec.windowMs;
 }
 
 /** When a queued read is shed: after it waited its maxWaitMs (default 10 s). */
@@ -269,7 +213,7 @@ export class RequestScheduler {
   ) {
     for (const [k, spec] of Object.entries(specs)) {
       this.scopes.set(k, newScope(spec));
-      this.limitsOf.set(k, { base: { ...spec }, configured: true, learned: null, lastRefusalMs: 0, nextProbeMs: 0, quietMs: LIMIT_QUIET_MS, restoredAtMs: Number.NEGATIVE_INFINITY });
+      this.limitsOf.set(k, initialLimit(spec, true));
     }
     if (opts.onLimitChange) this.limitListeners.add(opts.onLimitChange);
   }
@@ -284,8 +228,8 @@ export class RequestScheduler {
   limits(): ScopeLimit[] {
     const out: ScopeLimit[] = [];
     for (const [scope, l] of this.limitsOf) {
-      if (!l.configured && !l.learned) continue;
-      out.push({ scope, ...(l.configured ? { configured: { ...l.base } } : {}), inForce: { ...this.scope(scope).spec }, source: l.learned ? 'learned' : 'configured' });
+      const shown = scopeLimitOf(scope, l, this.scope(scope).spec);
+      if (shown) out.push(shown);
     }
     return out;
   }
@@ -363,43 +307,21 @@ export class RequestScheduler {
   blockScope(scope: string, untilMs: number): void {
     const s = this.scope(scope);
     s.blockedUntilMs = Math.max(s.blockedUntilMs, untilMs);
-    const l = this.limitOf(scope);
-    const now = this.clock.nowMs();
-    l.lastRefusalMs = now;
-    if (l.learned) {
-      if (ratePerSecond(s.spec) > ratePerSecond(l.learned)) {
-        // A probe refused: back to the announced limit, and a longer spell before the next one.
-        l.quietMs = Math.min(LIMIT_QUIET_MAX_MS, l.quietMs * 2);
-        this.changeLimit(scope, { ...l.learned }, 'learned');
-      }
-      l.nextProbeMs = now + l.quietMs;
-      this.scheduleProbe();
-    }
+    const step = onRefusal(this.limitOf(scope), s.spec, this.clock.nowMs());
+    this.applyLimit(scope, step);
+    if (step.state.learned) this.scheduleProbe();
     this.pump();
   }
 
   /**
    * The venue announced its own numbers for a scope: taken at once when tighter than the limit in
-   * force, and held as a learned limit (see LIMIT_QUIET_MS for how it is given back).
+   * force, and held as a learned limit (see limits.ts LIMIT_QUIET_MS for how it is given back).
    */
   adoptLimit(scope: string, spec: WindowSpec): void {
-    if (!(spec.limit > 0) || !(spec.windowMs > 0)) return;
-    const s = this.scope(scope);
-    const l = this.limitOf(scope);
-    const now = this.clock.nowMs();
-    l.lastRefusalMs = now;
-    if (spacingMs(spec) > spacingMs(s.spec) || spec.limit < s.spec.limit) {
-      // Refused above an announced limit we had given back (a probe): wait longer next time.
-      if (l.learned && ratePerSecond(s.spec) > ratePerSecond(l.learned) && ratePerSecond(spec) <= ratePerSecond(l.learned)) l.quietMs = Math.min(LIMIT_QUIET_MAX_MS, l.quietMs * 2);
-      // Refused soon after a probe restored the configured limit: the same; long after: a new episode.
-      if (!l.learned) l.quietMs = now - l.restoredAtMs < l.quietMs ? Math.min(LIMIT_QUIET_MAX_MS, l.quietMs * 2) : LIMIT_QUIET_MS;
-      l.learned = { ...spec };
-      l.nextProbeMs = now + l.quietMs;
-      this.changeLimit(scope, { ...spec }, 'learned');
-      this.scheduleProbe();
-    } else if (l.learned) {
-      l.nextProbeMs = now + l.quietMs;
-    }
+    if (!validSpec(spec)) return;
+    const step = onAnnounced(this.limitOf(scope), this.scope(scope).spec, spec, this.clock.nowMs());
+    this.applyLimit(scope, step);
+    if (step.change) this.scheduleProbe();
   }
 
   /**
@@ -408,16 +330,12 @@ export class RequestScheduler {
    * Admissions already in the window still count.
    */
   setLimit(scope: string, spec: WindowSpec): void {
-    if (!(spec.limit > 0) || !(spec.windowMs > 0)) return;
+    if (!validSpec(spec)) return;
     const l = this.limitOf(scope);
-    l.base = { ...spec };
     const s = this.scope(scope);
-    if (l.learned && ratePerSecond(l.learned) < ratePerSecond(spec)) {
-      if (ratePerSecond(s.spec) > ratePerSecond(spec)) s.spec = spec;
-    } else {
-      l.learned = null;
-      s.spec = spec;
-    }
+    const next = onBaseline(l, s.spec, spec);
+    this.limitsOf.set(scope, next.state);
+    s.spec = next.inForce;
     this.pump();
   }
 
@@ -503,20 +421,22 @@ export class RequestScheduler {
   private limitOf(key: string): LimitState {
     let l = this.limitsOf.get(key);
     if (!l) {
-      l = { base: { ...this.scope(key).spec }, configured: false, learned: null, lastRefusalMs: 0, nextProbeMs: 0, quietMs: LIMIT_QUIET_MS, restoredAtMs: Number.NEGATIVE_INFINITY };
+      l = initialLimit(this.scope(key).spec, false);
       this.limitsOf.set(key, l);
     }
     return l;
   }
 
-  /** Sets the limit in force and tells the listeners. `kind` learned: a refusal; else a probe step. */
-  private changeLimit(scope: string, to: WindowSpec, kind: LimitChange['kind']): void {
+  /**
+   * Keeps a transition's state, and when it changes the limit in force, puts the new one in force
+   * and tells the listeners.
+   */
+  private applyLimit(scope: string, step: LimitStep): void {
+    this.limitsOf.set(scope, step.state);
+    if (!step.change) return;
     const s = this.scope(scope);
-    const l = this.limitOf(scope);
-    const from = { ...s.spec };
-    if (from.limit === to.limit && from.windowMs === to.windowMs) return;
-    s.spec = to;
-    const change: LimitChange = { scope, kind, from, to: { ...to }, ...(l.configured ? { configured: { ...l.base } } : {}), source: l.learned ? 'learned' : 'configured' };
+    const change = limitChangeOf(scope, step.state, step.change.kind, s.spec, step.change.to);
+    s.spec = step.change.to;
     for (const fn of this.limitListeners) {
       try {
         fn(change);
@@ -531,7 +451,7 @@ export class RequestScheduler {
   private scheduleProbe(): void {
     if (this.stopped) return;
     let next = Number.POSITIVE_INFINITY;
-    for (const l of this.limitsOf.values()) if (l.learned) next = Math.min(next, l.nextProbeMs);
+    for (const l of this.limitsOf.values()) next = Math.min(next, probeDueMs(l));
     if (this.probeTimer) this.clock.clearTimeout(this.probeTimer);
     this.probeTimer = null;
     if (next === Number.POSITIVE_INFINITY) return;
@@ -541,25 +461,10 @@ export class RequestScheduler {
     }, Math.max(0, next - this.clock.nowMs()));
   }
 
-  /**
-   * Every learned limit whose quiet spell is over takes one step back up: its rate times
-   * LIMIT_PROBE_FACTOR on the announced window, or the configured spec once that is reached.
-   */
+  /** Every learned limit whose quiet spell is over takes its probe step (limits.ts onQuiet). */
   private probe(): void {
     const now = this.clock.nowMs();
-    for (const [scope, l] of this.limitsOf) {
-      if (!l.learned || now < l.nextProbeMs) continue;
-      const cur = this.scope(scope).spec;
-      const target = ratePerSecond(cur) * LIMIT_PROBE_FACTOR;
-      if (target >= ratePerSecond(l.base)) {
-        l.learned = null;
-        l.restoredAtMs = now;
-        this.changeLimit(scope, { ...l.base }, 'restored');
-      } else {
-        l.nextProbeMs = now + l.quietMs;
-        this.changeLimit(scope, { limit: Math.max(1, Math.round((target * cur.windowMs) / 1000)), windowMs: cur.windowMs }, 'probed');
-      }
-    }
+    for (const [scope, l] of this.limitsOf) this.applyLimit(scope, onQuiet(l, this.scope(scope).spec, now));
     this.scheduleProbe();
   }
 
