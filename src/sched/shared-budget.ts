@@ -4,10 +4,10 @@ import { createRequire } from 'node:module';
 import { hostname } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import type { Redis } from 'ioredis';
-import type { WindowSpec } from './admission.js';
+import { weightUnits, type WindowSpec } from './admission.js';
 import type { RequestKind } from './request-class.js';
 import { ShedError } from './scheduler.js';
-import { DEMAND_PUBLISH_PERIOD_MS, DEMAND_TTL_MS, demandKey, demandShare, formatDemand, parseDemandTable, type Demand, type DemandEntry } from './shared-demand.js';
+import { BUDGET_CHANGE_TOLERANCE, DEMAND_PUBLISH_PERIOD_MS, DEMAND_TTL_MS, demandKey, demandShare, formatDemand, parseDemandTable, type Demand, type DemandEntry } from './shared-demand.js';
 import { bucketWindow, shareOf, sharedChunk, sharedChunks, sharedReservoir } from './shared-reservoir.js';
 import type { TokenWait } from './shared-wait.js';
 
@@ -182,7 +182,7 @@ export class SharedBudget {
 
   /**
    * Takes `weight` tokens (the request's venue weight, a positive integer) from every shared scope
-   * among `scopes`, capped at what the scope's bucket lets out per window, as admission.ts's unitsOf
+   * among `scopes`, capped at what the scope's bucket lets out per window, as admission.ts's weightUnits
    * caps at the limit: a request heavier than the whole window counts as the whole window instead of
    * waiting forever. The bucket holds only a few tokens (shared-reservoir.ts), so the weight goes as
    * several Bottleneck jobs of at most sharedChunk tokens, all queued at once: at one priority this
@@ -203,7 +203,7 @@ export class SharedBudget {
     for (const scope of scopes) {
       const limiter = this.limiters.get(scope);
       if (!limiter) continue;
-      const units = Math.max(1, Math.min(weight, this.bucketSpecs.get(scope)!.limit));
+      const units = weightUnits(weight, this.bucketSpecs.get(scope)!.limit);
       mine.push({ limiter, jobs: sharedChunks(units, this.chunks.get(scope)!) });
     }
     if (mine.length === 0) return;
@@ -331,7 +331,7 @@ export class SharedBudget {
 
   /**
    * This instance's local budget: its share of what the shared bucket lets out, in both modes. In
-   * shared mode the share is its demand's (re-applied when it moves by more than 2%), so it plans and
+   * shared mode the share is its demand's (re-applied past BUDGET_CHANGE_TOLERANCE), so it plans and
    * paces on what it will get instead of queueing for tokens the others take: two shards each
    * planning the whole bucket waited past their deadlines and went anyway. On the fallback it is
    * `fallback_share` of the same bucket, so the instances together stay under the venue's window
@@ -346,7 +346,7 @@ export class SharedBudget {
 
   private applyShare(): void {
     const share = this.share();
-    if (this.appliedShare !== undefined && Math.abs(share - this.appliedShare) <= this.appliedShare * 0.02) return;
+    if (this.appliedShare !== undefined && Math.abs(share - this.appliedShare) <= this.appliedShare * BUDGET_CHANGE_TOLERANCE) return;
     this.appliedShare = share;
     for (const scope of Object.keys(this.opts.specs)) this.opts.setLocalSpec(scope, shareOf(this.bucketSpecs.get(scope)!, share));
   }
