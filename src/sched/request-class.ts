@@ -21,10 +21,22 @@ export type RequestKind = RequestClass['kind'];
 
 /**
  * The scheduler's two queues. Arms, approvals and prepares wait in the arm queue: never shed, and
- * free to use the share of the global window reads leave them. Reads wait in their own, served only
- * with what the arm queue leaves.
+ * free to use the share of the global window reads leave them (ARM_RESERVE_SHARE). Reads wait in
+ * their own, served only with what the arm queue leaves, and shed after DEFAULT_READ_MAX_WAIT_MS
+ * unless they say otherwise.
  */
 export type RequestQueue = 'arm' | 'read';
+
+/**
+ * The fifth of the global window reads may not touch, kept for arms: the arms' retries after errors
+ * and 429s and the approvals of a re-provision spend it. The scheduler paces reads on the rest, the
+ * read plan stretches reads to fit in it (read-plan.ts READ_UTILISATION), and check-config asks for
+ * it as headroom.
+ */
+export const ARM_RESERVE_SHARE = 0.2;
+
+/** How long a read waits for budget, local or shared, before it is shed, when it names no wait. */
+export const DEFAULT_READ_MAX_WAIT_MS = 10_000;
 
 export function queueOf(c: RequestClass): RequestQueue {
   return c.kind === 'read' ? 'read' : 'arm';

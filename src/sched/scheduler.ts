@@ -1,7 +1,7 @@
 import type { Clock, TimerHandle } from './clock.js';
 import { admitWouldDelay, earliestAdmitMs, newScope, recordDone, recordAdmit, spacingMs, usedInWindow, type ScopeState, type WindowSpec } from './admission.js';
 import { initialLimit, limitChangeOf, onAnnounced, onBaseline, onQuiet, onRefusal, probeDueMs, scopeLimitOf, validSpec, type LimitChange, type LimitState, type LimitStep, type ScopeLimit } from './limits.js';
-import { orderKey, queueOf, type RequestClass, type RequestQueue } from './request-class.js';
+import { ARM_RESERVE_SHARE, DEFAULT_READ_MAX_WAIT_MS, orderKey, queueOf, type RequestClass, type RequestQueue } from './request-class.js';
 
 /**
  * The one shared request budget. Every venue request goes through `run`, declaring its class
@@ -31,7 +31,7 @@ export interface AdmissionOptions {
    * the whole limit there.
    */
   weight?: number;
-  /** Reads: reject with ShedError after waiting this long. Default 10 s. */
+  /** Reads: reject with ShedError after waiting this long. Default DEFAULT_READ_MAX_WAIT_MS. */
   maxWaitMs?: number;
   signal?: AbortSignal;
   /** Told, as the request is admitted, where its wait went (for the late-arm log). */
@@ -50,9 +50,9 @@ export interface AdmissionWait {
   wentAhead: number;
 }
 
-/** When a queued read is shed: after it waited its maxWaitMs (default 10 s). */
+/** When a queued read is shed: after it waited its maxWaitMs. */
 function shedAtMs(p: Pending): number {
-  return p.enqueuedMs + (p.opts.maxWaitMs ?? 10_000);
+  return p.enqueuedMs + (p.opts.maxWaitMs ?? DEFAULT_READ_MAX_WAIT_MS);
 }
 
 export class ShedError extends Error {
@@ -201,8 +201,6 @@ export class RequestScheduler {
     private readonly clock: Clock,
     specs: Record<string, WindowSpec>,
     private readonly opts: {
-      /** Share of the global scope reads may not touch (kept for arms). Default 0.2. */
-      armReserve?: number;
       /** Spec given to scopes that appear only in 429 answers (per-endpoint scopes). */
       defaultSpec?: WindowSpec;
       /** Called once per request that had to wait for our own budget (not for a 429 block). */
@@ -507,7 +505,7 @@ export class RequestScheduler {
 
   private scopeEarliest(p: Pending, key: string, nowMs: number): number {
     // Reads pace themselves more slowly on the shared global scope, leaving a reserve for arms.
-    const factor = p.queue === 'read' && key === 'global' ? 1 / (1 - (this.opts.armReserve ?? 0.2)) : 1;
+    const factor = p.queue === 'read' && key === 'global' ? 1 / (1 - ARM_RESERVE_SHARE) : 1;
     return earliestAdmitMs(this.scope(key), nowMs, factor, p.opts.weight ?? 1);
   }
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { VENUE_FACTS } from '../venue/facts.js';
-import { BYPASS_MARGIN_MS, DEFAULT_READ_TOKEN_WAIT_MS, NO_DEADLINE_TOKEN_CAP_MS, tokenWait } from './shared-wait.js';
+import { DEFAULT_READ_MAX_WAIT_MS } from './request-class.js';
+import { BYPASS_MARGIN_MS, NO_DEADLINE_TOKEN_CAP_MS, tokenWait } from './shared-wait.js';
 
 const NOW = 1_700_000_000_000;
 const LEAD = VENUE_FACTS.scheduleCancelMinLeadMs;
@@ -27,6 +28,6 @@ describe('tokenWait', () => {
 
   it('a read: its max wait, then shed; never sent without its token', () => {
     expect(tokenWait({ cls: { kind: 'read' }, minLeadMs: LEAD, venueNowMs: NOW, readMaxWaitMs: 30_000 })).toEqual({ waitMs: 30_000, onTimeout: 'shed' });
-    expect(tokenWait({ cls: { kind: 'read' }, minLeadMs: LEAD, venueNowMs: NOW })).toEqual({ waitMs: DEFAULT_READ_TOKEN_WAIT_MS, onTimeout: 'shed' });
+    expect(tokenWait({ cls: { kind: 'read' }, minLeadMs: LEAD, venueNowMs: NOW })).toEqual({ waitMs: DEFAULT_READ_MAX_WAIT_MS, onTimeout: 'shed' });
   });
 });

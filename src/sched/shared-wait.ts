@@ -1,4 +1,4 @@
-import type { RequestClass } from './request-class.js';
+import { DEFAULT_READ_MAX_WAIT_MS, type RequestClass } from './request-class.js';
 
 /**
  * How long a request waits for its token from the shared budget (shared-budget.ts), and what
@@ -31,9 +31,6 @@ export const BYPASS_MARGIN_MS = 2_000;
 /** Longest wait for the token of a request with no deadline to protect. */
 export const NO_DEADLINE_TOKEN_CAP_MS = 60_000;
 
-/** A read's wait when it names none (the local scheduler's default). */
-export const DEFAULT_READ_TOKEN_WAIT_MS = 10_000;
-
 export interface TokenWaitInput {
   /** An arm's deadline is the one it protects (absent, 0 or not a time: none). */
   cls: RequestClass;
@@ -45,7 +42,7 @@ export interface TokenWaitInput {
 }
 
 export function tokenWait(r: TokenWaitInput): TokenWait {
-  if (r.cls.kind === 'read') return { waitMs: Math.max(0, r.readMaxWaitMs ?? DEFAULT_READ_TOKEN_WAIT_MS), onTimeout: 'shed' };
+  if (r.cls.kind === 'read') return { waitMs: Math.max(0, r.readMaxWaitMs ?? DEFAULT_READ_MAX_WAIT_MS), onTimeout: 'shed' };
   const deadlineVenueMs = r.cls.kind === 'arm' ? (r.cls.deadlineVenueMs ?? 0) : 0;
   if (deadlineVenueMs > 0) {
     const latest = deadlineVenueMs - r.minLeadMs - BYPASS_MARGIN_MS;

@@ -9,6 +9,7 @@
  * first: the arm plan (cadence.ts) takes what it needs, and reads get what is left, every account's
  * periods stretched by one common factor, so a read late by a period beats a read shed at random.
  */
+import { ARM_RESERVE_SHARE } from '../sched/request-class.js';
 import { ASSUMED } from './assumptions.js';
 import type { InfoWeights } from './info.js';
 
@@ -149,10 +150,11 @@ export function accountChecksWeightPerSecond(w: Pick<PlanReadWeights, 'userRateL
 /**
  * Share of a budget arms and reads may fill together before reads are stretched. Lower than the
  * arms' own 0.97 (cadence.ts BUDGET_UTILISATION): reads are the cheapest thing to slow down, and
- * the fifth they leave is the headroom check-config asks for (LOW_HEADROOM_PERCENT), which the
- * arms' retries after errors and 429s and the approvals of a re-provision spend.
+ * the fifth they leave (ARM_RESERVE_SHARE) is the headroom check-config asks for
+ * (LOW_HEADROOM_PERCENT), which the arms' retries after errors and 429s and the approvals of a
+ * re-provision spend.
  */
-export const READ_UTILISATION = 0.8;
+export const READ_UTILISATION = 1 - ARM_RESERVE_SHARE;
 
 /**
  * Longest stretch the keeper applies. Past it the reads would come so seldom that the watcher's
