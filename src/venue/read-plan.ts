@@ -9,6 +9,7 @@
  * first: the arm plan (cadence.ts) takes what it needs, and reads get what is left, every account's
  * periods stretched by one common factor, so a read late by a period beats a read shed at random.
  */
+import { DAY_MS } from '../sched/clock.js';
 import { ARM_RESERVE_SHARE } from '../sched/request-class.js';
 import { ASSUMED } from './assumptions.js';
 import type { InfoWeights } from './info.js';
@@ -81,7 +82,7 @@ export const ADDRESS_BUDGET_READ_EVERY_MS = 10 * 60_000;
  * (keeper/agent-check.ts), besides once after each approval: an agent replaced or pruned is
  * found within a day even on an account that is not arming. Weight 20 a day per account.
  */
-export const AGENT_CHECK_EVERY_MS = 24 * 3600_000;
+export const AGENT_CHECK_EVERY_MS = DAY_MS;
 
 /** The reads of every account at the configured periods: each kind of account's reads, and how many read so. */
 export function readDemand(reads: Iterable<readonly [AccountReads, number]>, periods: { ordersEveryMs: number; positionsEveryMs: number }): ReadDemand {
