@@ -150,7 +150,7 @@ describe('disarm under the profiles that null or omit every optional field', () 
       const master = signerFromPrivateKey(demoMasterKey('alice'));
       for (const [i, vault] of [undefined, ALICE_SUB].entries()) {
         const build = () => buildScheduleCancel({ signer: master, network: 'testnet', nonce: sim.clock.nowMs() + i, timeMs: sim.clock.nowMs() + 60_000, vaultAddress: vault });
-        await port.scheduleCancel('rest', build, { signer: master.address, urgency: 0 });
+        await port.scheduleCancel('rest', build, { signer: master.address });
       }
       expect(sim.state.schedule(ALICE_SUB).timeMs).toBeGreaterThan(sim.clock.nowMs());
       const results = await disarmAccounts({

@@ -53,7 +53,7 @@ export async function disarmAccounts(args: {
       const { signer, kind } = await pickSigner(spec, where.masterAddress, args.store, args.curve);
       // A clear: no time. Signed when the port lets it leave, with a fresh nonce each time.
       const clear = () => buildScheduleCancel({ signer, network: args.network, nonce: nonces.next(signer.address), vaultAddress: where.vaultAddress });
-      const opts = { signer: signer.address, urgency: 0 };
+      const opts = { signer: signer.address };
       const path: 'rest' | 'exchange' = spec.switch.path === 'exchange' ? 'exchange' : 'rest';
       try {
         await args.venue.scheduleCancel(path, clear, opts);

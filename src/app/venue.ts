@@ -1,9 +1,10 @@
 import { monotonicView, type Clock } from '../sched/clock.js';
-import { RequestScheduler, type RequestClass } from '../sched/scheduler.js';
+import type { RequestKind, RequestQueue } from '../sched/request-class.js';
+import { RequestScheduler } from '../sched/scheduler.js';
 import { VenueClock } from '../sched/venue-clock.js';
 import type { HttpTransport } from '../venue/http.js';
 import { VenuePort } from '../venue/port.js';
-import { SharedBudget, type SharedClass } from '../sched/shared-budget.js';
+import { SharedBudget } from '../sched/shared-budget.js';
 import type { BudgetMode } from '../sched/shared-mode.js';
 import { connectSharedRedis } from './shared-redis.js';
 import type { AppConfig } from './app-config.js';
@@ -18,7 +19,7 @@ export function buildVenue(args: {
   urls: { baseUrl: string; exchangeUrl: string };
   transport: HttpTransport;
   clock: Clock;
-  onThrottled?: (kind: RequestClass) => void;
+  onThrottled?: (queue: RequestQueue) => void;
   /** `rate_limits.shared`, its password already read; absent: this instance's budget only. */
   shared?: {
     redisUrl: string;
@@ -26,7 +27,7 @@ export function buildVenue(args: {
     fallbackShare: number;
     password?: string;
     onModeChange?: (mode: BudgetMode, reason: string) => void;
-    onMiss?: (miss: 'bypass' | 'shed', cls: SharedClass) => void;
+    onMiss?: (miss: 'bypass' | 'shed', cls: RequestKind) => void;
   };
 }): { venueClock: VenueClock; scheduler: RequestScheduler; port: VenuePort; shared?: SharedBudget } {
   const { rateLimits } = args.config;

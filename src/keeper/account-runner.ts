@@ -24,12 +24,12 @@ import {
 export interface ScheduleCancelSender {
   /**
    * `timeMs` is read once the request is admitted and leaves: the deadline to arm (undefined:
-   * clear). `urgency` orders arms in the budget: the venue time of the current deadline (0: none).
+   * clear). `deadlineVenueMs` orders arms in the budget: the venue time of the current deadline (absent: none).
    */
   send(args: {
     path: ArmPath;
     timeMs: () => number | undefined;
-    urgency: number;
+    deadlineVenueMs?: number;
     signal?: AbortSignal;
     onAdmitted?: (wait: AdmissionWait) => void;
     /** The other route and the monotonic time the arm must leave by (see VenuePort.scheduleCancel). */
@@ -281,9 +281,9 @@ export class AccountRunner {
     this.deps.sender
       .send({
         path,
-        // A cancel-soon arm is due now: its urgency is now, ahead of every re-arm (their deadlines
+        // A cancel-soon arm is due now: its deadline is now, ahead of every re-arm (their deadlines
         // lie ahead) and, with a shared budget, sent without waiting for a token (shared-wait.ts).
-        urgency: soon ? queuedAt : (this.state.deadlineMs ?? 0),
+        deadlineVenueMs: soon ? queuedAt : (this.state.deadlineMs ?? undefined),
         signal: ac.signal,
         onAdmitted: (w) => {
           wait = w;
@@ -340,7 +340,6 @@ export class AccountRunner {
     this.deps.sender
       .send({
         path,
-        urgency: 0,
         timeMs: () => {
           sentMono = this.deps.clock.monoMs();
           return undefined;

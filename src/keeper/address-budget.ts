@@ -1,4 +1,4 @@
-import type { Clock, TimerHandle } from '../sched/clock.js';
+import { DAY_MS, type Clock, type TimerHandle } from '../sched/clock.js';
 import { ADDRESS_BUDGET_READ_EVERY_MS } from '../venue/read-plan.js';
 import type { KeeperMetrics } from '../obs/metrics.js';
 import type { InfoUserRateLimit } from '../venue/info-decode.js';
@@ -44,8 +44,6 @@ export const SHED_RETRY_MS = 60_000;
  * holds first arms anyway, and the read runs meanwhile.
  */
 export const FIRST_READ_WAIT_MS = 250;
-
-const DAY_MS = 86_400_000;
 
 export interface AddressBudgetView {
   cumVlm: string;

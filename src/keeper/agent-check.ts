@@ -1,4 +1,4 @@
-import type { Clock, TimerHandle } from '../sched/clock.js';
+import { DAY_MS, type Clock, type TimerHandle } from '../sched/clock.js';
 import { AGENT_CHECK_EVERY_MS } from '../venue/read-plan.js';
 import type { KeeperMetrics } from '../obs/metrics.js';
 import type { InfoExtraAgent } from '../venue/info-decode.js';
@@ -43,7 +43,7 @@ export const AGENT_CHECK_MAX_WAIT_MS = 60_000;
 export const AGENT_CHECK_SHED_RETRY_MS = 60_000;
 export const AGENT_CHECK_RETRY_MS = 5 * 60_000;
 /** An expiry the venue states closer than this is logged at warn, once per agent (renewal runs long before it). */
-export const AGENT_EXPIRY_WARN_MS = 3 * 86_400_000;
+export const AGENT_EXPIRY_WARN_MS = 3 * DAY_MS;
 /** Differences of our record and the venue's expiry below this are rounding, not news. */
 const EXPIRY_TOLERANCE_MS = 1_000;
 

@@ -1,4 +1,4 @@
-import type { Clock } from '../sched/clock.js';
+import { DAY_MS, type Clock } from '../sched/clock.js';
 import type { VenueClock } from '../sched/venue-clock.js';
 import type { AgentStore } from '../state/agent-store.js';
 import type { KeeperMetrics } from '../obs/metrics.js';
@@ -166,5 +166,5 @@ export class AgentLifecycle {
 function renewalOf(m: Managed): number | undefined {
   const p = m.provisioned;
   if (!p || p.source === 'configured' || p.agentValidUntilMs === undefined || !m.spec.masterKey) return undefined;
-  return renewAtMs(p.agentValidUntilMs - m.spec.validDays * 86_400_000, p.agentValidUntilMs);
+  return renewAtMs(p.agentValidUntilMs - m.spec.validDays * DAY_MS, p.agentValidUntilMs);
 }

@@ -3,6 +3,7 @@ import type { KeeperMetrics } from '../obs/metrics.js';
 import { coldStartPlanned, planBudget, planReads, type BudgetPlan, type PlanAccount, type Provisioning } from '../plan/budget-plan.js';
 import { armCapacityPerSecond, maxPeriodMs, type RouteBudgets } from '../sched/cadence.js';
 import type { RequestScheduler } from '../sched/scheduler.js';
+import { BUDGET_CHANGE_TOLERANCE } from '../sched/shared-demand.js';
 import { MAX_READ_STRETCH, readWeightsOf } from '../venue/read-plan.js';
 import { SlotCalendar } from '../sched/slot-calendar.js';
 import { DEFAULT_INFO_WEIGHTS } from '../venue/info.js';
@@ -16,8 +17,6 @@ export interface SharedDemand {
   share(): number;
 }
 
-/** A budget that moved by less than this share is the same plan (a demand share moves a little every second). */
-export const BUDGET_CHANGE_TOLERANCE = 0.02;
 
 /**
  * The keeper's cadence control: fits the accounts to the arm budget, never refusing

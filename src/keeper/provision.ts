@@ -2,7 +2,7 @@ import type { VenuePort } from '../venue/port.js';
 import { ADDRESS_RE } from '../venue/address.js';
 import { generatePrivateKey } from 'viem/accounts';
 import type { Clock } from '../sched/clock.js';
-import { sleep } from '../sched/clock.js';
+import { DAY_MS, sleep } from '../sched/clock.js';
 import type { AgentStore, StoredAgent } from '../state/agent-store.js';
 import { StateWriteError } from '../state/atomic-file.js';
 import { buildApproveAgent, buildApproveBuilderFee } from '../venue/actions.js';
@@ -84,8 +84,6 @@ export interface ProvisionDeps {
   /** Re-approve when less than this share of the validity is left (default 0.2). */
   renewFraction?: number;
 }
-
-const DAY_MS = 86_400_000;
 
 /** The `agentName` field: the name, plus the expiry suffix the venue understands. */
 export function agentNameWithExpiry(name: string, validUntilMs: number): string {

@@ -15,7 +15,7 @@ export type SenderVenue = Pick<VenuePort, 'scheduleCancel' | 'armOkAtMs'>;
 export function makeSender(args: { agent: Signer; vaultAddress?: string; network: Network; nonces: NonceSource; venue: SenderVenue }): ScheduleCancelSender {
   const { agent, vaultAddress, network, nonces, venue } = args;
   return {
-    send: ({ path, timeMs, urgency, signal, onAdmitted, alternative, onRoute }: Parameters<ScheduleCancelSender['send']>[0]) =>
+    send: ({ path, timeMs, deadlineVenueMs, signal, onAdmitted, alternative, onRoute }: Parameters<ScheduleCancelSender['send']>[0]) =>
       venue
         .scheduleCancel(
           path,
@@ -23,7 +23,7 @@ export function makeSender(args: { agent: Signer; vaultAddress?: string; network
           () => buildScheduleCancel({ signer: agent, network, nonce: nonces.next(agent.address), timeMs: timeMs(), vaultAddress }),
           {
             signer: agent.address,
-            urgency,
+            deadlineVenueMs,
             ...(signal ? { signal } : {}),
             ...(onAdmitted ? { onAdmitted } : {}),
             ...(alternative ? { alternative: { route: alternative.path, leaveByMs: alternative.leaveByMonoMs } } : {}),

@@ -10,11 +10,11 @@
  *    (nonces are accepted out of order, so a late arm could otherwise overwrite the clear).
  * 3. After a 429 no arm is planned before `retry_after` has passed.
  */
+import type { PathPolicy } from '../sched/cadence.js';
 import type { ActionReason } from '../venue/errors.js';
 import { VENUE_FACTS } from '../venue/facts.js';
 
 export type ArmPath = 'rest' | 'exchange';
-export type PathPolicy = 'rest' | 'exchange' | 'rest_then_exchange';
 /** What a silent bot gets (liveness.ts): one arm at the earliest time the venue accepts, or none. */
 export type OnSilence = 'cancel_soon' | 'stop_rearming';
 

@@ -1,6 +1,6 @@
 import type { ActivityReporter, LastCancelFired } from './activity.js';
 import type { CadenceControl } from './cadence-control.js';
-import { ratePerSecond, type ScopeLimit } from '../sched/scheduler.js';
+import { ratePerSecond, type ScopeLimit } from '../sched/limits.js';
 import type { AccountStatus, AgentVenueStatus, KeeperStatus, Managed } from './keeper-types.js';
 import type { AddressBudgetView } from './address-budget.js';
 import type { AgentCheckView } from './agent-check.js';

@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { createLogger } from '../app/app.js';
 import { budgetLimitsView } from '../keeper/views.js';
 import { FakeClock } from '../sched/fake-clock.js';
-import { LIMIT_QUIET_MS, RequestScheduler } from '../sched/scheduler.js';
+import { LIMIT_QUIET_MS } from '../sched/limits.js';
+import { RequestScheduler } from '../sched/scheduler.js';
 import { reportBudgetLimits } from './budget-limits.js';
 import { createMetrics } from './metrics.js';
 

@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
-import { ratePerSecond, type LimitChange, type RequestScheduler } from '../sched/scheduler.js';
+import { ratePerSecond, type LimitChange } from '../sched/limits.js';
+import type { RequestScheduler } from '../sched/scheduler.js';
 import type { KeeperMetrics } from './metrics.js';
 
 /**

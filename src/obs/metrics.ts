@@ -12,7 +12,7 @@ export const ARM_RESULTS = ['ok', 'rate_limited', 'rejected', 'error'] as const;
  * back is ordinary pacing, not a refusal, and is counted apart (dms_keeper_client_pacing_waits_total).
  */
 export const RATE_LIMIT_SCOPES = ['endpoint', 'global'] as const;
-/** Request classes of the client budget (sched/scheduler.ts RequestClass). */
+/** Queues of the client budget (sched/request-class.ts RequestQueue). */
 export const PACING_KINDS = ['arm', 'read'] as const;
 export const ARM_PATHS = ['rest', 'exchange'] as const;
 /** The state directory's files, as `dms_keeper_state_unreadable_total` names them. */

@@ -9,7 +9,7 @@ describe('planBudget', () => {
     // REST 0.05/s, exchange 1/s: the pool carries 1.05/s, but the two REST accounts can only use
     // REST's. Planned on the pool they kept 10 s periods (0.2/s on REST) and lapsed.
     const plan = planBudget({ accounts: [acct('rest'), acct('rest'), acct('exchange')], limits: { rest: 0.05, exchange: 1 }, provisioning: null })!;
-    const restRate = plan.periodsMs.slice(0, 2).reduce((s, p) => s + (p ? 1000 / p : 0), 0);
+    const restRate = plan.periodsMs.slice(0, 2).reduce<number>((s, p) => s + (p ? 1000 / p : 0), 0);
     expect(restRate).toBeLessThanOrEqual(0.05 * 0.97 + 1e-9);
     expect(plan.armsByScope.rest).toBeCloseTo(restRate, 9);
     // One common stretch for all: the exchange account is stretched with them (armed, not dropped).

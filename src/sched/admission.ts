@@ -82,11 +82,17 @@ export function earliestAdmitMs(scope: ScopeState, nowMs: number, spacingFactor 
 }
 
 /**
- * The units a request of `weight` takes of this scope: its weight, capped at the limit (a request
- * heavier than the whole window waits for an empty window instead of forever).
+ * The units a request of `weight` takes of a window of `limit`: its weight, capped at the limit (a
+ * request heavier than the whole window waits for an empty window instead of forever). The shared
+ * budget caps its tokens the same way (shared-budget.ts take).
  */
+export function weightUnits(weight: number, limit: number): number {
+  return Math.max(1, Math.min(weight, limit));
+}
+
+/** The units a request of `weight` takes of this scope, at the limit in force. */
 export function unitsOf(scope: ScopeState, weight: number): number {
-  return Math.max(1, Math.min(weight, scope.spec.limit));
+  return weightUnits(weight, scope.spec.limit);
 }
 
 /**

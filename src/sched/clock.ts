@@ -3,6 +3,9 @@
  * directly. `systemClock` is the one real implementation; `FakeClock` (in `fake-clock.ts`) runs
  * whole scenarios in virtual time.
  */
+/** A day in ms: agent validity, daily budgets and once-a-day checks count in whole days. */
+export const DAY_MS = 86_400_000;
+
 export interface TimerHandle {
   /** Opaque; only meaningful to the clock that created it. */
   readonly __timer: unique symbol;

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { FakeClock } from './fake-clock.js';
-import { LIMIT_QUIET_MS, PREPARE_URGENCY, RequestScheduler, ShedError, type AdmissionWait, type LimitChange } from './scheduler.js';
+import { LIMIT_QUIET_MS, type LimitChange } from './limits.js';
+import { RequestScheduler, ShedError, type AdmissionWait } from './scheduler.js';
 import { WINDOW_MARGIN_MS } from './admission.js';
 import { recorder } from './test-support.js';
 import { sleep } from './clock.js';
@@ -20,8 +21,8 @@ describe('RequestScheduler', () => {
     const clock = new FakeClock(0);
     const s = new RequestScheduler(clock, { global: { limit: 600, windowMs: 60_000 }, schedule_cancel: { limit: 60, windowMs: 60_000 } });
     const waits = new Map<string, AdmissionWait>();
-    const run = (tag: string, urgency: number) =>
-      void s.run({ kind: 'arm', scopes: ['global', 'schedule_cancel'], urgency, onAdmitted: (w) => waits.set(tag, w) }, async () => tag);
+    const run = (tag: string, deadlineVenueMs: number) =>
+      void s.run({ kind: 'arm', deadlineVenueMs, scopes: ['global', 'schedule_cancel'], onAdmitted: (w) => waits.set(tag, w) }, async () => tag);
     run('first', 5); // goes at once
     run('late', 9); // queued at t=0, behind the two more urgent ones below
     run('urgent1', 1);
@@ -69,8 +70,8 @@ describe('RequestScheduler', () => {
     const { sent, job } = recorder(clock);
     void s.run({ kind: 'read', scopes: ['global'] }, job('read-first'));
     void s.run({ kind: 'read', scopes: ['global'], maxWaitMs: 60_000 }, job('read'));
-    void s.run({ kind: 'arm', scopes: ['global'], urgency: 500 }, job('arm-late-deadline'));
-    void s.run({ kind: 'arm', scopes: ['global'], urgency: 100 }, job('arm-urgent'));
+    void s.run({ kind: 'arm', deadlineVenueMs: 500, scopes: ['global'] }, job('arm-late-deadline'));
+    void s.run({ kind: 'arm', deadlineVenueMs: 100, scopes: ['global'] }, job('arm-urgent'));
     await clock.advance(10_000);
     expect(sent.map((x) => x.tag)).toEqual(['read-first', 'arm-urgent', 'arm-late-deadline', 'read']);
   });
@@ -188,17 +189,17 @@ describe('RequestScheduler', () => {
     const clock = new FakeClock(0);
     const s = new RequestScheduler(clock, { global: { limit: 600, windowMs: 60_000 }, schedule_cancel: { limit: 60, windowMs: 60_000 } });
     const rest = { kind: 'arm' as const, scopes: ['global', 'schedule_cancel'] };
-    expect(s.estimateAdmitMs({ ...rest, urgency: 50 })).toBe(0);
+    expect(s.estimateAdmitMs({ ...rest, deadlineVenueMs: 50 })).toBe(0);
     const { job } = recorder(clock);
     // Still queued when the test stops the scheduler: that rejection is expected, not unhandled.
-    for (let i = 0; i < 4; i++) s.run({ ...rest, urgency: 100 }, job(`a${i}`)).catch(() => undefined);
+    for (let i = 0; i < 4; i++) s.run({ ...rest, deadlineVenueMs: 100 }, job(`a${i}`)).catch(() => undefined);
     // one admitted at 0, three queued a second apart
-    expect(s.estimateAdmitMs({ ...rest, urgency: 50 })).toBe(1_000);
-    expect(s.estimateAdmitMs({ ...rest, urgency: 200 })).toBe(4_000);
+    expect(s.estimateAdmitMs({ ...rest, deadlineVenueMs: 50 })).toBe(1_000);
+    expect(s.estimateAdmitMs({ ...rest, deadlineVenueMs: 200 })).toBe(4_000);
     s.blockScope('schedule_cancel', 10_000);
-    expect(s.estimateAdmitMs({ ...rest, urgency: 50 })).toBe(10_000);
+    expect(s.estimateAdmitMs({ ...rest, deadlineVenueMs: 50 })).toBe(10_000);
     // the exchange route shares only the global scope (100 ms slots) with them
-    expect(s.estimateAdmitMs({ kind: 'arm', scopes: ['global', 'exchange'], urgency: 50 })).toBe(100);
+    expect(s.estimateAdmitMs({ kind: 'arm', deadlineVenueMs: 50, scopes: ['global', 'exchange'] })).toBe(100);
     s.stop();
   });
 
@@ -332,8 +333,8 @@ describe('RequestScheduler', () => {
     const armedAt: number[] = [];
     const n = 200;
     for (let i = 0; i < n; i++) {
-      void s.run({ kind: 'arm', scopes: ['global', 'endpoint:GET /v1/accounts/{address}'], urgency: PREPARE_URGENCY }, async () => 'resolved').then(() =>
-        s.run({ kind: 'arm', scopes: ['global', 'schedule_cancel'], urgency: 0 }, async () => armedAt.push(clock.nowMs())),
+      void s.run({ kind: 'prepare', scopes: ['global', 'endpoint:GET /v1/accounts/{address}'] }, async () => 'resolved').then(() =>
+        s.run({ kind: 'arm', scopes: ['global', 'schedule_cancel'] }, async () => armedAt.push(clock.nowMs())),
       );
     }
     await clock.advance(5_000);

@@ -1,23 +1,27 @@
 import type { Clock, TimerHandle } from './clock.js';
 import { admitWouldDelay, earliestAdmitMs, newScope, recordDone, recordAdmit, spacingMs, usedInWindow, type ScopeState, type WindowSpec } from './admission.js';
+import { initialLimit, limitChangeOf, onAnnounced, onBaseline, onQuiet, onRefusal, probeDueMs, scopeLimitOf, validSpec, type LimitChange, type LimitState, type LimitStep, type ScopeLimit } from './limits.js';
+import { ARM_RESERVE_SHARE, DEFAULT_READ_MAX_WAIT_MS, orderKey, queueOf, type RequestClass, type RequestQueue } from './request-class.js';
 
 /**
  * The one shared request budget. Every venue request goes through `run`, declaring its class
- * (`arm` or `read`) and the rate scopes it spends. Arms go first, most urgent first (shortest
- * horizon); reads only use what arms leave, keep a reserve free for arms, and are shed (rejected
- * with `ShedError`) when they have waited too long. After a 429, `blockScope` holds back every
- * request of that scope until `retry_after` has passed, and `adoptLimit` takes the venue's
- * announced numbers when they are tighter than ours: a learned limit, held while the venue keeps
- * refusing and probed back towards the configured one after a quiet spell (LIMIT_QUIET_MS).
+ * (request-class.ts) and the rate scopes it spends. Arms go first, the earliest deadline first, then
+ * approvals and prepares; reads only use what those leave, keep a reserve free for arms, and are
+ * shed (rejected with `ShedError`) when they have waited too long. After a 429, `blockScope` holds
+ * back every request of that scope until `retry_after` has passed, and `adoptLimit` takes the
+ * venue's announced numbers when they are tighter than ours: a learned limit, held while the venue
+ * keeps refusing and probed back towards the configured one after a quiet spell (limits.ts decides;
+ * this class applies its steps and keeps the probe timer).
  *
  * Why not bottleneck: its reservoir and timers read the wall clock itself, so its admission cannot
  * run in virtual time, and a 429 window must be obeyed to the millisecond on our clock. The
  * admission rule is small and pure (`admission.ts`); this class only queues and wakes.
  */
-export type RequestClass = 'arm' | 'read';
 
-export interface RequestOptions {
-  kind: RequestClass;
+/** A request as the budget admits it: its class, and what it spends. */
+export type RequestOptions = RequestClass & AdmissionOptions;
+
+export interface AdmissionOptions {
   /** Scope keys this request spends, e.g. ['global', 'schedule_cancel']. */
   scopes: readonly string[];
   /**
@@ -27,12 +31,7 @@ export interface RequestOptions {
    * the whole limit there.
    */
   weight?: number;
-  /**
-   * Lower goes first among arms: the venue time of the account's current deadline (0 = none, a
-   * first arm). Work that only prepares an arm (resolving an account) uses PREPARE_URGENCY.
-   */
-  urgency?: number;
-  /** Reads: reject with ShedError after waiting this long. Default 10 s. */
+  /** Reads: reject with ShedError after waiting this long. Default DEFAULT_READ_MAX_WAIT_MS. */
   maxWaitMs?: number;
   signal?: AbortSignal;
   /** Told, as the request is admitted, where its wait went (for the late-arm log). */
@@ -42,8 +41,8 @@ export interface RequestOptions {
 /**
  * Where a request's wait went: `heldBy`, the last reason its lane was held (a scope key: its window
  * was full, `<scope>:429` a venue block, `<scope>:reserved` a more urgent request's turn on it; null:
- * never held), and `wentAhead`, how many requests of its own kind and scopes were admitted while it
- * waited (the more urgent ones, then the earlier ones of equal urgency).
+ * never held), and `wentAhead`, how many requests of its own queue and scopes were admitted while it
+ * waited (the ones of lower order key, then the earlier ones of an equal key).
  */
 export interface AdmissionWait {
   waitedMs: number;
@@ -51,71 +50,9 @@ export interface AdmissionWait {
   wentAhead: number;
 }
 
-/**
- * A learned limit is probed back towards the configured one after this long with no 429 on its
- * scope, and each further step after another such spell. Five minutes: a limit the venue announced
- * in a 429's detail is its word, and staying under it costs little (a `rest_then_exchange` plan
- * carries on the other route what this one no longer can), while every probe that overshoots costs
- * a 429 and its `retry_after` hold on the accounts closest to their deadlines. A storm's false limit
- * is given back within minutes, and a venue that really lowered its limit is asked again at most
- * every five minutes, then less often (LIMIT_QUIET_MAX_MS). A minute was tried first: on a venue
- * configured at twice its real limit it drew a second burst of 429s a minute after the first.
- */
-export const LIMIT_QUIET_MS = 300_000;
-/** A probe the venue refused doubles the next quiet spell, up to this. */
-export const LIMIT_QUIET_MAX_MS = 3_600_000;
-/** Each probe step multiplies the learned rate by this, up to the configured one. */
-export const LIMIT_PROBE_FACTOR = 2;
-
-/** A scope's limit: the configured baseline, a learned one in force, and when to probe. */
-interface LimitState {
-  base: WindowSpec;
-  configured: boolean;
-  learned: WindowSpec | null;
-  lastRefusalMs: number;
-  nextProbeMs: number;
-  /** The quiet spell before the next probe: LIMIT_QUIET_MS, doubled by each refused probe. */
-  quietMs: number;
-  /** When a probe last gave the configured limit back (a refusal soon after counts against it). */
-  restoredAtMs: number;
-}
-
-/** Where a scope's limit in force comes from. */
-export type LimitSource = 'configured' | 'learned';
-
-/** One scope's limit as `limits()` shows it. */
-export interface ScopeLimit {
-  scope: string;
-  /** The configured window; absent for scopes only 429s named (their default spec). */
-  configured?: WindowSpec;
-  inForce: WindowSpec;
-  source: LimitSource;
-}
-
-/**
- * A scope's limit in force changed: `learned` (a 429 announced a lower one), `probed` (a step back
- * up after a quiet spell, still learned) or `restored` (back at the configured one).
- */
-export interface LimitChange {
-  scope: string;
-  kind: 'learned' | 'probed' | 'restored';
-  from: WindowSpec;
-  to: WindowSpec;
-  configured?: WindowSpec;
-  source: LimitSource;
-}
-
-/** Requests per second a window allows. */
-export function ratePerSecond(spec: WindowSpec): number {
-  return (spec.limit * 1000) / spec.windowMs;
-}
-
-/** After every arm, before every read: start-up work such as resolving an account. */
-export const PREPARE_URGENCY = Number.MAX_SAFE_INTEGER;
-
-/** When a queued read is shed: after it waited its maxWaitMs (default 10 s). */
+/** When a queued read is shed: after it waited its maxWaitMs. */
 function shedAtMs(p: Pending): number {
-  return p.enqueuedMs + (p.opts.maxWaitMs ?? 10_000);
+  return p.enqueuedMs + (p.opts.maxWaitMs ?? DEFAULT_READ_MAX_WAIT_MS);
 }
 
 export class ShedError extends Error {
@@ -129,11 +66,12 @@ export class ShedError extends Error {
 
 interface Pending {
   opts: RequestOptions;
-  /** Requests with the same class and scopes wait for the same reasons (see drain). */
+  queue: RequestQueue;
+  /** Requests with the same queue and scopes wait for the same reasons (see drain). */
   sig: string;
   /** Admissions of its signature when it was queued (AdmissionWait.wentAhead). */
   sigAdmittedAtEnqueue: number;
-  /** Arms: the order key (urgency); reads: 0 (first come, first served). */
+  /** orderKey of its class. */
   key: number;
   throttled?: boolean;
   enqueuedMs: number;
@@ -152,7 +90,7 @@ export interface SchedulerStats {
 }
 
 /**
- * The queued requests of one signature (class + scopes), in the order they go: by key, then by
+ * The queued requests of one signature (queue + scopes), in the order they go: by key, then by
  * arrival. Requests of one lane wait for the same reasons, so only its head is ever looked at.
  */
 class Lane {
@@ -237,7 +175,7 @@ function before(a: Pending, b: Pending): boolean {
 
 export class RequestScheduler {
   private readonly scopes = new Map<string, ScopeState>();
-  /** Queued requests per class, one lane per signature. */
+  /** Queued requests per queue, one lane per signature. */
   private readonly lanes = { arm: new Map<string, Lane>(), read: new Map<string, Lane>() };
   private readonly queued = { arm: 0, read: 0 };
   /** The earliest time a queued read may be shed (no scan of the reads before it). */
@@ -263,19 +201,17 @@ export class RequestScheduler {
     private readonly clock: Clock,
     specs: Record<string, WindowSpec>,
     private readonly opts: {
-      /** Share of the global scope reads may not touch (kept for arms). Default 0.2. */
-      armReserve?: number;
       /** Spec given to scopes that appear only in 429 answers (per-endpoint scopes). */
       defaultSpec?: WindowSpec;
       /** Called once per request that had to wait for our own budget (not for a 429 block). */
-      onThrottled?: (kind: RequestClass) => void;
+      onThrottled?: (queue: RequestQueue) => void;
       /** Called when a scope's limit in force changes (learned, probed, restored). */
       onLimitChange?: (c: LimitChange) => void;
     } = {},
   ) {
     for (const [k, spec] of Object.entries(specs)) {
       this.scopes.set(k, newScope(spec));
-      this.limitsOf.set(k, { base: { ...spec }, configured: true, learned: null, lastRefusalMs: 0, nextProbeMs: 0, quietMs: LIMIT_QUIET_MS, restoredAtMs: Number.NEGATIVE_INFINITY });
+      this.limitsOf.set(k, initialLimit(spec, true));
     }
     if (opts.onLimitChange) this.limitListeners.add(opts.onLimitChange);
   }
@@ -290,8 +226,8 @@ export class RequestScheduler {
   limits(): ScopeLimit[] {
     const out: ScopeLimit[] = [];
     for (const [scope, l] of this.limitsOf) {
-      if (!l.configured && !l.learned) continue;
-      out.push({ scope, ...(l.configured ? { configured: { ...l.base } } : {}), inForce: { ...this.scope(scope).spec }, source: l.learned ? 'learned' : 'configured' });
+      const shown = scopeLimitOf(scope, l, this.scope(scope).spec);
+      if (shown) out.push(shown);
     }
     return out;
   }
@@ -301,16 +237,16 @@ export class RequestScheduler {
    * earliest its scopes allow, plus one spacing per queued arm that goes before it on each scope.
    * An estimate: requests queued later with a lower key may still go first.
    */
-  estimateAdmitMs(opts: Pick<RequestOptions, 'kind' | 'scopes' | 'urgency'>): number {
+  estimateAdmitMs(opts: RequestClass & Pick<AdmissionOptions, 'scopes'>): number {
     const now = this.clock.nowMs();
-    const key = opts.kind === 'arm' ? (opts.urgency ?? 0) : Number.POSITIVE_INFINITY;
+    const key = orderKey(opts);
     let at = now;
     for (const k of opts.scopes) {
       const s = this.scopes.get(k);
       if (!s) continue;
       let ahead = 0;
       for (const [sig, lane] of this.lanes.arm) if (lane.size > 0 && sig.split('|').includes(k)) ahead += lane.countAtMost(key);
-      if (opts.kind === 'read') for (const [sig, lane] of this.lanes.read) if (sig.split('|').includes(k)) ahead += lane.size;
+      if (queueOf(opts) === 'read') for (const [sig, lane] of this.lanes.read) if (sig.split('|').includes(k)) ahead += lane.size;
       at = Math.max(at, earliestAdmitMs(s, now) + ahead * spacingMs(s.spec));
     }
     return at;
@@ -325,12 +261,14 @@ export class RequestScheduler {
       const onAbort = (): void => {
         if (this.remove(p)) reject(signal?.reason instanceof Error ? signal.reason : new Error('aborted'));
       };
-      const sig = `${opts.kind}|${opts.scopes.join('|')}`;
+      const queue = queueOf(opts);
+      const sig = `${queue}|${opts.scopes.join('|')}`;
       const p: Pending = {
         opts,
+        queue,
         sig,
         sigAdmittedAtEnqueue: this.sigStats(sig).admitted,
-        key: opts.kind === 'arm' ? (opts.urgency ?? 0) : 0,
+        key: orderKey(opts),
         enqueuedMs: this.clock.nowMs(),
         seq: ++this.seq,
         start: (admittedMs) => {
@@ -367,43 +305,21 @@ export class RequestScheduler {
   blockScope(scope: string, untilMs: number): void {
     const s = this.scope(scope);
     s.blockedUntilMs = Math.max(s.blockedUntilMs, untilMs);
-    const l = this.limitOf(scope);
-    const now = this.clock.nowMs();
-    l.lastRefusalMs = now;
-    if (l.learned) {
-      if (ratePerSecond(s.spec) > ratePerSecond(l.learned)) {
-        // A probe refused: back to the announced limit, and a longer spell before the next one.
-        l.quietMs = Math.min(LIMIT_QUIET_MAX_MS, l.quietMs * 2);
-        this.changeLimit(scope, { ...l.learned }, 'learned');
-      }
-      l.nextProbeMs = now + l.quietMs;
-      this.scheduleProbe();
-    }
+    const step = onRefusal(this.limitOf(scope), s.spec, this.clock.nowMs());
+    this.applyLimit(scope, step);
+    if (step.state.learned) this.scheduleProbe();
     this.pump();
   }
 
   /**
    * The venue announced its own numbers for a scope: taken at once when tighter than the limit in
-   * force, and held as a learned limit (see LIMIT_QUIET_MS for how it is given back).
+   * force, and held as a learned limit (see limits.ts LIMIT_QUIET_MS for how it is given back).
    */
   adoptLimit(scope: string, spec: WindowSpec): void {
-    if (!(spec.limit > 0) || !(spec.windowMs > 0)) return;
-    const s = this.scope(scope);
-    const l = this.limitOf(scope);
-    const now = this.clock.nowMs();
-    l.lastRefusalMs = now;
-    if (spacingMs(spec) > spacingMs(s.spec) || spec.limit < s.spec.limit) {
-      // Refused above an announced limit we had given back (a probe): wait longer next time.
-      if (l.learned && ratePerSecond(s.spec) > ratePerSecond(l.learned) && ratePerSecond(spec) <= ratePerSecond(l.learned)) l.quietMs = Math.min(LIMIT_QUIET_MAX_MS, l.quietMs * 2);
-      // Refused soon after a probe restored the configured limit: the same; long after: a new episode.
-      if (!l.learned) l.quietMs = now - l.restoredAtMs < l.quietMs ? Math.min(LIMIT_QUIET_MAX_MS, l.quietMs * 2) : LIMIT_QUIET_MS;
-      l.learned = { ...spec };
-      l.nextProbeMs = now + l.quietMs;
-      this.changeLimit(scope, { ...spec }, 'learned');
-      this.scheduleProbe();
-    } else if (l.learned) {
-      l.nextProbeMs = now + l.quietMs;
-    }
+    if (!validSpec(spec)) return;
+    const step = onAnnounced(this.limitOf(scope), this.scope(scope).spec, spec, this.clock.nowMs());
+    this.applyLimit(scope, step);
+    if (step.change) this.scheduleProbe();
   }
 
   /**
@@ -412,16 +328,12 @@ export class RequestScheduler {
    * Admissions already in the window still count.
    */
   setLimit(scope: string, spec: WindowSpec): void {
-    if (!(spec.limit > 0) || !(spec.windowMs > 0)) return;
+    if (!validSpec(spec)) return;
     const l = this.limitOf(scope);
-    l.base = { ...spec };
     const s = this.scope(scope);
-    if (l.learned && ratePerSecond(l.learned) < ratePerSecond(spec)) {
-      if (ratePerSecond(s.spec) > ratePerSecond(spec)) s.spec = spec;
-    } else {
-      l.learned = null;
-      s.spec = spec;
-    }
+    const next = onBaseline(l, s.spec, spec);
+    this.limitsOf.set(scope, next.state);
+    s.spec = next.inForce;
     this.pump();
   }
 
@@ -507,20 +419,22 @@ export class RequestScheduler {
   private limitOf(key: string): LimitState {
     let l = this.limitsOf.get(key);
     if (!l) {
-      l = { base: { ...this.scope(key).spec }, configured: false, learned: null, lastRefusalMs: 0, nextProbeMs: 0, quietMs: LIMIT_QUIET_MS, restoredAtMs: Number.NEGATIVE_INFINITY };
+      l = initialLimit(this.scope(key).spec, false);
       this.limitsOf.set(key, l);
     }
     return l;
   }
 
-  /** Sets the limit in force and tells the listeners. `kind` learned: a refusal; else a probe step. */
-  private changeLimit(scope: string, to: WindowSpec, kind: LimitChange['kind']): void {
+  /**
+   * Keeps a transition's state, and when it changes the limit in force, puts the new one in force
+   * and tells the listeners.
+   */
+  private applyLimit(scope: string, step: LimitStep): void {
+    this.limitsOf.set(scope, step.state);
+    if (!step.change) return;
     const s = this.scope(scope);
-    const l = this.limitOf(scope);
-    const from = { ...s.spec };
-    if (from.limit === to.limit && from.windowMs === to.windowMs) return;
-    s.spec = to;
-    const change: LimitChange = { scope, kind, from, to: { ...to }, ...(l.configured ? { configured: { ...l.base } } : {}), source: l.learned ? 'learned' : 'configured' };
+    const change = limitChangeOf(scope, step.state, step.change.kind, s.spec, step.change.to);
+    s.spec = step.change.to;
     for (const fn of this.limitListeners) {
       try {
         fn(change);
@@ -535,7 +449,7 @@ export class RequestScheduler {
   private scheduleProbe(): void {
     if (this.stopped) return;
     let next = Number.POSITIVE_INFINITY;
-    for (const l of this.limitsOf.values()) if (l.learned) next = Math.min(next, l.nextProbeMs);
+    for (const l of this.limitsOf.values()) next = Math.min(next, probeDueMs(l));
     if (this.probeTimer) this.clock.clearTimeout(this.probeTimer);
     this.probeTimer = null;
     if (next === Number.POSITIVE_INFINITY) return;
@@ -545,45 +459,30 @@ export class RequestScheduler {
     }, Math.max(0, next - this.clock.nowMs()));
   }
 
-  /**
-   * Every learned limit whose quiet spell is over takes one step back up: its rate times
-   * LIMIT_PROBE_FACTOR on the announced window, or the configured spec once that is reached.
-   */
+  /** Every learned limit whose quiet spell is over takes its probe step (limits.ts onQuiet). */
   private probe(): void {
     const now = this.clock.nowMs();
-    for (const [scope, l] of this.limitsOf) {
-      if (!l.learned || now < l.nextProbeMs) continue;
-      const cur = this.scope(scope).spec;
-      const target = ratePerSecond(cur) * LIMIT_PROBE_FACTOR;
-      if (target >= ratePerSecond(l.base)) {
-        l.learned = null;
-        l.restoredAtMs = now;
-        this.changeLimit(scope, { ...l.base }, 'restored');
-      } else {
-        l.nextProbeMs = now + l.quietMs;
-        this.changeLimit(scope, { limit: Math.max(1, Math.round((target * cur.windowMs) / 1000)), windowMs: cur.windowMs }, 'probed');
-      }
-    }
+    for (const [scope, l] of this.limitsOf) this.applyLimit(scope, onQuiet(l, this.scope(scope).spec, now));
     this.scheduleProbe();
   }
 
   private enqueue(p: Pending): void {
-    const lanes = this.lanes[p.opts.kind];
+    const lanes = this.lanes[p.queue];
     let lane = lanes.get(p.sig);
     if (!lane) {
       lane = new Lane();
       lanes.set(p.sig, lane);
     }
     lane.insert(p);
-    this.queued[p.opts.kind] += 1;
-    if (p.opts.kind === 'read') this.shedCheckAtMs = Math.min(this.shedCheckAtMs, shedAtMs(p));
+    this.queued[p.queue] += 1;
+    if (p.queue === 'read') this.shedCheckAtMs = Math.min(this.shedCheckAtMs, shedAtMs(p));
   }
 
   private remove(p: Pending): boolean {
-    const lane = this.lanes[p.opts.kind].get(p.sig);
+    const lane = this.lanes[p.queue].get(p.sig);
     if (!lane?.remove(p)) return false;
-    this.queued[p.opts.kind] -= 1;
-    if (lane.size === 0) this.lanes[p.opts.kind].delete(p.sig);
+    this.queued[p.queue] -= 1;
+    if (lane.size === 0) this.lanes[p.queue].delete(p.sig);
     return true;
   }
 
@@ -606,7 +505,7 @@ export class RequestScheduler {
 
   private scopeEarliest(p: Pending, key: string, nowMs: number): number {
     // Reads pace themselves more slowly on the shared global scope, leaving a reserve for arms.
-    const factor = p.opts.kind === 'read' && key === 'global' ? 1 / (1 - (this.opts.armReserve ?? 0.2)) : 1;
+    const factor = p.queue === 'read' && key === 'global' ? 1 / (1 - ARM_RESERVE_SHARE) : 1;
     return earliestAdmitMs(this.scope(key), nowMs, factor, p.opts.weight ?? 1);
   }
 
@@ -621,7 +520,7 @@ export class RequestScheduler {
 
   private admit(p: Pending, nowMs: number): void {
     for (const key of p.opts.scopes) recordAdmit(this.scope(key), nowMs, p.opts.weight ?? 1);
-    this.admitted[p.opts.kind] += 1;
+    this.admitted[p.queue] += 1;
     const st = this.sigStats(p.sig);
     if (p.opts.onAdmitted) {
       const waitedMs = nowMs - p.enqueuedMs;
@@ -633,7 +532,7 @@ export class RequestScheduler {
     }
     st.admitted += 1;
     // Its lane has emptied: whatever held it is over.
-    if (!this.lanes[p.opts.kind].has(p.sig)) st.heldBy = null;
+    if (!this.lanes[p.queue].has(p.sig)) st.heldBy = null;
     p.start(nowMs);
   }
 
@@ -646,7 +545,7 @@ export class RequestScheduler {
     if (now > this.shedCheckAtMs) this.shedReads(now);
     if (this.queued.read > 0) wake = Math.min(wake, this.shedCheckAtMs + 1);
 
-    // Arms in urgency order, then reads. A request that must wait reserves the time it will go on
+    // The arm queue in its order (arms by deadline, approvals, prepares), then reads. A request that must wait reserves the time it will go on
     // each of its scopes; a later request goes now only if that moves no reservation.
     const reserved = new Map<string, number>();
     const waiting = new Set<string>();
@@ -678,15 +577,15 @@ export class RequestScheduler {
   }
 
   /**
-   * Admits what may go now from one class's lanes, heads in order (lowest key, then arrival), and
+   * Admits what may go now from one queue's lanes, heads in order (lowest key, then arrival), and
    * returns the earliest retry time. A lane whose head must wait waits whole (every request in it
-   * has the same class and scopes); `waiting` carries that across classes. Only lane heads are
+   * has the same queue and scopes); `waiting` carries that across queues. Only lane heads are
    * looked at, so a pump costs the number of lanes, not of queued requests (10,000 queued at
    * start-up made each pump a scan of 10,000: 12% of the cold start's CPU).
    */
-  private drain(kind: RequestClass, now: number, reserved: Map<string, number>, waiting: Set<string>): number {
+  private drain(queue: RequestQueue, now: number, reserved: Map<string, number>, waiting: Set<string>): number {
     let wake = Number.POSITIVE_INFINITY;
-    const lanes = this.lanes[kind];
+    const lanes = this.lanes[queue];
     for (;;) {
       let lane: Lane | undefined;
       let p: Pending | undefined;
@@ -705,7 +604,7 @@ export class RequestScheduler {
         wake = Math.min(wake, t);
         if (!p.throttled && p.opts.scopes.every((k) => this.scope(k).blockedUntilMs <= now)) {
           p.throttled = true;
-          this.opts.onThrottled?.(p.opts.kind);
+          this.opts.onThrottled?.(queue);
         }
         for (const k of p.opts.scopes) reserved.set(k, Math.min(reserved.get(k) ?? Number.POSITIVE_INFINITY, t));
         waiting.add(p.sig);
@@ -721,7 +620,7 @@ export class RequestScheduler {
       }
       lane.shift();
       if (lane.size === 0) lanes.delete(p.sig);
-      this.queued[kind] -= 1;
+      this.queued[queue] -= 1;
       this.admit(p, now);
     }
   }

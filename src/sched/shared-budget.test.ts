@@ -15,7 +15,8 @@ import { connectSharedRedis } from '../app/shared-redis.js';
 import type { WindowSpec } from './admission.js';
 import { systemClock } from './clock.js';
 import { ShedError } from './scheduler.js';
-import { SharedBudget, type SharedClass } from './shared-budget.js';
+import type { RequestKind } from './request-class.js';
+import { SharedBudget } from './shared-budget.js';
 import type { BudgetMode } from './shared-mode.js';
 import { bucketWindow, shareOf, sharedChunk, sharedMaxInSpan, sharedReservoir } from './shared-reservoir.js';
 import { DEMAND_PUBLISH_PERIOD_MS, DEMAND_TTL_MS, demandKey } from './shared-demand.js';
@@ -38,7 +39,7 @@ const ARM_10S: TokenWait = { waitMs: 10_000, onTimeout: 'send' };
 function instance(url: string, name = 'shard-pair', spec: WindowSpec = SPEC) {
   const local: WindowSpec[] = [];
   const modes: BudgetMode[] = [];
-  const misses: Array<[string, SharedClass]> = [];
+  const misses: Array<[string, RequestKind]> = [];
   // The client and buckets the daemon makes (app/shared-redis.ts), on the real clock.
   const b = new SharedBudget({
     ...connectSharedRedis(url),

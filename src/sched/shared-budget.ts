@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import type { WindowSpec } from './admission.js';
+import { weightUnits, type WindowSpec } from './admission.js';
 import type { Clock, TimerHandle } from './clock.js';
+import type { RequestKind } from './request-class.js';
 import { ShedError } from './scheduler.js';
 import type { SharedBucket, SharedBuckets } from './shared-buckets.js';
 import { DEMAND_PUBLISH_PERIOD_MS, DEMAND_TTL_MS, demandKey, formatDemand, parseDemandTable, type Demand } from './shared-demand.js';
@@ -72,14 +73,13 @@ export interface SharedBudgetOptions {
   /** Bottleneck's heartbeat, which also refills the bucket: 100 to 200 ms. Default 150. */
   heartbeatMs?: number;
   /** Told each request whose token did not come in time: `bypass` (it went anyway) or `shed`. */
-  onMiss?: (miss: 'bypass' | 'shed', cls: SharedClass) => void;
+  onMiss?: (miss: 'bypass' | 'shed', cls: RequestKind) => void;
   /** This process among the instances (its demand's field); default host, pid and 6 random bytes. */
   instanceId?: string;
 }
 
-/** Bottleneck priorities: 0 runs first. */
-export const SHARED_PRIORITY = { arm: 0, approval: 2, prepare: 3, read: 6 } as const;
-export type SharedClass = keyof typeof SHARED_PRIORITY;
+/** Bottleneck priorities of the request classes: 0 runs first. */
+export const SHARED_PRIORITY: Readonly<Record<RequestKind, number>> = { arm: 0, approval: 2, prepare: 3, read: 6 };
 
 export class SharedBudget {
   private readonly client: SharedRedisClient;
@@ -185,7 +185,7 @@ export class SharedBudget {
 
   /**
    * Takes `weight` tokens (the request's venue weight, a positive integer) from every shared scope
-   * among `scopes`, capped at what the scope's bucket lets out per window, as admission.ts's unitsOf
+   * among `scopes`, capped at what the scope's bucket lets out per window, as admission.ts's weightUnits
    * caps at the limit: a request heavier than the whole window counts as the whole window instead of
    * waiting forever. The bucket holds only a few tokens (shared-reservoir.ts), so the weight goes as
    * several Bottleneck jobs of at most sharedChunk tokens, all queued at once: at one priority this
@@ -199,14 +199,14 @@ export class SharedBudget {
    * a weight that is not a positive integer: Redis failing never fails a request. The tokens of a
    * request that did not wait for them are still taken as they come (the class comment), all of them.
    */
-  async take(scopes: readonly string[], cls: SharedClass, wait: TokenWait, weight = 1): Promise<void> {
+  async take(scopes: readonly string[], cls: RequestKind, wait: TokenWait, weight = 1): Promise<void> {
     if (!Number.isSafeInteger(weight) || weight < 1) throw new RangeError(`request weight must be a positive integer, got ${weight}`);
     if (this.current !== 'shared' || this.stopped) return;
     const mine: Array<{ bucket: SharedBucket; jobs: number[] }> = [];
     for (const scope of scopes) {
       const bucket = this.buckets.get(scope);
       if (!bucket) continue;
-      const units = Math.max(1, Math.min(weight, this.bucketSpecs.get(scope)!.limit));
+      const units = weightUnits(weight, this.bucketSpecs.get(scope)!.limit);
       mine.push({ bucket, jobs: sharedChunks(units, this.chunks.get(scope)!) });
     }
     if (mine.length === 0) return;
@@ -311,7 +311,7 @@ export class SharedBudget {
 
   /**
    * This instance's local budget: its share of what the shared bucket lets out, in both modes. In
-   * shared mode the share is its demand's (re-applied when it moves by more than 2%), so it plans and
+   * shared mode the share is its demand's (re-applied past BUDGET_CHANGE_TOLERANCE), so it plans and
    * paces on what it will get instead of queueing for tokens the others take: two shards each
    * planning the whole bucket waited past their deadlines and went anyway. On the fallback it is
    * `fallback_share` of the same bucket, so the instances together stay under the venue's window

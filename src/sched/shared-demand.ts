@@ -52,6 +52,13 @@ export const DEMAND_TTL_MS = 3 * DEMAND_PUBLISH_PERIOD_MS;
  */
 export const MIN_SHARE = 0.01;
 
+/**
+ * A budget (or a share of one) that moved by less than this fraction is the same budget: a demand
+ * share moves a little every second, and re-cutting the local budget or re-planning the cadence on
+ * each wobble would churn both for nothing.
+ */
+export const BUDGET_CHANGE_TOLERANCE = 0.02;
+
 /** The hash (one per shared budget name) that holds every instance's demand, beside its limiters' keys. */
 export function demandKey(name: string): string {
   return `dms-keeper:${name}:demand`;

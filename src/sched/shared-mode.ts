@@ -4,7 +4,7 @@
  * planner gets. SharedBudget (shared-budget.ts) feeds them its state, the event and its clock's
  * monotonic time, and carries out what they return.
  */
-import { DEMAND_PUBLISH_PERIOD_MS, DEMAND_TTL_MS, demandShare, type Demand, type DemandEntry } from './shared-demand.js';
+import { BUDGET_CHANGE_TOLERANCE, DEMAND_PUBLISH_PERIOD_MS, DEMAND_TTL_MS, demandShare, type Demand, type DemandEntry } from './shared-demand.js';
 
 export const BUDGET_MODES = ['local', 'shared', 'local_fallback'] as const;
 export type BudgetMode = (typeof BUDGET_MODES)[number];
@@ -87,7 +87,7 @@ export function budgetShare(s: ShareState, monoMs: number): number {
   return demandShare({ own: s.own, others: v.others, nowMs: v.redisNowMs, fallbackShare: s.fallbackShare, settled });
 }
 
-/** The local budget is cut again only when the share moved by more than 2% of the one applied (or none was). */
+/** The local budget is cut again only when the share moved by more than BUDGET_CHANGE_TOLERANCE of the one applied (or none was). */
 export function shareMoved(applied: number | undefined, share: number): boolean {
-  return applied === undefined || Math.abs(share - applied) > applied * 0.02;
+  return applied === undefined || Math.abs(share - applied) > applied * BUDGET_CHANGE_TOLERANCE;
 }

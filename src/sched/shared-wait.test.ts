@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { VENUE_FACTS } from '../venue/facts.js';
-import { PREPARE_URGENCY } from './scheduler.js';
-import { BYPASS_MARGIN_MS, DEFAULT_READ_TOKEN_WAIT_MS, NO_DEADLINE_TOKEN_CAP_MS, tokenWait } from './shared-wait.js';
+import { DEFAULT_READ_MAX_WAIT_MS } from './request-class.js';
+import { BYPASS_MARGIN_MS, NO_DEADLINE_TOKEN_CAP_MS, tokenWait } from './shared-wait.js';
 
 const NOW = 1_700_000_000_000;
 const LEAD = VENUE_FACTS.scheduleCancelMinLeadMs;
@@ -9,26 +9,25 @@ const LEAD = VENUE_FACTS.scheduleCancelMinLeadMs;
 describe('tokenWait', () => {
   it('an armed account: waits until its deadline less the minimum lead and the margin, then goes', () => {
     const deadline = NOW + 15_000;
-    expect(tokenWait({ kind: 'arm', minLeadMs: LEAD, deadlineVenueMs: deadline, venueNowMs: NOW })).toEqual({
+    expect(tokenWait({ cls: { kind: 'arm', deadlineVenueMs: deadline }, minLeadMs: LEAD, venueNowMs: NOW })).toEqual({
       waitMs: 15_000 - VENUE_FACTS.scheduleCancelMinLeadMs - BYPASS_MARGIN_MS,
       onTimeout: 'send',
     });
   });
 
   it('a deadline already inside the lead (or passed): goes at once if no token is there', () => {
-    expect(tokenWait({ kind: 'arm', minLeadMs: LEAD, deadlineVenueMs: NOW + 6_000, venueNowMs: NOW })).toEqual({ waitMs: 0, onTimeout: 'send' });
-    expect(tokenWait({ kind: 'arm', minLeadMs: LEAD, deadlineVenueMs: NOW - 1_000, venueNowMs: NOW })).toEqual({ waitMs: 0, onTimeout: 'send' });
+    expect(tokenWait({ cls: { kind: 'arm', deadlineVenueMs: NOW + 6_000 }, minLeadMs: LEAD, venueNowMs: NOW })).toEqual({ waitMs: 0, onTimeout: 'send' });
+    expect(tokenWait({ cls: { kind: 'arm', deadlineVenueMs: NOW - 1_000 }, minLeadMs: LEAD, venueNowMs: NOW })).toEqual({ waitMs: 0, onTimeout: 'send' });
   });
 
   it('no deadline to protect (first arm, approval, resolve): waits up to the cap, then shed', () => {
-    for (const deadlineVenueMs of [undefined, 0, PREPARE_URGENCY, PREPARE_URGENCY - 1]) {
-      expect(tokenWait({ kind: 'arm', minLeadMs: LEAD, deadlineVenueMs, venueNowMs: NOW })).toEqual({ waitMs: NO_DEADLINE_TOKEN_CAP_MS, onTimeout: 'shed' });
+    for (const cls of [{ kind: 'arm' }, { kind: 'arm', deadlineVenueMs: 0 }, { kind: 'approval' }, { kind: 'prepare' }] as const) {
+      expect(tokenWait({ cls, minLeadMs: LEAD, venueNowMs: NOW })).toEqual({ waitMs: NO_DEADLINE_TOKEN_CAP_MS, onTimeout: 'shed' });
     }
   });
 
   it('a read: its max wait, then shed; never sent without its token', () => {
-    expect(tokenWait({ kind: 'read', minLeadMs: LEAD, venueNowMs: NOW, readMaxWaitMs: 30_000 })).toEqual({ waitMs: 30_000, onTimeout: 'shed' });
-    expect(tokenWait({ kind: 'read', minLeadMs: LEAD, venueNowMs: NOW })).toEqual({ waitMs: DEFAULT_READ_TOKEN_WAIT_MS, onTimeout: 'shed' });
-    expect(tokenWait({ kind: 'read', minLeadMs: LEAD, deadlineVenueMs: NOW + 15_000, venueNowMs: NOW }).onTimeout).toBe('shed');
+    expect(tokenWait({ cls: { kind: 'read' }, minLeadMs: LEAD, venueNowMs: NOW, readMaxWaitMs: 30_000 })).toEqual({ waitMs: 30_000, onTimeout: 'shed' });
+    expect(tokenWait({ cls: { kind: 'read' }, minLeadMs: LEAD, venueNowMs: NOW })).toEqual({ waitMs: DEFAULT_READ_MAX_WAIT_MS, onTimeout: 'shed' });
   });
 });

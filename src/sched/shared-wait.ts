@@ -1,3 +1,5 @@
+import { DEFAULT_READ_MAX_WAIT_MS, type RequestClass } from './request-class.js';
+
 /**
  * How long a request waits for its token from the shared budget (shared-budget.ts), and what
  * happens when the token does not come. Pure.
@@ -12,7 +14,6 @@
  *   its own backoff instead of a queue of them going out together;
  * - a read waits its own max wait and is then shed, like a read the local budget has no room for.
  */
-
 /** What `take` does with a token that does not come within `waitMs`. */
 export interface TokenWait {
   waitMs: number;
@@ -30,13 +31,9 @@ export const BYPASS_MARGIN_MS = 2_000;
 /** Longest wait for the token of a request with no deadline to protect. */
 export const NO_DEADLINE_TOKEN_CAP_MS = 60_000;
 
-/** A read's wait when it names none (the local scheduler's default). */
-export const DEFAULT_READ_TOKEN_WAIT_MS = 10_000;
-
 export interface TokenWaitInput {
-  kind: 'arm' | 'read';
-  /** Venue time of the account's current deadline; undefined (or 0, or not a time): none to protect. */
-  deadlineVenueMs?: number | undefined;
+  /** An arm's deadline is the one it protects (absent, 0 or not a time: none). */
+  cls: RequestClass;
   venueNowMs: number;
   /** The venue's minimum lead of a deadline (VENUE_FACTS.scheduleCancelMinLeadMs, given by the port). */
   minLeadMs: number;
@@ -45,11 +42,10 @@ export interface TokenWaitInput {
 }
 
 export function tokenWait(r: TokenWaitInput): TokenWait {
-  if (r.kind === 'read') return { waitMs: Math.max(0, r.readMaxWaitMs ?? DEFAULT_READ_TOKEN_WAIT_MS), onTimeout: 'shed' };
-  const d = r.deadlineVenueMs;
-  // A deadline is a venue time, not an urgency sentinel (PREPARE_URGENCY lies far beyond any deadline).
-  if (d !== undefined && d > 0 && d < r.venueNowMs + 366 * 24 * 3600_000) {
-    const latest = d - r.minLeadMs - BYPASS_MARGIN_MS;
+  if (r.cls.kind === 'read') return { waitMs: Math.max(0, r.readMaxWaitMs ?? DEFAULT_READ_MAX_WAIT_MS), onTimeout: 'shed' };
+  const deadlineVenueMs = r.cls.kind === 'arm' ? (r.cls.deadlineVenueMs ?? 0) : 0;
+  if (deadlineVenueMs > 0) {
+    const latest = deadlineVenueMs - r.minLeadMs - BYPASS_MARGIN_MS;
     return { waitMs: Math.max(0, latest - r.venueNowMs), onTimeout: 'send' };
   }
   return { waitMs: NO_DEADLINE_TOKEN_CAP_MS, onTimeout: 'shed' };

@@ -98,8 +98,7 @@ describe('VenuePort: the venue info endpoint as a read source', () => {
     const { port, admitted, scheduler } = setup();
     const r = await port.infoUserRole(USER);
     expect(r).toMatchObject({ role: 'subAccount', master: MASTER });
-    expect(admitted[0]).toMatchObject({ kind: 'arm', scopes: [SCOPES.exchange], weight: 60 });
-    expect(admitted[0]!.urgency).toBe(Number.MAX_SAFE_INTEGER);
+    expect(admitted[0]).toMatchObject({ kind: 'prepare', scopes: [SCOPES.exchange], weight: 60 });
     expect(scheduler.stats().scopes.exchange!.used).toBe(60);
   });
 

@@ -1,8 +1,9 @@
 import { VENUE_FACTS } from './facts.js';
 import type { Clock } from '../sched/clock.js';
-import { PREPARE_URGENCY, type RequestOptions, type RequestScheduler } from '../sched/scheduler.js';
+import type { RequestClass } from '../sched/request-class.js';
+import type { RequestOptions, RequestScheduler } from '../sched/scheduler.js';
 import type { VenueClock } from '../sched/venue-clock.js';
-import type { SharedBudget, SharedClass } from '../sched/shared-budget.js';
+import type { SharedBudget } from '../sched/shared-budget.js';
 import { tokenWait } from '../sched/shared-wait.js';
 import { RestError } from './errors.js';
 import { RouteProbe } from './route-probe.js';
@@ -16,7 +17,7 @@ import type { VenueDateSample } from './venue-time.js';
 
 /**
  * The one way to the venue. Every REST read, arm, clear, approveAgent and approveBuilderFee goes
- * through here and nowhere else: it owns which rate scopes each call spends and how urgent it is,
+ * through here and nowhere else: it owns which rate scopes each call spends and its request class,
  * admits it through the shared request budget, turns a 429 into a hold on the scope that refused
  * it (and adopts the limits the venue announced), serializes each signer's requests so nonces
  * arrive in order, and feeds the venue clock from the answers the venue wrote. The keeper,
@@ -82,16 +83,6 @@ class RouteWithdrawn extends Error {
     super(`withdrawn from the ${route} route: not admitted in time`);
     this.name = 'RouteWithdrawn';
   }
-}
-
-/** Urgency of an approval: after every arm and clear, before resolves and reads. */
-export const APPROVAL_URGENCY = PREPARE_URGENCY - 1;
-
-/** The shared budget's priority class of a request (arms first, reads last). */
-function sharedClass(r: RequestOptions): SharedClass {
-  if (r.kind === 'read') return 'read';
-  const u = r.urgency ?? 0;
-  return u >= PREPARE_URGENCY ? 'prepare' : u >= APPROVAL_URGENCY ? 'approval' : 'arm';
 }
 
 /**
@@ -200,7 +191,7 @@ export class VenuePort {
   getAccount(address: string): Promise<Account> {
     if (!this.hasService) return Promise.reject(new NoServiceError());
     const endpoint = REST_ENDPOINTS.account;
-    return this.admit({ kind: 'arm', scopes: [SCOPES.global, endpointScope(endpoint)], urgency: PREPARE_URGENCY }, endpoint, endpointScope(endpoint), () =>
+    return this.admit({ kind: 'prepare', scopes: [SCOPES.global, endpointScope(endpoint)] }, endpoint, endpointScope(endpoint), () =>
       this.rest.getAccount(address),
     );
   }
@@ -211,7 +202,7 @@ export class VenuePort {
    * as work that prepares a first arm (like `getAccount`).
    */
   infoUserRole(user: string, opts: { signal?: AbortSignal } = {}): Promise<InfoUserRole> {
-    return this.admitInfo({ kind: 'arm', urgency: PREPARE_URGENCY }, 'userRole', opts.signal, (signal) => this.info.userRole(user, signal ? { signal } : {}));
+    return this.admitInfo({ kind: 'prepare' }, 'userRole', opts.signal, (signal) => this.info.userRole(user, signal ? { signal } : {}));
   }
 
   /**
@@ -285,7 +276,7 @@ export class VenuePort {
 
   /** An info request: the `exchange` scope alone, by its weight; a 429 holds `exchange`. */
   private admitInfo<T>(
-    cls: { kind: 'read' } | { kind: 'arm'; urgency: number },
+    cls: RequestClass,
     type: Parameters<typeof infoRequestWeight>[0],
     signal: AbortSignal | undefined,
     fn: (signal: AbortSignal | undefined) => Promise<T>,
@@ -329,7 +320,7 @@ export class VenuePort {
   /**
    * Arms or clears one account's switch. `build` signs the body once the request is admitted and
    * its signer's turn has come, so the deadline and the nonce are drawn when it leaves, not when it
-   * was queued. `urgency`: the venue time of the account's current deadline (0: none).
+   * was queued. `deadlineVenueMs`: the venue time of the account's current deadline (absent: none).
    *
    * `alternative` (a `rest_then_exchange` account): the other route, and the monotonic time the
    * arm must leave by. The arm goes by `route` only when that route is not held by a 429 and its
@@ -342,7 +333,7 @@ export class VenuePort {
     build: () => Promise<SignedRequest<ScheduleCancelAction>>,
     opts: {
       signer: string;
-      urgency: number;
+      deadlineVenueMs?: number;
       signal?: AbortSignal;
       onAdmitted?: RequestOptions['onAdmitted'];
       alternative?: { route: ArmRoute; leaveByMs: number };
@@ -355,7 +346,7 @@ export class VenuePort {
       return this.armOn(route, build, opts);
     }
     const now = this.clock.monoMs();
-    const estimate = (r: ArmRoute): number => this.scheduler.estimateAdmitMs({ kind: 'arm', scopes: armScopes(r), urgency: opts.urgency });
+    const estimate = (r: ArmRoute): number => this.scheduler.estimateAdmitMs({ kind: 'arm', deadlineVenueMs: opts.deadlineVenueMs, scopes: armScopes(r) });
     const held = (r: ArmRoute): boolean => this.scheduler.blockedUntil(holdScopeOf(r)) > now;
     const primary = estimate(route);
     const inTime = !held(route) && primary <= alt.leaveByMs;
@@ -374,7 +365,7 @@ export class VenuePort {
     route: ArmRoute,
     alt: { route: ArmRoute; leaveByMs: number },
     build: () => Promise<SignedRequest<ScheduleCancelAction>>,
-    opts: { signer: string; urgency: number; signal?: AbortSignal; onAdmitted?: RequestOptions['onAdmitted']; onRoute?: (route: ArmRoute) => void },
+    opts: { signer: string; deadlineVenueMs?: number; signal?: AbortSignal; onAdmitted?: RequestOptions['onAdmitted']; onRoute?: (route: ArmRoute) => void },
   ): Promise<ActionOk> {
     const outer = opts.signal;
     const inner = new AbortController();
@@ -409,13 +400,13 @@ export class VenuePort {
   private armOn(
     route: ArmRoute,
     build: () => Promise<SignedRequest<ScheduleCancelAction>>,
-    opts: { signer: string; urgency: number; signal?: AbortSignal; onAdmitted?: RequestOptions['onAdmitted'] },
+    opts: { signer: string; deadlineVenueMs?: number; signal?: AbortSignal; onAdmitted?: RequestOptions['onAdmitted'] },
   ): Promise<ActionOk> {
     const endpoint = route === 'rest' ? REST_ENDPOINTS.scheduleCancel : 'exchange:scheduleCancel';
     const request: RequestOptions = {
       kind: 'arm',
+      deadlineVenueMs: opts.deadlineVenueMs,
       scopes: armScopes(route),
-      urgency: opts.urgency,
       ...(opts.signal ? { signal: opts.signal } : {}),
       ...(opts.onAdmitted ? { onAdmitted: opts.onAdmitted } : {}),
     };
@@ -449,7 +440,7 @@ export class VenuePort {
   /** approveAgent / approveBuilderFee, signed by the master: after arms, before reads. */
   approve(body: SignedRequest<ApproveAgentAction | ApproveBuilderFeeAction>, opts: { signer: string; signal?: AbortSignal }): Promise<ActionOk> {
     const endpoint = `exchange:${body.action.type}`;
-    const request: RequestOptions = { kind: 'arm', scopes: [SCOPES.global, SCOPES.exchange], urgency: APPROVAL_URGENCY, ...(opts.signal ? { signal: opts.signal } : {}) };
+    const request: RequestOptions = { kind: 'approval', scopes: [SCOPES.global, SCOPES.exchange], ...(opts.signal ? { signal: opts.signal } : {}) };
     return this.admit(request, endpoint, SCOPES.exchange, () => this.bySigner(opts.signer, () => this.exchange.post(body, { signal: opts.signal })));
   }
 
@@ -476,18 +467,16 @@ export class VenuePort {
     const shared = this.shared;
     // Admitted by this instance's budget, then (when shared) a token from the instances' common one.
     // It goes without that token only when its account would otherwise pass its deadline (an arm's
-    // urgency is the venue time of its account's current deadline); otherwise it waits, or is shed.
+    // class carries it); otherwise it waits, or is shed.
     const go = shared
       ? async (): Promise<T> => {
-          const cls = sharedClass(request);
           const wait = tokenWait({
-            kind: request.kind,
-            deadlineVenueMs: cls === 'arm' ? request.urgency : undefined,
+            cls: request,
             venueNowMs: this.venueClock.nowMs(),
             minLeadMs: VENUE_FACTS.scheduleCancelMinLeadMs,
             readMaxWaitMs: request.maxWaitMs ?? this.readMaxWaitMs,
           });
-          await shared.take(request.scopes, cls, wait, request.weight ?? 1);
+          await shared.take(request.scopes, request.kind, wait, request.weight ?? 1);
           return fn();
         }
       : fn;

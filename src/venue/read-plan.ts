@@ -9,6 +9,8 @@
  * first: the arm plan (cadence.ts) takes what it needs, and reads get what is left, every account's
  * periods stretched by one common factor, so a read late by a period beats a read shed at random.
  */
+import { DAY_MS } from '../sched/clock.js';
+import { ARM_RESERVE_SHARE } from '../sched/request-class.js';
 import { ASSUMED } from './assumptions.js';
 import type { InfoWeights } from './info.js';
 
@@ -80,7 +82,7 @@ export const ADDRESS_BUDGET_READ_EVERY_MS = 10 * 60_000;
  * (keeper/agent-check.ts), besides once after each approval: an agent replaced or pruned is
  * found within a day even on an account that is not arming. Weight 20 a day per account.
  */
-export const AGENT_CHECK_EVERY_MS = 24 * 3600_000;
+export const AGENT_CHECK_EVERY_MS = DAY_MS;
 
 /** The reads of every account at the configured periods: each kind of account's reads, and how many read so. */
 export function readDemand(reads: Iterable<readonly [AccountReads, number]>, periods: { ordersEveryMs: number; positionsEveryMs: number }): ReadDemand {
@@ -149,10 +151,11 @@ export function accountChecksWeightPerSecond(w: Pick<PlanReadWeights, 'userRateL
 /**
  * Share of a budget arms and reads may fill together before reads are stretched. Lower than the
  * arms' own 0.97 (cadence.ts BUDGET_UTILISATION): reads are the cheapest thing to slow down, and
- * the fifth they leave is the headroom check-config asks for (LOW_HEADROOM_PERCENT), which the
- * arms' retries after errors and 429s and the approvals of a re-provision spend.
+ * the fifth they leave (ARM_RESERVE_SHARE) is the headroom check-config asks for
+ * (LOW_HEADROOM_PERCENT), which the arms' retries after errors and 429s and the approvals of a
+ * re-provision spend.
  */
-export const READ_UTILISATION = 0.8;
+export const READ_UTILISATION = 1 - ARM_RESERVE_SHARE;
 
 /**
  * Longest stretch the keeper applies. Past it the reads would come so seldom that the watcher's
