@@ -38,10 +38,11 @@ describe('architecture', () => {
  * Folders ranked one way: a file imports only from its own folder or a folder ranked below it.
  * The ranking, lowest first, and why each sits where it does:
  * - state: the state directory's files (atomic writes, trigger counts, stored agents); imports nothing of ours.
- * - sched: clocks and the request budget (scheduler, cadence, shared budget): time and pacing, no venue facts.
+ * - sched: clocks and the request budget (scheduler, request classes, limits, shared budget): time and pacing, no venue facts.
  * - venue: the venue client (transport, decoders, port, signing) and its facts; paced by sched.
- * - plan: the budget plan (plan/budget-plan.ts): one pure function from accounts and limits to every
- *   figure the keeper acts on and check-config prints; builds on the budget's arithmetic (sched) and the read weights (venue).
+ * - plan: the budget plan, pure (budget-plan.ts the entry; the protection arithmetic, the cold start's order,
+ *   the read plan): every figure the keeper acts on and check-config prints; reads the request classes (sched) and
+ *   the venue's read weights (venue).
  * - config: the YAML, its rules and the request plan; reads venue facts and the budget's arithmetic.
  * - obs: metrics, logs, the ops HTTP server, the heartbeat client; reads the config's grammar.
  * - keeper: the per-account switch and everything around it; reports through obs.

@@ -13,7 +13,7 @@ import { toAppConfig } from '../src/app/from-config.js';
 import { buildPlan } from '../src/config/plan.js';
 import { parse } from '../src/config/test-support.js';
 import { BUDGET_CHANGE_TOLERANCE } from '../src/sched/shared-demand.js';
-import { MAX_READ_STRETCH } from '../src/venue/read-plan.js';
+import { MAX_READ_STRETCH } from '../src/plan/read-plan.js';
 import { startHarness, type Harness } from './support/harness.js';
 
 let h: Harness | undefined;

@@ -1,6 +1,6 @@
 import { planBudget, planReads } from '../plan/budget-plan.js';
-import type { AccountVerdict, ProtectionTier, RouteBudgets } from '../sched/cadence.js';
-import type { ColdStartOrder } from '../sched/cold-start.js';
+import type { AccountVerdict, ProtectionTier, RouteBudgets } from '../plan/cadence.js';
+import type { ColdStartOrder } from '../plan/cold-start.js';
 import { instanceSpecOf } from '../sched/shared-reservoir.js';
 import { expectedLiveHeapMb, nodeOptionsFor } from './memory.js';
 import type { ConfigProblem } from './errors.js';
@@ -10,7 +10,7 @@ import { RETRIES_BEFORE_MIN_HORIZON, retrySlotSeconds } from './schema.js';
 import { accountsForShard } from './shard.js';
 import { switchInMs, type AccountConfig, type Config, type RateLimit, type SwitchConfig } from './types.js';
 import { VENUE_FACTS } from '../venue/facts.js';
-import { accountChecksWeightPerSecond, ADDRESS_BUDGET_READ_EVERY_MS, AGENT_CHECK_EVERY_MS, keeperReadDemand, MAX_READ_STRETCH, readWeightsOf, venueReadWeights, type PlanReadWeights } from '../venue/read-plan.js';
+import { accountChecksWeightPerSecond, ADDRESS_BUDGET_READ_EVERY_MS, AGENT_CHECK_EVERY_MS, keeperReadDemand, MAX_READ_STRETCH, readWeightsOf, venueReadWeights, type PlanReadWeights } from '../plan/read-plan.js';
 
 /**
  * The request plan `check-config` prints (DESIGN.md section 7): can this instance hold every
@@ -33,7 +33,7 @@ import { accountChecksWeightPerSecond, ADDRESS_BUDGET_READ_EVERY_MS, AGENT_CHECK
  *   (one approveAgent per account without `agent.key`, one approveBuilderFee per `builder_fee`).
  *   The cold start counts those approvals and the first arms on every scope they spend, global
  *   included (a venue may count both in one window).
- * The keeper never refuses to protect over this arithmetic (sched/cadence.ts, planProtection): as
+ * The keeper never refuses to protect over this arithmetic (plan/cadence.ts, planProtection): as
  * the accounts outgrow the budget, reads give way first (the plan shows the stretch they need; the
  * keeper's budget makes them wait behind arms and sheds them), then re-arm periods are stretched, then gives up the retry
  * reserve, then keeps every account armed with a horizon below its minimum, and only past that
@@ -88,7 +88,7 @@ export interface Plan {
    * The venue's info reads (`watch.source` venue or service_then_venue), by weight per minute on the
    * exchange budget: open orders (20) every orders period, clearinghouseState and
    * spotClearinghouseState (2 + 2) every positions period, the open orders and clearinghouseState
-   * once more per dex of `watch.perp_dexes` (venue/read-plan.ts venueReadWeights). `onlyWhileServiceFails`: they are spent
+   * once more per dex of `watch.perp_dexes` (plan/read-plan.ts venueReadWeights). `onlyWhileServiceFails`: they are spent
    * only while the service fails (service_then_venue), so not counted in `exchange.needed`. Null:
    * reads from the service alone.
    */
@@ -105,7 +105,7 @@ export interface Plan {
   startupApprovals: number;
   /** The share of `rate_limits.shared` this instance plans on (1 when not shared): every budget above is cut to it. */
   budgetShare: number;
-  /** The cold start's order (sched/cold-start.ts): interleaved, or just in time when approvals and first arms share one window. */
+  /** The cold start's order (plan/cold-start.ts): interleaved, or just in time when approvals and first arms share one window. */
   coldStartOrder: ColdStartOrder;
   /**
    * How long a cold start takes at most: every approval and every first arm once, each on every
@@ -114,11 +114,11 @@ export interface Plan {
   coldStartSeconds: number;
   /** Every account keeps its min horizon (check-config exits 0; else 1). */
   canHoldEveryHorizon: boolean;
-  /** Which tier of the never-refuse plan the budget allows (sched/cadence.ts). */
+  /** Which tier of the never-refuse plan the budget allows (plan/cadence.ts). */
   tier: ProtectionTier;
   /**
    * Reads stretched by this factor to fit beside the arms (1 = as configured): the service's in the
-   * global budget, the venue's weight in the exchange budget (venue/read-plan.ts). Infinite: no room.
+   * global budget, the venue's weight in the exchange budget (plan/read-plan.ts). Infinite: no room.
    */
   readStretch: number;
   /** Each account's read periods as the keeper will run them (stretched, at most MAX_READ_STRETCH times). */
@@ -194,7 +194,7 @@ function buildPlanWith(config: Config): Plan {
   });
   const configuredArms = mine.reduce((s, a) => s + 60 / a.switch.rearmEverySeconds, 0);
   // Reads from the venue spend the exchange budget by weight, not the service's global window
-  // (venue/read-plan.ts, which the keeper plans its read periods with too).
+  // (plan/read-plan.ts, which the keeper plans its read periods with too).
   const source = config.watch.source;
   const readWeights = readWeightsOf(config.rateLimits.infoWeights);
   const periods = { ordersEveryMs: config.watch.ordersEverySeconds * 1000, positionsEveryMs: config.watch.positionsEverySeconds * 1000 };

@@ -1,4 +1,4 @@
-import type { PathPolicy } from '../sched/cadence.js';
+import type { PathPolicy } from '../plan/cadence.js';
 import type { InfoWeights } from '../venue/info.js';
 import type { KeySource } from './secret.js';
 import type { LOG_FORMATS, LOG_LEVELS } from './schema.js';
@@ -11,7 +11,7 @@ import type { LOG_FORMATS, LOG_LEVELS } from './schema.js';
 export type Network = 'testnet' | 'mainnet';
 export type ArmWhen = 'always' | 'orders_open';
 export type OnShutdown = 'keep' | 'clear';
-/** `switch.path`: declared with the route planning that reads it (sched/cadence.ts). */
+/** `switch.path`: declared with the route planning that reads it (plan/cadence.ts). */
 export type { PathPolicy };
 export type LogLevel = (typeof LOG_LEVELS)[number];
 export type LogFormat = (typeof LOG_FORMATS)[number];

@@ -1,5 +1,5 @@
 import { DAY_MS, type Clock, type TimerHandle } from '../sched/clock.js';
-import { ADDRESS_BUDGET_READ_EVERY_MS } from '../venue/read-plan.js';
+import { ADDRESS_BUDGET_READ_EVERY_MS } from '../plan/read-plan.js';
 import type { KeeperMetrics } from '../obs/metrics.js';
 import type { InfoUserRateLimit } from '../venue/info-decode.js';
 import { VENUE_FACTS } from '../venue/facts.js';

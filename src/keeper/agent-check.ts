@@ -1,5 +1,5 @@
 import { DAY_MS, type Clock, type TimerHandle } from '../sched/clock.js';
-import { AGENT_CHECK_EVERY_MS } from '../venue/read-plan.js';
+import { AGENT_CHECK_EVERY_MS } from '../plan/read-plan.js';
 import type { KeeperMetrics } from '../obs/metrics.js';
 import type { InfoExtraAgent } from '../venue/info-decode.js';
 import type { Managed } from './keeper-types.js';

@@ -1,10 +1,10 @@
 import type { Logger } from 'pino';
 import type { KeeperMetrics } from '../obs/metrics.js';
 import { coldStartPlanned, planBudget, planReads, type BudgetPlan, type PlanAccount, type Provisioning } from '../plan/budget-plan.js';
-import { armCapacityPerSecond, maxPeriodMs, type RouteBudgets } from '../sched/cadence.js';
+import { armCapacityPerSecond, maxPeriodMs, type RouteBudgets } from '../plan/cadence.js';
 import type { RequestScheduler } from '../sched/scheduler.js';
 import { BUDGET_CHANGE_TOLERANCE } from '../sched/shared-demand.js';
-import { MAX_READ_STRETCH, readWeightsOf } from '../venue/read-plan.js';
+import { MAX_READ_STRETCH, readWeightsOf } from '../plan/read-plan.js';
 import { SlotCalendar } from '../sched/slot-calendar.js';
 import { DEFAULT_INFO_WEIGHTS } from '../venue/info.js';
 import type { ColdStartWindow } from './cold-start-gate.js';

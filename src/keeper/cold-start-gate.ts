@@ -1,5 +1,5 @@
-import { maxPeriodMs, type CadenceInput } from '../sched/cadence.js';
-import { firstArmGateMs, type ColdStartInput, type ColdStartOrder } from '../sched/cold-start.js';
+import { maxPeriodMs, type CadenceInput } from '../plan/cadence.js';
+import { firstArmGateMs, type ColdStartInput, type ColdStartOrder } from '../plan/cold-start.js';
 
 /** How the plan in force orders the cold start (budget-plan.ts): the order, and the window approvals and first arms share (0: none). */
 export interface ColdStartWindow {
@@ -8,7 +8,7 @@ export interface ColdStartWindow {
 }
 
 /**
- * The keeper's bookkeeping of a cold start (sched/cold-start.ts has the rules): how many accounts
+ * The keeper's bookkeeping of a cold start (plan/cold-start.ts has the rules): how many accounts
  * are still being provisioned, how many approvals they are likely to need, which approved accounts
  * wait for their first arm, and the re-arm load of the accounts already armed. Counters only, so a
  * provisioning event costs O(1) at 50,000 accounts.

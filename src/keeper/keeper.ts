@@ -1,5 +1,5 @@
 import type { TimerHandle } from '../sched/clock.js';
-import { READ_UTILISATION } from '../venue/read-plan.js';
+import { READ_UTILISATION } from '../plan/read-plan.js';
 import { infoRequestWeight } from '../venue/info.js';
 import type { ClockStep } from '../sched/venue-clock.js';
 import { StateWriteError } from '../state/atomic-file.js';
@@ -349,7 +349,7 @@ export class Keeper {
     if (this.gate.isUnsettled(m.spec.name)) {
       this.gate.settledOk(m.spec.name, (p.source === 'approved' ? 1 : 0) + (p.builderFeeApproved ? 1 : 0));
       // During a cold start its first arm may wait for the gate, so it does not come due again
-      // before the last account is armed (sched/cold-start.ts).
+      // before the last account is armed (plan/cold-start.ts).
       this.gate.admit(m.spec.name, this.deps.clock.monoMs(), this.cadence.coldStartWindow(), () => void firstRead.then(() => this.startRunner(m)));
       return;
     }

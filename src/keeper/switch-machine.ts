@@ -10,7 +10,7 @@
  *    (nonces are accepted out of order, so a late arm could otherwise overwrite the clear).
  * 3. After a 429 no arm is planned before `retry_after` has passed.
  */
-import type { PathPolicy } from '../sched/cadence.js';
+import type { PathPolicy } from '../plan/cadence.js';
 import type { ActionReason } from '../venue/errors.js';
 import { VENUE_FACTS } from '../venue/facts.js';
 

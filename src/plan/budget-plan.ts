@@ -1,6 +1,6 @@
-import { armCapacityPerSecond, assignRoutes, BUDGET_UTILISATION, maxPeriodMs, planProtection, type AccountVerdict, type PathPolicy, type ProtectionInput, type ProtectionTier, type RouteBudgets } from '../sched/cadence.js';
-import { chooseColdStartOrder, COLD_START_SLACK, provisioningContention, simulateColdStart, type ColdStartOrder } from '../sched/cold-start.js';
-import { keeperReadDemand, readStretch, type PlanReadWeights, type ReadMix, type ReadSourceMode } from '../venue/read-plan.js';
+import { armCapacityPerSecond, assignRoutes, BUDGET_UTILISATION, maxPeriodMs, planProtection, type AccountVerdict, type PathPolicy, type ProtectionInput, type ProtectionTier, type RouteBudgets } from './cadence.js';
+import { chooseColdStartOrder, COLD_START_SLACK, provisioningContention, simulateColdStart, type ColdStartOrder } from './cold-start.js';
+import { keeperReadDemand, readStretch, type PlanReadWeights, type ReadMix, type ReadSourceMode } from './read-plan.js';
 
 /**
  * The budget plan: one pure function from (the accounts and their settings, the limits in force,
@@ -19,7 +19,7 @@ import { keeperReadDemand, readStretch, type PlanReadWeights, type ReadMix, type
  *    period, so provisioning gets the rest of the window;
  * 4. the routes: `rest_then_exchange` accounts fill what REST leaves, the rest go by exchange;
  * 5. the cold start's order: interleaved unless approvals and first arms contend for one window,
- *    then the order with the fewest unprotected account-seconds (sched/cold-start.ts).
+ *    then the order with the fewest unprotected account-seconds (plan/cold-start.ts).
  */
 
 /**
@@ -201,7 +201,7 @@ export interface ReadInput {
 
 /**
  * The factor every read period is stretched by so the reads fit what the plan's arms leave: the
- * service's reads in `global`, the venue's weight in `exchange` (venue/read-plan.ts). Uncapped: the
+ * service's reads in `global`, the venue's weight in `exchange` (plan/read-plan.ts). Uncapped: the
  * caller caps it at MAX_READ_STRETCH and shows how far beyond that the configured reads are.
  */
 export function planReads(plan: Pick<BudgetPlan, 'armsByScope'>, limits: RouteBudgets, reads: ReadInput): number {

@@ -11,8 +11,8 @@
  */
 import { DAY_MS } from '../sched/clock.js';
 import { ARM_RESERVE_SHARE } from '../sched/request-class.js';
-import { ASSUMED } from './assumptions.js';
-import type { InfoWeights } from './info.js';
+import { ASSUMED } from '../venue/assumptions.js';
+import type { InfoWeights } from '../venue/info.js';
 
 /** What one account reads in each period, as the watcher will send it. */
 export interface AccountReads {
