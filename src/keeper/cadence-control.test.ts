@@ -35,6 +35,22 @@ describe('CadenceControl.claimSlot', () => {
   });
 });
 
+describe('CadenceControl.claimSlot after a cold start faster than the calendar', () => {
+  it('never pulls a re-arm more than a tenth of its period before its wish', () => {
+    // First arms at the whole budget (100/s), the calendar spaced at 97/s: each round of wishes
+    // outruns the slots, and "latest free slot" walked below the whole packed run, handing freshly
+    // armed accounts slots seconds after their first arm.
+    const c = control(() => 0);
+    const now = 1_000_000;
+    let earliest = Number.POSITIVE_INFINITY;
+    for (let i = 0; i < 5_000; i++) {
+      const wish = now + 15_000 + i * 10;
+      earliest = Math.min(earliest, c.claimSlot(wish, now, 'a0') - wish);
+    }
+    expect(earliest).toBeGreaterThanOrEqual(-1_500);
+  });
+});
+
 describe('CadenceControl routes with a shared budget', () => {
   it("plans rest_then_exchange accounts on this instance's REST limits as they are: the shared budget already cut them to its share", () => {
     // This instance's scopes after the shared budget cut them to its half: schedule_cancel 10/s

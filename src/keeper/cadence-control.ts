@@ -5,7 +5,7 @@ import { armCapacityPerSecond, maxPeriodMs, type RouteBudgets } from '../plan/ca
 import type { RequestScheduler } from '../sched/scheduler.js';
 import { BUDGET_CHANGE_TOLERANCE } from '../sched/shared-demand.js';
 import { MAX_READ_STRETCH, readWeightsOf } from '../plan/read-plan.js';
-import { SlotCalendar } from '../sched/slot-calendar.js';
+import { MAX_PULL_SHARE, SlotCalendar } from '../sched/slot-calendar.js';
 import { DEFAULT_INFO_WEIGHTS } from '../venue/info.js';
 import type { ColdStartWindow } from './cold-start-gate.js';
 import type { KeeperAccountSpec, KeeperOptions, KeeperStatus, Managed } from './keeper-types.js';
@@ -158,12 +158,15 @@ export class CadenceControl {
    * behind them. Measured at 10,000 accounts: re-arms pulled into the tail of the cold start
    * waited there up to 5.5 s.
    */
-  claimSlot(wishMs: number, nowMs: number): number {
+  claimSlot(wishMs: number, nowMs: number, account?: string): number {
     if (!this.calendar) return wishMs;
     const budget = this.plan?.budgetPerSecond ?? 0;
     const drainMs = budget > 0 ? (this.deps.scheduler.queuedOn('schedule_cancel') * 1000) / budget : 0;
-    return this.calendar.claim(wishMs, nowMs + drainMs);
+    const periodMs = account === undefined ? null : (this.periods.get(account) ?? null);
+    const pullLimitMs = periodMs === null ? Number.NEGATIVE_INFINITY : wishMs - MAX_PULL_SHARE * periodMs;
+    return this.calendar.claim(wishMs, Math.max(nowMs + drainMs, pullLimitMs));
   }
+
 
   apply(options: KeeperOptions, accounts: Iterable<Managed>): void {
     const managed = new Map([...accounts].map((m) => [m.spec.name, m]));

@@ -368,7 +368,7 @@ export class Keeper {
         if (r.type === 'arm') this.gate.firstArmAnswered(m.spec.name, r.result === 'ok');
         this.reports.runner(m, r);
       },
-      claimSlot: (wishMs, nowMs) => this.cadence.claimSlot(wishMs, nowMs),
+      claimSlot: (wishMs, nowMs) => this.cadence.claimSlot(wishMs, nowMs, m.spec.name),
     });
     m.runner = runner;
     // Before its first arm: a bot already silent gets a cancel-soon arm, not a re-arm.
