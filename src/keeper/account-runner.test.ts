@@ -3,7 +3,8 @@ import { FakeClock } from '../sched/fake-clock.js';
 import { VenueClock } from '../sched/venue-clock.js';
 import { ActionError, RestError } from '../venue/errors.js';
 import { AccountRunner, type RunnerReport, type ScheduleCancelSender } from './account-runner.js';
-import type { ArmPath, SwitchSettings } from './switch-machine.js';
+import type { ArmRoute } from '../venue/arm-route.js';
+import type { SwitchSettings } from './switch-machine.js';
 
 const settings: SwitchSettings = {
   deadlineMs: 60_000,
@@ -14,12 +15,12 @@ const settings: SwitchSettings = {
   path: 'rest',
 };
 
-type Fault = (nowMs: number, path: ArmPath) => Error | undefined;
+type Fault = (nowMs: number, path: ArmRoute) => Error | undefined;
 
 /** A fake venue that records what it accepted and can fail on a timeline. */
 function fakeVenue(clock: FakeClock, fault: Fault = () => undefined) {
-  const accepted: Array<{ atMs: number; timeMs?: number; path: ArmPath }> = [];
-  const attempts: Array<{ atMs: number; path: ArmPath }> = [];
+  const accepted: Array<{ atMs: number; timeMs?: number; path: ArmRoute }> = [];
+  const attempts: Array<{ atMs: number; path: ArmRoute }> = [];
   const sender: ScheduleCancelSender = {
     async send({ path, timeMs }) {
       const now = clock.nowMs();

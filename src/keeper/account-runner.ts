@@ -1,6 +1,7 @@
 import type { TimerHandle } from '../sched/clock.js';
 import type { AdmissionWait } from '../sched/scheduler.js';
 import type { VenueClock } from '../sched/venue-clock.js';
+import type { ArmRoute } from '../venue/arm-route.js';
 import { ActionError, isVenueError, refusesRequest, RestError } from '../venue/errors.js';
 import {
   horizonMs,
@@ -8,7 +9,6 @@ import {
   latestRearmAfterMs,
   step,
   wantsArmed,
-  type ArmPath,
   type Effect,
   type Failure,
   type SwitchEvent,
@@ -27,22 +27,22 @@ export interface ScheduleCancelSender {
    * clear). `deadlineVenueMs` orders arms in the budget: the venue time of the current deadline (absent: none).
    */
   send(args: {
-    path: ArmPath;
+    path: ArmRoute;
     timeMs: () => number | undefined;
     deadlineVenueMs?: number;
     signal?: AbortSignal;
     onAdmitted?: (wait: AdmissionWait) => void;
     /** The other route and the monotonic time the arm must leave by (see VenuePort.scheduleCancel). */
-    alternative?: { path: ArmPath; leaveByMonoMs: number };
+    alternative?: { path: ArmRoute; leaveByMonoMs: number };
     /** The route the request finally waits on. */
-    onRoute?: (path: ArmPath) => void;
+    onRoute?: (path: ArmRoute) => void;
   }): Promise<SendOutcome | void>;
 }
 
 /** What an accepted request tells the account beyond its own answer. */
 export interface SendOutcome {
   /** When an arm last got through on each route, any account's (monotonic ms; 0: never). */
-  routeOkAtMonoMs?: Partial<Record<ArmPath, number>>;
+  routeOkAtMonoMs?: Partial<Record<ArmRoute, number>>;
 }
 
 /** What the runner tells the outside world (logs, metrics, watchers). */
@@ -50,7 +50,7 @@ export type RunnerReport =
   | {
       type: 'arm';
       result: 'ok' | 'rate_limited' | 'rejected' | 'error';
-      path: ArmPath;
+      path: ArmRoute;
       deadlineMs?: number;
       latencyMs: number;
       /** Send time minus planned slot, split: `timerLateMs` (slot to the request being queued) and `queuedMs` (queued to sent: budget, signer turn). */
@@ -66,7 +66,7 @@ export type RunnerReport =
       /** A cancel-soon arm (the bot fell silent): its deadline is the venue's minimum lead ahead. */
       soon?: boolean;
     }
-  | { type: 'clear'; result: 'ok' | 'rate_limited' | 'rejected' | 'error'; path: ArmPath; latencyMs: number; reason?: string; message?: string }
+  | { type: 'clear'; result: 'ok' | 'rate_limited' | 'rejected' | 'error'; path: ArmRoute; latencyMs: number; reason?: string; message?: string }
   | { type: 'lapsed'; deadlineMs: number; botSilent: boolean }
   | { type: 'phase'; from: SwitchState['phase']; to: SwitchState['phase'] }
   | { type: 'reprovision_requested' }
@@ -265,7 +265,7 @@ export class AccountRunner {
   }
 
   /** `soonLeadMs`: a cancel-soon arm, its deadline that far ahead of when it leaves (not `deadlineMs`). */
-  private sendArm(planned: ArmPath, plannedSlotMs: number | null, alternative?: { path: ArmPath; leaveByMs: number }, soonLeadMs?: number): void {
+  private sendArm(planned: ArmRoute, plannedSlotMs: number | null, alternative?: { path: ArmRoute; leaveByMs: number }, soonLeadMs?: number): void {
     const soon = soonLeadMs !== undefined;
     this.dispatch({ type: 'arm_sent', path: planned, ...(soon ? { soon } : {}) });
     // The route it really goes by: the port may send it the other way (a 429 hold, a long queue).
@@ -288,7 +288,7 @@ export class AccountRunner {
         onAdmitted: (w) => {
           wait = w;
         },
-        ...(alternative ? { alternative: { path: alternative.path, leaveByMonoMs: sentMono + (alternative.leaveByMs - queuedAt) }, onRoute: (p: ArmPath) => (path = p) } : {}),
+        ...(alternative ? { alternative: { path: alternative.path, leaveByMonoMs: sentMono + (alternative.leaveByMs - queuedAt) }, onRoute: (p: ArmRoute) => (path = p) } : {}),
         timeMs: () => {
           sentAt = this.venueNowMs();
           sentMono = this.deps.clock.monoMs();
@@ -334,7 +334,7 @@ export class AccountRunner {
       );
   }
 
-  private sendClear(path: ArmPath): void {
+  private sendClear(path: ArmRoute): void {
     this.dispatch({ type: 'clear_sent', path });
     let sentMono = this.deps.clock.monoMs();
     this.deps.sender

@@ -11,10 +11,10 @@
  * 3. After a 429 no arm is planned before `retry_after` has passed.
  */
 import type { PathPolicy } from '../plan/cadence.js';
+import type { ArmRoute } from '../venue/arm-route.js';
 import type { ActionReason } from '../venue/errors.js';
 import { VENUE_FACTS } from '../venue/facts.js';
 
-export type ArmPath = 'rest' | 'exchange';
 /** What a silent bot gets (liveness.ts): one arm at the earliest time the venue accepts, or none. */
 export type OnSilence = 'cancel_soon' | 'stop_rearming';
 
@@ -40,7 +40,7 @@ export interface SwitchSettings {
    * `rest_then_exchange` only: the route the plan puts this account on (the accounts the REST
    * route's budget cannot carry get `exchange`); absent: REST. A failure on REST still falls back.
    */
-  preferredPath?: ArmPath;
+  preferredPath?: ArmRoute;
   /** Liveness configured (liveness.ts): what a silent bot gets. Absent: the bot is never judged. */
   onSilence?: OnSilence;
 }
@@ -64,7 +64,7 @@ export interface LastResult {
   result: ArmResultKind;
   reason?: string;
   message?: string;
-  path: ArmPath;
+  path: ArmRoute;
   atMs: number;
 }
 
@@ -73,7 +73,7 @@ export interface SwitchState {
   /** Venue-time ms of the schedule we last set; null when none (never armed, cleared, fired). */
   deadlineMs: number | null;
   /** `soon`: a cancel-soon arm (its deadline the venue's minimum lead ahead), not a re-arm. */
-  inFlight: null | { op: 'arm' | 'clear'; path: ArmPath; sentAtMs: number; soon?: boolean };
+  inFlight: null | { op: 'arm' | 'clear'; path: ArmRoute; sentAtMs: number; soon?: boolean };
   /** Venue time when the next arm is planned; null when nothing is planned. */
   nextArmAtMs: number | null;
   /** When the current plan was made for (the cadence slot), to measure lag and keep the cadence. */
@@ -110,20 +110,20 @@ export interface SwitchState {
 export type SwitchEvent =
   | { type: 'start' }
   | { type: 'tick' }
-  | { type: 'arm_sent'; path: ArmPath; soon?: boolean }
+  | { type: 'arm_sent'; path: ArmRoute; soon?: boolean }
   | {
       type: 'arm_ok';
       deadlineMs: number;
-      path: ArmPath;
+      path: ArmRoute;
       /** when the request left (venue time) */
       sentAtMs?: number;
       /** Venue time of the keeper's latest accepted REST arm, any account's (the route works again). */
       restOkAtMs?: number;
     }
-  | { type: 'arm_failed'; path: ArmPath; failure: Failure }
-  | { type: 'clear_sent'; path: ArmPath }
-  | { type: 'clear_ok'; path: ArmPath }
-  | { type: 'clear_failed'; path: ArmPath; failure: Failure }
+  | { type: 'arm_failed'; path: ArmRoute; failure: Failure }
+  | { type: 'clear_sent'; path: ArmRoute }
+  | { type: 'clear_ok'; path: ArmRoute }
+  | { type: 'clear_failed'; path: ArmRoute; failure: Failure }
   /** null: the read failed, the count is unknown (treated as open orders). */
   | { type: 'orders_observed'; count: number | null }
   | { type: 'reprovisioned'; ok: boolean }
@@ -153,13 +153,13 @@ export type Effect =
    */
   | {
       type: 'send_arm';
-      path: ArmPath;
+      path: ArmRoute;
       plannedSlotMs: number | null;
-      alternative?: { path: ArmPath; leaveByMs: number };
+      alternative?: { path: ArmRoute; leaveByMs: number };
       /** A cancel-soon arm: its deadline this far ahead of when it leaves, not `deadlineMs`. */
       soonLeadMs?: number;
     }
-  | { type: 'send_clear'; path: ArmPath }
+  | { type: 'send_clear'; path: ArmRoute }
   | { type: 'wake_at'; atMs: number }
   | { type: 'reprovision' }
   /** `botSilent`: the deadline passed because the bot fell silent, as intended: a fired cancel, not a lapse. */
@@ -264,7 +264,7 @@ export function horizonMs(state: SwitchState, nowMs: number): number | null {
   return state.deadlineMs === null ? null : state.deadlineMs - nowMs;
 }
 
-export function choosePath(settings: SwitchSettings, state: SwitchState, nowMs: number): ArmPath {
+export function choosePath(settings: SwitchSettings, state: SwitchState, nowMs: number): ArmRoute {
   if (settings.path === 'rest') return 'rest';
   if (settings.path === 'exchange') return 'exchange';
   return nowMs < state.exchangeUntilMs ? 'exchange' : (settings.preferredPath ?? 'rest');
@@ -469,7 +469,7 @@ export function step(settings: SwitchSettings, state: SwitchState, event: Switch
   return finish(settings, s, nowMs, effects);
 }
 
-function failedResult(op: 'arm' | 'clear', f: Failure, path: ArmPath, atMs: number): LastResult {
+function failedResult(op: 'arm' | 'clear', f: Failure, path: ArmRoute, atMs: number): LastResult {
   return {
     op,
     result: f.kind,
@@ -480,7 +480,7 @@ function failedResult(op: 'arm' | 'clear', f: Failure, path: ArmPath, atMs: numb
   };
 }
 
-function planRetry(settings: SwitchSettings, s: SwitchState, path: ArmPath, f: Failure, nowMs: number, effects: Effect[]): void {
+function planRetry(settings: SwitchSettings, s: SwitchState, path: ArmRoute, f: Failure, nowMs: number, effects: Effect[]): void {
   const horizon = horizonMs(s, nowMs);
   const fallback = settings.path === 'rest_then_exchange' && path === 'rest';
 

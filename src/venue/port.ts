@@ -1,3 +1,4 @@
+import type { ArmRoute } from './arm-route.js';
 import { VENUE_FACTS } from './facts.js';
 import type { Clock } from '../sched/clock.js';
 import type { RequestClass } from '../sched/request-class.js';
@@ -23,9 +24,6 @@ import type { VenueDateSample } from './venue-time.js';
  * arrive in order, and feeds the venue clock from the answers the venue wrote. The keeper,
  * `disarm`, the CLI and the test harness all build one of these; nothing else holds a transport.
  */
-
-/** Which way a scheduleCancel goes: the REST trading endpoint or the exchange endpoint. */
-export type ArmRoute = 'rest' | 'exchange';
 
 /** Rate scopes (keys of the request budget) and their meaning. */
 export const SCOPES = {
