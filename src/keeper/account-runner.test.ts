@@ -2,8 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../sched/fake-clock.js';
 import { VenueClock } from '../sched/venue-clock.js';
 import { ActionError, RestError } from '../venue/errors.js';
+import { REST_PROBE_EVERY_MS, RouteProbe } from '../venue/route-probe.js';
 import { AccountRunner, type RunnerReport, type ScheduleCancelSender } from './account-runner.js';
-import type { ArmPath, SwitchSettings } from './switch-machine.js';
+import type { ArmRoute } from '../venue/arm-route.js';
+import type { SwitchSettings } from './switch-machine.js';
 
 const settings: SwitchSettings = {
   deadlineMs: 60_000,
@@ -14,20 +16,29 @@ const settings: SwitchSettings = {
   path: 'rest',
 };
 
-type Fault = (nowMs: number, path: ArmPath) => Error | undefined;
+type Fault = (nowMs: number, path: ArmRoute) => Error | undefined;
 
-/** A fake venue that records what it accepted and can fail on a timeline. */
+/**
+ * A fake venue that records what it accepted and can fail on a timeline. Like the port, it keeps
+ * REST's health (a RouteProbe) and sends an arm with an alternative the other way while REST fails.
+ */
 function fakeVenue(clock: FakeClock, fault: Fault = () => undefined) {
-  const accepted: Array<{ atMs: number; timeMs?: number; path: ArmPath }> = [];
-  const attempts: Array<{ atMs: number; path: ArmPath }> = [];
+  const accepted: Array<{ atMs: number; timeMs?: number; path: ArmRoute }> = [];
+  const attempts: Array<{ atMs: number; path: ArmRoute }> = [];
+  const restRoute = new RouteProbe();
   const sender: ScheduleCancelSender = {
-    async send({ path, timeMs }) {
+    async send({ path: planned, timeMs, alternative, onRoute }) {
       const now = clock.nowMs();
+      const path = alternative && planned === 'rest' && !restRoute.take(clock.monoMs()) ? alternative.path : planned;
+      onRoute?.(path);
       const time = timeMs();
       attempts.push({ atMs: now, path });
-      const e = fault(now, path);
-      if (e) throw e;
-      accepted.push({ atMs: now, timeMs: time, path });
+      const go = async (): Promise<void> => {
+        const e = fault(now, path);
+        if (e) throw e;
+        accepted.push({ atMs: now, timeMs: time, path });
+      };
+      await (path === 'rest' ? restRoute.track(go, () => clock.monoMs(), undefined) : go());
     },
   };
   /** The venue's view: the schedule in force at time t. */
@@ -162,7 +173,7 @@ describe('AccountRunner timelines (virtual time)', () => {
     expect(minHorizon(venue, t0 + 1, t0 + 300_000)).toBeGreaterThanOrEqual(20_000);
   });
 
-  it('rest_then_exchange: REST down for 2 minutes, the exchange path carries the switch', async () => {
+  it('rest_then_exchange: REST down for 2 minutes, the exchange path carries the switch; the port, not the account, keeps REST off', async () => {
     const from = Date.UTC(2026, 5, 1, 12) + 10_000;
     const { local, runner, venue, t0 } = setup(
       (now, path) => (path === 'rest' && now >= from && now < from + 120_000 ? new Error('ECONNRESET') : undefined),
@@ -173,6 +184,13 @@ describe('AccountRunner timelines (virtual time)', () => {
     expect(minHorizon(venue, t0 + 1, t0 + 300_000)).toBeGreaterThanOrEqual(44_000);
     expect(venue.accepted.some((a) => a.path === 'exchange')).toBe(true);
     expect(venue.accepted[venue.accepted.length - 1]!.path).toBe('rest');
+    // Every failed REST arm is retried by the exchange endpoint at once (same instant, virtual time).
+    const failedRest = venue.attempts.filter((a) => a.path === 'rest' && a.atMs >= from && a.atMs < from + 120_000);
+    expect(failedRest.length).toBeGreaterThan(0);
+    for (const f of failedRest) expect(venue.attempts.find((a) => a.atMs >= f.atMs && a.path === 'exchange')?.atMs).toBe(f.atMs);
+    // REST is tried while down only as the port's probe: at most one per REST_PROBE_EVERY_MS.
+    const gaps = failedRest.slice(1).map((a, i) => a.atMs - failedRest[i]!.atMs);
+    expect(Math.min(...gaps)).toBeGreaterThanOrEqual(REST_PROBE_EVERY_MS);
   });
 
   it('ineligible: reported, then retried slowly (no more than once per 5 minutes)', async () => {

@@ -1,6 +1,7 @@
 import type { TimerHandle } from '../sched/clock.js';
 import type { AdmissionWait } from '../sched/scheduler.js';
 import type { VenueClock } from '../sched/venue-clock.js';
+import type { ArmRoute } from '../venue/arm-route.js';
 import { ActionError, isVenueError, refusesRequest, RestError } from '../venue/errors.js';
 import {
   horizonMs,
@@ -8,7 +9,7 @@ import {
   latestRearmAfterMs,
   step,
   wantsArmed,
-  type ArmPath,
+  type Alternative,
   type Effect,
   type Failure,
   type SwitchEvent,
@@ -27,22 +28,19 @@ export interface ScheduleCancelSender {
    * clear). `deadlineVenueMs` orders arms in the budget: the venue time of the current deadline (absent: none).
    */
   send(args: {
-    path: ArmPath;
+    path: ArmRoute;
     timeMs: () => number | undefined;
     deadlineVenueMs?: number;
     signal?: AbortSignal;
     onAdmitted?: (wait: AdmissionWait) => void;
-    /** The other route and the monotonic time the arm must leave by (see VenuePort.scheduleCancel). */
-    alternative?: { path: ArmPath; leaveByMonoMs: number };
+    /**
+     * The other route and the monotonic time the request must leave by: the port sends it that
+     * way when `path` is held by a 429, failing, or too slow (see VenuePort.scheduleCancel).
+     */
+    alternative?: { path: ArmRoute; leaveByMonoMs: number };
     /** The route the request finally waits on. */
-    onRoute?: (path: ArmPath) => void;
-  }): Promise<SendOutcome | void>;
-}
-
-/** What an accepted request tells the account beyond its own answer. */
-export interface SendOutcome {
-  /** When an arm last got through on each route, any account's (monotonic ms; 0: never). */
-  routeOkAtMonoMs?: Partial<Record<ArmPath, number>>;
+    onRoute?: (path: ArmRoute) => void;
+  }): Promise<void>;
 }
 
 /** What the runner tells the outside world (logs, metrics, watchers). */
@@ -50,7 +48,7 @@ export type RunnerReport =
   | {
       type: 'arm';
       result: 'ok' | 'rate_limited' | 'rejected' | 'error';
-      path: ArmPath;
+      path: ArmRoute;
       deadlineMs?: number;
       latencyMs: number;
       /** Send time minus planned slot, split: `timerLateMs` (slot to the request being queued) and `queuedMs` (queued to sent: budget, signer turn). */
@@ -66,7 +64,7 @@ export type RunnerReport =
       /** A cancel-soon arm (the bot fell silent): its deadline is the venue's minimum lead ahead. */
       soon?: boolean;
     }
-  | { type: 'clear'; result: 'ok' | 'rate_limited' | 'rejected' | 'error'; path: ArmPath; latencyMs: number; reason?: string; message?: string }
+  | { type: 'clear'; result: 'ok' | 'rate_limited' | 'rejected' | 'error'; path: ArmRoute; latencyMs: number; reason?: string; message?: string }
   | { type: 'lapsed'; deadlineMs: number; botSilent: boolean }
   | { type: 'phase'; from: SwitchState['phase']; to: SwitchState['phase'] }
   | { type: 'reprovision_requested' }
@@ -102,6 +100,11 @@ export function toFailure(e: unknown): Failure {
   if (isVenueError(e)) return { kind: 'error', reason: e.reason, message: e.message };
   const err = e as { reason?: unknown; message?: unknown };
   return { kind: 'error', reason: typeof err?.reason === 'string' ? err.reason : 'internal', message: String(err?.message ?? e) };
+}
+
+/** An alternative's leave-by time on the monotonic clock, as the port holds it: `nowMs` is venue time at `nowMono`. */
+function toMono(alternative: Alternative, nowMs: number, nowMono: number): { path: ArmRoute; leaveByMonoMs: number } {
+  return { path: alternative.path, leaveByMonoMs: nowMono + (alternative.leaveByMs - nowMs) };
 }
 
 /**
@@ -239,7 +242,7 @@ export class AccountRunner {
           this.sendArm(e.path, e.plannedSlotMs, e.alternative, e.soonLeadMs);
           break;
         case 'send_clear':
-          this.sendClear(e.path);
+          this.sendClear(e.path, e.alternative);
           break;
         case 'wake_at':
           wake = e.atMs;
@@ -265,7 +268,7 @@ export class AccountRunner {
   }
 
   /** `soonLeadMs`: a cancel-soon arm, its deadline that far ahead of when it leaves (not `deadlineMs`). */
-  private sendArm(planned: ArmPath, plannedSlotMs: number | null, alternative?: { path: ArmPath; leaveByMs: number }, soonLeadMs?: number): void {
+  private sendArm(planned: ArmRoute, plannedSlotMs: number | null, alternative?: Alternative, soonLeadMs?: number): void {
     const soon = soonLeadMs !== undefined;
     this.dispatch({ type: 'arm_sent', path: planned, ...(soon ? { soon } : {}) });
     // The route it really goes by: the port may send it the other way (a 429 hold, a long queue).
@@ -288,7 +291,7 @@ export class AccountRunner {
         onAdmitted: (w) => {
           wait = w;
         },
-        ...(alternative ? { alternative: { path: alternative.path, leaveByMonoMs: sentMono + (alternative.leaveByMs - queuedAt) }, onRoute: (p: ArmPath) => (path = p) } : {}),
+        ...(alternative ? { alternative: toMono(alternative, queuedAt, sentMono), onRoute: (p: ArmRoute) => (path = p) } : {}),
         timeMs: () => {
           sentAt = this.venueNowMs();
           sentMono = this.deps.clock.monoMs();
@@ -302,10 +305,8 @@ export class AccountRunner {
         if (this.inFlight === ac) this.inFlight = null;
       })
       .then(
-        (outcome) => {
+        () => {
           const latencyMs = this.deps.clock.monoMs() - sentMono;
-          const restOkMono = outcome?.routeOkAtMonoMs?.rest;
-          const restOkAtMs = restOkMono ? this.venueNowMs() - (this.deps.clock.monoMs() - restOkMono) : undefined;
           const lag = plannedSlotMs === null ? {} : { lagMs: sentAt - plannedSlotMs, timerLateMs: queuedAt - plannedSlotMs, queuedMs: sentAt - queuedAt, ...(wait ? { wait } : {}) };
           if (!this.accepted || sentMono >= this.accepted.monoMs) {
             this.accepted = { venueMs: sentAt, monoMs: sentMono };
@@ -313,7 +314,7 @@ export class AccountRunner {
             this.latestRearmMono = soon ? null : sentMono + latestRearmAfterMs(this.settings);
           }
           this.deps.report({ type: 'arm', result: 'ok', path, deadlineMs, latencyMs, ...lag, ...(soon ? { soon } : {}) });
-          this.dispatch({ type: 'arm_ok', deadlineMs, path, sentAtMs: sentAt, ...(restOkAtMs !== undefined ? { restOkAtMs } : {}) });
+          this.dispatch({ type: 'arm_ok', deadlineMs, path, sentAtMs: sentAt });
           this.claimNextSlot();
         },
         (e: unknown) => {
@@ -334,12 +335,15 @@ export class AccountRunner {
       );
   }
 
-  private sendClear(path: ArmPath): void {
-    this.dispatch({ type: 'clear_sent', path });
+  private sendClear(planned: ArmRoute, alternative?: Alternative): void {
+    this.dispatch({ type: 'clear_sent', path: planned });
+    // The route it really goes by: the port may send it the other way (REST held or failing).
+    let path = planned;
     let sentMono = this.deps.clock.monoMs();
     this.deps.sender
       .send({
         path,
+        ...(alternative ? { alternative: toMono(alternative, this.venueNowMs(), sentMono), onRoute: (p: ArmRoute) => (path = p) } : {}),
         timeMs: () => {
           sentMono = this.deps.clock.monoMs();
           return undefined;

@@ -10,6 +10,7 @@ import type { VenueClock } from '../sched/venue-clock.js';
 import type { AgentStore } from '../state/agent-store.js';
 import type { BudgetLog } from '../state/budget-log.js';
 import type { TriggerCounter } from '../state/triggers.js';
+import type { ArmRoute } from '../venue/arm-route.js';
 import type { VenuePort } from '../venue/port.js';
 import type { Network } from '../venue/types.js';
 import type { NotificationClientEvent, SubscribeResult } from '../venue/ws.js';
@@ -161,7 +162,7 @@ export interface AccountStatus {
    * its verdict (keeps_min_horizon, short_horizon, over_budget); null before the first plan. The
    * same figures `check-config` prints for it.
    */
-  plan: { route: 'rest' | 'exchange'; verdict: string } | null;
+  plan: { route: ArmRoute; verdict: string } | null;
   /** The last scheduled cancel that fired since the keeper started (null: none). */
   last_cancel_fired: LastCancelFired | null;
   /** The address's action budget at the last `userRateLimit` read (null: none yet). */

@@ -6,7 +6,7 @@ import type { Network } from '../venue/types.js';
 import type { ScheduleCancelSender } from './account-runner.js';
 
 /** The venue port as a sender needs it. */
-export type SenderVenue = Pick<VenuePort, 'scheduleCancel' | 'armOkAtMs'>;
+export type SenderVenue = Pick<VenuePort, 'scheduleCancel'>;
 
 /**
  * An account's scheduleCancel sender: the port admits the request, then `timeMs()` is read and the
@@ -15,21 +15,20 @@ export type SenderVenue = Pick<VenuePort, 'scheduleCancel' | 'armOkAtMs'>;
 export function makeSender(args: { agent: Signer; vaultAddress?: string; network: Network; nonces: NonceSource; venue: SenderVenue }): ScheduleCancelSender {
   const { agent, vaultAddress, network, nonces, venue } = args;
   return {
-    send: ({ path, timeMs, deadlineVenueMs, signal, onAdmitted, alternative, onRoute }: Parameters<ScheduleCancelSender['send']>[0]) =>
-      venue
-        .scheduleCancel(
-          path,
-          // The nonce is drawn in the signer's turn, so nonces leave in the order they were drawn.
-          () => buildScheduleCancel({ signer: agent, network, nonce: nonces.next(agent.address), timeMs: timeMs(), vaultAddress }),
-          {
-            signer: agent.address,
-            deadlineVenueMs,
-            ...(signal ? { signal } : {}),
-            ...(onAdmitted ? { onAdmitted } : {}),
-            ...(alternative ? { alternative: { route: alternative.path, leaveByMs: alternative.leaveByMonoMs } } : {}),
-            ...(onRoute ? { onRoute } : {}),
-          },
-        )
-        .then(() => ({ routeOkAtMonoMs: { rest: venue.armOkAtMs('rest'), exchange: venue.armOkAtMs('exchange') } })),
+    send: async ({ path, timeMs, deadlineVenueMs, signal, onAdmitted, alternative, onRoute }: Parameters<ScheduleCancelSender['send']>[0]) => {
+      await venue.scheduleCancel(
+        path,
+        // The nonce is drawn in the signer's turn, so nonces leave in the order they were drawn.
+        () => buildScheduleCancel({ signer: agent, network, nonce: nonces.next(agent.address), timeMs: timeMs(), vaultAddress }),
+        {
+          signer: agent.address,
+          deadlineVenueMs,
+          ...(signal ? { signal } : {}),
+          ...(onAdmitted ? { onAdmitted } : {}),
+          ...(alternative ? { alternative: { route: alternative.path, leaveByMs: alternative.leaveByMonoMs } } : {}),
+          ...(onRoute ? { onRoute } : {}),
+        },
+      );
+    },
   };
 }

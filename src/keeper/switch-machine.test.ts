@@ -2,10 +2,10 @@ import { describe, expect, it } from 'vitest';
 import {
   CANCEL_SOON_LEAD_MS,
   cancelSoonLeadMs,
-  choosePath,
   initialState,
   latestRearmAfterMs,
   leaveByMs,
+  plannedRoute,
   retryDelayMs,
   RETRY,
   step,
@@ -220,78 +220,83 @@ describe('retries are planned against the deadline', () => {
   });
 });
 
-describe('path fallback (rest_then_exchange)', () => {
+describe('routes (rest_then_exchange): the switch names the plan\'s route, the port moves it', () => {
   const s: SwitchSettings = { ...base, path: 'rest_then_exchange' };
   const error = { kind: 'error', reason: 'unavailable', message: '503' } as const;
   const sends = (log: Array<{ effects: Effect[] }>) => log.flatMap((l) => l.effects.filter((e) => e.type === 'send_arm'));
 
-  it('switches to the exchange endpoint at once when REST fails, sticks to it 10 s, then tries REST again', () => {
-    const { log } = timeline(s, [
+  it('a REST failure is retried at once with the exchange endpoint as its alternative; the next re-arm names REST again (no stay of its own)', () => {
+    const { log, state } = timeline(s, [
       [T0, { type: 'start' }],
       [T0, { type: 'arm_sent', path: 'rest' }],
       [T0 + 100, { type: 'arm_failed', path: 'rest', failure: error }],
-      [T0 + 100, { type: 'arm_sent', path: 'exchange' }],
-      [T0 + 200, { type: 'arm_ok', deadlineMs: T0 + 60_200, path: 'exchange' }],
-      [T0 + 5_000, { type: 'replan', atMs: T0 + 5_000 }], // a re-arm inside the sticky spell
-      [T0 + 5_000, { type: 'arm_sent', path: 'exchange' }],
-      [T0 + 5_100, { type: 'arm_ok', deadlineMs: T0 + 65_100, path: 'exchange' }],
-      [T0 + 20_100, { type: 'tick' }],
+      // the port, which saw REST fail, sent the retry by the exchange endpoint
+      [T0 + 100, { type: 'arm_sent', path: 'rest' }],
+      [T0 + 200, { type: 'arm_ok', deadlineMs: T0 + 60_200, path: 'exchange', sentAtMs: T0 + 100 }],
+      [T0 + 5_000, { type: 'replan', atMs: T0 + 5_000 }],
     ]);
-    expect(sends(log).map((e) => e.type === 'send_arm' && e.path)).toEqual(['rest', 'exchange', 'exchange', 'rest']);
-    expect(RETRY.exchangeStickyMs).toBe(10_000);
+    // unarmed (no deadline yet): leave now, by whichever route admits it soonest
+    expect(log[2]!.effects).toEqual([{ type: 'send_arm', path: 'rest', plannedSlotMs: T0, alternative: { path: 'exchange', leaveByMs: T0 + 100 } }]);
+    expect(sends(log).map((e) => e.type === 'send_arm' && e.path)).toEqual(['rest', 'rest', 'rest']);
+    expect(state.lastResult).toMatchObject({ result: 'ok', path: 'exchange' });
   });
 
-  it('REST failing again doubles the sticky spell, up to exchangeStickyMaxMs', () => {
-    let st = initialState();
-    const at: number[] = [];
-    let now = T0;
-    for (let i = 0; i < 5; i++) {
-      st = step(s, st, { type: 'arm_sent', path: 'rest' }, now).state;
-      st = step(s, st, { type: 'arm_failed', path: 'rest', failure: error }, now).state;
-      at.push(st.exchangeUntilMs - now);
-      now = st.exchangeUntilMs;
-    }
-    expect(at).toEqual([10_000, 20_000, 30_000, 30_000, 30_000]);
-    // one REST arm through resets it
-    st = step(s, st, { type: 'arm_sent', path: 'rest' }, now).state;
-    st = step(s, st, { type: 'arm_ok', deadlineMs: now + 60_000, path: 'rest' }, now).state;
-    expect(st.restFailures).toBe(0);
-  });
-
-  it('back on REST as soon as another account\'s REST arm got through after this one failed', () => {
-    const { state, log } = timeline(s, [
-      [T0, { type: 'start' }],
-      [T0, { type: 'arm_sent', path: 'rest' }],
-      [T0 + 100, { type: 'arm_failed', path: 'rest', failure: error }],
-      [T0 + 100, { type: 'arm_sent', path: 'exchange' }],
-      [T0 + 200, { type: 'arm_ok', deadlineMs: T0 + 60_200, path: 'exchange', restOkAtMs: T0 + 50 }], // before the failure: no news
-      [T0 + 3_000, { type: 'replan', atMs: T0 + 3_000 }],
-      [T0 + 3_000, { type: 'arm_sent', path: 'exchange' }],
-      [T0 + 3_100, { type: 'arm_ok', deadlineMs: T0 + 63_100, path: 'exchange', restOkAtMs: T0 + 2_000 }],
-      [T0 + 6_000, { type: 'replan', atMs: T0 + 6_000 }],
-    ]);
-    expect(sends(log).map((e) => e.type === 'send_arm' && e.path)).toEqual(['rest', 'exchange', 'exchange', 'rest']);
-    expect(state.exchangeUntilMs).toBe(0);
-  });
-
-  it('a 429 on REST: the exchange endpoint at once (no wait for retry_after), REST again once the hold is over', () => {
+  it('a 429 on REST: retried at once (the port holds REST for its retry_after and sends it the other way); the account keeps no hold of its own', () => {
     const { log, state } = timeline(s, [
       [T0, { type: 'start' }],
       [T0, { type: 'arm_sent', path: 'rest' }],
       [T0 + 100, { type: 'arm_failed', path: 'rest', failure: { kind: 'rate_limited', retryAfterMs: 4_000 } }],
     ]);
-    expect(log[2]!.effects).toEqual([{ type: 'send_arm', path: 'exchange', plannedSlotMs: T0, alternative: { path: 'rest', leaveByMs: T0 + 100 } }]);
-    expect(choosePath(s, state, T0 + 4_099)).toBe('exchange');
-    expect(choosePath(s, state, T0 + 4_100)).toBe('rest');
+    expect(log[2]!.effects).toEqual([{ type: 'send_arm', path: 'rest', plannedSlotMs: T0, alternative: { path: 'exchange', leaveByMs: T0 + 100 } }]);
+    expect(state.notBeforeMs).toBe(0);
   });
 
-  it('preferredPath (the plan) chooses the route ahead; a REST failure still falls back', () => {
-    const st = initialState();
-    expect(choosePath({ ...s, preferredPath: 'exchange' }, st, T0)).toBe('exchange');
-    expect(choosePath({ ...s, preferredPath: 'rest' }, st, T0)).toBe('rest');
-    expect(choosePath({ ...base, preferredPath: 'exchange' }, st, T0)).toBe('rest'); // path: rest is rest
-    const failed = step({ ...s, preferredPath: 'rest' }, { ...st, inFlight: { op: 'arm', path: 'rest', sentAtMs: T0 } }, { type: 'arm_failed', path: 'rest', failure: error }, T0);
-    expect(failed.effects[0]).toMatchObject({ type: 'send_arm', path: 'exchange' });
+  it('a retry that failed on REST again (the port kept it there: not the route failing) backs off, never a loop at once', () => {
+    const { log, state } = timeline(s, [
+      [T0, { type: 'start' }],
+      [T0, { type: 'arm_sent', path: 'rest' }],
+      [T0 + 100, { type: 'arm_failed', path: 'rest', failure: error }],
+      [T0 + 100, { type: 'arm_sent', path: 'rest' }],
+      [T0 + 200, { type: 'arm_failed', path: 'rest', failure: error }],
+    ]);
+    expect(log[4]!.effects).toEqual([{ type: 'wake_at', atMs: T0 + 200 + retryDelayMs(2, null) }]);
+    // a 429 twice in a row on REST: its retry_after is honoured like any fixed route's
+    const limited = step(s, { ...state, inFlight: { op: 'arm', path: 'rest', sentAtMs: T0 + 300 } }, { type: 'arm_failed', path: 'rest', failure: { kind: 'rate_limited', retryAfterMs: 7_000 } }, T0 + 400);
+    expect(limited.state.notBeforeMs).toBe(T0 + 7_400);
+    expect(limited.effects).toEqual([{ type: 'wake_at', atMs: T0 + 7_400 }]);
+  });
+
+  it('a failure on the exchange endpoint, then one on REST: the REST one is retried at once again', () => {
+    const { log } = timeline(s, [
+      [T0, { type: 'start' }],
+      [T0, { type: 'arm_sent', path: 'rest' }],
+      [T0 + 100, { type: 'arm_failed', path: 'exchange', failure: error }], // the port had moved it
+      [T0 + 100 + retryDelayMs(1, null), { type: 'tick' }],
+      [T0 + 100 + retryDelayMs(1, null), { type: 'arm_sent', path: 'rest' }],
+      [T0 + 200 + retryDelayMs(1, null), { type: 'arm_failed', path: 'rest', failure: error }], // the probe of REST
+    ]);
+    expect(log[2]!.effects).toEqual([{ type: 'wake_at', atMs: T0 + 100 + retryDelayMs(1, null) }]);
+    expect(log[5]!.effects).toMatchObject([{ type: 'send_arm', path: 'rest', alternative: { path: 'exchange' } }]);
+  });
+
+  it('preferredPath (the plan) names the route of every arm; fixed paths are their own', () => {
+    expect(plannedRoute({ ...s, preferredPath: 'exchange' })).toBe('exchange');
+    expect(plannedRoute({ ...s, preferredPath: 'rest' })).toBe('rest');
+    expect(plannedRoute(s)).toBe('rest');
+    expect(plannedRoute({ ...base, preferredPath: 'exchange' })).toBe('rest'); // path: rest is rest
+    expect(plannedRoute({ ...base, path: 'exchange' })).toBe('exchange');
+    const onExchange = timeline({ ...s, preferredPath: 'exchange' }, [[T0, { type: 'start' }]]);
+    expect(onExchange.last).toEqual([{ type: 'send_arm', path: 'exchange', plannedSlotMs: T0, alternative: { path: 'rest', leaveByMs: T0 } }]);
+  });
+
+  it('a clear names the planned route too, with the other as its alternative, to leave now', () => {
+    const r = timeline({ ...s, onShutdown: 'clear' }, [
+      [T0, { type: 'start' }],
+      [T0, { type: 'arm_sent', path: 'rest' }],
+      [T0 + 10, { type: 'arm_ok', deadlineMs: T0 + 60_000, path: 'rest' }],
+      [T0 + 1_000, { type: 'stop' }],
+    ]);
+    expect(r.last).toEqual([{ type: 'send_clear', path: 'rest', alternative: { path: 'exchange', leaveByMs: T0 + 1_000 } }]);
   });
 
   it('each arm carries the other route and when it must leave by: min_horizon plus the retry reserve before its deadline', () => {

@@ -11,10 +11,10 @@
  * 3. After a 429 no arm is planned before `retry_after` has passed.
  */
 import type { PathPolicy } from '../plan/cadence.js';
+import { otherRoute, type ArmRoute } from '../venue/arm-route.js';
 import type { ActionReason } from '../venue/errors.js';
 import { VENUE_FACTS } from '../venue/facts.js';
 
-export type ArmPath = 'rest' | 'exchange';
 /** What a silent bot gets (liveness.ts): one arm at the earliest time the venue accepts, or none. */
 export type OnSilence = 'cancel_soon' | 'stop_rearming';
 
@@ -38,9 +38,10 @@ export interface SwitchSettings {
   overBudget?: boolean;
   /**
    * `rest_then_exchange` only: the route the plan puts this account on (the accounts the REST
-   * route's budget cannot carry get `exchange`); absent: REST. A failure on REST still falls back.
+   * route's budget cannot carry get `exchange`); absent: REST. The switch always names it; the port
+   * sends the arm the other way while this route is held by a 429 or failing (venue/port.ts).
    */
-  preferredPath?: ArmPath;
+  preferredPath?: ArmRoute;
   /** Liveness configured (liveness.ts): what a silent bot gets. Absent: the bot is never judged. */
   onSilence?: OnSilence;
 }
@@ -64,7 +65,7 @@ export interface LastResult {
   result: ArmResultKind;
   reason?: string;
   message?: string;
-  path: ArmPath;
+  path: ArmRoute;
   atMs: number;
 }
 
@@ -73,7 +74,7 @@ export interface SwitchState {
   /** Venue-time ms of the schedule we last set; null when none (never armed, cleared, fired). */
   deadlineMs: number | null;
   /** `soon`: a cancel-soon arm (its deadline the venue's minimum lead ahead), not a re-arm. */
-  inFlight: null | { op: 'arm' | 'clear'; path: ArmPath; sentAtMs: number; soon?: boolean };
+  inFlight: null | { op: 'arm' | 'clear'; path: ArmRoute; sentAtMs: number; soon?: boolean };
   /** Venue time when the next arm is planned; null when nothing is planned. */
   nextArmAtMs: number | null;
   /** When the current plan was made for (the cadence slot), to measure lag and keep the cadence. */
@@ -90,12 +91,6 @@ export interface SwitchState {
   reprovisions: number;
   /** When we last asked for a re-provision (venue time); at most one per `reprovisionEveryMs`. */
   lastReprovisionMs: number | null;
-  /** rest_then_exchange: use the exchange path until this venue time. */
-  exchangeUntilMs: number;
-  /** rest_then_exchange: REST arms of this account that failed in a row (the sticky's backoff). */
-  restFailures: number;
-  /** Venue time of this account's last REST failure (0: none): a REST arm ok after it is a recovery. */
-  restFailedAtMs: number;
   /** One immediate retry after `Invalid nonce`, then ordinary backoff. */
   nonceRetried: boolean;
   clearAttempts: number;
@@ -110,20 +105,18 @@ export interface SwitchState {
 export type SwitchEvent =
   | { type: 'start' }
   | { type: 'tick' }
-  | { type: 'arm_sent'; path: ArmPath; soon?: boolean }
+  | { type: 'arm_sent'; path: ArmRoute; soon?: boolean }
   | {
       type: 'arm_ok';
       deadlineMs: number;
-      path: ArmPath;
+      path: ArmRoute;
       /** when the request left (venue time) */
       sentAtMs?: number;
-      /** Venue time of the keeper's latest accepted REST arm, any account's (the route works again). */
-      restOkAtMs?: number;
     }
-  | { type: 'arm_failed'; path: ArmPath; failure: Failure }
-  | { type: 'clear_sent'; path: ArmPath }
-  | { type: 'clear_ok'; path: ArmPath }
-  | { type: 'clear_failed'; path: ArmPath; failure: Failure }
+  | { type: 'arm_failed'; path: ArmRoute; failure: Failure }
+  | { type: 'clear_sent'; path: ArmRoute }
+  | { type: 'clear_ok'; path: ArmRoute }
+  | { type: 'clear_failed'; path: ArmRoute; failure: Failure }
   /** null: the read failed, the count is unknown (treated as open orders). */
   | { type: 'orders_observed'; count: number | null }
   | { type: 'reprovisioned'; ok: boolean }
@@ -146,20 +139,23 @@ export type Failure =
   | { kind: 'rejected'; reason: ActionReason | 'invalid_request'; message: string }
   | { kind: 'error'; reason: string; message: string };
 
+/**
+ * `alternative` (rest_then_exchange): the other route, and the venue time the request must leave
+ * by; the port sends it that way instead when `path` is held by a 429, failing, or would keep it
+ * past then.
+ */
+export type Alternative = { path: ArmRoute; leaveByMs: number };
+
 export type Effect =
-  /**
-   * `alternative` (rest_then_exchange): the other route, and the venue time the arm must leave by;
-   * the port sends it that way instead when `path` is held by a 429 or would keep it past then.
-   */
   | {
       type: 'send_arm';
-      path: ArmPath;
+      path: ArmRoute;
       plannedSlotMs: number | null;
-      alternative?: { path: ArmPath; leaveByMs: number };
+      alternative?: Alternative;
       /** A cancel-soon arm: its deadline this far ahead of when it leaves, not `deadlineMs`. */
       soonLeadMs?: number;
     }
-  | { type: 'send_clear'; path: ArmPath }
+  | { type: 'send_clear'; path: ArmRoute; alternative?: Alternative }
   | { type: 'wake_at'; atMs: number }
   | { type: 'reprovision' }
   /** `botSilent`: the deadline passed because the bot fell silent, as intended: a fired cancel, not a lapse. */
@@ -184,16 +180,6 @@ export const RETRY = {
   blockedMs: 60_000,
   addressBudgetMs: VENUE_FACTS.addressBudgetExhaustedIntervalMs,
   pendingAgentRemovalMs: VENUE_FACTS.pendingAgentRemovalMs + 500,
-  /**
-   * After the REST path fails (an error, not a 429: a 429 holds REST only its retry_after), stay on
-   * the exchange path this long before trying REST again, doubling per REST failure in a row up
-   * to `exchangeStickyMaxMs`; sooner when another account's REST arm got through since. 10 s rides
-   * out a short outage with one failed try; the cap keeps a route that recovered tried again
-   * within half a minute. (It was 60 s flat: with a fault every minute, REST was never tried again
-   * while it worked, 250 s on exchange after a 10 s REST 503.)
-   */
-  exchangeStickyMs: 10_000,
-  exchangeStickyMaxMs: 30_000,
   /**
    * A clear on a clean stop is tried this often, waiting `clearRetryMs` doubling in between, so a
    * few seconds' outage (a proxy's 502s) does not leave a schedule the operator asked to remove.
@@ -242,9 +228,6 @@ export function initialState(): SwitchState {
     stopMode: null,
     reprovisions: 0,
     lastReprovisionMs: null,
-    exchangeUntilMs: 0,
-    restFailures: 0,
-    restFailedAtMs: 0,
     nonceRetried: false,
     clearAttempts: 0,
     silence: null,
@@ -264,10 +247,19 @@ export function horizonMs(state: SwitchState, nowMs: number): number | null {
   return state.deadlineMs === null ? null : state.deadlineMs - nowMs;
 }
 
-export function choosePath(settings: SwitchSettings, state: SwitchState, nowMs: number): ArmPath {
-  if (settings.path === 'rest') return 'rest';
-  if (settings.path === 'exchange') return 'exchange';
-  return nowMs < state.exchangeUntilMs ? 'exchange' : (settings.preferredPath ?? 'rest');
+/**
+ * The route a request names: the account's fixed path, or for `rest_then_exchange` the plan's
+ * (REST when it names none). A function of the settings alone: whether REST is held or failing is
+ * the port's to know (it sees every account's arms) and to act on, through the alternative.
+ */
+export function plannedRoute(settings: SwitchSettings): ArmRoute {
+  return settings.path === 'rest_then_exchange' ? (settings.preferredPath ?? 'rest') : settings.path;
+}
+
+/** A request's route and, for `rest_then_exchange`, the other one it may go by if it leaves by `leaveBy`. */
+function routed(settings: SwitchSettings, leaveBy: number): { path: ArmRoute; alternative?: Alternative } {
+  const path = plannedRoute(settings);
+  return settings.path === 'rest_then_exchange' ? { path, alternative: { path: otherRoute(path), leaveByMs: leaveBy } } : { path };
 }
 
 /** The retry reserve kept before the latest re-arm time: half the cadence's margin, at most 5 s. */
@@ -328,8 +320,6 @@ export function step(settings: SwitchSettings, state: SwitchState, event: Switch
       s.plannedSlotMs = shift(s.plannedSlotMs);
       s.lastReprovisionMs = shift(s.lastReprovisionMs);
       if (s.notBeforeMs > 0) s.notBeforeMs += d;
-      if (s.exchangeUntilMs > 0) s.exchangeUntilMs += d;
-      if (s.restFailedAtMs > 0) s.restFailedAtMs += d;
       if (s.inFlight) s.inFlight = { ...s.inFlight, sentAtMs: s.inFlight.sentAtMs + d };
       // The deadline is where the venue holds it: nearer now when venue time moved forward. Re-plan
       // so the next arm still leaves with `deadline - rearm_every` of horizon at the latest.
@@ -381,9 +371,6 @@ export function step(settings: SwitchSettings, state: SwitchState, event: Switch
       s.reprovisions = 0;
       s.nonceRetried = false;
       s.lastResult = { op: 'arm', result: 'ok', path: event.path, atMs: nowMs };
-      if (event.path === 'rest') s.restFailures = 0;
-      // Off REST after it failed, and another arm got through on REST since: back on it.
-      else if (s.exchangeUntilMs > nowMs && event.restOkAtMs !== undefined && event.restOkAtMs > s.restFailedAtMs) s.exchangeUntilMs = 0;
       if (s.stopMode === null && s.silence !== null) {
         // Silent: no plan. A cancel-soon arm set the time that cancels; a re-arm that was already
         // in flight only moved the deadline, and finishSilent brings it near again.
@@ -413,10 +400,11 @@ export function step(settings: SwitchSettings, state: SwitchState, event: Switch
       s.inFlight = null;
       s.consecutiveFailures += 1;
       const f = event.failure;
+      const restFailedBefore = failedOnRest(s.lastResult);
       s.lastResult = failedResult('arm', f, event.path, nowMs);
       if (s.stopMode !== null) break;
       if (s.phase !== 'armed' || (s.deadlineMs !== null && s.deadlineMs <= nowMs)) s.phase = 'unarmed';
-      planRetry(settings, s, event.path, f, nowMs, effects);
+      planRetry(settings, s, event.path, f, nowMs, effects, restFailedBefore);
       break;
     }
 
@@ -469,7 +457,7 @@ export function step(settings: SwitchSettings, state: SwitchState, event: Switch
   return finish(settings, s, nowMs, effects);
 }
 
-function failedResult(op: 'arm' | 'clear', f: Failure, path: ArmPath, atMs: number): LastResult {
+function failedResult(op: 'arm' | 'clear', f: Failure, path: ArmRoute, atMs: number): LastResult {
   return {
     op,
     result: f.kind,
@@ -480,31 +468,31 @@ function failedResult(op: 'arm' | 'clear', f: Failure, path: ArmPath, atMs: numb
   };
 }
 
-function planRetry(settings: SwitchSettings, s: SwitchState, path: ArmPath, f: Failure, nowMs: number, effects: Effect[]): void {
+/** `r` is an arm that failed on REST: a REST failure now is the second in a row (the port kept the retry there). */
+function failedOnRest(r: LastResult | null): boolean {
+  return r !== null && r.op === 'arm' && r.result !== 'ok' && r.path === 'rest';
+}
+
+function planRetry(settings: SwitchSettings, s: SwitchState, path: ArmRoute, f: Failure, nowMs: number, effects: Effect[], restFailedBefore: boolean): void {
   const horizon = horizonMs(s, nowMs);
-  const fallback = settings.path === 'rest_then_exchange' && path === 'rest';
+  // REST failed or refused for its quota (a 429), and the exchange endpoint is behind it: retry at
+  // once. The port learned from this very arm that REST is failing or held, so the retry (which
+  // names the planned route, with the other as its alternative) goes by the exchange endpoint
+  // without waiting out REST's hold. Only once in a row: a retry the port still sent by REST
+  // failed for something else than the route (a signing error), and retrying at once again would
+  // be a hot loop.
+  if (settings.path === 'rest_then_exchange' && path === 'rest' && f.kind !== 'rejected' && !restFailedBefore) {
+    s.nextArmAtMs = nowMs;
+    return;
+  }
 
   if (f.kind === 'rate_limited') {
-    if (fallback) {
-      // The exchange endpoint is a different quota: switch now rather than wait out REST's hold,
-      // and come back when the hold is over (a learned limit, not a sticky, paces REST after it).
-      s.exchangeUntilMs = nowMs + f.retryAfterMs;
-      s.nextArmAtMs = nowMs;
-      return;
-    }
     s.notBeforeMs = Math.max(s.notBeforeMs, nowMs + f.retryAfterMs);
     s.nextArmAtMs = Math.max(s.notBeforeMs, nowMs + retryDelayMs(s.consecutiveFailures, horizon));
     return;
   }
 
   if (f.kind === 'error') {
-    if (fallback) {
-      s.restFailures += 1;
-      s.restFailedAtMs = nowMs;
-      s.exchangeUntilMs = nowMs + Math.min(RETRY.exchangeStickyMaxMs, RETRY.exchangeStickyMs * 2 ** (s.restFailures - 1));
-      s.nextArmAtMs = nowMs;
-      return;
-    }
     s.nextArmAtMs = nowMs + retryDelayMs(s.consecutiveFailures, horizon);
     return;
   }
@@ -591,9 +579,7 @@ function finish(settings: SwitchSettings, s: SwitchState, nowMs: number, effects
     // A fresh plan never undercuts a 429 window.
     if (s.nextArmAtMs !== null) s.nextArmAtMs = Math.max(s.nextArmAtMs, s.notBeforeMs);
     if (s.inFlight === null && s.nextArmAtMs !== null && s.nextArmAtMs <= nowMs) {
-      const path = choosePath(settings, s, nowMs);
-      const alternative = settings.path === 'rest_then_exchange' ? { path: path === 'rest' ? ('exchange' as const) : ('rest' as const), leaveByMs: leaveByMs(settings, s, nowMs) } : undefined;
-      effects.push({ type: 'send_arm', path, plannedSlotMs: s.plannedSlotMs, ...(alternative ? { alternative } : {}) });
+      effects.push({ type: 'send_arm', ...routed(settings, leaveByMs(settings, s, nowMs)), plannedSlotMs: s.plannedSlotMs });
       return { state: s, effects };
     }
   }
@@ -629,7 +615,8 @@ function finishSilent(settings: SwitchSettings, s: SwitchState, nowMs: number, e
     // (null: waiting for a re-provisioning, which plans the next attempt)
     s.nextArmAtMs = Math.max(s.nextArmAtMs, s.notBeforeMs);
     if (s.inFlight === null && s.nextArmAtMs <= nowMs) {
-      effects.push({ type: 'send_arm', path: choosePath(settings, s, nowMs), plannedSlotMs: null, soonLeadMs: cancelSoonLeadMs(s.consecutiveFailures) });
+      // With the alternative like a re-arm: a cancel-soon arm must not wait on a failing route either.
+      effects.push({ type: 'send_arm', ...routed(settings, leaveByMs(settings, s, nowMs)), plannedSlotMs: null, soonLeadMs: cancelSoonLeadMs(s.consecutiveFailures) });
       return { state: s, effects };
     }
   }
@@ -655,7 +642,8 @@ function finishStopping(settings: SwitchSettings, s: SwitchState, nowMs: number,
       return { state: s, effects };
     }
     s.clearAttempts += 1;
-    effects.push({ type: 'send_clear', path: choosePath(settings, s, nowMs) });
+    // A clear protects no deadline: whichever route takes it soonest (a failing REST never does).
+    effects.push({ type: 'send_clear', ...routed(settings, nowMs) });
     return { state: s, effects };
   }
   s.phase = 'stopped';

@@ -1,4 +1,5 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { ARM_ROUTES } from '../venue/arm-route.js';
 import { AccountFamily, AccountTable, KeeperRegistry } from './account-series.js';
 
 /**
@@ -14,7 +15,6 @@ export const ARM_RESULTS = ['ok', 'rate_limited', 'rejected', 'error'] as const;
 export const RATE_LIMIT_SCOPES = ['endpoint', 'global'] as const;
 /** Queues of the client budget (sched/request-class.ts RequestQueue). */
 export const PACING_KINDS = ['arm', 'read'] as const;
-export const ARM_PATHS = ['rest', 'exchange'] as const;
 /** The state directory's files, as `dms_keeper_state_unreadable_total` names them. */
 export const STATE_FILES = ['agent', 'triggers', 'budget'] as const;
 /** Where a read came from: the service's listing or the venue's info endpoint (keeper/watcher.ts). */
@@ -189,7 +189,7 @@ export function createMetrics(opts: { version: string; defaultMetrics?: boolean;
   for (const kind of PACING_KINDS) m.clientPacingWaits.inc({ kind }, 0);
   m.sharedBudgetBypass.inc({ class: 'arm' }, 0);
   for (const reason of HEARTBEAT_REFUSALS) m.heartbeatsRefused.inc({ reason }, 0);
-  for (const path of ARM_PATHS) m.armLatency.zero({ path });
+  for (const path of ARM_ROUTES) m.armLatency.zero({ path });
   for (const result of ['ok', 'error']) m.configReloads.inc({ result }, 0);
   for (const reason of ['read_only', 'no_space', 'permission', 'io']) m.stateWriteErrors.inc({ reason }, 0);
   for (const file of STATE_FILES) m.stateUnreadable.inc({ file }, 0);

@@ -1,3 +1,4 @@
+import type { ArmRoute } from '../venue/arm-route.js';
 import { armCapacityPerSecond, assignRoutes, BUDGET_UTILISATION, maxPeriodMs, planProtection, type AccountVerdict, type PathPolicy, type ProtectionInput, type ProtectionTier, type RouteBudgets } from './cadence.js';
 import { chooseColdStartOrder, COLD_START_SLACK, provisioningContention, simulateColdStart, type ColdStartOrder } from './cold-start.js';
 import { keeperReadDemand, readStretch, type PlanReadWeights, type ReadMix, type ReadSourceMode } from './read-plan.js';
@@ -71,7 +72,7 @@ export interface BudgetPlan {
   /** Per account, input order: null when left over_budget. */
   periodsMs: Array<number | null>;
   verdicts: AccountVerdict[];
-  routes: Array<'rest' | 'exchange'>;
+  routes: ArmRoute[];
   armsPerSecond: number;
   /** What everyone armed will need: the plan without the cold start's longest periods. */
   steadyArmsPerSecond: number;
@@ -168,7 +169,7 @@ function longestPeriodsPlan(accounts: readonly PlanAccount[], budget: number): P
 function coldStartPlan(
   accounts: readonly PlanAccount[],
   limits: RouteBudgets,
-  routes: ReadonlyArray<'rest' | 'exchange'>,
+  routes: readonly ArmRoute[],
   provisioning: Provisioning | null,
   longestPeriods: boolean,
   armsUsablePerSecond: number,

@@ -7,6 +7,8 @@
  * due. To keep it >= `min_horizon` with room for the send lag, the period may grow to
  * `deadline - min_horizon - lagAllowance` and no further.
  */
+import type { ArmRoute } from '../venue/arm-route.js';
+
 export interface CadenceInput {
   rearmEveryMs: number;
   deadlineMs: number;
@@ -212,7 +214,7 @@ export function armCapacityPerSecond(paths: Iterable<PathPolicy>, b: RouteBudget
  * accounts (in input order), and the rest go by the exchange endpoint. `armsPerSecond`: each
  * account's planned rate (0 for one not armed).
  */
-export function assignRoutes(accounts: ReadonlyArray<{ path: PathPolicy; armsPerSecond: number }>, restUsablePerSecond: number | undefined): Array<'rest' | 'exchange'> {
+export function assignRoutes(accounts: ReadonlyArray<{ path: PathPolicy; armsPerSecond: number }>, restUsablePerSecond: number | undefined): ArmRoute[] {
   let restLeft = restUsablePerSecond ?? Number.POSITIVE_INFINITY;
   for (const a of accounts) if (a.path === 'rest') restLeft -= a.armsPerSecond;
   return accounts.map((a) => {

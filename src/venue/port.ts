@@ -1,3 +1,4 @@
+import type { ArmRoute } from './arm-route.js';
 import { VENUE_FACTS } from './facts.js';
 import type { Clock } from '../sched/clock.js';
 import type { RequestClass } from '../sched/request-class.js';
@@ -23,9 +24,6 @@ import type { VenueDateSample } from './venue-time.js';
  * arrive in order, and feeds the venue clock from the answers the venue wrote. The keeper,
  * `disarm`, the CLI and the test harness all build one of these; nothing else holds a transport.
  */
-
-/** Which way a scheduleCancel goes: the REST trading endpoint or the exchange endpoint. */
-export type ArmRoute = 'rest' | 'exchange';
 
 /** Rate scopes (keys of the request budget) and their meaning. */
 export const SCOPES = {
@@ -153,11 +151,11 @@ export class VenuePort {
   private readonly shared: Pick<SharedBudget, 'take'> | undefined;
   private readonly infoWeights: InfoWeights;
   /**
-   * Each route's health over every account's arms: when an arm last got through, and for REST one
-   * probe at a time while it fails (only REST's is taken: the exchange endpoint is the fallback,
-   * with no other route behind it).
+   * REST's health over every account's arms and clears, kept here and nowhere else: the switch
+   * names the plan's route, and while REST fails only one probe at a time takes it (route-probe.ts).
+   * The exchange endpoint has none: it is the fallback, with no other route behind it.
    */
-  private readonly routes: Record<ArmRoute, RouteProbe> = { rest: new RouteProbe(), exchange: new RouteProbe() };
+  private readonly restRoute = new RouteProbe();
   /** The service's orders and positions listings over every account's reads, probed the same way. */
   private readonly serviceReads = new RouteProbe();
 
@@ -323,10 +321,13 @@ export class VenuePort {
    * was queued. `deadlineVenueMs`: the venue time of the account's current deadline (absent: none).
    *
    * `alternative` (a `rest_then_exchange` account): the other route, and the monotonic time the
-   * arm must leave by. The arm goes by `route` only when that route is not held by a 429 and its
-   * budget would admit it by then; otherwise by whichever route admits it sooner. Still queued on
+   * arm must leave by. The arm goes by `route` only when that route is not held by a 429, is not a
+   * failing REST (unless this arm is its probe), and its budget would admit it by then; otherwise
+   * by the alternative (when that is held too, by whichever admits it sooner). Still queued on
    * `route` at that time (a 429 held the route meanwhile, or its limit fell), it is withdrawn and
-   * queued on the alternative. `onRoute` hears the route it finally waits on.
+   * queued on the alternative. `onRoute` hears the route it finally waits on. This is the one
+   * place a `rest_then_exchange` arm leaves its planned route: right after a REST arm failed, the
+   * account's retry comes here and goes by the exchange endpoint.
    */
   scheduleCancel(
     route: ArmRoute,
@@ -351,7 +352,7 @@ export class VenuePort {
     const primary = estimate(route);
     const inTime = !held(route) && primary <= alt.leaveByMs;
     // A failing REST route takes one probe at a time; the other arms go by the alternative (route-probe.ts).
-    const notProbe = inTime && route === 'rest' && !this.routes.rest.take(now);
+    const notProbe = inTime && route === 'rest' && !this.restRoute.take(now);
     if (inTime && !notProbe) return this.armWithdrawable(route, alt, build, opts);
     const other = estimate(alt.route);
     // The route is held, too slow or failing: the alternative if it makes it in time, else the sooner one.
@@ -413,18 +414,10 @@ export class VenuePort {
     return this.admit(request, endpoint, holdScopeOf(route), () =>
       this.bySigner(opts.signer, async () => {
         const body = await build();
-        const send = (): Promise<ActionOk> => (route === 'rest' ? this.rest.scheduleCancel(body, { signal: opts.signal }) : this.exchange.post(body, { signal: opts.signal }));
-        return this.routes[route].track(send, () => this.clock.monoMs(), opts.signal);
+        if (route === 'exchange') return this.exchange.post(body, { signal: opts.signal });
+        return this.restRoute.track(() => this.rest.scheduleCancel(body, { signal: opts.signal }), () => this.clock.monoMs(), opts.signal);
       }),
     );
-  }
-
-  /**
-   * When a schedule-cancel last succeeded on `route` (monotonic ms; 0: never): any account's, so a
-   * route one account saw fail is known to work again as soon as another's arm got through on it.
-   */
-  armOkAtMs(route: ArmRoute): number {
-    return this.routes[route].okAtMono();
   }
 
   /**

@@ -1,16 +1,15 @@
 import { ActionError, refusesRequest, RestError } from './errors.js';
 
 /**
- * One probe of a failing REST route for the whole keeper, not one per account.
+ * REST's health for the whole keeper, kept once: the port's, which sees every account's arms.
  *
- * A `rest_then_exchange` account whose REST arm fails stays on the exchange endpoint for a while
- * (switch-machine.ts RETRY.exchangeSticky*) and then tries REST again, each account on its own
- * clock. During a service outage that was one failed REST arm per account every 30 s at most: 185
- * in 5 minutes at 20 accounts (bench:venue), each spending the global budget and writing a warning,
- * with nothing learned that the first had not. Here the port keeps the route's state for everyone:
- * once a REST arm failed and none succeeded since, an arm meant for REST takes it only as the
- * probe, one every REST_PROBE_EVERY_MS; every other goes by its alternative at once. A probe that
- * gets through reopens the route for all.
+ * Each account kept its own once (a stay on the exchange endpoint after its REST arm failed, then
+ * a try of REST on its own clock): during a service outage that was one failed REST arm per
+ * account every 30 s at most, 185 in 5 minutes at 20 accounts (bench:venue), each spending the
+ * global budget and writing a warning, with nothing learned that the first had not. Here, once a
+ * REST arm failed and none succeeded since, an arm meant for REST takes it only as the probe, one
+ * every REST_PROBE_EVERY_MS; every other goes by its alternative at once (the retry of the arm
+ * that failed among them). A probe that gets through reopens the route for all.
  *
  * The service's listings are probed the same way for `watch.source: service_then_venue` (port.ts
  * serviceReadTurn): while they fail, one read every REST_PROBE_EVERY_MS asks the service first and
@@ -20,10 +19,10 @@ import { ActionError, refusesRequest, RestError } from './errors.js';
 export const REST_PROBE_EVERY_MS = 10_000;
 
 /**
- * Whether a REST arm's failure says the route fails (the service is down or unreachable), as the
- * switch machine would fall back on it (account-runner.ts toFailure): not a 429 (the scheduler
- * holds the route its retry_after), not a request the venue refused (400, 404, 405, an action
- * error), not one we cancelled.
+ * Whether a REST arm's failure says the route fails (the service is down or unreachable): not a
+ * 429 (the scheduler holds the route its retry_after), not a request the venue refused (400, 404,
+ * 405, an action error), not one we cancelled. The switch retries such an arm at once, trusting
+ * the port to send the retry the other way (switch-machine.ts planRetry).
  */
 export function restRouteFailed(e: unknown, aborted: boolean): boolean {
   if (aborted) return false;
@@ -43,11 +42,6 @@ export class RouteProbe {
 
   ok(nowMono: number): void {
     this.okMono = Math.max(this.okMono, nowMono);
-  }
-
-  /** When an arm last got through on the route (monotonic ms; 0: never). */
-  okAtMono(): number {
-    return this.okMono;
   }
 
   failed(nowMono: number): void {
