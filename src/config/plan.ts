@@ -1,4 +1,5 @@
 import { planBudget, planReads } from '../plan/budget-plan.js';
+import type { ArmRoute } from '../venue/arm-route.js';
 import type { AccountVerdict, ProtectionTier, RouteBudgets } from '../plan/cadence.js';
 import type { ColdStartOrder } from '../plan/cold-start.js';
 import { instanceSpecOf } from '../sched/shared-reservoir.js';
@@ -62,7 +63,7 @@ export interface PlanAccount {
   effectivePeriodSeconds: number | null;
   verdict: AccountVerdict;
   /** The route the plan puts its arms on (`rest_then_exchange`: REST while it has room). */
-  route: 'rest' | 'exchange';
+  route: ArmRoute;
 }
 
 export interface BudgetUse {

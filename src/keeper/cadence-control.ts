@@ -1,4 +1,5 @@
 import type { Logger } from 'pino';
+import type { ArmRoute } from '../venue/arm-route.js';
 import type { KeeperMetrics } from '../obs/metrics.js';
 import { coldStartPlanned, planBudget, planReads, type BudgetPlan, type PlanAccount, type Provisioning } from '../plan/budget-plan.js';
 import { armCapacityPerSecond, maxPeriodMs, type RouteBudgets } from '../plan/cadence.js';
@@ -44,7 +45,7 @@ export class CadenceControl {
   /** The cold start's provisioning left, as last told (null: none under way). */
   private provisioning: Provisioning | null = null;
   /** The planned route of each rest_then_exchange account. */
-  private routes = new Map<string, 'rest' | 'exchange'>();
+  private routes = new Map<string, ArmRoute>();
   private share = 1;
   /** The stretch the watchers' read periods run at (applyReads). */
   private appliedReadStretch = 1;
@@ -142,7 +143,7 @@ export class CadenceControl {
   }
 
   /** The plan's route and verdict for an account (null before the first plan, or for one it does not know). */
-  accountPlan(name: string): { route: 'rest' | 'exchange'; verdict: string } | null {
+  accountPlan(name: string): { route: ArmRoute; verdict: string } | null {
     const i = this.indexOf.get(name);
     const plan = this.plan;
     return plan && i !== undefined ? { route: plan.routes[i]!, verdict: plan.verdicts[i]! } : null;
