@@ -139,7 +139,7 @@ export class HeartbeatRelay implements ForeignHeartbeats {
   }
 
   private state(up: boolean, detail: string): void {
-    if (up === this.busUp) return;
+    if (this.stopped || up === this.busUp) return;
     const was = this.busUp;
     this.busUp = up;
     if (!up) this.deps.logger.warn({ event: 'heartbeat_relay_down', detail }, "heartbeat relay unavailable: heartbeats for other shards' accounts are refused (503, retried) and this shard's accounts hear only heartbeats sent to this instance");
