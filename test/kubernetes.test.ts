@@ -292,7 +292,7 @@ describeRender('Kubernetes manifests (kubectl kustomize, no cluster)', () => {
     const problems = objs.map((o) => [`${o.kind}/${o.metadata.name}`, validate(o)]).filter(([, p]) => p !== undefined);
     expect(problems).toEqual([]);
     const kinds = objs.map((o) => o.kind).sort();
-    const want = ['ConfigMap', 'NetworkPolicy', 'NetworkPolicy', 'PodDisruptionBudget', 'Service', 'Service', 'StatefulSet', 'StatefulSet'];
+    const want = ['ConfigMap', 'NetworkPolicy', 'NetworkPolicy', 'PodDisruptionBudget', 'Service', 'Service', 'Service', 'StatefulSet', 'StatefulSet'];
     expect(kinds).toEqual(dir === BASE ? [...want, 'PrometheusRule', 'ServiceMonitor'].sort() : want);
   });
 
@@ -472,7 +472,8 @@ describeRender(`${SIDECAR} (kubectl kustomize)`, () => {
     const args = sidecar.args!;
     const opt = (name: string) => args[args.indexOf(name) + 1];
     expect(args[0]).toBe('heartbeat');
-    expect(opt('--url')).toMatch(/^http:\/\/dms-keeper-\d+\.dms-keeper\.[a-z0-9-]+\.svc:9464$/);
+    // The fleet's one heartbeat address (heartbeat-service.yaml), not a pod: the keepers relay.
+    expect(opt('--url')).toMatch(/^http:\/\/dms-keeper-heartbeat\.[a-z0-9-]+\.svc:9464$/);
     expect(opt('--check-url')).toMatch(/^http:\/\/127\.0\.0\.1:(\d+)\/healthz$/);
     const botPort = pod.containers[0] as Container & { ports?: Array<{ containerPort: number }> };
     expect(botPort.ports?.map((p) => p.containerPort)).toContain(Number(/:(\d+)\//.exec(opt('--check-url')!)![1]));

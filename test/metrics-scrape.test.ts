@@ -53,6 +53,7 @@ const CONTRACT: Family[] = [
   ['dms_keeper_cancel_soon_total', 'counter', ['account']],
   ['dms_keeper_heartbeats_total', 'counter', ['account']],
   ['dms_keeper_heartbeats_refused_total', 'counter', ['reason']],
+  ['dms_keeper_heartbeats_relayed_total', 'counter', ['direction']],
   ['dms_keeper_bot_probes_total', 'counter', ['account', 'result']],
 ];
 
@@ -162,7 +163,8 @@ describe('/metrics of a running keeper', () => {
     // The demo's bots are alive; small-desk has no liveness, so no bot series; no heartbeat was refused.
     for (const account of ['mm-main', 'mm-sub', 'arb-desk']) expect(value(text, `dms_keeper_bot_alive{account="${account}"}`), account).toBe(1);
     expect(text).not.toContain('dms_keeper_bot_alive{account="small-desk"}');
-    for (const reason of ['malformed', 'unauthorized', 'unknown_account', 'too_large', 'rate_limited']) expect(value(text, `dms_keeper_heartbeats_refused_total{reason="${reason}"}`)).toBe(0);
+    for (const reason of ['malformed', 'unauthorized', 'unknown_account', 'too_large', 'rate_limited', 'relay_unavailable']) expect(value(text, `dms_keeper_heartbeats_refused_total{reason="${reason}"}`)).toBe(0);
+    for (const direction of ['out', 'in']) expect(value(text, `dms_keeper_heartbeats_relayed_total{direction="${direction}"}`)).toBe(0);
 
     // The state a healthy demo is in when /readyz says 200 (what the alerts are written against).
     expect(text).toMatch(/^dms_keeper_build_info\{version="\d+\.\d+\.\d+[^"]*"\} 1$/m);

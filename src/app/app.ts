@@ -22,6 +22,8 @@ import { loadSigningCurve, signingCurveNotice, type CurveChoice } from '../venue
 import type { Simulator } from '../sim/simulator.js';
 import { httpProbe } from './probe.js';
 import { DemoBots } from './demo-bots.js';
+import { connectHeartbeatBus } from './heartbeat-bus.js';
+import { relayChannel } from '../keeper/relay.js';
 
 export type { AppConfig } from './app-config.js';
 import type { AppConfig } from './app-config.js';
@@ -59,6 +61,7 @@ export class App {
   private sim?: Simulator;
   private transport?: HttpTransport;
   private shared?: SharedBudget;
+  private heartbeatBus?: ReturnType<typeof connectHeartbeatBus>;
   private dispatcher?: Agent;
   /** The bots' health probes (liveness.probe): a pool apart from the venue's. */
   private probeDispatcher?: Agent;
@@ -132,6 +135,7 @@ export class App {
       for (const m of BUDGET_MODES) metrics.budgetMode.set({ mode: m }, m === mode ? 1 : 0);
     };
     setMode('local');
+    const sharedPassword = sharedCfg?.password ? await sharedCfg.password() : undefined;
     const { venueClock, scheduler, port: venue, shared } = buildVenue({
       config,
       urls: { baseUrl, exchangeUrl },
@@ -144,7 +148,7 @@ export class App {
               redisUrl: sharedCfg.redisUrl,
               name: sharedCfg.name,
               fallbackShare: sharedCfg.fallbackShare,
-              ...(sharedCfg.password ? { password: await sharedCfg.password() } : {}),
+              ...(sharedPassword !== undefined ? { password: sharedPassword } : {}),
               onModeChange: (mode, reason) => {
                 setMode(mode);
                 const fields = { event: 'budget_mode', mode, reason, name: sharedCfg.name, fallback_share: sharedCfg.fallbackShare };
@@ -157,6 +161,9 @@ export class App {
         : {}),
     });
     this.shared = shared;
+    // A fleet's heartbeat relay (docs/liveness.md, "Fleets"): on the shared budget's Redis, when
+    // there are other shards to relay to (from-config.ts relaysHeartbeats).
+    if (sharedCfg && config.keeper.foreignAccounts) this.heartbeatBus = connectHeartbeatBus(sharedCfg.redisUrl, sharedPassword, relayChannel(sharedCfg.name));
     reportBudgetLimits(scheduler, { logger, metrics });
 
     const notifications = (onEvent: Parameters<NonNullable<import('../keeper/keeper.js').KeeperDeps['notifications']>>[0]): NotificationFeed => {
@@ -203,6 +210,7 @@ export class App {
       onHealthyTick: deps.onHealthyTick,
       curve,
       probe: httpProbe(this.probeDispatcher),
+      ...(this.heartbeatBus ? { heartbeatBus: this.heartbeatBus } : {}),
     });
 
     const keeper = this.keeper;
@@ -247,6 +255,7 @@ export class App {
     await this.keeper?.stop(Math.max(1_000, timeoutMs - 3_000)).catch((e: unknown) => this.logger.error({ err: e }, 'keeper stop failed'));
     await this.ops?.close().catch(() => undefined);
     await this.shared?.stop().catch(() => undefined);
+    this.heartbeatBus?.close();
     await this.transport?.close().catch(() => undefined);
     await this.dispatcher?.destroy().catch(() => undefined);
     await this.probeDispatcher?.destroy().catch(() => undefined);

@@ -2,6 +2,7 @@ import { readKey, readPassword, readToken, type KeySource } from '../config/secr
 import { accountsForShard } from '../config/shard.js';
 import { switchInMs, type Config, type LivenessConfig, type SharedBudgetConfig } from '../config/types.js';
 import type { LivenessSpec } from '../keeper/liveness.js';
+import type { ForeignAccountSpec } from '../keeper/heartbeat-relay.js';
 import type { KeeperAccountSpec } from '../keeper/keeper.js';
 import { VENUE_FACTS } from '../venue/facts.js';
 import type { AppConfig } from './app-config.js';
@@ -35,6 +36,7 @@ export function toAppConfig(config: Config, env: Readonly<Record<string, string 
     ...(a.liveness ? { liveness: livenessOf(a.liveness, env) } : {}),
   }));
   const v = config.venue;
+  const foreignAccounts = relaysHeartbeats(config) ? foreignHeartbeatAccounts(config, env) : undefined;
   return {
     venue: {
       simulator: v.simulator,
@@ -66,6 +68,7 @@ export function toAppConfig(config: Config, env: Readonly<Record<string, string 
       triggerWarnAt: VENUE_FACTS.maxTriggersPerUtcDay - 2,
       armBudgetPerSecond: config.rateLimits.scheduleCancel.requests / config.rateLimits.scheduleCancel.perSeconds,
       infoWeights: config.rateLimits.infoWeights,
+      ...(foreignAccounts ? { foreignAccounts } : {}),
     },
     stateDir: config.stateDir,
     ...(config.demo ? { demoBots: demoBotsOf(config, env) } : {}),
@@ -73,6 +76,25 @@ export function toAppConfig(config: Config, env: Readonly<Record<string, string 
     logLevel: config.log.level,
     logFormat: config.log.format,
   };
+}
+
+/**
+ * The heartbeat relay (docs/liveness.md, "Fleets") runs when the instances share a Redis
+ * (`rate_limits.shared`) and there is more than one shard: otherwise there is no other instance to
+ * relay to, and a heartbeat for an account not held here stays unknown (404).
+ */
+export function relaysHeartbeats(config: Pick<Config, 'rateLimits' | 'shard'>): boolean {
+  return config.rateLimits.shared !== undefined && config.shard.count > 1;
+}
+
+/** The other shards' heartbeat accounts: their tokens read like this shard's (when the keeper starts or reloads, kept as digests). */
+function foreignHeartbeatAccounts(config: Config, env: Readonly<Record<string, string | undefined>>): ForeignAccountSpec[] {
+  const here = new Set(accountsForShard(config.accounts, config.shard).map((a) => a.name));
+  return config.accounts.flatMap((a) => {
+    const source = a.liveness?.heartbeat?.token;
+    if (here.has(a.name) || !a.liveness || !source) return [];
+    return [{ name: a.name, silenceMs: a.liveness.silenceSeconds * 1000, token: tokenLoader(source, env) }];
+  });
 }
 
 /** A heartbeat token, read each time it is asked for (a reload reads a rotated token). */

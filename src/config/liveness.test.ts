@@ -60,3 +60,37 @@ describe('demo', () => {
     expect(paths(await problemsOf(sim(acct('a1', 'T1'), '    - accounts: [a1]\n    - accounts: [a1]'), env))).toEqual(['demo.bots[1].accounts[0]']);
   });
 });
+
+describe('the heartbeat relay (docs/liveness.md, "Fleets")', () => {
+  // a1 hashes to shard 1 of 2, a2 and a3 to shard 0.
+  const fleet = (shard: string, shared: boolean): string =>
+    [
+      minimal(['    liveness:', '      heartbeat: { token: { env: BOT_TOKEN } }', '      silence_seconds: 6'].join('\n')),
+      '  - name: a2',
+      '    address: "0x00000000000000000000000000000000000000A2"',
+      '    master_key: { env: K2 }',
+      '    liveness: { heartbeat: { token: { env: BOT_TOKEN_2 } } }',
+      '  - name: a3',
+      '    address: "0x00000000000000000000000000000000000000A3"',
+      '    master_key: { env: K3 }',
+      '    liveness: { probe: { url: "http://10.0.0.7:8080/healthz" } }',
+      ...(shared ? ['rate_limits:', '  shared: { redis_url: "redis://127.0.0.1:6379", name: fleet }'] : []),
+      shard,
+    ].join('\n');
+  const env = { ...TOKEN_ENV, BOT_TOKEN_2: 'another-heartbeat-token-of-32-ch', K3: '0x' + '11'.repeat(32) };
+
+  it("with a shared Redis and two shards, the keeper knows the other shard's heartbeat accounts and reads their tokens like its own", async () => {
+    const app0 = toAppConfig(await parse(fleet('shard: { index: 0, count: 2 }', true), env), { ...BASE_ENV, ...env });
+    expect(app0.keeper.accounts.map((a) => a.name)).toEqual(['a2', 'a3']);
+    expect(app0.keeper.foreignAccounts!.map((a) => [a.name, a.silenceMs])).toEqual([['a1', 6_000]]);
+    expect(await app0.keeper.foreignAccounts![0]!.token()).toBe(TOKEN_ENV.BOT_TOKEN);
+    const app1 = toAppConfig(await parse(fleet('shard: { index: 1, count: 2 }', true), env), { ...BASE_ENV, ...env });
+    // a3 is probed, not heartbeated: nothing to relay.
+    expect(app1.keeper.foreignAccounts!.map((a) => a.name)).toEqual(['a2']);
+  });
+
+  it('no relay without a shared Redis or with one shard: another shard\'s account stays unknown', async () => {
+    expect(toAppConfig(await parse(fleet('shard: { index: 0, count: 2 }', false), env), { ...BASE_ENV, ...env }).keeper.foreignAccounts).toBeUndefined();
+    expect(toAppConfig(await parse(fleet('shard: { index: 0, count: 1 }', true), env), { ...BASE_ENV, ...env }).keeper.foreignAccounts).toBeUndefined();
+  });
+});

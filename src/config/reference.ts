@@ -56,7 +56,7 @@ export const KEY_MEANINGS: Record<string, string> = {
   'rate_limits.shared':
     'Optional: one budget for every instance with the same `name` (shards behind one egress IP, which the venue counts as one), kept in Redis through Bottleneck. If Redis is unreachable each instance keeps arming on its share of the budget; Redis is never needed to keep the switch armed.',
   'rate_limits.shared.redis_url': '`redis://host:port` (or `rediss://`, optionally `/db`), without credentials.',
-  'rate_limits.shared.name': 'Instances with the same name share one budget.',
+  'rate_limits.shared.name': 'Instances with the same name share one budget and, with more than one shard, relay bot heartbeats to the shard that holds each account (channel `dms-keeper:<name>:heartbeats`, docs/liveness.md).',
   'rate_limits.shared.password': 'Optional Redis password: `{ file: NAME }` or `{ env: VAR }`, read like a key (a file others can read is refused).',
   'rate_limits.shared.fallback_share': "This instance's share of each budget while Redis is unreachable, and its planning share until the instances' demands are known, in (0, 1]; default 1 / `shard.count`. With Redis answering, the share follows each instance's published demand.",
   'rate_limits.schedule_cancel.per_seconds': 'Window length in seconds.',

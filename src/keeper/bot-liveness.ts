@@ -29,6 +29,19 @@ import {
 /** GETs a health URL; resolves to the HTTP status. Aborted by `signal` at the probe's timeout. */
 export type ProbeFn = (url: string, signal: AbortSignal) => Promise<number>;
 
+/**
+ * Heartbeats for accounts of other shards (heartbeat-relay.ts): authenticated here against their
+ * tokens, all or nothing with the rest of the request, then published to the fleet.
+ */
+export interface ForeignHeartbeats {
+  /** Another shard's heartbeat account, as the check needs it; undefined: not one. */
+  target(name: string): HeartbeatTarget | undefined;
+  /** Counts an accepted heartbeat in the account's one-second window. */
+  counted(name: string, nowMonoMs: number): void;
+  /** Publishes them (heard now); false, nothing published, while the relay is unavailable. */
+  relay(accounts: readonly string[]): boolean;
+}
+
 export interface BotLivenessDeps {
   clock: Clock;
   metrics: KeeperMetrics;
@@ -37,6 +50,8 @@ export interface BotLivenessDeps {
   probe?: ProbeFn;
   /** The verdict changed between alive (or waiting) and silent. */
   onChange: (account: string, alive: boolean) => void;
+  /** Absent: a heartbeat naming an account of another shard is refused as unknown (404). */
+  foreign?: ForeignHeartbeats;
 }
 
 /** `/status` `accounts[].bot`, the liveness part (the keeper adds the switch's part). */
@@ -160,15 +175,44 @@ export class BotLiveness {
   /** `POST /heartbeat`: the answer, all or nothing (liveness.ts checkHeartbeat), counted either way. */
   heartbeat(input: { authorization: string | undefined; body: string }): HttpAnswer {
     const now = this.deps.clock.monoMs();
-    const r = checkHeartbeat(input, (name) => this.target(name), now);
+    const foreign = this.deps.foreign;
+    const r = checkHeartbeat(input, (name) => this.target(name) ?? foreign?.target(name), now);
     if (!r.ok) return this.refused(r.reason, r);
-    for (const account of r.accounts) {
+    const own = r.accounts.filter((a) => this.bots.has(a));
+    for (const account of own) {
       const e = this.bots.get(account)!;
       e.window = countHeartbeat(e.window, now);
       this.deps.metrics.heartbeats.inc({ account });
       this.seen(account, e, now, 'heartbeat');
     }
-    return { status: 200, body: { status: 'ok', accounts: r.accounts, silence_seconds: r.silenceMs / 1000 } };
+    const away = r.accounts.filter((a) => !this.bots.has(a));
+    if (away.length === 0 || !foreign) return { status: 200, body: { status: 'ok', accounts: r.accounts, silence_seconds: r.silenceMs / 1000 } };
+    for (const account of away) foreign.counted(account, now);
+    // Redis out of reach: this shard's accounts were heard (their bot is alive, the token proved
+    // it); the others must be retried, perhaps on the pod that holds them.
+    if (!foreign.relay(away)) return this.refused('relay_unavailable', refusal('relay_unavailable', { accounts: away.slice(0, 16), applied: own, retry_after_seconds: 1 }));
+    return { status: 200, body: { status: 'ok', accounts: r.accounts, relayed: away, silence_seconds: r.silenceMs / 1000 } };
+  }
+
+  /** The silence of this shard's account whose bot heartbeats; undefined: no such account here. */
+  heartbeatSilenceMs(account: string): number | undefined {
+    const e = this.bots.get(account);
+    return e?.spec.heartbeat ? e.spec.silenceMs : undefined;
+  }
+
+  /**
+   * A heartbeat another instance heard `heardAgoMs` ago (relayed, and judged fresh by relay.ts):
+   * applied as if received here then, the same silence timer. False: not an account of this shard
+   * with heartbeats.
+   */
+  relayedHeartbeat(account: string, heardAgoMs: number): boolean {
+    const e = this.bots.get(account);
+    if (!e?.spec.heartbeat) return false;
+    const at = this.deps.clock.monoMs() - heardAgoMs;
+    this.deps.metrics.heartbeats.inc({ account });
+    // Never moves the last sighting back (a heartbeat received here since is newer).
+    if (e.rec.lastSeenMonoMs === null || at > e.rec.lastSeenMonoMs) this.seen(account, e, at, 'relay');
+    return true;
   }
 
   /** A request the HTTP layer refused before it could be read (too large). */
@@ -194,9 +238,9 @@ export class BotLiveness {
     return { digest: e.digest ?? Buffer.alloc(32), window: e.window, silenceMs: e.spec.silenceMs };
   }
 
-  private seen(account: string, e: Entry, nowMonoMs: number, how: 'heartbeat' | 'probe'): void {
-    e.rec = { ...e.rec, lastSeenMonoMs: nowMonoMs };
-    e.lastSeenWallMs = this.deps.clock.nowMs();
+  private seen(account: string, e: Entry, atMonoMs: number, how: 'heartbeat' | 'probe' | 'relay'): void {
+    e.rec = { ...e.rec, lastSeenMonoMs: atMonoMs };
+    e.lastSeenWallMs = this.deps.clock.nowMs() - (this.deps.clock.monoMs() - atMonoMs);
     this.deps.metrics.botLastSeen.set({ account }, e.lastSeenWallMs / 1000);
     if (e.state !== 'alive') this.transition(account, e, 'alive', how);
     // The silence timer is not moved on every heartbeat (thousands a second): when it fires, it
@@ -217,7 +261,7 @@ export class BotLiveness {
     }, delay);
   }
 
-  private transition(account: string, e: Entry, to: BotState, how: 'heartbeat' | 'probe' | 'silence'): void {
+  private transition(account: string, e: Entry, to: BotState, how: 'heartbeat' | 'probe' | 'relay' | 'silence'): void {
     const from = e.state;
     e.state = to;
     const alive = isAlive(to);

@@ -24,6 +24,7 @@ import type { SigningCurve } from '../venue/signing/curve.js';
 import type { InfoWeights } from '../venue/info.js';
 import type { LivenessSpec } from './liveness.js';
 import type { BotView, ProbeFn } from './bot-liveness.js';
+import type { ForeignAccountSpec, HeartbeatBus } from './heartbeat-relay.js';
 
 export interface KeeperAccountSpec extends ProvisionSpec {
   switch: SwitchSettings;
@@ -52,6 +53,11 @@ export interface KeeperOptions {
   armBudgetPerSecond?: number;
   /** What each info request weighs (`rate_limits.info_weights`): the read plan's venue reads; absent: the published weights. */
   infoWeights?: InfoWeights;
+  /**
+   * The other shards' heartbeat accounts (docs/liveness.md, "Fleets"), whose heartbeats this
+   * instance authenticates and relays; used only with `KeeperDeps.heartbeatBus`.
+   */
+  foreignAccounts?: ForeignAccountSpec[];
 }
 
 /** The WebSocket client as the keeper uses it. */
@@ -86,6 +92,8 @@ export interface KeeperDeps {
   budgetLog?: BudgetLog;
   /** GETs a bot's health URL for `liveness.probe` (its own connection pool); absent: probes fail as `error`. */
   probe?: ProbeFn;
+  /** The fleet's heartbeat relay (Redis pub/sub, keeper/heartbeat-relay.ts); absent: no relay, another shard's account is unknown (404). */
+  heartbeatBus?: HeartbeatBus;
   /** Called from the loop while the keeper is healthy (systemd watchdog). */
   onHealthyTick?: () => void;
   /** The request budget in force (`local`, `shared`, `local_fallback`); absent: local. */

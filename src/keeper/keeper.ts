@@ -18,6 +18,7 @@ import { AddressBudgets } from './address-budget.js';
 import { AgentChecks } from './agent-check.js';
 import { ActivityReporter, type AccountActivity } from './activity.js';
 import { BotLiveness } from './bot-liveness.js';
+import { HeartbeatRelay } from './heartbeat-relay.js';
 import type { HeartbeatRefusal, HttpAnswer } from './liveness.js';
 import type { KeeperAccountSpec, KeeperDeps, KeeperOptions, KeeperStatus, Managed, NotificationFeed } from './keeper-types.js';
 
@@ -73,6 +74,8 @@ export class Keeper {
   private readonly agentChecks: AgentChecks;
   /** Whether each account's bot is alive: heartbeats, probes, silences (bot-liveness.ts). */
   private readonly bots: BotLiveness;
+  /** Heartbeats for other shards' accounts, through the fleet's Redis (heartbeat-relay.ts); absent: none. */
+  private readonly relay?: HeartbeatRelay;
   /** Set once the configured accounts' bots are known: heartbeats before that get 503 (retried), not 404. */
   private botsKnown = false;
 
@@ -119,11 +122,23 @@ export class Keeper {
       reprovision: (m) => this.agents.provision(m, true),
       adoptExpiry: (m, validUntilMs) => this.agents.adoptVenueExpiry(m, validUntilMs),
     });
+    if (deps.heartbeatBus) {
+      this.relay = new HeartbeatRelay({
+        bus: deps.heartbeatBus,
+        clock: deps.clock,
+        metrics: deps.metrics,
+        logger: deps.logger,
+        clockAllowanceMs: () => this.options.maxClockSkewMs,
+        silenceOf: (name) => this.bots.heartbeatSilenceMs(name),
+        apply: (name, agoMs) => this.bots.relayedHeartbeat(name, agoMs),
+      });
+    }
     this.bots = new BotLiveness({
       clock: deps.clock,
       metrics: deps.metrics,
       logger: deps.logger,
       ...(deps.probe ? { probe: deps.probe } : {}),
+      ...(this.relay ? { foreign: this.relay } : {}),
       onChange: (name, alive) => this.accounts.get(name)?.runner?.botLiveness(alive),
     });
     this.reports = new AccountReports({ ...deps, activity: this.activity, triggerWarnAt: () => this.options.triggerWarnAt, accounts: () => this.accounts.values() });
@@ -191,6 +206,9 @@ export class Keeper {
       this.feed.start();
     }
     this.cadence.apply(this.options, this.accounts.values());
+    // Other shards' tokens are read before heartbeats are answered (botsKnown, in addAccounts).
+    await this.relay?.configure(this.options.foreignAccounts ?? []);
+    this.relay?.start();
     await this.addAccounts(this.options.accounts);
     this.state = 'running';
   }
@@ -205,6 +223,7 @@ export class Keeper {
     this.addressBudgets.stop();
     this.agentChecks.stop();
     this.bots.stop();
+    this.relay?.stop();
     for (const m of all) this.stopWatching(m);
     const stops = all.map((m) => this.stopAccount(m));
     let timer: TimerHandle | undefined;
@@ -264,6 +283,7 @@ export class Keeper {
     await Promise.all(work);
     // Liveness settings and tokens are read anew (a rotated token takes effect); what was seen of each bot stays.
     await Promise.all([...this.accounts.values()].filter((m) => nextByName.has(m.spec.name)).map((m) => this.bots.configure(m.spec.name, m.spec.liveness, m.log)));
+    await this.relay?.configure(next.foreignAccounts ?? []);
     this.cadence.apply(this.options, this.accounts.values());
     if (watchChanged) this.cadence.applyReads(this.options, this.accounts.values(), true);
     for (const name of result.updated) {

@@ -64,8 +64,8 @@ export const HEARTBEAT_MAX_ACCOUNTS = 256;
  */
 export const HEARTBEAT_MAX_PER_SECOND = 20;
 export function refusal(reason: HeartbeatRefusal, extra: Record<string, unknown> = {}): HttpAnswer & { reason: HeartbeatRefusal } {
-  const status = { malformed: 400, unauthorized: 401, unknown_account: 404, too_large: 413, rate_limited: 429 }[reason];
-  const headers: Record<string, string> = reason === 'unauthorized' ? { 'www-authenticate': 'Bearer' } : reason === 'rate_limited' ? { 'retry-after': '1' } : {};
+  const status = { malformed: 400, unauthorized: 401, unknown_account: 404, too_large: 413, rate_limited: 429, relay_unavailable: 503 }[reason];
+  const headers: Record<string, string> = reason === 'unauthorized' ? { 'www-authenticate': 'Bearer' } : reason === 'rate_limited' || reason === 'relay_unavailable' ? { 'retry-after': '1' } : {};
   return { status, reason, body: { error: reason, ...extra }, headers };
 }
 

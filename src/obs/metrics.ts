@@ -21,7 +21,7 @@ export const STATE_FILES = ['agent', 'triggers', 'budget'] as const;
 export const READ_SOURCES = ['service', 'venue'] as const;
 export type ReadSource = (typeof READ_SOURCES)[number];
 /** Why a heartbeat was refused (docs/liveness.md, the heartbeat API): one HTTP status each. */
-export const HEARTBEAT_REFUSALS = ['malformed', 'unauthorized', 'unknown_account', 'too_large', 'rate_limited'] as const;
+export const HEARTBEAT_REFUSALS = ['malformed', 'unauthorized', 'unknown_account', 'too_large', 'rate_limited', 'relay_unavailable'] as const;
 export type HeartbeatRefusal = (typeof HEARTBEAT_REFUSALS)[number];
 /** A probe of a bot's health URL: ok (2xx in time), another status, no answer in time, no answer at all. */
 export const PROBE_RESULTS = ['ok', 'http_status', 'timeout', 'error'] as const;
@@ -96,6 +96,8 @@ export interface KeeperMetrics {
   cancelSoon: AccountFamily;
   heartbeats: AccountFamily;
   heartbeatsRefused: Counter<'reason'>;
+  /** Heartbeats for another shard's account published to the fleet (`out`), another instance's applied here (`in`). */
+  heartbeatsRelayed: Counter<'direction'>;
   botProbes: AccountFamily<'result'>;
 }
 
@@ -180,7 +182,8 @@ export function createMetrics(opts: { version: string; defaultMetrics?: boolean;
     botSilences: new AccountFamily({ name: 'dms_keeper_bot_silences_total', help: "Times the account's bot was judged silent (its re-arms stopped)", type: 'counter', table, registers: r }),
     cancelSoon: new AccountFamily({ name: 'dms_keeper_cancel_soon_total', help: "Cancel-soon arms the venue accepted: a silent bot's account scheduled to cancel at the venue's minimum lead", type: 'counter', table, registers: r }),
     heartbeats: new AccountFamily({ name: 'dms_keeper_heartbeats_total', help: 'Heartbeats accepted, per account named', type: 'counter', table, registers: r }),
-    heartbeatsRefused: new Counter({ name: 'dms_keeper_heartbeats_refused_total', help: 'Heartbeat requests refused (nothing changed), by reason: malformed, unauthorized, unknown_account, too_large, rate_limited', labelNames: ['reason'], registers: r }),
+    heartbeatsRefused: new Counter({ name: 'dms_keeper_heartbeats_refused_total', help: "Heartbeat requests refused, by reason: malformed, unauthorized, unknown_account, too_large, rate_limited (nothing changed), relay_unavailable (another shard's account named while the fleet's Redis is out of reach: only this shard's accounts applied)", labelNames: ['reason'], registers: r }),
+    heartbeatsRelayed: new Counter({ name: 'dms_keeper_heartbeats_relayed_total', help: "Heartbeats relayed through the fleet's Redis, per account: out (received here for another shard's account, published), in (another instance's, applied to an account of this shard)", labelNames: ['direction'], registers: r }),
     botProbes: new AccountFamily({ name: 'dms_keeper_bot_probes_total', help: "Probes of the bot's health URL by result: ok (2xx in time), http_status, timeout, error", type: 'counter', table, label: { name: 'result', values: PROBE_RESULTS }, registers: r }),
     clientPacingWaits: new Counter({ name: 'dms_keeper_client_pacing_waits_total', help: "Requests that waited for a slot of the keeper's own request budget (ordinary pacing; venue 429s are dms_keeper_rate_limited_total)", labelNames: ['kind'], registers: r }),
   };
@@ -189,6 +192,7 @@ export function createMetrics(opts: { version: string; defaultMetrics?: boolean;
   for (const kind of PACING_KINDS) m.clientPacingWaits.inc({ kind }, 0);
   m.sharedBudgetBypass.inc({ class: 'arm' }, 0);
   for (const reason of HEARTBEAT_REFUSALS) m.heartbeatsRefused.inc({ reason }, 0);
+  for (const direction of ['out', 'in']) m.heartbeatsRelayed.inc({ direction }, 0);
   for (const path of ARM_ROUTES) m.armLatency.zero({ path });
   for (const result of ['ok', 'error']) m.configReloads.inc({ result }, 0);
   for (const reason of ['read_only', 'no_space', 'permission', 'io']) m.stateWriteErrors.inc({ reason }, 0);

@@ -7,7 +7,7 @@ import { keeperReadDemand, readStretch, type PlanReadWeights, type ReadMix, type
  * The budget plan: one pure function from (the accounts and their settings, the limits in force,
  * the provisioning left) to every figure the keeper acts on and `check-config` prints: each
  * account's period, route and verdict, the arms each scope carries, the tier, the cold start's
- * order. The keeper (keeper/cadence-control.ts) and `check-config` (config/plan.ts) both call it;
+ * order. The keeper (keeper/cadence-control.ts) and `check-config` (src/config/plan.ts) both call it;
  * they differ only in where the inputs come from: the keeper's limits are the scheduler's (learned
  * from 429s, cut to this instance's share of a shared budget), check-config's the configured ones
  * cut to the planning share. The reads are planned after the arms, on what they leave (planReads).
