@@ -176,7 +176,9 @@ export class CadenceControl {
       const s = managed.get(a.name)?.runner?.snapshot();
       return { ...a.switch, priority: a.priority ?? 0, noOpenOrders: a.switch.armWhen === 'orders_open' && s?.openOrders === 0 };
     });
-    const plan = planBudget({ accounts: inputs, limits: this.routeBudgets(options), provisioning: this.provisioning });
+    // The cold start keeps the order its first plan chose (Provisioning.order).
+    const provisioning = this.provisioning && { ...this.provisioning, ...(this.plan?.coldStart.chosen ? { order: this.plan.coldStart.order } : {}) };
+    const plan = planBudget({ accounts: inputs, limits: this.routeBudgets(options), provisioning });
     if (!plan) return;
     this.share = this.budgetShare();
     this.routes = new Map(specs.flatMap((a, i) => (a.switch.path === 'rest_then_exchange' ? [[a.name, plan.routes[i]!] as const] : [])));

@@ -33,6 +33,16 @@ describe('planBudget', () => {
     expect(one.coldStart.estimateSeconds).toBeCloseTo(20_000 / 97, 6);
   });
 
+  it('a cold start keeps the order it began with, whatever the accounts left would choose', () => {
+    const few = Array.from({ length: 180 }, () => acct('rest', { rearmEveryMs: 5_000, deadlineMs: 20_000, minHorizonMs: 8_000 }));
+    const limits = { global: 20, rest: 20 };
+    const begun = planBudget({ accounts: few, limits, provisioning: { approvalsLeft: 180, firstArmsLeft: 180 } })!;
+    expect(begun.coldStart).toMatchObject({ order: 'just_in_time', chosen: true });
+    // Late in it, with 10 accounts left, a fresh choice would be interleaved; the kept one holds.
+    expect(planBudget({ accounts: few, limits, provisioning: { approvalsLeft: 10, firstArmsLeft: 10 } })!.coldStart.order).toBe('interleaved');
+    expect(planBudget({ accounts: few, limits, provisioning: { approvalsLeft: 10, firstArmsLeft: 10, order: begun.coldStart.order } })!.coldStart.order).toBe('just_in_time');
+  });
+
   it('no limit known on any route the accounts use: no plan', () => {
     expect(planBudget({ accounts: [acct('rest')], limits: { exchange: 1 }, provisioning: null })).toBeNull();
   });

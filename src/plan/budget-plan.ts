@@ -41,6 +41,13 @@ export interface PlanAccount extends ProtectionInput {
 export interface Provisioning {
   approvalsLeft: number;
   firstArmsLeft: number;
+  /**
+   * The order this cold start already follows (absent: choose one). Chosen once per cold start:
+   * re-choosing on the accounts left compares the orders over another, shorter cold start, and a
+   * shared budget's share moving mid-way flipped two shards from just in time to interleaved, whose
+   * early arms then came due inside it (all armed at 32 s against 23.8).
+   */
+  order?: ColdStartOrder;
 }
 
 export interface BudgetInput {
@@ -55,6 +62,8 @@ export interface ColdStartPlan {
   /** Every account at its longest safe period, the rest of the window to provisioning. */
   longestPeriods: boolean;
   order: ColdStartOrder;
+  /** The order belongs to a cold start under way (kept until it ends); false when none is. */
+  chosen: boolean;
   /** The usable rate of the window approvals and first arms share; 0 when they do not contend. */
   windowPerSecond: number;
   /** When the last account is armed, seconds from now, on the plan's model. */
@@ -175,19 +184,19 @@ function coldStartPlan(
   armsUsablePerSecond: number,
 ): ColdStartPlan {
   const { contends, windowPerSecond } = provisioningContention(limits, routes.includes('exchange'));
-  if (!provisioning || provisioning.firstArmsLeft <= 0) return { longestPeriods, order: 'interleaved', windowPerSecond, estimateSeconds: 0 };
+  if (!provisioning || provisioning.firstArmsLeft <= 0) return { longestPeriods, order: 'interleaved', chosen: false, windowPerSecond, estimateSeconds: 0 };
   const { approvalsLeft, firstArmsLeft } = provisioning;
   const periodMs = accounts.reduce((m, a) => Math.min(m, maxPeriodMs(a)), Number.POSITIVE_INFINITY);
-  const order = chooseColdStartOrder({ contends: contends && approvalsLeft > 0, accounts: firstArmsLeft, perSecond: windowPerSecond, periodMs });
+  const order = provisioning.order ?? chooseColdStartOrder({ contends: contends && approvalsLeft > 0, accounts: firstArmsLeft, perSecond: windowPerSecond, periodMs });
   if (!contends) {
     // Each on its own window: approvals at theirs, first arms right behind them at the arms' pace.
     const approvalsPerSecond = Math.min(limits.exchange ?? Number.POSITIVE_INFINITY, limits.global ?? Number.POSITIVE_INFINITY);
     const estimateSeconds = Math.max(approvalsLeft / approvalsPerSecond, armsUsablePerSecond > 0 ? firstArmsLeft / armsUsablePerSecond : 0);
-    return { longestPeriods, order, windowPerSecond, estimateSeconds };
+    return { longestPeriods, order, chosen: true, windowPerSecond, estimateSeconds };
   }
   const ideal = (approvalsLeft + firstArmsLeft) / windowPerSecond;
   const modelled = order === 'just_in_time' ? ideal : simulateColdStart(order, firstArmsLeft, windowPerSecond, periodMs).lastArmedSeconds;
-  return { longestPeriods, order, windowPerSecond, estimateSeconds: Math.min(modelled, COLD_START_SLACK * ideal) };
+  return { longestPeriods, order, chosen: true, windowPerSecond, estimateSeconds: Math.min(modelled, COLD_START_SLACK * ideal) };
 }
 
 export interface ReadInput {
