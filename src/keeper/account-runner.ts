@@ -285,7 +285,7 @@ export class AccountRunner {
       .send({
         path,
         // A cancel-soon arm is due now: its deadline is now, ahead of every re-arm (their deadlines
-        // lie ahead) and, with a shared budget, sent without waiting for a token (shared-wait.ts).
+        // lie ahead) and, with a shared budget, sent without waiting for a token (request-class.ts tokenWait).
         deadlineVenueMs: soon ? queuedAt : (this.state.deadlineMs ?? undefined),
         signal: ac.signal,
         onAdmitted: (w) => {

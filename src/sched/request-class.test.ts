@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { orderKey, queueOf, type RequestClass } from './request-class.js';
+import { VENUE_FACTS } from '../venue/facts.js';
+import { BYPASS_MARGIN_MS, DEFAULT_READ_MAX_WAIT_MS, NO_DEADLINE_TOKEN_CAP_MS, orderKey, queueOf, tokenWait, type RequestClass } from './request-class.js';
 
 describe('orderKey', () => {
   it('arms by deadline (none to protect first), then approvals, then prepares; reads all alike', () => {
@@ -13,5 +14,34 @@ describe('orderKey', () => {
   it('reads wait in their own queue; every other class in the arm queue', () => {
     expect(queueOf({ kind: 'read' })).toBe('read');
     for (const c of [{ kind: 'arm' }, { kind: 'approval' }, { kind: 'prepare' }] as const) expect(queueOf(c)).toBe('arm');
+  });
+});
+
+const NOW = 1_700_000_000_000;
+const LEAD = VENUE_FACTS.scheduleCancelMinLeadMs;
+
+describe('tokenWait', () => {
+  it('an armed account: waits until its deadline less the minimum lead and the margin, then goes', () => {
+    const deadline = NOW + 15_000;
+    expect(tokenWait({ cls: { kind: 'arm', deadlineVenueMs: deadline }, minLeadMs: LEAD, venueNowMs: NOW })).toEqual({
+      waitMs: 15_000 - VENUE_FACTS.scheduleCancelMinLeadMs - BYPASS_MARGIN_MS,
+      onTimeout: 'send',
+    });
+  });
+
+  it('a deadline already inside the lead (or passed): goes at once if no token is there', () => {
+    expect(tokenWait({ cls: { kind: 'arm', deadlineVenueMs: NOW + 6_000 }, minLeadMs: LEAD, venueNowMs: NOW })).toEqual({ waitMs: 0, onTimeout: 'send' });
+    expect(tokenWait({ cls: { kind: 'arm', deadlineVenueMs: NOW - 1_000 }, minLeadMs: LEAD, venueNowMs: NOW })).toEqual({ waitMs: 0, onTimeout: 'send' });
+  });
+
+  it('no deadline to protect (first arm, approval, resolve): waits up to the cap, then shed', () => {
+    for (const cls of [{ kind: 'arm' }, { kind: 'arm', deadlineVenueMs: 0 }, { kind: 'approval' }, { kind: 'prepare' }] as const) {
+      expect(tokenWait({ cls, minLeadMs: LEAD, venueNowMs: NOW })).toEqual({ waitMs: NO_DEADLINE_TOKEN_CAP_MS, onTimeout: 'shed' });
+    }
+  });
+
+  it('a read: its max wait, then shed; never sent without its token', () => {
+    expect(tokenWait({ cls: { kind: 'read' }, minLeadMs: LEAD, venueNowMs: NOW, readMaxWaitMs: 30_000 })).toEqual({ waitMs: 30_000, onTimeout: 'shed' });
+    expect(tokenWait({ cls: { kind: 'read' }, minLeadMs: LEAD, venueNowMs: NOW })).toEqual({ waitMs: DEFAULT_READ_MAX_WAIT_MS, onTimeout: 'shed' });
   });
 });

@@ -20,7 +20,7 @@ import { SharedBudget } from './shared-budget.js';
 import type { BudgetMode } from './shared-mode.js';
 import { bucketWindow, shareOf, sharedChunk, sharedMaxInSpan, sharedReservoir } from './shared-reservoir.js';
 import { DEMAND_PUBLISH_PERIOD_MS, DEMAND_TTL_MS, demandKey } from './shared-demand.js';
-import type { TokenWait } from './shared-wait.js';
+import type { TokenWait } from './request-class.js';
 
 const SPEC: WindowSpec = { limit: 40, windowMs: 2_000 }; // 20 per second
 const binary = findRedisServer();

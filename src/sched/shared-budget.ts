@@ -8,7 +8,7 @@ import type { SharedBucket, SharedBuckets } from './shared-buckets.js';
 import { DEMAND_PUBLISH_PERIOD_MS, DEMAND_TTL_MS, demandKey, formatDemand, parseDemandTable, type Demand } from './shared-demand.js';
 import { budgetShare, modeStep, RESUME_RETRY_MS, shareMoved, type BudgetMode, type DemandView, type ModeEvent } from './shared-mode.js';
 import { bucketWindow, instanceSpecOf, SHARED_HEARTBEAT_MS, sharedChunk, sharedChunks, sharedReservoir } from './shared-reservoir.js';
-import type { TokenWait } from './shared-wait.js';
+import type { TokenWait } from './request-class.js';
 
 /**
  * One request budget for every instance with the same `rate_limits.shared.name` (shards behind one
@@ -31,7 +31,7 @@ import type { TokenWait } from './shared-wait.js';
  * Redis is back, the shared budget resumes and the local budget is the whole one again.
  *
  * A saturated shared budget is not a reason to send: a request waits for its token as long as the
- * caller's TokenWait allows (shared-wait.ts: an arm until its account would otherwise pass its
+ * caller's TokenWait allows (request-class.ts tokenWait: an arm until its account would otherwise pass its
  * deadline, then it goes, a bypass; a request with no deadline up to a minute, a read its max wait,
  * then they are shed). Bottleneck cannot withdraw a queued job, so the token of a request that did
  * not wait for it is still taken when it comes: for a bypass that is the request the venue saw,

@@ -5,7 +5,7 @@ import type { RequestClass } from '../sched/request-class.js';
 import type { RequestOptions, RequestScheduler } from '../sched/scheduler.js';
 import type { VenueClock } from '../sched/venue-clock.js';
 import type { SharedBudget } from '../sched/shared-budget.js';
-import { tokenWait } from '../sched/shared-wait.js';
+import { tokenWait } from '../sched/request-class.js';
 import { RestError } from './errors.js';
 import { RouteProbe } from './route-probe.js';
 import { ExchangeClient } from './exchange.js';
