@@ -1,7 +1,7 @@
 import { readKey, readPassword, readToken, type KeySource } from '../config/secret.js';
-import { accountsForShard } from '../config/shard.js';
+import { accountsCovered, coveringShards, replicaAgentName, shardOf } from '../config/shard.js';
 import { switchInMs, type Config, type LivenessConfig, type SharedBudgetConfig } from '../config/types.js';
-import type { LivenessSpec } from '../keeper/liveness.js';
+import { replicaOnSilence, type LivenessSpec } from '../keeper/liveness.js';
 import type { ForeignAccountSpec } from '../keeper/heartbeat-relay.js';
 import type { KeeperAccountSpec } from '../keeper/keeper.js';
 import { VENUE_FACTS } from '../venue/facts.js';
@@ -22,18 +22,24 @@ function describe(source: KeySource | undefined): string {
  */
 export function toAppConfig(config: Config, env: Readonly<Record<string, string | undefined>>): AppConfig {
   const loader = (source: KeySource | undefined) => (source ? async () => (await readKey(source, { env })).reveal() : undefined);
-  const accounts: KeeperAccountSpec[] = accountsForShard(config.accounts, config.shard).map((a) => ({
+  // Every account this instance covers: its shard's, and with replication the previous shard's
+  // too, under an agent of its own (replicaAgentName).
+  const replicated = Math.min(config.shard.replication, config.shard.count) > 1;
+  const accounts: KeeperAccountSpec[] = accountsCovered(config.accounts, config.shard).map(({ account: a, replica }) => ({
     name: a.name,
     address: a.address,
-    agentName: a.agent.name,
+    agentName: replicaAgentName(a.agent.name, replica),
     validDays: a.agent.validDays,
     masterKey: loader(a.masterKey),
-    agentKey: loader(a.agent.key),
+    // A configured agent key is the first replica's: the second generates and approves its own.
+    agentKey: replica === 0 ? loader(a.agent.key) : undefined,
     builderFee: a.builderFee,
     priority: a.priority,
-    identity: [a.address, a.agent.name, describe(a.masterKey), describe(a.agent.key)].join('|'),
-    switch: { ...switchInMs(a.switch), ...(a.liveness ? { onSilence: a.liveness.onSilence } : {}) },
-    ...(a.liveness ? { liveness: livenessOf(a.liveness, env) } : {}),
+    replica,
+    coveringShards: coveringShards(shardOf(a.address, config.shard.count), config.shard),
+    identity: [a.address, replicaAgentName(a.agent.name, replica), describe(a.masterKey), replica === 0 ? describe(a.agent.key) : '-'].join('|'),
+    switch: { ...switchInMs(a.switch), ...(a.liveness ? { onSilence: replicaOnSilence(a.liveness.onSilence, replica) } : {}) },
+    ...(a.liveness ? { liveness: livenessOf(a.liveness, env, replica, replicated && relaysHeartbeats(config)) } : {}),
   }));
   const v = config.venue;
   const foreignAccounts = relaysHeartbeats(config) ? foreignHeartbeatAccounts(config, env) : undefined;
@@ -89,7 +95,7 @@ export function relaysHeartbeats(config: Pick<Config, 'rateLimits' | 'shard'>): 
 
 /** The other shards' heartbeat accounts: their tokens read like this shard's (when the keeper starts or reloads, kept as digests). */
 function foreignHeartbeatAccounts(config: Config, env: Readonly<Record<string, string | undefined>>): ForeignAccountSpec[] {
-  const here = new Set(accountsForShard(config.accounts, config.shard).map((a) => a.name));
+  const here = new Set(accountsCovered(config.accounts, config.shard).map((c) => c.account.name));
   return config.accounts.flatMap((a) => {
     const source = a.liveness?.heartbeat?.token;
     if (here.has(a.name) || !a.liveness || !source) return [];
@@ -103,11 +109,12 @@ function tokenLoader(source: KeySource, env: Readonly<Record<string, string | un
 }
 
 /** An account's liveness in ms, with the heartbeat token read when the keeper starts or reloads (never held in the config). */
-function livenessOf(l: LivenessConfig, env: Readonly<Record<string, string | undefined>>): LivenessSpec {
+function livenessOf(l: LivenessConfig, env: Readonly<Record<string, string | undefined>>, replica = 0, echo = false): LivenessSpec {
   const source = l.heartbeat?.token;
   return {
     silenceMs: l.silenceSeconds * 1000,
-    onSilence: l.onSilence,
+    onSilence: replicaOnSilence(l.onSilence, replica),
+    ...(echo ? { echo } : {}),
     ...(source ? { heartbeat: { token: tokenLoader(source, env) } } : {}),
     ...(l.probe ? { probe: { url: l.probe.url, everyMs: l.probe.everySeconds * 1000, timeoutMs: l.probe.timeoutMs } } : {}),
   };

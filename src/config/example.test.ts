@@ -49,7 +49,7 @@ describe('config/dms-keeper.example.yaml', () => {
     expect(c.accounts[2]!.switchOverrides).toEqual(['deadlineSeconds', 'rearmEverySeconds', 'minHorizonSeconds']);
     expect(c.server).toEqual({ listen: '127.0.0.1:9464', host: '127.0.0.1', port: 9464 });
     expect(c.stateDir).toBe('./state');
-    expect(c.shard).toEqual({ index: 0, count: 1 });
+    expect(c.shard).toEqual({ index: 0, count: 1, replication: 1 });
     // the demo's bots: mm-main and mm-sub share one, arb-desk's falls silent 90 s in, for a minute
     expect(c.accounts.map((a) => a.liveness?.silenceSeconds ?? null)).toEqual([5, 5, 5, null]);
     expect(c.demo).toEqual({ bots: [{ accounts: ['mm-main', 'mm-sub'] }, { accounts: ['arb-desk'], silentAfterSeconds: 90, silentForSeconds: 60 }] });

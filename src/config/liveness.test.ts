@@ -94,3 +94,18 @@ describe('the heartbeat relay (docs/liveness.md, "Fleets")', () => {
     expect(toAppConfig(await parse(fleet('shard: { index: 0, count: 1 }', true), env), { ...BASE_ENV, ...env }).keeper.foreignAccounts).toBeUndefined();
   });
 });
+
+describe('liveness with shard.replication 2', () => {
+  it('the second replica approves its own agent, only stops re-arming on silence, and echoes heartbeats on the relay', async () => {
+    const text = withLiveness('heartbeat: { token: { env: BOT_TOKEN } }') + '\nshard: { index: 0, count: 2, replication: 2 }\nrate_limits:\n  shared: { name: fleet, redis_url: "redis://127.0.0.1:6379" }';
+    const config = await parse(text, TOKEN_ENV);
+    const app = toAppConfig(config, { ...BASE_ENV, ...TOKEN_ENV });
+    const a1 = app.keeper.accounts.find((a) => a.name === 'a1')!;
+    const replica = a1.replica ?? 0;
+    expect(a1.coveringShards).toHaveLength(2);
+    expect(a1.agentName).toBe(replica === 0 ? 'dms-keeper' : 'dms-keeper-2');
+    expect(a1.liveness?.onSilence).toBe(replica === 0 ? 'cancel_soon' : 'stop_rearming');
+    expect(a1.switch.onSilence).toBe(a1.liveness?.onSilence);
+    expect(a1.liveness?.echo).toBe(true);
+  });
+});

@@ -28,7 +28,7 @@ describe('defaults', () => {
       // the venue's published weights
       infoWeights: { frontendOpenOrders: 20, openOrders: 20, clearinghouseState: 2, spotClearinghouseState: 2, userRole: 60, userRateLimit: 20, extraAgents: 20 },
     });
-    expect(c.shard).toEqual({ index: 0, count: 1 });
+    expect(c.shard).toEqual({ index: 0, count: 1, replication: 1 });
     expect(c.stateDir).toBe('./state');
     expect(c.server).toEqual({ listen: '127.0.0.1:9464', host: '127.0.0.1', port: 9464 });
     expect(c.log).toEqual({ level: 'info', format: 'json' });
@@ -159,6 +159,12 @@ describe('cross-field rules (each good and bad, each at its YAML path)', () => {
     // shard.index < shard.count
     ['shard 1 of 2 ok', minimal('shard: { index: 1, count: 2 }'), null],
     ['shard 2 of 2 refused', minimal('shard: { index: 2, count: 2 }'), 'shard.index'],
+    // replication: at most shard.count, on_shutdown keep, a master key to approve the second agent
+    ['replication 2 of 2 ok', minimal('shard: { index: 1, count: 2, replication: 2 }'), null],
+    // scaled down to one instance the fleet keeps working, with one replica (check-config warns)
+    ['replication 2 of 1 ok', minimal('shard: { index: 0, count: 1, replication: 2 }'), null],
+    ['replication 3 refused', minimal('shard: { index: 0, count: 3, replication: 3 }'), 'shard.replication'],
+    ['replication 2 with on_shutdown clear refused', minimal('shard: { index: 0, count: 2, replication: 2 }\nswitch: { on_shutdown: clear }'), 'switch.on_shutdown'],
   ];
   it.each(cases)('%s', async (_name, text, path) => {
     if (path === null) await expect(parse(text)).resolves.toBeDefined();

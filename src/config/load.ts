@@ -12,6 +12,7 @@ import {
   checkUrl,
   exchangePathProblem,
   parseListen,
+  replicationProblems,
   shardProblems,
   topSwitchProblems,
   venueProblems,
@@ -195,7 +196,9 @@ class Loader {
         if (a?.switch?.path !== undefined) this.addRules(exchangePathProblem(['accounts', i, 'switch', 'path'], a.switch.path, simulator, urls.exchangeUrl));
       });
     }
-    this.addRules(shardProblems(this.partial('shard', shard).fields));
+    const shardFields = this.partial('shard', shard).fields;
+    this.addRules(shardProblems(shardFields));
+    if (shardFields.replication !== undefined && shardFields.replication > 1) this.addRules(replicationProblems(swP.fields.on_shutdown, accounts?.parsed ?? []));
     if (demo) this.addRules(demoProblems(demo, simulator, accounts?.parsed ?? []));
     let listen: { host: string; port: number } | undefined;
     if (server) {
@@ -244,7 +247,7 @@ class Loader {
           : {}),
       },
       accounts: accounts.parsed.map((a, i) => toAccount(a as RawAccount, sw, keySources[i] ?? {})),
-      shard: { index: shard.index, count: shard.count },
+      shard: { index: shard.index, count: shard.count, replication: shard.replication },
       stateDir: stateDir ?? defaultStateDir(opts.env),
       server: { listen: server.listen, host: listen.host, port: listen.port },
       log: { level: log.level, format: log.format },

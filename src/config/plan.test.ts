@@ -105,7 +105,7 @@ describe('buildPlan', () => {
     expect(w).toMatch(/server.listen 0.0.0.0:9464 is not loopback/);
     expect(w).toMatch(/venue.simulator is true: base_url, exchange_url and ws_url are ignored/);
 
-    const empty = buildPlan({ ...base, shard: { index: 2, count: 3 } });
+    const empty = buildPlan({ ...base, shard: { index: 2, count: 3, replication: 1 } });
     expect(empty.accounts).toEqual([]);
     expect(empty.warnings.join('\n')).toMatch(/shard 2 of 3 holds none of the 3 accounts/);
 

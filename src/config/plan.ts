@@ -8,7 +8,7 @@ import type { ConfigProblem } from './errors.js';
 import { retriesThatFit } from './rules.js';
 import { isLoopbackHost } from './rules.js';
 import { RETRIES_BEFORE_MIN_HORIZON, retrySlotSeconds } from './schema.js';
-import { accountsForShard } from './shard.js';
+import { accountsCovered } from './shard.js';
 import { switchInMs, type AccountConfig, type Config, type RateLimit, type SwitchConfig } from './types.js';
 import { VENUE_FACTS } from '../venue/facts.js';
 import { accountChecksWeightPerSecond, ADDRESS_BUDGET_READ_EVERY_MS, AGENT_CHECK_EVERY_MS, keeperReadDemand, MAX_READ_STRETCH, readWeightsOf, venueReadWeights, type PlanReadWeights } from '../plan/read-plan.js';
@@ -75,7 +75,7 @@ export interface BudgetUse {
 }
 
 export interface Plan {
-  shard: { index: number; count: number };
+  shard: { index: number; count: number; replication: number };
   accountsTotal: number;
   accounts: PlanAccount[];
   armsPerMinute: number;
@@ -167,11 +167,14 @@ export function configuredLimits(config: Config): { limits: RouteBudgets; share:
 }
 
 function buildPlanWith(config: Config): Plan {
-  const mine = accountsForShard(config.accounts, config.shard);
+  // Every account this instance arms: with replication its shard's and the previous shard's.
+  const covered = accountsCovered(config.accounts, config.shard);
+  const mine = covered.map((c) => c.account);
   const readsEach = 60 / config.watch.ordersEverySeconds + 60 / config.watch.positionsEverySeconds;
   const timeoutMs = config.venue.requestTimeoutMs;
   const { limits, share } = configuredLimits(config);
-  const startupApprovals = mine.reduce((n, a) => n + (a.agent.key ? 0 : 1) + (a.builderFee ? 1 : 0), 0);
+  // A second replica always approves an agent of its own (src/config/shard.ts replicaAgentName).
+  const startupApprovals = covered.reduce((n, c) => n + (c.account.agent.key && c.replica === 0 ? 0 : 1) + (c.account.builderFee ? 1 : 0), 0);
   const inputs = mine.map((a) => ({ ...switchInMs(a.switch), path: a.switch.path, priority: a.priority }));
   // What the keeper runs once every account is armed, and the cold start before it. The configured
   // limits are always known, so both plans come back.
@@ -185,7 +188,8 @@ function buildPlanWith(config: Config): Plan {
       switch: a.switch,
       armsPerMinute: period === null ? 0 : 60_000 / period,
       readsPerMinute: readsEach,
-      actionsPerDay: period === null ? 0 : Math.ceil(86_400_000 / period),
+      // Every replica's re-arms spend the same address budget.
+      actionsPerDay: period === null ? 0 : Math.ceil(86_400_000 / period) * Math.min(config.shard.replication, config.shard.count),
       retriesThatFit: retriesThatFit(a.switch, timeoutMs),
       priority: a.priority,
       effectivePeriodSeconds: period === null ? null : period / 1000,
@@ -287,6 +291,9 @@ function planWarnings(config: Config, mine: AccountConfig[], accounts: PlanAccou
   const w: string[] = [];
   const names = (list: Array<{ name: string }>): string => list.map((a) => a.name).join(', ');
 
+  if (config.shard.replication > config.shard.count) {
+    w.push(`shard.replication is ${config.shard.replication} but shard.count is ${config.shard.count}: with fewer instances than replicas each account is armed by ${config.shard.count} (losing this instance leaves its accounts to their last deadline)`);
+  }
   if (config.accounts.length > 0 && mine.length === 0) {
     w.push(`shard ${config.shard.index} of ${config.shard.count} holds none of the ${config.accounts.length} accounts: this instance protects nothing`);
   }
@@ -360,7 +367,8 @@ function planWarnings(config: Config, mine: AccountConfig[], accounts: PlanAccou
 export function formatPlan(plan: Plan): string {
   const lines: string[] = [];
   lines.push(
-    `Shard ${plan.shard.index} of ${plan.shard.count}: ${plan.accounts.length} of ${plan.accountsTotal} account${plan.accountsTotal === 1 ? '' : 's'} protected here.`,
+    `Shard ${plan.shard.index} of ${plan.shard.count}: ${plan.accounts.length} of ${plan.accountsTotal} account${plan.accountsTotal === 1 ? '' : 's'} protected here` +
+      (plan.shard.replication > 1 ? ` (replication ${plan.shard.replication}: shard ${plan.shard.index}'s and shard ${(plan.shard.index - 1 + plan.shard.count) % plan.shard.count}'s, each also armed by one other instance).` : '.'),
   );
   if (plan.accounts.length > 0) {
     const header = ['account', 'address', 'rearm', 'effective', 'deadline', 'min horizon', 'priority', 'verdict', 'retries', 'path', 'arm when', 'on shutdown', 'arms/min', 'reads/min'];
@@ -440,7 +448,7 @@ export function formatPlan(plan: Plan): string {
   lines.push(`  capacity: about ${plan.cadence.capacityAccounts} accounts of the median shape at the longest periods their margins allow (${plan.accounts.length} configured)`);
   lines.push(`  memory: about ${plan.memory.liveHeapMb} MB of live heap for ${plan.accounts.length} accounts; run Node with NODE_OPTIONS="${plan.memory.nodeOptions}"`);
   const perDay = plan.accounts.reduce((m, a) => Math.max(m, a.actionsPerDay), 0);
-  if (perDay > 0) lines.push(`  venue actions per address: up to ${perDay} per day (one per re-arm)`);
+  if (perDay > 0) lines.push(`  venue actions per address: up to ${perDay} per day (one per re-arm${plan.shard.replication > 1 ? ', of every replica' : ''})`);
   lines.push('');
   if (plan.canHoldEveryHorizon) lines.push('OK: the budget holds every horizon.');
   else {

@@ -94,6 +94,7 @@ export const KEY_MEANINGS: Record<string, string> = {
   shard: 'Which accounts this instance protects: those whose address hashes to `index` of `count` (first 8 bytes of sha256 of the lower-case `0x` address, as an unsigned integer, mod `count`).',
   'shard.index': 'This instance\'s shard, 0 to `count - 1`. systemd\'s `dms-keeper@N` and a StatefulSet ordinal set it from the environment.',
   'shard.count': 'How many instances share the accounts.',
+  'shard.replication': "How many instances protect each account: 1, or 2 (the account's own shard's instance and the next one's both arm it, so a lost instance costs no account its protection). Needs `shard.count` >= 2, `on_shutdown: keep` and a `master_key` for every account (the second instance approves an agent of its own, `<agent.name>-2`); every replica's re-arms spend the address's action budget. See docs/operations.md, \"Replicas\".",
   state_dir: 'Daily trigger counts, start-up pacing and generated agent keys. Default: `$STATE_DIRECTORY` (systemd `StateDirectory=`), else `./state`. The shipped units and the image force it to their state directory.',
   server: 'The ops HTTP server.',
   'server.listen': '`host:port` (IPv6 in brackets) of `/metrics`, `/healthz`, `/readyz`, `/status` and the status page. No authentication: keep it on loopback or a private network.',
@@ -254,7 +255,7 @@ export function configReference(): string {
     '  exits 1 when some account would not keep its `min_horizon_seconds`.',
     '- `accounts[].name` and `accounts[].address` are unique; two accounts under one master need different `agent.name`s.',
     '- `master_key` is required unless `agent.key` is given; `builder_fee` needs `master_key`.',
-    '- `shard.index` < `shard.count`.',
+    '- `shard.index` < `shard.count`; `shard.replication` <= `shard.count`; with `shard.replication: 2`, every account has a `master_key`, `on_shutdown: keep`, and an `agent.name` short enough for `-2` to fit 16 characters.',
     '',
   ];
   return lines.join('\n');

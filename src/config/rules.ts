@@ -11,6 +11,7 @@ import {
   type RawVenue,
 } from './schema.js';
 import { VENUE_FACTS } from '../venue/facts.js';
+import { replicaAgentName } from './shard.js';
 
 /**
  * Cross-field rules: each is a pure function of already-shape-checked sections and returns
@@ -249,8 +250,32 @@ export function parseListen(text: string): Listen | { problem: string } {
 }
 
 export function shardProblems(s: Partial<RawShard>): RuleProblem[] {
-  if (s.index === undefined || s.count === undefined || s.index < s.count) return [];
-  return [{ segments: ['shard', 'index'], message: `is ${s.index}; must be less than shard.count (${s.count}): indexes run 0..${s.count - 1}` }];
+  const out: RuleProblem[] = [];
+  if (s.index !== undefined && s.count !== undefined && s.index >= s.count) out.push({ segments: ['shard', 'index'], message: `is ${s.index}; must be less than shard.count (${s.count}): indexes run 0..${s.count - 1}` });
+  return out;
+}
+
+/**
+ * With `shard.replication: 2` two instances arm each account, each with its own agent (the second
+ * named `<agent.name>-2`, see shard.ts replicaAgentName). A clean stop of one must not disarm what
+ * the other keeps armed, so `on_shutdown: clear` is refused; and the second agent's name must fit
+ * the venue's limit.
+ */
+export function replicationProblems(topOnShutdown: string | undefined, accounts: ReadonlyArray<RawAccount | undefined>): RuleProblem[] {
+  const out: RuleProblem[] = [];
+  const why = 'with shard.replication 2 another instance keeps this account armed; a clean stop of one must not disarm it: use keep';
+  if (topOnShutdown === 'clear') out.push({ segments: ['switch', 'on_shutdown'], message: `is clear; ${why}` });
+  accounts.forEach((a, i) => {
+    if (a?.switch?.on_shutdown === 'clear') out.push({ segments: ['accounts', i, 'switch', 'on_shutdown'], message: `is clear; ${why}` });
+    if (a !== undefined && a.master_key === undefined) {
+      out.push({ segments: ['accounts', i, 'master_key'], message: 'is missing; with shard.replication 2 the second instance approves an agent of its own, which only the master key can sign' });
+    }
+    const name = a?.agent?.name;
+    if (name !== undefined && replicaAgentName(name, 1).length > VENUE_FACTS.agentNameMaxChars) {
+      out.push({ segments: ['accounts', i, 'agent', 'name'], message: `is ${name.length} characters; with shard.replication 2 the second instance's agent is named "${replicaAgentName(name, 1)}", over the venue's ${VENUE_FACTS.agentNameMaxChars}: shorten it` });
+    }
+  });
+  return out;
 }
 
 /** What identifies an account for the uniqueness rules; taken from the raw item when its shape failed. */

@@ -71,7 +71,7 @@ export const CONFIG_DEFAULTS = {
   },
   agent: { name: 'dms-keeper', valid_days: 30 },
   liveness: { silence_seconds: 10, on_silence: 'cancel_soon', probe: { every_seconds: 1, timeout_ms: 1000 } },
-  shard: { index: 0, count: 1 },
+  shard: { index: 0, count: 1, replication: 1 },
   server: { listen: DEFAULT_LISTEN },
   log: { level: 'info', format: 'json' },
 } as const;
@@ -327,6 +327,8 @@ export const AccountSchema = z.strictObject({
 export const ShardSchema = z.strictObject({
   index: z.int().min(0).default(D.shard.index),
   count: z.int().min(1).default(D.shard.count),
+  /** How many instances protect each account: 1, or 2 (this shard's and the previous one's instance both arm it). */
+  replication: z.int().min(1).max(2).default(D.shard.replication),
 });
 
 export const ServerSchema = z.strictObject({

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { accountsForShard, shardOf } from './shard.js';
+import { accountsCovered, accountsForShard, coveringShards, replicaAgentName, shardOf } from './shard.js';
 
 describe('shardOf', () => {
   // Pinned with coreutils, independently of this code:
@@ -41,5 +41,33 @@ describe('accountsForShard', () => {
     const shards = [0, 1, 2].map((index) => accountsForShard(accounts, { index, count: 3 }).map((a) => a.name));
     expect(shards).toEqual([['a2'], ['a1', 'a3'], []]);
     expect(accountsForShard(accounts, { index: 0, count: 1 })).toEqual(accounts);
+  });
+});
+
+describe('replication: each account on its shard\'s instance and the next one\'s', () => {
+  const accounts = Array.from({ length: 60 }, (_, i) => ({ name: `a${i}`, address: `0x${i.toString(16).padStart(40, '0')}` }));
+  it('with 3 instances and replication 2, every account is covered by exactly two of them, which differ', () => {
+    const coverers = new Map<string, number[]>();
+    for (let index = 0; index < 3; index++) {
+      for (const { account, replica } of accountsCovered(accounts, { index, count: 3, replication: 2 })) {
+        coverers.set(account.name, [...(coverers.get(account.name) ?? []), index]);
+        expect(coveringShards(shardOf(account.address, 3), { count: 3, replication: 2 })[replica]).toBe(index);
+      }
+    }
+    expect(coverers.size).toBe(60);
+    for (const shards of coverers.values()) expect(new Set(shards).size).toBe(2);
+  });
+
+  it('replica 0 are the shard\'s own accounts, first; replication 1 is the plain shard', () => {
+    const covered = accountsCovered(accounts, { index: 1, count: 3, replication: 2 });
+    const own = accountsForShard(accounts, { index: 1, count: 3 });
+    expect(covered.filter((c) => c.replica === 0).map((c) => c.account)).toEqual(own);
+    expect(covered.filter((c) => c.replica === 1).map((c) => c.account)).toEqual(accountsForShard(accounts, { index: 0, count: 3 }));
+    expect(accountsCovered(accounts, { index: 1, count: 3 }).map((c) => c.account)).toEqual(own);
+  });
+
+  it('each replica approves an agent of its own name', () => {
+    expect(replicaAgentName('dms-keeper', 0)).toBe('dms-keeper');
+    expect(replicaAgentName('dms-keeper', 1)).toBe('dms-keeper-2');
   });
 });

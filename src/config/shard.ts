@@ -18,7 +18,40 @@ export function shardOf(address: string, count: number): number {
   return Number(digest.readBigUInt64BE(0) % BigInt(count));
 }
 
-/** The accounts shard `index` of `count` protects, in their original order. Pure. */
+/** The accounts shard `index` of `count` holds (replica 0), in their original order. Pure. */
 export function accountsForShard<T extends { address: string }>(accounts: readonly T[], shard: { index: number; count: number }): T[] {
   return accounts.filter((a) => shardOf(a.address, shard.count) === shard.index);
+}
+
+/**
+ * Replication (DESIGN.md section 7, "Replicas"): with `replication` 2 every account is protected by
+ * two instances, its shard's (replica 0) and the next one's (replica 1): instance `index` covers
+ * its own shard and shard `index - 1`. Both arm (active-active): the latest arm sets the deadline,
+ * so either alone keeps every horizon, and a lost instance costs no account its protection. The
+ * two replicas of a shard are neighbours, so spreading the pods over nodes (topology spread) puts
+ * them on different nodes. Pure; in the original order, replica 0 accounts first.
+ */
+export function accountsCovered<T extends { address: string }>(accounts: readonly T[], shard: { index: number; count: number; replication?: number }): Array<{ account: T; replica: number }> {
+  const replication = Math.min(shard.replication ?? 1, shard.count);
+  const out: Array<{ account: T; replica: number }> = [];
+  for (let replica = 0; replica < replication; replica++) {
+    const held = (shard.index - replica + shard.count) % shard.count;
+    for (const account of accountsForShard(accounts, { index: held, count: shard.count })) out.push({ account, replica });
+  }
+  return out;
+}
+
+/** The shards whose instances cover an account of shard `held`: its own, then the next ones. */
+export function coveringShards(held: number, shard: { count: number; replication?: number }): number[] {
+  const replication = Math.min(shard.replication ?? 1, shard.count);
+  return Array.from({ length: replication }, (_, r) => (held + r) % shard.count);
+}
+
+/**
+ * The agent a replica approves: replica 0 the configured name, replica 1 `<name>-2`. Two instances
+ * must not share a named agent: approving the same name again replaces it, and each would keep
+ * revoking the other's. The venue allows 3 named agents per account; replication uses two.
+ */
+export function replicaAgentName(name: string, replica: number): string {
+  return replica === 0 ? name : `${name}-${replica + 1}`;
 }

@@ -130,7 +130,7 @@ export interface Config {
   rateLimits: { global: RateLimit; scheduleCancel: RateLimit; exchange: RateLimit; shared?: SharedBudgetConfig; infoWeights: InfoWeights };
   /** Every account in the file, in file order; `accountsForShard` picks this instance's. */
   accounts: AccountConfig[];
-  shard: { index: number; count: number };
+  shard: { index: number; count: number; replication: number };
   /** As written, or `$STATE_DIRECTORY`, or `./state`; a relative path is relative to the working directory. */
   stateDir: string;
   /** `listen` as written; `host` without IPv6 brackets, ready for `server.listen(port, host)`. */

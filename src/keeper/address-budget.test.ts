@@ -15,6 +15,11 @@ describe('budgetLow: a day of re-arms against the share of the actions left', ()
   ])('%i left, every %i ms, share %f: %i a day, low %s', (left, periodMs, share, perDay, low) => {
     expect(budgetLow(left, periodMs, share)).toEqual({ rearmsPerDay: perDay, low });
   });
+
+  it('two replicas arming the account spend its budget twice', () => {
+    expect(budgetLow(20_000, 15_000, 0.5)).toEqual({ rearmsPerDay: 5_760, low: false });
+    expect(budgetLow(20_000, 15_000, 0.5, 2)).toEqual({ rearmsPerDay: 11_520, low: true });
+  });
 });
 
 describe('belowVolumeGate: cumVlm against the venue\'s $1,000,000', () => {

@@ -70,9 +70,12 @@ export interface AddressBudgetDeps {
   onReadFailed: (m: Managed, f: ReadFailure) => void;
 }
 
-/** A day of re-arms at `periodMs`, and whether it takes more than `share` of `left`. */
-export function budgetLow(left: number, periodMs: number, share: number): { rearmsPerDay: number; low: boolean } {
-  const rearmsPerDay = Math.ceil(DAY_MS / periodMs);
+/**
+ * A day of re-arms at `periodMs` by each of `replicas` instances (`shard.replication`: every
+ * replica's arms spend the same address budget), and whether it takes more than `share` of `left`.
+ */
+export function budgetLow(left: number, periodMs: number, share: number, replicas = 1): { rearmsPerDay: number; low: boolean } {
+  const rearmsPerDay = Math.ceil(DAY_MS / periodMs) * replicas;
   return { rearmsPerDay, low: left <= 0 || rearmsPerDay > share * left };
 }
 
@@ -152,7 +155,7 @@ export class AddressBudgets {
     const before = this.views.get(account);
     const periodMs = this.deps.periodMs(m);
     const share = this.deps.warnShare();
-    const { rearmsPerDay, low } = budgetLow(left, periodMs, share);
+    const { rearmsPerDay, low } = budgetLow(left, periodMs, share, m.spec.coveringShards?.length ?? 1);
     const below = belowVolumeGate(r.cumVlm);
     this.views.set(account, { cumVlm: r.cumVlm, used: r.nRequestsUsed, cap: r.nRequestsCap, left, belowVolumeGate: below, low });
     this.deps.metrics.addressActionsLeft.set({ account }, left);

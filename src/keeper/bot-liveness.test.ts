@@ -20,6 +20,25 @@ function setup(probe?: ProbeFn) {
 const heartbeat = (silenceMs = 5_000): LivenessSpec => ({ silenceMs, onSilence: 'cancel_soon', heartbeat: { token: async () => TOKEN } });
 
 describe('BotLiveness', () => {
+  it('a replicated account (echo): its heartbeats are applied here and published for the other replica; without echo, not published', async () => {
+    const clock = new FakeClock(Date.UTC(2026, 10, 22, 12));
+    const published: string[][] = [];
+    const bots = new BotLiveness({
+      clock,
+      metrics: createMetrics({ version: 't', defaultMetrics: false }),
+      logger: log,
+      onChange: () => undefined,
+      foreign: { target: () => undefined, counted: () => undefined, relay: (accounts) => (published.push([...accounts]), true) },
+    });
+    await bots.configure('r', { ...heartbeat(), echo: true }, log);
+    await bots.configure('p', heartbeat(), log);
+    const beat = (names: string[]) => bots.heartbeat({ authorization: `Bearer ${TOKEN}`, body: JSON.stringify({ accounts: names }) });
+    expect(beat(['r', 'p']).status).toBe(200);
+    expect(published).toEqual([['r']]);
+    expect(bots.view('r')!.state).toBe('alive');
+    bots.stop();
+  });
+
   it('a bot falls silent exactly silence_ms after its last heartbeat, however many heartbeats came before; back on the next one', async () => {
     const s = setup();
     await s.bots.configure('a', heartbeat(), log);

@@ -185,6 +185,9 @@ export class BotLiveness {
       this.deps.metrics.heartbeats.inc({ account });
       this.seen(account, e, now, 'heartbeat');
     }
+    // This shard's accounts another replica arms too: published for it, best effort (heard here already).
+    const echo = own.filter((a) => this.bots.get(a)!.spec.echo);
+    if (echo.length > 0) foreign?.relay(echo);
     const away = r.accounts.filter((a) => !this.bots.has(a));
     if (away.length === 0 || !foreign) return { status: 200, body: { status: 'ok', accounts: r.accounts, silence_seconds: r.silenceMs / 1000 } };
     for (const account of away) foreign.counted(account, now);

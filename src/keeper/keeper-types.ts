@@ -34,6 +34,10 @@ export interface KeeperAccountSpec extends ProvisionSpec {
   identity: string;
   /** Re-armed only while its bot is alive (docs/liveness.md); absent: while the keeper runs. */
   liveness?: LivenessSpec;
+  /** Which of the account's replicas this instance is (`shard.replication`; src/config/shard.ts): 0 its shard's, 1 the next one's. Absent: 0. */
+  replica?: number;
+  /** The shards whose instances arm this account (shown in /status); absent: this instance alone. */
+  coveringShards?: readonly number[];
 }
 
 export interface KeeperOptions {
@@ -171,6 +175,11 @@ export interface AccountStatus {
    * same figures `check-config` prints for it.
    */
   plan: { route: ArmRoute; verdict: string } | null;
+  /**
+   * Which instances arm it (`shard.replication`): the shards whose instances cover it, and which of
+   * them this one is (0: the account's own shard's). One shard when not replicated.
+   */
+  coverage: { shards: number[]; replica: number } | null;
   /** The last scheduled cancel that fired since the keeper started (null: none). */
   last_cancel_fired: LastCancelFired | null;
   /** The address's action budget at the last `userRateLimit` read (null: none yet). */

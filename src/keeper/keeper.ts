@@ -309,6 +309,8 @@ export class Keeper {
       this.accounts.set(spec.name, m);
       this.gate.added(spec.name, spec.switch);
       initAccountSeries(this.deps.metrics, spec.name);
+      this.deps.metrics.accountReplicas.set({ account: spec.name }, spec.coveringShards?.length ?? 1);
+      this.deps.metrics.accountReplica.set({ account: spec.name }, spec.replica ?? 0);
       this.deps.metrics.triggersToday.set({ account: spec.name }, this.deps.triggers.get(spec.name));
       return m;
     });

@@ -19,6 +19,24 @@ export interface LivenessSpec {
   heartbeat?: { token: () => Promise<string> };
   /** The keeper GETs the bot's health URL: 2xx within `timeoutMs` is alive. */
   probe?: { url: string; everyMs: number; timeoutMs: number };
+  /**
+   * Another instance arms this account too (`shard.replication`): heartbeats heard here are also
+   * published on the fleet's relay, so both replicas judge the bot on the same heartbeats.
+   */
+  echo?: boolean;
+}
+
+/**
+ * What a replica does when the account's bot falls silent. Only the account's own shard's instance
+ * (replica 0) brings the deadline near; another replica only stops re-arming. Two replicas that
+ * both sent cancel-soon would agree while they hear the same heartbeats, but if one of them stops
+ * hearing (the relay down, a bot reaching only one pod) its 6 s deadline could land after the
+ * other's normal re-arm and cancel a live bot's orders. Stopping is safe either way: the replica
+ * that still hears the bot keeps it armed, and a bot nobody hears is cancelled at the last deadline
+ * (at once by replica 0, if it is alive). Pure.
+ */
+export function replicaOnSilence(onSilence: OnSilence, replica: number): OnSilence {
+  return replica === 0 ? onSilence : 'stop_rearming';
 }
 
 /** The day's fired cancels the venue still allows an account: what a silent bot's cancel would spend. */

@@ -91,6 +91,8 @@ export interface KeeperMetrics {
   // bot liveness (docs/liveness.md): only accounts with `liveness:` have these series
   /** 1 while the account's bot counts as alive (heard from within the silence, or the start's grace), 0 silent. */
   botAlive: AccountFamily;
+  accountReplicas: AccountFamily;
+  accountReplica: AccountFamily;
   botLastSeen: AccountFamily;
   botSilences: AccountFamily;
   cancelSoon: AccountFamily;
@@ -177,6 +179,8 @@ export function createMetrics(opts: { version: string; defaultMetrics?: boolean;
     budgetMode: new Gauge({ name: 'dms_keeper_budget_mode', help: 'The request budget in force: local (this instance), shared (with the other instances of rate_limits.shared.name, through Redis) or local_fallback (Redis unreachable: this instance\'s share)', labelNames: ['mode'], registers: r }),
     sharedBudgetBypass: new Counter({ name: 'dms_keeper_shared_budget_bypass_total', help: 'Requests sent without their token from the shared budget (rate_limits.shared) because their account would otherwise have passed its deadline, by class (arm)', labelNames: ['class'], registers: r }),
     sharedBudgetShed: new Counter({ name: 'dms_keeper_shared_budget_shed_total', help: 'Requests dropped because their token from the shared budget did not come within their wait (first arms, approvals, resolves: 60 s; reads: their max wait), by class', labelNames: ['class'], registers: r }),
+    accountReplicas: new AccountFamily({ name: 'dms_keeper_account_replicas', help: 'How many instances arm the account (shard.replication; /status accounts[].coverage names their shards)', type: 'gauge', table, registers: r }),
+    accountReplica: new AccountFamily({ name: 'dms_keeper_account_replica', help: "Which of the account's replicas this instance is: 0 the account's own shard's instance, 1 the next shard's", type: 'gauge', table, registers: r }),
     botAlive: new AccountFamily({ name: 'dms_keeper_bot_alive', help: "1 while the account's bot counts as alive (a heartbeat or a passing probe within liveness.silence_seconds, or the keeper's start-up grace), 0 once silent; only accounts with liveness", type: 'gauge', table, registers: r }),
     botLastSeen: new AccountFamily({ name: 'dms_keeper_bot_last_seen_timestamp_seconds', help: "Local time of the bot's last heartbeat or passing probe (Unix seconds); absent until seen", type: 'gauge', table, registers: r }),
     botSilences: new AccountFamily({ name: 'dms_keeper_bot_silences_total', help: "Times the account's bot was judged silent (its re-arms stopped)", type: 'counter', table, registers: r }),
