@@ -7,11 +7,12 @@
  *   - the keeper's pods spread over nodes (topologySpreadConstraints on kubernetes.io/hostname);
  *   - shard coverage: for 1, 2 and 5 replicas (scaled with the patch docs/operations.md shows),
  *     pods dms-keeper-0..N-1, each with the ConfigMap's config and exactly the environment the
- *     manifest gives it, cover every account exactly once, by the keeper's own shard function
- *     (the built CLI's check-config);
+ *     manifest gives it, cover every account twice (replication 2; once with a single pod), by the
+ *     keeper's own shard function (the built CLI's check-config);
  *   - a keeper started with exactly what the StatefulSet gives pod 1 of 2 (image entrypoint and
  *     the container's args, its environment, the ConfigMap's file, the Secret's files as the init
- *     container copies them) protects exactly its shard against the venue simulator.
+ *     container copies them) protects its shard and, as second replica, the other one, against the
+ *     venue simulator.
  * A pod's paths (mounts, the image's /app) are mapped onto temporary directories and the repo.
  */
 import { execFile, spawn } from 'node:child_process';
@@ -348,7 +349,7 @@ describeRender('Kubernetes manifests (kubectl kustomize, no cluster)', () => {
     [BASE, 8],
     [OVERLAY, 4],
   ])('%s: shard coverage by the built CLI', (base, accounts) => {
-    it.each([1, 2, 5])('%i pods cover every account exactly once; each has the heap its shard needs', async (n) => {
+    it.each([1, 2, 5])('%i pods cover every account twice (replication 2; once with one pod); each has the heap its accounts need', async (n) => {
       const objs = await render(await scaled(base, n).then((d) => d.slice(ROOT.length + 1)));
       const sts = statefulSet(objs);
       expect(sts.spec.replicas).toBe(n);
@@ -367,7 +368,7 @@ describeRender('Kubernetes manifests (kubectl kustomize, no cluster)', () => {
       );
       for (const { i, r, env, container } of pods) {
         expect(r.code, r.out).toBe(0);
-        const head = /^Shard (\d+) of (\d+): (\d+) of (\d+) accounts protected here\.$/m.exec(r.out);
+        const head = /^Shard (\d+) of (\d+): (\d+) of (\d+) accounts protected here\b/m.exec(r.out);
         expect(head?.slice(1).map(Number), r.out).toEqual([i, n, expect.any(Number), accounts]);
         const mine = [...r.out.matchAll(/^ {2}\S+\s+(0x[0-9a-f]{40})\s/gm)].map((m) => m[1]!);
         expect(mine.length).toBe(Number(head![3]));
@@ -379,7 +380,13 @@ describeRender('Kubernetes manifests (kubectl kustomize, no cluster)', () => {
         const limitMi = Number(/^(\d+)Mi$/.exec(container.resources?.limits?.memory ?? '')?.[1]);
         expect(limitMi).toBeGreaterThanOrEqual(heapFlag(env.NODE_OPTIONS!) + 100); // RSS runs ~100 MB above the heap limit
       }
-      expect(seen.sort()).toEqual([...all].sort());
+      // Every account on exactly min(2, n) pods, never twice on one (the base runs replication 2).
+      const replicas = Math.min(2, n);
+      expect(seen.sort()).toEqual(Array.from({ length: replicas }, () => all).flat().sort());
+      for (const pod of pods) {
+        const listed = [...pod.r.out.matchAll(/^ {2}\S+\s+(0x[0-9a-f]{40})\s/gm)].map((m) => m[1]!);
+        expect(new Set(listed).size).toBe(listed.length);
+      }
       if (n > 1) expect(new Set(seen.map((a) => shardOf(a, n))).size).toBeGreaterThan(1);
     }, 60_000);
   });
@@ -396,7 +403,7 @@ describeRender('Kubernetes manifests (kubectl kustomize, no cluster)', () => {
     expect(r.out).toContain('DMS_KEEPER_REDIS_SERVICE_HOST');
   });
 
-  it("a keeper started as the StatefulSet starts pod 1 of 2 protects exactly shard 1, and stops in its grace period with every arm kept", async () => {
+  it("a keeper started as the StatefulSet starts pod 1 of 2 protects shard 1 and, as its second replica, shard 0, and stops in its grace period with every arm kept", async () => {
     const objs = await render(BASE);
     const sts = statefulSet(objs);
     expect(sts.spec.replicas).toBe(2);
@@ -431,11 +438,14 @@ describeRender('Kubernetes manifests (kubectl kustomize, no cluster)', () => {
       await new Promise((res) => setTimeout(res, 200));
     }
     const status = (await getJson(`http://127.0.0.1:${port}/status`)).body as Status;
-    expect(status.accounts.map((a) => a.name).sort()).toEqual(mine.map((a) => a.name).sort());
+    // replication 2 on two pods: every account, shard 1's as replica 0 and shard 0's as replica 1.
+    expect(status.accounts.map((a) => a.name).sort()).toEqual([...mine, ...theirs].map((a) => a.name).sort());
+    const replicaOf = new Map((status.accounts as Array<{ name: string; coverage: { replica: number; shards: number[] } | null }>).map((a) => [a.name, a.coverage]));
+    for (const a of mine) expect(replicaOf.get(a.name)).toEqual({ replica: 0, shards: [1, 0] });
+    for (const a of theirs) expect(replicaOf.get(a.name)).toEqual({ replica: 1, shards: [0, 1] });
     const venueSchedule = async (address: string) =>
       ((await getJson(`${sim.url}/_sim/state?account=${address}`)).body as { account: { schedule: { timeMs: number | null } } }).account.schedule.timeMs;
-    for (const a of mine) expect(await venueSchedule(a.address), a.name).not.toBeNull();
-    for (const a of theirs) expect(await venueSchedule(a.address), a.name).toBeNull();
+    for (const a of [...mine, ...theirs]) expect(await venueSchedule(a.address), a.name).not.toBeNull();
 
     // SIGTERM, as the kubelet sends it: a clean stop well inside terminationGracePeriodSeconds,
     // and every arm still in place (on_shutdown: keep).
