@@ -29,7 +29,9 @@ export function redisHeartbeatBus(pub: PubSubClient, sub: PubSubClient, channel:
     sub.subscribe(channel).then(
       () => {
         subscribed = true;
-        report();
+        // Subscribed before the publisher is ready is not an outage either (it raced the start's
+        // check 1 run in 3): the whole coming up is reported, by whichever side is ready last.
+        if (up()) report();
       },
       (err: unknown) => {
         lastError = (err as Error).message;
