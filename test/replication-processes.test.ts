@@ -12,9 +12,9 @@
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { benchAddresses, benchKey } from '../bench/keys.js';
-import { freePort, getJson, startCli, tempDir, writeKey, type Proc } from './support/cli.js';
-import { startSim } from './support/keeper-process.js';
+import { benchAddresses } from '../bench/keys.js';
+import { getJson, startCli, type Proc } from './support/cli.js';
+import { fleetMember, startSim } from './support/keeper-process.js';
 
 const N = 60;
 const COUNT = 3;
@@ -47,17 +47,9 @@ interface Instance {
 }
 
 async function instance(simUrl: string, index: number, replication: number): Promise<Instance> {
-  const dir = await tempDir('dmsk-replica-');
-  const creds = join(dir, 'creds');
-  for (let i = 0; i < N; i++) await writeKey(creds, `a${i}.master`, benchKey(i));
-  const listen = await freePort();
-  const accounts = ADDRESSES.map((a, i) => `  - { name: a${i}, address: "${a}", master_key: { file: a${i}.master } }`).join('\n');
+  const { dir, creds, listen, venueYaml, accountsYaml: accounts } = await fleetMember(simUrl, ADDRESSES, 'dmsk-replica-');
   // The three share the simulator's one schedule-cancel window (600 a minute): a third each.
-  const yaml = `venue:
-  base_url: ${simUrl}
-  exchange_url: ${simUrl}
-  ws_url: ${simUrl.replace('http', 'ws')}
-  request_timeout_ms: 2000
+  const yaml = `${venueYaml}
 switch: { deadline_seconds: 60, rearm_every_seconds: 15, min_horizon_seconds: 20, on_shutdown: keep }
 watch: { orders_every_seconds: 300, positions_every_seconds: 600, notifications: false }
 rate_limits:

@@ -16,9 +16,9 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runShards } from '../bench/budget-scenarios.js';
-import { benchAddresses, benchKey } from '../bench/keys.js';
-import { freePort, getJson, startCli, tempDir, writeKey, type Proc } from './support/cli.js';
-import { startSim } from './support/keeper-process.js';
+import { benchAddresses } from '../bench/keys.js';
+import { getJson, startCli, type Proc } from './support/cli.js';
+import { fleetMember, startSim } from './support/keeper-process.js';
 import { findRedisServer, noRedisMessage, startRedis, type TestRedis } from './support/redis.js';
 
 const N = 16;
@@ -47,16 +47,8 @@ async function venue(): Promise<string> {
 }
 
 async function keeper(simUrl: string, shard: number, shared?: string): Promise<{ proc: Proc; ops: string }> {
-  const dir = await tempDir('dmsk-shared-');
-  const creds = join(dir, 'creds');
-  for (let i = 0; i < N; i++) await writeKey(creds, `a${i}.master`, benchKey(i));
-  const listen = await freePort();
-  const accounts = ADDRESSES.map((a, i) => `  - { name: a${i}, address: "${a}", master_key: { file: a${i}.master } }`).join('\n');
-  const yaml = `venue:
-  base_url: ${simUrl}
-  exchange_url: ${simUrl}
-  ws_url: ${simUrl.replace('http', 'ws')}
-  request_timeout_ms: 2000
+  const { dir, creds, listen, venueYaml, accountsYaml: accounts } = await fleetMember(simUrl, ADDRESSES, 'dmsk-shared-');
+  const yaml = `${venueYaml}
 switch: { deadline_seconds: 60, rearm_every_seconds: 30, min_horizon_seconds: 20 }
 watch: { orders_every_seconds: 300, positions_every_seconds: 600, notifications: false }
 rate_limits:

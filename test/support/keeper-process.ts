@@ -1,6 +1,7 @@
 /** A keeper process and a simulator process, for the CLI and process-fault tests. */
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { benchKey } from '../../bench/keys.js';
 import { demoAddress, demoMasterKey } from '../../src/sim/venue/demo.js';
 import { freePort, getJson, startCli, tempDir, writeKey, type Proc } from './cli.js';
 
@@ -60,3 +61,22 @@ export async function simAccount(simUrl: string, address: string): Promise<{ sch
   return { ...body.account, nowMs: body.nowMs };
 }
 
+
+/**
+ * One keeper of a fleet on the simulator, for the multi-process tests: a temp dir, each bench
+ * account's master key in `creds`, a free ops port, and the config's venue section and accounts
+ * list (the caller writes the rest).
+ */
+export async function fleetMember(simUrl: string, addresses: readonly string[], prefix: string): Promise<{ dir: string; creds: string; listen: number; venueYaml: string; accountsYaml: string }> {
+  const dir = await tempDir(prefix);
+  const creds = join(dir, 'creds');
+  for (let i = 0; i < addresses.length; i++) await writeKey(creds, `a${i}.master`, benchKey(i));
+  const listen = await freePort();
+  const accountsYaml = addresses.map((a, i) => `  - { name: a${i}, address: "${a}", master_key: { file: a${i}.master } }`).join('\n');
+  const venueYaml = `venue:
+  base_url: ${simUrl}
+  exchange_url: ${simUrl}
+  ws_url: ${simUrl.replace('http', 'ws')}
+  request_timeout_ms: 2000`;
+  return { dir, creds, listen, venueYaml, accountsYaml };
+}
