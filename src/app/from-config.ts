@@ -1,5 +1,5 @@
 import { readKey, readPassword, readToken, type KeySource } from '../config/secret.js';
-import { accountsCovered, coveringShards, replicaAgentName, shardOf } from '../config/shard.js';
+import { accountsCovered, replicaAgentName } from '../config/shard.js';
 import { switchInMs, type Config, type LivenessConfig, type SharedBudgetConfig } from '../config/types.js';
 import { replicaOnSilence, type LivenessSpec } from '../keeper/liveness.js';
 import type { ForeignAccountSpec } from '../keeper/heartbeat-relay.js';
@@ -25,7 +25,7 @@ export function toAppConfig(config: Config, env: Readonly<Record<string, string 
   // Every account this instance covers: its shard's, and with replication the previous shard's
   // too, under an agent of its own (replicaAgentName).
   const replicated = Math.min(config.shard.replication, config.shard.count) > 1;
-  const accounts: KeeperAccountSpec[] = accountsCovered(config.accounts, config.shard).map(({ account: a, replica }) => ({
+  const accounts: KeeperAccountSpec[] = accountsCovered(config.accounts, config.shard).map(({ account: a, replica, shards }) => ({
     name: a.name,
     address: a.address,
     agentName: replicaAgentName(a.agent.name, replica),
@@ -36,7 +36,7 @@ export function toAppConfig(config: Config, env: Readonly<Record<string, string 
     builderFee: a.builderFee,
     priority: a.priority,
     replica,
-    coveringShards: coveringShards(shardOf(a.address, config.shard.count), config.shard),
+    coveringShards: shards,
     identity: [a.address, replicaAgentName(a.agent.name, replica), describe(a.masterKey), replica === 0 ? describe(a.agent.key) : '-'].join('|'),
     switch: { ...switchInMs(a.switch), ...(a.liveness ? { onSilence: replicaOnSilence(a.liveness.onSilence, replica) } : {}) },
     ...(a.liveness ? { liveness: livenessOf(a.liveness, env, replica, replicated && relaysHeartbeats(config)) } : {}),

@@ -29,14 +29,19 @@ export function accountsForShard<T extends { address: string }>(accounts: readon
  * its own shard and shard `index - 1`. Both arm (active-active): the latest arm sets the deadline,
  * so either alone keeps every horizon, and a lost instance costs no account its protection. The
  * two replicas of a shard are neighbours, so spreading the pods over nodes (topology spread) puts
- * them on different nodes. Pure; in the original order, replica 0 accounts first.
+ * them on different nodes. Pure; in the original order, replica 0 accounts first, each with the shards
+ * whose instances cover it (coveringShards).
  */
-export function accountsCovered<T extends { address: string }>(accounts: readonly T[], shard: { index: number; count: number; replication?: number }): Array<{ account: T; replica: number }> {
+export function accountsCovered<T extends { address: string }>(
+  accounts: readonly T[],
+  shard: { index: number; count: number; replication?: number },
+): Array<{ account: T; replica: number; shards: number[] }> {
   const replication = Math.min(shard.replication ?? 1, shard.count);
-  const out: Array<{ account: T; replica: number }> = [];
+  const out: Array<{ account: T; replica: number; shards: number[] }> = [];
   for (let replica = 0; replica < replication; replica++) {
     const held = (shard.index - replica + shard.count) % shard.count;
-    for (const account of accountsForShard(accounts, { index: held, count: shard.count })) out.push({ account, replica });
+    const shards = coveringShards(held, shard);
+    for (const account of accountsForShard(accounts, { index: held, count: shard.count })) out.push({ account, replica, shards });
   }
   return out;
 }

@@ -33,19 +33,16 @@ export interface SharedDemand {
  * (cold-start.ts).
  */
 export class CadenceControl {
-  /** The plan in force (plan/budget-plan.ts). */
+  /** The plan in force (plan/budget-plan.ts), and the accounts it was made for (its inputs' order). */
   private plan?: BudgetPlan;
-  /** Effective re-arm period per account name; null: over_budget. */
-  private periods = new Map<string, number | null>();
+  private plannedSpecs: readonly KeeperAccountSpec[] = [];
   /** Re-arm slots at the planned arm rate (rebuilt when the plan's rate changes). */
   private calendar?: SlotCalendar;
 
-  /** Each account's index in the plan in force (its inputs' order). */
+  /** Each account's index in the plan in force. */
   private indexOf = new Map<string, number>();
   /** The cold start's provisioning left, as last told (null: none under way). */
   private provisioning: Provisioning | null = null;
-  /** The planned route of each rest_then_exchange account. */
-  private routes = new Map<string, ArmRoute>();
   private share = 1;
   /** The stretch the watchers' read periods run at (applyReads). */
   private appliedReadStretch = 1;
@@ -118,11 +115,6 @@ export class CadenceControl {
     return c ? { order: c.order, perSecond: c.windowPerSecond } : { order: 'interleaved', perSecond: 0 };
   }
 
-  /** The usable arm rate of the plan in force (arms per second), 0 before the first plan. */
-  usablePerSecond(): number {
-    return this.plan?.usablePerSecond ?? 0;
-  }
-
   /**
    * Tells the other instances what this one will spend: arms per second at the accounts' longest
    * safe periods (the least it needs), and the provisioning requests still to send.
@@ -135,22 +127,29 @@ export class CadenceControl {
   }
 
   effectiveSettings(spec: KeeperAccountSpec): SwitchSettings {
-    const period = this.periods.get(spec.name);
-    if (period === undefined) return spec.switch;
-    if (period === null) return { ...spec.switch, overBudget: true };
-    const route = this.routes.get(spec.name);
-    return { ...spec.switch, rearmEveryMs: period, ...(route ? { preferredPath: route } : {}) };
+    const planned = this.planned(spec.name);
+    if (!planned) return spec.switch;
+    if (planned.periodMs === null) return { ...spec.switch, overBudget: true };
+    // The plan's route matters only where the account may take either (rest_then_exchange).
+    return { ...spec.switch, rearmEveryMs: planned.periodMs, ...(spec.switch.path === 'rest_then_exchange' ? { preferredPath: planned.route } : {}) };
   }
 
   /** The plan's route and verdict for an account (null before the first plan, or for one it does not know). */
   accountPlan(name: string): { route: ArmRoute; verdict: string } | null {
-    const i = this.indexOf.get(name);
-    const plan = this.plan;
-    return plan && i !== undefined ? { route: plan.routes[i]!, verdict: plan.verdicts[i]! } : null;
+    const planned = this.planned(name);
+    return planned ? { route: planned.route, verdict: planned.verdict } : null;
   }
 
   isOverBudget(name: string): boolean {
-    return this.periods.get(name) === null;
+    return this.planned(name)?.periodMs === null;
+  }
+
+  /** An account's line of the plan in force: its period (null: over_budget), route and verdict. */
+  private planned(name: string): { periodMs: number | null; route: ArmRoute; verdict: string } | undefined {
+    const i = this.indexOf.get(name);
+    const plan = this.plan;
+    if (!plan || i === undefined) return undefined;
+    return { periodMs: plan.periodsMs[i] ?? null, route: plan.routes[i]!, verdict: plan.verdicts[i]! };
   }
 
   /**
@@ -163,11 +162,10 @@ export class CadenceControl {
     if (!this.calendar) return wishMs;
     const budget = this.plan?.budgetPerSecond ?? 0;
     const drainMs = budget > 0 ? (this.deps.scheduler.queuedOn('schedule_cancel') * 1000) / budget : 0;
-    const periodMs = account === undefined ? null : (this.periods.get(account) ?? null);
+    const periodMs = account === undefined ? null : (this.planned(account)?.periodMs ?? null);
     const pullLimitMs = periodMs === null ? Number.NEGATIVE_INFINITY : wishMs - MAX_PULL_SHARE * periodMs;
     return this.calendar.claim(wishMs, Math.max(nowMs + drainMs, pullLimitMs));
   }
-
 
   apply(options: KeeperOptions, accounts: Iterable<Managed>): void {
     const managed = new Map([...accounts].map((m) => [m.spec.name, m]));
@@ -181,11 +179,10 @@ export class CadenceControl {
     const plan = planBudget({ accounts: inputs, limits: this.routeBudgets(options), provisioning });
     if (!plan) return;
     this.share = this.budgetShare();
-    this.routes = new Map(specs.flatMap((a, i) => (a.switch.path === 'rest_then_exchange' ? [[a.name, plan.routes[i]!] as const] : [])));
     const before = this.plan;
     if (plan.usablePerSecond > 0 && this.calendar?.spacingMs !== 1000 / plan.usablePerSecond) this.calendar = new SlotCalendar(1000 / plan.usablePerSecond);
     this.plan = plan;
-    this.periods = new Map(specs.map((a, i) => [a.name, plan.periodsMs[i] ?? null]));
+    this.plannedSpecs = specs;
     this.indexOf = new Map(specs.map((a, i) => [a.name, i]));
     const m = this.deps.metrics;
     m.cadenceStretch.set(plan.stretch);
@@ -264,9 +261,18 @@ export class CadenceControl {
       cold_start: c.coldStart.longestPeriods,
       cold_start_order: c.coldStart.order,
       budget_share: Number(this.share.toFixed(3)),
-      routes: { rest: [...this.routes.values()].filter((r) => r === 'rest').length, exchange: [...this.routes.values()].filter((r) => r === 'exchange').length },
+      routes: this.flexibleRoutes(c),
       read_stretch: Number(this.appliedReadStretch.toFixed(3)),
     };
+  }
+
+  /** How many `rest_then_exchange` accounts the plan puts on each route. */
+  private flexibleRoutes(plan: BudgetPlan): { rest: number; exchange: number } {
+    const counts = { rest: 0, exchange: 0 };
+    this.plannedSpecs.forEach((a, i) => {
+      if (a.switch.path === 'rest_then_exchange') counts[plan.routes[i]!]++;
+    });
+    return counts;
   }
 
   private logPlan(plan: BudgetPlan, before: BudgetPlan | undefined, accounts: number): void {

@@ -183,14 +183,13 @@ function coldStartPlan(
   longestPeriods: boolean,
   armsUsablePerSecond: number,
 ): ColdStartPlan {
-  const { contends, windowPerSecond } = provisioningContention(limits, routes.includes('exchange'));
+  const { contends, windowPerSecond, approvalsPerSecond } = provisioningContention(limits, routes.includes('exchange'));
   if (!provisioning || provisioning.firstArmsLeft <= 0) return { longestPeriods, order: 'interleaved', chosen: false, windowPerSecond, estimateSeconds: 0 };
   const { approvalsLeft, firstArmsLeft } = provisioning;
   const periodMs = accounts.reduce((m, a) => Math.min(m, maxPeriodMs(a)), Number.POSITIVE_INFINITY);
   const order = provisioning.order ?? chooseColdStartOrder({ contends: contends && approvalsLeft > 0, accounts: firstArmsLeft, perSecond: windowPerSecond, periodMs });
   if (!contends) {
     // Each on its own window: approvals at theirs, first arms right behind them at the arms' pace.
-    const approvalsPerSecond = Math.min(limits.exchange ?? Number.POSITIVE_INFINITY, limits.global ?? Number.POSITIVE_INFINITY);
     const estimateSeconds = Math.max(approvalsLeft / approvalsPerSecond, armsUsablePerSecond > 0 ? firstArmsLeft / armsUsablePerSecond : 0);
     return { longestPeriods, order, chosen: true, windowPerSecond, estimateSeconds };
   }

@@ -61,14 +61,14 @@ describe('simulateColdStart: why just in time', () => {
 
 describe('provisioningContention: do first arms take approvals\' slots?', () => {
   it('no: REST arms with a quota of their own, and a global window wide enough for both paces (the bench)', () => {
-    expect(provisioningContention({ global: 400, rest: 100, exchange: 100 }, false)).toEqual({ contends: false, windowPerSecond: 0 });
+    expect(provisioningContention({ global: 400, rest: 100, exchange: 100 }, false)).toEqual({ contends: false, windowPerSecond: 0, approvalsPerSecond: 100 });
   });
   it('yes: one window over every signed action, or a global window narrower than both paces', () => {
-    expect(provisioningContention({ global: 20, rest: 20 }, false)).toEqual({ contends: true, windowPerSecond: 20 * 0.97 });
+    expect(provisioningContention({ global: 20, rest: 20 }, false)).toEqual({ contends: true, windowPerSecond: 20 * 0.97, approvalsPerSecond: 20 });
     expect(provisioningContention({ global: 150, rest: 100, exchange: 100 }, false).contends).toBe(true);
   });
   it('yes: arms by the exchange endpoint share the approvals\' quota', () => {
-    expect(provisioningContention({ global: 400, rest: 100, exchange: 100 }, true)).toEqual({ contends: true, windowPerSecond: 100 * 0.97 });
+    expect(provisioningContention({ global: 400, rest: 100, exchange: 100 }, true)).toEqual({ contends: true, windowPerSecond: 100 * 0.97, approvalsPerSecond: 100 });
   });
   it('no: nothing limits the approvals', () => {
     expect(provisioningContention({ rest: 100 }, false).contends).toBe(false);

@@ -82,20 +82,21 @@ export const COLD_START_SLACK = 1.5;
  * and `global`; an arm spends its route's scope and `global`. An arm by the exchange endpoint always
  * takes an approval's slot; a REST arm only when `global` is narrower than both paces together.
  * `windowPerSecond`: that shared window's usable rate (what the slot model runs on); 0 when none.
+ * `approvalsPerSecond`: the approvals' own pace (the narrower of `exchange` and `global`).
  *
  * On a venue with a schedule-cancel quota of its own (the bench's: 100/s of REST arms, approvals
  * on an exchange quota of the same rate, global 400/s) they never contend, and holding first arms
  * back for the approvals only left every account unprotected for the whole approval phase: at
  * 10,000 accounts the first was armed 104 s after the start.
  */
-export function provisioningContention(limits: RouteBudgets, armsOnExchange: boolean): { contends: boolean; windowPerSecond: number } {
+export function provisioningContention(limits: RouteBudgets, armsOnExchange: boolean): { contends: boolean; windowPerSecond: number; approvalsPerSecond: number } {
   const global = limits.global ?? Number.POSITIVE_INFINITY;
   const approvals = Math.min(limits.exchange ?? Number.POSITIVE_INFINITY, global);
-  if (!Number.isFinite(approvals)) return { contends: false, windowPerSecond: 0 };
-  if (armsOnExchange) return { contends: true, windowPerSecond: approvals * BUDGET_UTILISATION };
+  if (!Number.isFinite(approvals)) return { contends: false, windowPerSecond: 0, approvalsPerSecond: approvals };
+  if (armsOnExchange) return { contends: true, windowPerSecond: approvals * BUDGET_UTILISATION, approvalsPerSecond: approvals };
   const arms = Math.min(limits.rest ?? Number.POSITIVE_INFINITY, global);
   const contends = Number.isFinite(global) && global < approvals + Math.min(approvals, arms);
-  return { contends, windowPerSecond: contends ? global * BUDGET_UTILISATION : 0 };
+  return { contends, windowPerSecond: contends ? global * BUDGET_UTILISATION : 0, approvalsPerSecond: approvals };
 }
 
 /**
