@@ -24,7 +24,7 @@ export function toAppConfig(config: Config, env: Readonly<Record<string, string 
   const loader = (source: KeySource | undefined) => (source ? async () => (await readKey(source, { env })).reveal() : undefined);
   // Every account this instance covers: its shard's, and with replication the previous shard's
   // too, under an agent of its own (replicaAgentName).
-  const replicated = Math.min(config.shard.replication, config.shard.count) > 1;
+  const relays = relaysHeartbeats(config);
   const accounts: KeeperAccountSpec[] = accountsCovered(config.accounts, config.shard).map(({ account: a, replica, shards }) => ({
     name: a.name,
     address: a.address,
@@ -39,10 +39,10 @@ export function toAppConfig(config: Config, env: Readonly<Record<string, string 
     coveringShards: shards,
     identity: [a.address, replicaAgentName(a.agent.name, replica), describe(a.masterKey), replica === 0 ? describe(a.agent.key) : '-'].join('|'),
     switch: { ...switchInMs(a.switch), ...(a.liveness ? { onSilence: replicaOnSilence(a.liveness.onSilence, replica) } : {}) },
-    ...(a.liveness ? { liveness: livenessOf(a.liveness, env, replica, replicated && relaysHeartbeats(config)) } : {}),
+    ...(a.liveness ? { liveness: livenessOf(a.liveness, env, replica, relays && shards.length > 1) } : {}),
   }));
   const v = config.venue;
-  const foreignAccounts = relaysHeartbeats(config) ? foreignHeartbeatAccounts(config, env) : undefined;
+  const foreignAccounts = relays ? foreignHeartbeatAccounts(config, env) : undefined;
   return {
     venue: {
       simulator: v.simulator,

@@ -1,6 +1,6 @@
 import { planBudget, planReads } from '../plan/budget-plan.js';
 import type { ArmRoute } from '../venue/arm-route.js';
-import type { AccountVerdict, ProtectionTier, RouteBudgets } from '../plan/cadence.js';
+import { rearmsPerDay, type AccountVerdict, type ProtectionTier, type RouteBudgets } from '../plan/cadence.js';
 import type { ColdStartOrder } from '../plan/cold-start.js';
 import { instanceSpecOf } from '../sched/shared-reservoir.js';
 import { expectedLiveHeapMb, nodeOptionsFor } from './memory.js';
@@ -180,7 +180,7 @@ function buildPlanWith(config: Config): Plan {
   // limits are always known, so both plans come back.
   const steady = planBudget({ accounts: inputs, limits, provisioning: null })!;
   const coldStart = planBudget({ accounts: inputs, limits, provisioning: mine.length > 0 ? { approvalsLeft: startupApprovals, firstArmsLeft: mine.length } : null })!.coldStart;
-  const accounts: PlanAccount[] = mine.map((a, i) => {
+  const accounts: PlanAccount[] = covered.map(({ account: a, shards }, i) => {
     const period = steady.periodsMs[i] ?? null;
     return {
       name: a.name,
@@ -189,7 +189,7 @@ function buildPlanWith(config: Config): Plan {
       armsPerMinute: period === null ? 0 : 60_000 / period,
       readsPerMinute: readsEach,
       // Every replica's re-arms spend the same address budget.
-      actionsPerDay: period === null ? 0 : Math.ceil(86_400_000 / period) * Math.min(config.shard.replication, config.shard.count),
+      actionsPerDay: period === null ? 0 : rearmsPerDay(period, shards.length),
       retriesThatFit: retriesThatFit(a.switch, timeoutMs),
       priority: a.priority,
       effectivePeriodSeconds: period === null ? null : period / 1000,

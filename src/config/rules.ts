@@ -250,9 +250,8 @@ export function parseListen(text: string): Listen | { problem: string } {
 }
 
 export function shardProblems(s: Partial<RawShard>): RuleProblem[] {
-  const out: RuleProblem[] = [];
-  if (s.index !== undefined && s.count !== undefined && s.index >= s.count) out.push({ segments: ['shard', 'index'], message: `is ${s.index}; must be less than shard.count (${s.count}): indexes run 0..${s.count - 1}` });
-  return out;
+  if (s.index === undefined || s.count === undefined || s.index < s.count) return [];
+  return [{ segments: ['shard', 'index'], message: `is ${s.index}; must be less than shard.count (${s.count}): indexes run 0..${s.count - 1}` }];
 }
 
 /**

@@ -1,4 +1,5 @@
-import { DAY_MS, type Clock, type TimerHandle } from '../sched/clock.js';
+import type { Clock, TimerHandle } from '../sched/clock.js';
+import { rearmsPerDay } from '../plan/cadence.js';
 import { ADDRESS_BUDGET_READ_EVERY_MS } from '../plan/read-plan.js';
 import type { KeeperMetrics } from '../obs/metrics.js';
 import type { InfoUserRateLimit } from '../venue/info-decode.js';
@@ -75,8 +76,8 @@ export interface AddressBudgetDeps {
  * replica's arms spend the same address budget), and whether it takes more than `share` of `left`.
  */
 export function budgetLow(left: number, periodMs: number, share: number, replicas = 1): { rearmsPerDay: number; low: boolean } {
-  const rearmsPerDay = Math.ceil(DAY_MS / periodMs) * replicas;
-  return { rearmsPerDay, low: left <= 0 || rearmsPerDay > share * left };
+  const perDay = rearmsPerDay(periodMs, replicas);
+  return { rearmsPerDay: perDay, low: left <= 0 || perDay > share * left };
 }
 
 /** `cumVlm` (a decimal text) below the venue's volume gate. */

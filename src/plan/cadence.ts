@@ -1,3 +1,5 @@
+import { DAY_MS } from '../sched/clock.js';
+
 /**
  * Adaptive cadence: when the accounts' planned re-arms approach the arm budget, stretch every
  * account's period by one common factor instead of running out of budget, but never beyond what
@@ -225,4 +227,13 @@ export function assignRoutes(accounts: ReadonlyArray<{ path: PathPolicy; armsPer
     }
     return 'exchange';
   });
+}
+
+/**
+ * Re-arms a day at `periodMs` by each of `replicas` instances (`shard.replication`): what every
+ * re-arm spends of the address's action budget. The keeper's address-budget warning and
+ * check-config's actions per address both count with it.
+ */
+export function rearmsPerDay(periodMs: number, replicas = 1): number {
+  return Math.ceil(DAY_MS / periodMs) * replicas;
 }
