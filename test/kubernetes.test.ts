@@ -440,9 +440,9 @@ describeRender('Kubernetes manifests (kubectl kustomize, no cluster)', () => {
     const status = (await getJson(`http://127.0.0.1:${port}/status`)).body as Status;
     // replication 2 on two pods: every account, shard 1's as replica 0 and shard 0's as replica 1.
     expect(status.accounts.map((a) => a.name).sort()).toEqual([...mine, ...theirs].map((a) => a.name).sort());
-    const replicaOf = new Map((status.accounts as Array<{ name: string; coverage: { replica: number; shards: number[] } | null }>).map((a) => [a.name, a.coverage]));
-    for (const a of mine) expect(replicaOf.get(a.name)).toEqual({ replica: 0, shards: [1, 0] });
-    for (const a of theirs) expect(replicaOf.get(a.name)).toEqual({ replica: 1, shards: [0, 1] });
+    const replicaOf = new Map((status.accounts as Array<{ name: string; coverage: { replica: number; instances: string[] } | null }>).map((a) => [a.name, a.coverage]));
+    for (const a of mine) expect(replicaOf.get(a.name)).toEqual({ replica: 0, instances: ['shard-1', 'shard-0'] });
+    for (const a of theirs) expect(replicaOf.get(a.name)).toEqual({ replica: 1, instances: ['shard-0', 'shard-1'] });
     const venueSchedule = async (address: string) =>
       ((await getJson(`${sim.url}/_sim/state?account=${address}`)).body as { account: { schedule: { timeMs: number | null } } }).account.schedule.timeMs;
     for (const a of [...mine, ...theirs]) expect(await venueSchedule(a.address), a.name).not.toBeNull();

@@ -100,8 +100,8 @@ async function allArmed(simUrl: string, withinMs: number): Promise<void> {
 
 /** How many accounts an instance shows armed in /status, of how many it covers. */
 async function armedHere(i: Instance): Promise<{ armed: number; of: number; replicas: number[] }> {
-  const s = (await getJson(`${i.ops}/status`)).body as { accounts: Array<{ armed: boolean; coverage: { shards: number[] } | null }> };
-  return { armed: s.accounts.filter((a) => a.armed).length, of: s.accounts.length, replicas: s.accounts.map((a) => a.coverage?.shards.length ?? 1) };
+  const s = (await getJson(`${i.ops}/status`)).body as { accounts: Array<{ armed: boolean; coverage: { instances: string[] } | null }> };
+  return { armed: s.accounts.filter((a) => a.armed).length, of: s.accounts.length, replicas: s.accounts.map((a) => a.coverage?.instances.length ?? 1) };
 }
 
 describe('replication: three instances, each account armed by two', () => {

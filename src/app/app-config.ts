@@ -3,9 +3,24 @@
  * composition root (app.ts) and what it composes (venue.ts) do not import each other.
  */
 import type { KeeperOptions } from '../keeper/keeper.js';
+import type { AccountCover, KeeperAccountSpec } from '../keeper/keeper-types.js';
 import type { LogFormat } from '../obs/logger.js';
 import type { InfoWeights } from '../venue/info.js';
 import type { DemoBotConfig } from './demo-bots.js';
+
+/** A fleet's settings, and how to build the spec of an account it gains. */
+export interface FleetConfig {
+  instance: string;
+  leaseMs: number;
+  /** How many instances own each account: 1 or 2. */
+  replication: number;
+  /** `rate_limits.shared.fallback_share` unset: it follows the membership, 1 / live instances. */
+  fallbackShareFollows: boolean;
+  /** Every account of the config, in file order: the ones the membership may give this instance. */
+  candidates: ReadonlyArray<{ name: string; address: string }>;
+  /** The account's spec as this instance covers it; undefined for a name not in the config. */
+  specOf(name: string, cover: AccountCover): KeeperAccountSpec | undefined;
+}
 
 /** What the app needs from the validated config (mapped by `from-config.ts`). */
 export interface AppConfig {
@@ -33,6 +48,11 @@ export interface AppConfig {
   logLevel: string;
   /** `json` (default) for machines, `pretty` for people (log.format). */
   logFormat?: LogFormat;
+  /**
+   * `shard.fleet`: the membership in the shared budget's Redis decides which accounts this
+   * instance arms (src/app/fleet.ts); `keeper.accounts` then starts empty.
+   */
+  fleet?: FleetConfig;
   /** `demo.bots` (simulator only): heartbeating bots for `npm start` (demo-bots.ts). */
   demoBots?: DemoBotConfig[];
 }

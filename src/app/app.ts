@@ -24,6 +24,11 @@ import { httpProbe } from './probe.js';
 import { DemoBots } from './demo-bots.js';
 import { connectHeartbeatBus } from './heartbeat-bus.js';
 import { relayChannel } from '../keeper/relay.js';
+import type { AccountCover } from '../keeper/keeper-types.js';
+import { FleetFile } from '../state/fleet-file.js';
+import { Fleet } from './fleet.js';
+import { redisFleetStore } from './fleet-redis.js';
+import { newRedisClient } from './shared-redis.js';
 
 export type { AppConfig } from './app-config.js';
 import type { AppConfig } from './app-config.js';
@@ -70,6 +75,9 @@ export class App {
   private config: AppConfig;
   private liveHeap?: { stop(): void };
   private demoBots?: DemoBots;
+  /** `shard.fleet`: the membership that gives this instance its accounts, and its Redis client. */
+  private fleet?: Fleet;
+  private fleetRedis?: import('ioredis').Redis;
 
   constructor(
     config: AppConfig,
@@ -188,7 +196,29 @@ export class App {
 
     this.probeDispatcher = new Agent({ connections: 4, keepAliveTimeout: 10_000, headersTimeout: 30_000, bodyTimeout: 30_000 });
     const triggers = new TriggerCounter(TriggerCounter.fileIn(config.stateDir), venueClock.nowMs());
-    this.keeper = new Keeper(config.keeper, {
+    // A fleet (shard.fleet): the accounts held before a restart are armed at once; the membership
+    // in Redis adds and hands over the rest from the first step on (fleet.ts).
+    let keeperOptions = config.keeper;
+    if (config.fleet && sharedCfg) {
+      this.fleetRedis = newRedisClient(sharedCfg.redisUrl, sharedPassword);
+      this.fleetRedis.on('error', () => undefined); // reported by the fleet's steps, not per reconnect attempt
+      const follows = config.fleet.fallbackShareFollows;
+      this.fleet = new Fleet(
+        { instance: config.fleet.instance, leaseMs: config.fleet.leaseMs, replication: config.fleet.replication, candidates: config.fleet.candidates },
+        {
+          clock: deps.clock,
+          store: redisFleetStore(this.fleetRedis, sharedCfg.name),
+          file: new FleetFile(FleetFile.fileIn(config.stateDir)),
+          logger,
+          metrics,
+          armed: () => this.keeper?.armedAccounts() ?? [],
+          apply: (covers) => this.applyFleet(covers),
+          ...(follows ? { onMembers: (count: number) => shared?.setFallbackShare(1 / count) } : {}),
+        },
+      );
+      keeperOptions = this.fleetOptions(await this.fleet.restore());
+    }
+    this.keeper = new Keeper(keeperOptions, {
       clock: deps.clock,
       venueClock,
       scheduler,
@@ -219,7 +249,7 @@ export class App {
       {
         liveness: () => keeper.liveness(),
         readiness: () => keeper.readiness(),
-        status: () => keeper.status(),
+        status: () => (this.fleet ? { ...keeper.status(), fleet: this.fleet.view() } : keeper.status()),
         statusPage: () => renderStatusPage(),
         registry: metrics.registry,
         heartbeat: (input) => keeper.heartbeat(input),
@@ -236,13 +266,41 @@ export class App {
       await this.demoBots.start();
     }
     await keeper.start();
-    logger.info({ event: 'started', accounts: config.keeper.accounts.length }, 'keeper started');
+    this.fleet?.start();
+    logger.info({ event: 'started', accounts: keeperOptions.accounts.length, ...(config.fleet ? { fleet_instance: config.fleet.instance } : {}) }, 'keeper started');
+  }
+
+  /** The keeper's options with exactly the accounts a fleet holds, and the other instances' heartbeat accounts. */
+  private fleetOptions(covers: ReadonlyMap<string, AccountCover>): AppConfig['keeper'] {
+    const { keeper, fleet } = this.config;
+    const accounts = [...covers].flatMap(([name, cover]) => {
+      const spec = fleet?.specOf(name, cover);
+      return spec ? [spec] : [];
+    });
+    const foreign = keeper.foreignAccounts?.filter((f) => !covers.has(f.name));
+    return { ...keeper, accounts, ...(foreign ? { foreignAccounts: foreign } : {}) };
+  }
+
+  private async applyFleet(covers: ReadonlyMap<string, AccountCover>): Promise<void> {
+    const keeper = this.keeper;
+    if (!keeper) return;
+    const r = await keeper.reload(this.fleetOptions(covers));
+    if (r.added.length || r.removed.length || r.updated.length) this.logger.info({ event: 'fleet_accounts', added: r.added.length, removed: r.removed.length, updated: r.updated.length, held: covers.size }, 'fleet accounts applied');
   }
 
   /** SIGHUP: a new validated config. Only the keeper's accounts and timings change live. */
   async reload(next: AppConfig): Promise<void> {
     const keeper = this.keeper;
     if (!keeper) throw new Error('not started');
+    if (!!this.fleet !== !!next.fleet) throw new Error('shard.fleet cannot be turned on or off by a reload: restart the keeper');
+    if (this.fleet && next.fleet) {
+      // The fleet re-derives what this instance holds from the new candidates, then reloads the keeper.
+      this.config = next;
+      const f = next.fleet;
+      await this.fleet.reconfigure({ instance: f.instance, leaseMs: f.leaseMs, replication: f.replication, candidates: f.candidates });
+      this.logger.info({ event: 'config_reload', result: 'ok', fleet: true }, 'config reloaded');
+      return;
+    }
     const r = await keeper.reload(next.keeper);
     this.config = next;
     this.logger.info({ event: 'config_reload', result: 'ok', ...r }, 'config reloaded');
@@ -252,6 +310,9 @@ export class App {
     const t0 = this.deps.clock.nowMs();
     const left = () => Math.max(1_000, timeoutMs - (this.deps.clock.nowMs() - t0));
     await this.demoBots?.stop().catch(() => undefined);
+    // The lease is left to lapse, not given up: a restart within one lease moves no account.
+    await this.fleet?.stop().catch(() => undefined);
+    this.fleetRedis?.disconnect();
     await this.keeper?.stop(Math.max(1_000, timeoutMs - 3_000)).catch((e: unknown) => this.logger.error({ err: e }, 'keeper stop failed'));
     await this.ops?.close().catch(() => undefined);
     await this.shared?.stop().catch(() => undefined);

@@ -1,9 +1,9 @@
 import { readKey, readPassword, readToken, type KeySource } from '../config/secret.js';
 import { accountsCovered, replicaAgentName } from '../config/shard.js';
-import { switchInMs, type Config, type LivenessConfig, type SharedBudgetConfig } from '../config/types.js';
+import { switchInMs, type AccountConfig, type Config, type LivenessConfig, type SharedBudgetConfig } from '../config/types.js';
 import { replicaOnSilence, type LivenessSpec } from '../keeper/liveness.js';
 import type { ForeignAccountSpec } from '../keeper/heartbeat-relay.js';
-import type { KeeperAccountSpec } from '../keeper/keeper.js';
+import type { AccountCover, KeeperAccountSpec } from '../keeper/keeper-types.js';
 import { VENUE_FACTS } from '../venue/facts.js';
 import type { AppConfig } from './app-config.js';
 import type { DemoBotConfig } from './demo-bots.js';
@@ -21,28 +21,20 @@ function describe(source: KeySource | undefined): string {
  * that read a key only when called (so the master key is not held between approvals).
  */
 export function toAppConfig(config: Config, env: Readonly<Record<string, string | undefined>>): AppConfig {
-  const loader = (source: KeySource | undefined) => (source ? async () => (await readKey(source, { env })).reveal() : undefined);
-  // Every account this instance covers: its shard's, and with replication the previous shard's
-  // too, under an agent of its own (replicaAgentName).
   const relays = relaysHeartbeats(config);
-  const accounts: KeeperAccountSpec[] = accountsCovered(config.accounts, config.shard).map(({ account: a, replica, shards }) => ({
-    name: a.name,
-    address: a.address,
-    agentName: replicaAgentName(a.agent.name, replica),
-    validDays: a.agent.validDays,
-    masterKey: loader(a.masterKey),
-    // A configured agent key is the first replica's: the second generates and approves its own.
-    agentKey: replica === 0 ? loader(a.agent.key) : undefined,
-    builderFee: a.builderFee,
-    priority: a.priority,
-    replica,
-    coveringShards: shards,
-    identity: [a.address, replicaAgentName(a.agent.name, replica), describe(a.masterKey), replica === 0 ? describe(a.agent.key) : '-'].join('|'),
-    switch: { ...switchInMs(a.switch), ...(a.liveness ? { onSilence: replicaOnSilence(a.liveness.onSilence, replica) } : {}) },
-    ...(a.liveness ? { liveness: livenessOf(a.liveness, env, replica, relays && shards.length > 1) } : {}),
-  }));
+  const specOf = (a: AccountConfig, cover: AccountCover): KeeperAccountSpec => accountSpec(a, cover, env, relays);
+  const fleet = config.shard.fleet;
+  // Static sharding: every account this instance covers, its shard's and with replication the
+  // previous shard's too, each replica in the agent slot of its number. A fleet starts with none:
+  // src/app/fleet.ts adds what the membership gives it (and what it held before a restart).
+  const accounts: KeeperAccountSpec[] = fleet
+    ? []
+    : accountsCovered(config.accounts, config.shard).map(({ account, replica, shards }) =>
+        specOf(account, { replica, slot: replica, coveredBy: shards.map((s) => `shard-${s}`) }),
+      );
   const v = config.venue;
-  const foreignAccounts = relays ? foreignHeartbeatAccounts(config, env) : undefined;
+  const foreignAccounts = relays ? foreignHeartbeatAccounts(config, env, new Set(accounts.map((a) => a.name))) : undefined;
+  const byName = new Map(config.accounts.map((a) => [a.name, a]));
   return {
     venue: {
       simulator: v.simulator,
@@ -77,10 +69,51 @@ export function toAppConfig(config: Config, env: Readonly<Record<string, string 
       ...(foreignAccounts ? { foreignAccounts } : {}),
     },
     stateDir: config.stateDir,
+    ...(fleet
+      ? {
+          fleet: {
+            instance: fleet.instance,
+            leaseMs: fleet.leaseSeconds * 1000,
+            replication: config.shard.replication,
+            fallbackShareFollows: fleet.fallbackShareFollows,
+            candidates: config.accounts.map((a) => ({ name: a.name, address: a.address })),
+            specOf: (name: string, cover: AccountCover) => {
+              const a = byName.get(name);
+              return a ? specOf(a, cover) : undefined;
+            },
+          },
+        }
+      : {}),
     ...(config.demo ? { demoBots: demoBotsOf(config, env) } : {}),
     listen: config.server.listen,
     logLevel: config.log.level,
     logFormat: config.log.format,
+  };
+}
+
+/**
+ * One account's keeper spec as this instance covers it: its agent in `cover.slot` (a configured
+ * agent key is slot 0's; another slot generates and approves its own), and a silent bot's deadline
+ * brought near by replica 0 only (keeper/liveness.ts replicaOnSilence).
+ */
+function accountSpec(a: AccountConfig, cover: AccountCover, env: Readonly<Record<string, string | undefined>>, relays: boolean): KeeperAccountSpec {
+  const loader = (source: KeySource | undefined) => (source ? async () => (await readKey(source, { env })).reveal() : undefined);
+  const { replica, slot } = cover;
+  const agentName = replicaAgentName(a.agent.name, slot);
+  return {
+    name: a.name,
+    address: a.address,
+    agentName,
+    validDays: a.agent.validDays,
+    masterKey: loader(a.masterKey),
+    agentKey: slot === 0 ? loader(a.agent.key) : undefined,
+    builderFee: a.builderFee,
+    priority: a.priority,
+    replica,
+    coveredBy: cover.coveredBy,
+    identity: [a.address, agentName, describe(a.masterKey), slot === 0 ? describe(a.agent.key) : '-'].join('|'),
+    switch: { ...switchInMs(a.switch), ...(a.liveness ? { onSilence: replicaOnSilence(a.liveness.onSilence, replica) } : {}) },
+    ...(a.liveness ? { liveness: livenessOf(a.liveness, env, replica, relays && cover.coveredBy.length > 1) } : {}),
   };
 }
 
@@ -90,12 +123,15 @@ export function toAppConfig(config: Config, env: Readonly<Record<string, string 
  * relay to, and a heartbeat for an account not held here stays unknown (404).
  */
 export function relaysHeartbeats(config: Pick<Config, 'rateLimits' | 'shard'>): boolean {
-  return config.rateLimits.shared !== undefined && config.shard.count > 1;
+  return config.rateLimits.shared !== undefined && (config.shard.count > 1 || config.shard.fleet !== undefined);
 }
 
-/** The other shards' heartbeat accounts: their tokens read like this shard's (when the keeper starts or reloads, kept as digests). */
-function foreignHeartbeatAccounts(config: Config, env: Readonly<Record<string, string | undefined>>): ForeignAccountSpec[] {
-  const here = new Set(accountsCovered(config.accounts, config.shard).map((c) => c.account.name));
+/**
+ * The heartbeat accounts other instances hold: their tokens read like this instance's (when the
+ * keeper starts or reloads, kept as digests). A fleet starts with every account here and narrows
+ * the list as it gains accounts (src/app/fleet.ts).
+ */
+function foreignHeartbeatAccounts(config: Config, env: Readonly<Record<string, string | undefined>>, here: ReadonlySet<string>): ForeignAccountSpec[] {
   return config.accounts.flatMap((a) => {
     const source = a.liveness?.heartbeat?.token;
     if (here.has(a.name) || !a.liveness || !source) return [];

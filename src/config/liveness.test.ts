@@ -102,7 +102,7 @@ describe('liveness with shard.replication 2', () => {
     const app = toAppConfig(config, { ...BASE_ENV, ...TOKEN_ENV });
     const a1 = app.keeper.accounts.find((a) => a.name === 'a1')!;
     const replica = a1.replica ?? 0;
-    expect(a1.coveringShards).toHaveLength(2);
+    expect(a1.coveredBy).toHaveLength(2);
     expect(a1.agentName).toBe(replica === 0 ? 'dms-keeper' : 'dms-keeper-2');
     expect(a1.liveness?.onSilence).toBe(replica === 0 ? 'cancel_soon' : 'stop_rearming');
     expect(a1.switch.onSilence).toBe(a1.liveness?.onSilence);

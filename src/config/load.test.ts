@@ -142,6 +142,19 @@ describe('field rules', () => {
   });
 });
 
+const SHARED = 'rate_limits:\n  shared: { name: fleet, redis_url: "redis://127.0.0.1:6379" }';
+
+describe('shard.fleet', () => {
+  it('takes its instance name from the config, else $HOSTNAME; lease 10 s by default; fallback share follows the membership unless set', async () => {
+    const c = await parse(minimal(`shard: { replication: 2, fleet: {} }\n${SHARED}`), { HOSTNAME: 'dms-keeper-3' });
+    expect(c.shard.fleet).toEqual({ instance: 'dms-keeper-3', leaseSeconds: 10, fallbackShareFollows: true });
+    const named = await parse(minimal(`shard: { fleet: { instance: k7, lease_seconds: 20 } }\n${SHARED.replace('}', ', fallback_share: 0.25 }')}`), { HOSTNAME: 'x' });
+    expect(named.shard.fleet).toEqual({ instance: 'k7', leaseSeconds: 20, fallbackShareFollows: false });
+    const env = await parse(minimal(`shard: { fleet: {} }\n${SHARED}`), { DMS_KEEPER_SHARD__FLEET__INSTANCE: 'from-env' });
+    expect(env.shard.fleet?.instance).toBe('from-env');
+  });
+});
+
 describe('cross-field rules (each good and bad, each at its YAML path)', () => {
   const sw = (body: string) => minimal(`switch: { ${body} }`);
   // request_timeout_ms 1000: retry slot 2 s, so short deadlines pass the re-arm rule.
@@ -165,6 +178,13 @@ describe('cross-field rules (each good and bad, each at its YAML path)', () => {
     ['replication 2 of 1 ok', minimal('shard: { index: 0, count: 1, replication: 2 }'), null],
     ['replication 3 refused', minimal('shard: { index: 0, count: 3, replication: 3 }'), 'shard.replication'],
     ['replication 2 with on_shutdown clear refused', minimal('shard: { index: 0, count: 2, replication: 2 }\nswitch: { on_shutdown: clear }'), 'switch.on_shutdown'],
+    // a fleet: its membership on the shared budget's Redis, no fixed index or count, accounts that may move
+    ['fleet ok', minimal(`shard: { replication: 2, fleet: { instance: k0 } }\n${SHARED}`), null],
+    ['fleet without rate_limits.shared refused', minimal('shard: { fleet: { instance: k0 } }'), 'shard.fleet'],
+    ['fleet with a shard count refused', minimal(`shard: { count: 2, fleet: { instance: k0 } }\n${SHARED}`), 'shard.count'],
+    ['fleet with on_shutdown clear refused', minimal(`shard: { fleet: { instance: k0 } }\nswitch: { on_shutdown: clear }\n${SHARED}`), 'switch.on_shutdown'],
+    ['fleet instance with a slash refused', minimal(`shard: { fleet: { instance: "a/b" } }\n${SHARED}`), 'shard.fleet.instance'],
+    ['fleet lease 2 s refused', minimal(`shard: { fleet: { lease_seconds: 2 } }\n${SHARED}`), 'shard.fleet.lease_seconds'],
   ];
   it.each(cases)('%s', async (_name, text, path) => {
     if (path === null) await expect(parse(text)).resolves.toBeDefined();

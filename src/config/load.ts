@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { isAlias, isMap, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node } from 'yaml';
 import { mapLimited } from '../sched/pool.js';
@@ -14,6 +15,7 @@ import {
   parseListen,
   replicationProblems,
   shardProblems,
+  fleetProblems,
   topSwitchProblems,
   venueProblems,
   noServiceProblems,
@@ -198,7 +200,9 @@ class Loader {
     }
     const shardFields = this.partial('shard', shard).fields;
     this.addRules(shardProblems(shardFields));
-    if (shardFields.replication !== undefined && shardFields.replication > 1) this.addRules(replicationProblems(swP.fields.on_shutdown, accounts?.parsed ?? []));
+    this.addRules(fleetProblems(shardFields, rateLimits?.shared !== undefined));
+    const fleet = shardFields.fleet !== undefined;
+    if (fleet || (shardFields.replication !== undefined && shardFields.replication > 1)) this.addRules(replicationProblems(swP.fields.on_shutdown, accounts?.parsed ?? [], fleet));
     if (demo) this.addRules(demoProblems(demo, simulator, accounts?.parsed ?? []));
     let listen: { host: string; port: number } | undefined;
     if (server) {
@@ -247,7 +251,12 @@ class Loader {
           : {}),
       },
       accounts: accounts.parsed.map((a, i) => toAccount(a as RawAccount, sw, keySources[i] ?? {})),
-      shard: { index: shard.index, count: shard.count, replication: shard.replication },
+      shard: {
+        index: shard.index,
+        count: shard.count,
+        replication: shard.replication,
+        ...(shard.fleet ? { fleet: { instance: shard.fleet.instance ?? defaultInstance(this.opts.env), leaseSeconds: shard.fleet.lease_seconds, fallbackShareFollows: rateLimits.shared?.fallback_share === undefined } } : {}),
+      },
       stateDir: stateDir ?? defaultStateDir(opts.env),
       server: { listen: server.listen, host: listen.host, port: listen.port },
       log: { level: log.level, format: log.format },
@@ -652,6 +661,11 @@ function toVenue(v: z.output<typeof SECTION_SCHEMAS.venue>, urls: ResolvedUrls):
 }
 
 /** `$STATE_DIRECTORY` (systemd StateDirectory=; the first entry if it lists several), else `./state`. */
+/** `shard.fleet.instance` when unset: `$HOSTNAME` (a pod's name), else the host's name. */
+export function defaultInstance(env: Readonly<Record<string, string | undefined>>): string {
+  return env['HOSTNAME'] || hostname();
+}
+
 export function defaultStateDir(env: Readonly<Record<string, string | undefined>>): string {
   const first = env.STATE_DIRECTORY?.split(':')[0];
   return first !== undefined && first !== '' ? first : DEFAULT_STATE_DIR;

@@ -11,7 +11,7 @@ import {
   type RawVenue,
 } from './schema.js';
 import { VENUE_FACTS } from '../venue/facts.js';
-import { replicaAgentName } from './shard.js';
+import { AGENT_SLOTS, replicaAgentName } from './shard.js';
 
 /**
  * Cross-field rules: each is a pure function of already-shape-checked sections and returns
@@ -255,25 +255,42 @@ export function shardProblems(s: Partial<RawShard>): RuleProblem[] {
 }
 
 /**
- * With `shard.replication: 2` two instances arm each account, each with its own agent (the second
- * named `<agent.name>-2`, see shard.ts replicaAgentName). A clean stop of one must not disarm what
- * the other keeps armed, so `on_shutdown: clear` is refused; and the second agent's name must fit
- * the venue's limit.
+ * With `shard.replication: 2` two instances arm each account, each with its own agent (named by its
+ * slot, see shard.ts replicaAgentName); with `shard.fleet` accounts also move between instances
+ * and a handover holds a third slot for a while. A clean stop or a handover must not disarm what
+ * another instance keeps armed, so `on_shutdown: clear` is refused; an instance that gains an
+ * account approves an agent of its own, so the master key is needed; and the last slot's agent
+ * name must fit the venue's limit.
  */
-export function replicationProblems(topOnShutdown: string | undefined, accounts: ReadonlyArray<RawAccount | undefined>): RuleProblem[] {
+export function replicationProblems(topOnShutdown: string | undefined, accounts: ReadonlyArray<RawAccount | undefined>, fleet = false): RuleProblem[] {
   const out: RuleProblem[] = [];
-  const why = 'with shard.replication 2 another instance keeps this account armed; a clean stop of one must not disarm it: use keep';
+  const what = fleet ? 'with shard.fleet accounts move between instances' : 'with shard.replication 2 another instance keeps this account armed';
+  const why = `${what}; a clean stop or a handover must not disarm it: use keep`;
+  const lastSlot = fleet ? AGENT_SLOTS - 1 : 1;
   if (topOnShutdown === 'clear') out.push({ segments: ['switch', 'on_shutdown'], message: `is clear; ${why}` });
   accounts.forEach((a, i) => {
     if (a?.switch?.on_shutdown === 'clear') out.push({ segments: ['accounts', i, 'switch', 'on_shutdown'], message: `is clear; ${why}` });
     if (a !== undefined && a.master_key === undefined) {
-      out.push({ segments: ['accounts', i, 'master_key'], message: 'is missing; with shard.replication 2 the second instance approves an agent of its own, which only the master key can sign' });
+      out.push({ segments: ['accounts', i, 'master_key'], message: `is missing; ${fleet ? 'with shard.fleet an instance that gains the account' : 'with shard.replication 2 the second instance'} approves an agent of its own, which only the master key can sign` });
     }
     const name = a?.agent?.name;
-    if (name !== undefined && replicaAgentName(name, 1).length > VENUE_FACTS.agentNameMaxChars) {
-      out.push({ segments: ['accounts', i, 'agent', 'name'], message: `is ${name.length} characters; with shard.replication 2 the second instance's agent is named "${replicaAgentName(name, 1)}", over the venue's ${VENUE_FACTS.agentNameMaxChars}: shorten it` });
+    if (name !== undefined && replicaAgentName(name, lastSlot).length > VENUE_FACTS.agentNameMaxChars) {
+      out.push({ segments: ['accounts', i, 'agent', 'name'], message: `is ${name.length} characters; ${fleet ? 'with shard.fleet' : 'with shard.replication 2'} an instance's agent may be named "${replicaAgentName(name, lastSlot)}", over the venue's ${VENUE_FACTS.agentNameMaxChars}: shorten it` });
     }
   });
+  return out;
+}
+
+/**
+ * `shard.fleet` keeps the membership in the shared budget's Redis, and the live instances decide
+ * who arms what: a fixed index or count beside it would be a second, contradicting answer.
+ */
+export function fleetProblems(s: Partial<RawShard>, hasShared: boolean): RuleProblem[] {
+  if (s.fleet === undefined) return [];
+  const out: RuleProblem[] = [];
+  if (!hasShared) out.push({ segments: ['shard', 'fleet'], message: 'needs rate_limits.shared: the fleet\'s membership is kept in the shared budget\'s Redis' });
+  if ((s.count ?? 1) > 1) out.push({ segments: ['shard', 'count'], message: `is ${s.count}; with shard.fleet the live instances decide who arms what: leave shard.count and shard.index unset` });
+  else if ((s.index ?? 0) > 0) out.push({ segments: ['shard', 'index'], message: `is ${s.index}; with shard.fleet the live instances decide who arms what: leave shard.index unset` });
   return out;
 }
 

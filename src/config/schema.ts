@@ -71,7 +71,7 @@ export const CONFIG_DEFAULTS = {
   },
   agent: { name: 'dms-keeper', valid_days: 30 },
   liveness: { silence_seconds: 10, on_silence: 'cancel_soon', probe: { every_seconds: 1, timeout_ms: 1000 } },
-  shard: { index: 0, count: 1, replication: 1 },
+  shard: { index: 0, count: 1, replication: 1, fleet: { lease_seconds: 10 } },
   server: { listen: DEFAULT_LISTEN },
   log: { level: 'info', format: 'json' },
 } as const;
@@ -324,11 +324,23 @@ export const AccountSchema = z.strictObject({
   liveness: section(LivenessSchema.optional()),
 });
 
+/**
+ * `shard.fleet`: the live instances come from the shared budget's Redis (leases), not from
+ * `index`/`count` (src/config/shard.ts rendezvousOwners; docs/DESIGN.md section 7, "Fleet").
+ */
+export const FleetSchema = z.strictObject({
+  /** This instance's name in the fleet, unique and stable across restarts (a pod's name, a host's name). Default: the host name. */
+  instance: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/, 'must be 1 to 63 letters, digits, ".", "_" or "-", starting with a letter or digit').optional(),
+  /** An instance that has not renewed its lease for this long counts as gone; its accounts move. */
+  lease_seconds: z.int().min(3).max(60).default(D.shard.fleet.lease_seconds),
+});
+
 export const ShardSchema = z.strictObject({
   index: z.int().min(0).default(D.shard.index),
   count: z.int().min(1).default(D.shard.count),
-  /** How many instances protect each account: 1, or 2 (this shard's and the previous one's instance both arm it). */
+  /** How many instances protect each account: 1, or 2 (both arm it). */
   replication: z.int().min(1).max(2).default(D.shard.replication),
+  fleet: section(FleetSchema.optional()),
 });
 
 export const ServerSchema = z.strictObject({

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { accountsCovered, accountsForShard, coveringShards, replicaAgentName, shardOf } from './shard.js';
+import { accountsCovered, accountsForShard, coveringShards, rendezvousOwners, replicaAgentName, shardOf } from './shard.js';
 
 describe('shardOf', () => {
   // Pinned with coreutils, independently of this code:
@@ -69,5 +69,49 @@ describe('replication: each account on its shard\'s instance and the next one\'s
   it('each replica approves an agent of its own name', () => {
     expect(replicaAgentName('dms-keeper', 0)).toBe('dms-keeper');
     expect(replicaAgentName('dms-keeper', 1)).toBe('dms-keeper-2');
+  });
+});
+
+describe('rendezvousOwners', () => {
+  const addr = (i: number) => `0x${i.toString(16).padStart(40, '0')}`;
+
+  it('ranks by sha256(instance + "\\n" + address), pinned with coreutils', () => {
+    // printf %s 'keeper-a<newline>0x…a1' | sha256sum | cut -c1-16: a e9407c9b…, b 79c4f011…, c e7685a94…
+    expect(rendezvousOwners('0x00000000000000000000000000000000000000A1', ['keeper-b', 'keeper-c', 'keeper-a'], 3)).toEqual(['keeper-a', 'keeper-c', 'keeper-b']);
+    expect(rendezvousOwners('0x00000000000000000000000000000000000000a1', ['keeper-b', 'keeper-c', 'keeper-a'], 2)).toEqual(['keeper-a', 'keeper-c']);
+    expect(rendezvousOwners(addr(1), ['only'], 2)).toEqual(['only']);
+    expect(rendezvousOwners(addr(1), [], 2)).toEqual([]);
+  });
+
+  it('moves about 1/N of the owner pairs when a fourth instance joins, and only to it', () => {
+    const three = ['k0', 'k1', 'k2'];
+    const four = [...three, 'k3'];
+    let moved = 0;
+    const n = 4000;
+    for (let i = 0; i < n; i++) {
+      const before = rendezvousOwners(addr(i), three, 2);
+      const after = rendezvousOwners(addr(i), four, 2);
+      const gone = before.filter((o) => !after.includes(o));
+      const came = after.filter((o) => !before.includes(o));
+      if (came.length) {
+        moved++;
+        expect(came).toEqual(['k3']);
+        expect(gone).toHaveLength(1);
+      }
+    }
+    // An instance of 4 owns 2/4 of the accounts: each one it takes is one owner moved.
+    expect(moved / n).toBeGreaterThan(0.45);
+    expect(moved / n).toBeLessThan(0.55);
+  });
+
+  it('gives a leaving instance its accounts to the next best, moving nothing else', () => {
+    const four = ['k0', 'k1', 'k2', 'k3'];
+    const two = ['k0', 'k1'];
+    for (let i = 0; i < 1000; i++) {
+      const before = rendezvousOwners(addr(i), four, 2);
+      const after = rendezvousOwners(addr(i), two, 2);
+      // The survivors among the old owners keep the account.
+      for (const o of before.filter((x) => two.includes(x))) expect(after).toContain(o);
+    }
   });
 });

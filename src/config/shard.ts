@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { VENUE_FACTS } from '../venue/facts.js';
 
 /**
  * Sharding (DESIGN.md section 7): instance `index` of `count` protects the accounts whose address
@@ -53,10 +54,34 @@ export function coveringShards(held: number, shard: { count: number; replication
 }
 
 /**
- * The agent a replica approves: replica 0 the configured name, replica 1 `<name>-2`. Two instances
- * must not share a named agent: approving the same name again replaces it, and each would keep
- * revoking the other's. The venue allows 3 named agents per account; replication uses two.
+ * The agent an instance approves in agent slot `slot`: slot 0 the configured name, slot k
+ * `<name>-<k+1>`. Two instances must not share a named agent: approving the same name again
+ * replaces it, and each would keep revoking the other's. Static replication gives replica r slot r;
+ * a fleet claims a free slot per account in Redis (src/app/fleet-redis.ts).
  */
-export function replicaAgentName(name: string, replica: number): string {
-  return replica === 0 ? name : `${name}-${replica + 1}`;
+export function replicaAgentName(name: string, slot: number): string {
+  return slot === 0 ? name : `${name}-${slot + 1}`;
+}
+
+/**
+ * Agent slots per account: the venue's named agents per master. A fleet's account has at most
+ * `replication` owners plus, during a handover, the one letting go: 3 with replication 2.
+ */
+export const AGENT_SLOTS = VENUE_FACTS.namedAgentsPerMaster;
+
+/**
+ * The instances that own an account in a fleet (`shard.fleet`): rendezvous (highest random weight)
+ * hashing. Each instance scores the account as
+ *
+ *   score = uint64_be(first 8 bytes of sha256(instance + "\n" + lower-cased address))
+ *
+ * and the `replication` highest scores own it, best first (ties by name). An instance joining
+ * takes from each other instance only the accounts it now outscores (about 1/N of them); one
+ * leaving gives each of its accounts to the next best, and nothing else moves. Pure.
+ */
+export function rendezvousOwners(address: string, members: readonly string[], replication: number): string[] {
+  const key = address.toLowerCase();
+  const scored = members.map((m) => ({ m, score: createHash('sha256').update(`${m}\n${key}`, 'utf8').digest().readBigUInt64BE(0) }));
+  scored.sort((a, b) => (a.score === b.score ? (a.m < b.m ? -1 : 1) : a.score > b.score ? -1 : 1));
+  return scored.slice(0, Math.max(0, replication)).map((x) => x.m);
 }

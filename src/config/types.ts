@@ -130,7 +130,12 @@ export interface Config {
   rateLimits: { global: RateLimit; scheduleCancel: RateLimit; exchange: RateLimit; shared?: SharedBudgetConfig; infoWeights: InfoWeights };
   /** Every account in the file, in file order; `accountsForShard` picks this instance's. */
   accounts: AccountConfig[];
-  shard: { index: number; count: number; replication: number };
+  /**
+   * `fleet`: the live instances come from the shared budget's Redis (src/app/fleet.ts); `index`
+   * and `count` are then unused (0 and 1). `fallbackShareFollows`: no `fallback_share` was set, so
+   * it follows the membership (1 / live instances).
+   */
+  shard: { index: number; count: number; replication: number; fleet?: { instance: string; leaseSeconds: number; fallbackShareFollows: boolean } };
   /** As written, or `$STATE_DIRECTORY`, or `./state`; a relative path is relative to the working directory. */
   stateDir: string;
   /** `listen` as written; `host` without IPv6 brackets, ready for `server.listen(port, host)`. */

@@ -156,7 +156,7 @@ export class AddressBudgets {
     const before = this.views.get(account);
     const periodMs = this.deps.periodMs(m);
     const share = this.deps.warnShare();
-    const { rearmsPerDay, low } = budgetLow(left, periodMs, share, m.spec.coveringShards?.length ?? 1);
+    const { rearmsPerDay, low } = budgetLow(left, periodMs, share, m.spec.coveredBy?.length ?? 1);
     const below = belowVolumeGate(r.cumVlm);
     this.views.set(account, { cumVlm: r.cumVlm, used: r.nRequestsUsed, cap: r.nRequestsCap, left, belowVolumeGate: below, low });
     this.deps.metrics.addressActionsLeft.set({ account }, left);

@@ -26,6 +26,16 @@ import type { LivenessSpec } from './liveness.js';
 import type { BotView, ProbeFn } from './bot-liveness.js';
 import type { ForeignAccountSpec, HeartbeatBus } from './heartbeat-relay.js';
 
+/**
+ * How this instance covers an account: which of its owners it is (`replica`, 0 first), the agent
+ * slot it signs in (src/config/shard.ts replicaAgentName), and every instance that arms it.
+ */
+export interface AccountCover {
+  replica: number;
+  slot: number;
+  coveredBy: readonly string[];
+}
+
 export interface KeeperAccountSpec extends ProvisionSpec {
   switch: SwitchSettings;
   /** Protected first when the budget cannot arm every account (config `priority`, default 0). */
@@ -34,10 +44,14 @@ export interface KeeperAccountSpec extends ProvisionSpec {
   identity: string;
   /** Re-armed only while its bot is alive (docs/liveness.md); absent: while the keeper runs. */
   liveness?: LivenessSpec;
-  /** Which of the account's replicas this instance is (`shard.replication`; src/config/shard.ts): 0 its shard's, 1 the next one's. Absent: 0. */
+  /**
+   * Which of the account's owners this instance is (src/config/shard.ts): 0 the first (static: the
+   * account's own shard's; fleet: the best rendezvous score), 1 the second; a fleet instance handing
+   * the account over counts as the last. Absent: 0. Only replica 0 brings a silent bot's deadline near.
+   */
   replica?: number;
-  /** The shards whose instances arm this account (shown in /status); absent: this instance alone. */
-  coveringShards?: readonly number[];
+  /** The instances that arm this account (static: `shard-<index>`; fleet: instance names), shown in /status; absent: this one alone. */
+  coveredBy?: readonly string[];
 }
 
 export interface KeeperOptions {
@@ -176,10 +190,10 @@ export interface AccountStatus {
    */
   plan: { route: ArmRoute; verdict: string } | null;
   /**
-   * Which instances arm it (`shard.replication`): the shards whose instances cover it, and which of
-   * them this one is (0: the account's own shard's). One shard when not replicated.
+   * Which instances arm it (`shard.replication`, `shard.fleet`), and which of them this one is
+   * (replica 0: the first). Null for a lone instance.
    */
-  coverage: { shards: number[]; replica: number } | null;
+  coverage: { instances: string[]; replica: number } | null;
   /** The last scheduled cancel that fired since the keeper started (null: none). */
   last_cancel_fired: LastCancelFired | null;
   /** The address's action budget at the last `userRateLimit` read (null: none yet). */

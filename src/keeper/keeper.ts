@@ -267,6 +267,7 @@ export class Keeper {
     }
     for (const spec of next.accounts) {
       const m = this.accounts.get(spec.name);
+      if (m && !m.removed) this.setCoverageSeries(spec);
       if (!m || m.removed) {
         if (!result.removed.includes(spec.name)) result.added.push(spec.name);
         else result.updated.push(spec.name);
@@ -309,8 +310,7 @@ export class Keeper {
       this.accounts.set(spec.name, m);
       this.gate.added(spec.name, spec.switch);
       initAccountSeries(this.deps.metrics, spec.name);
-      this.deps.metrics.accountReplicas.set({ account: spec.name }, spec.coveringShards?.length ?? 1);
-      this.deps.metrics.accountReplica.set({ account: spec.name }, spec.replica ?? 0);
+      this.setCoverageSeries(spec);
       this.deps.metrics.triggersToday.set({ account: spec.name }, this.deps.triggers.get(spec.name));
       return m;
     });
@@ -327,6 +327,12 @@ export class Keeper {
       if (!ok) this.gate.settledFailed(m.spec.name);
       this.updateColdStart(false);
     }, { initial: PROVISION_FIRST });
+  }
+
+  /** Which instances arm the account, and which of them this one is (they change as a fleet's membership does). */
+  private setCoverageSeries(spec: KeeperAccountSpec): void {
+    this.deps.metrics.accountReplicas.set({ account: spec.name }, spec.coveredBy?.length ?? 1);
+    this.deps.metrics.accountReplica.set({ account: spec.name }, spec.replica ?? 0);
   }
 
   private async removeAccount(m: Managed): Promise<void> {
@@ -610,6 +616,21 @@ export class Keeper {
 
   status(): KeeperStatus {
     return statusOf(this.viewInput(), this.readiness().ready);
+  }
+
+  /**
+   * The accounts this instance has armed itself with at least their minimum horizon left: what a
+   * fleet publishes, so an instance handing an account over lets go only once its new owner arms
+   * it (src/app/fleet.ts).
+   */
+  armedAccounts(): string[] {
+    const venueNow = this.deps.venueClock.nowMs();
+    const out: string[] = [];
+    for (const m of this.accounts.values()) {
+      const d = m.runner?.snapshot().deadlineMs ?? null;
+      if (d !== null && d - venueNow >= m.spec.switch.minHorizonMs) out.push(m.spec.name);
+    }
+    return out;
   }
 
   private viewInput(): ViewInput {

@@ -119,7 +119,7 @@ export function statusOf(v: ViewInput, ready: boolean): KeeperStatus & { budget_
       notifications: m.subscribed,
       rearm_every_seconds: v.cadence.effectiveSettings(m.spec).rearmEveryMs / 1000,
       plan: v.cadence.accountPlan(m.spec.name),
-      coverage: m.spec.coveringShards ? { shards: [...m.spec.coveringShards], replica: m.spec.replica ?? 0 } : null,
+      coverage: m.spec.coveredBy ? { instances: [...m.spec.coveredBy], replica: m.spec.replica ?? 0 } : null,
       last_cancel_fired: v.lastCancelFired(m.spec.name),
       ...addressBudgetStatus(v.addressBudget?.(m.spec.name)),
       bot: botStatus(v.bot?.(m.spec.name) ?? null, s, v.triggersToday(m.spec.name)),

@@ -16,7 +16,7 @@ export const RATE_LIMIT_SCOPES = ['endpoint', 'global'] as const;
 /** Queues of the client budget (sched/request-class.ts RequestQueue). */
 export const PACING_KINDS = ['arm', 'read'] as const;
 /** The state directory's files, as `dms_keeper_state_unreadable_total` names them. */
-export const STATE_FILES = ['agent', 'triggers', 'budget'] as const;
+export const STATE_FILES = ['agent', 'triggers', 'budget', 'fleet'] as const;
 /** Where a read came from: the service's listing or the venue's info endpoint (keeper/watcher.ts). */
 export const READ_SOURCES = ['service', 'venue'] as const;
 export type ReadSource = (typeof READ_SOURCES)[number];
@@ -82,6 +82,14 @@ export interface KeeperMetrics {
   /** Requests our own budget made wait for a slot: normal pacing, not trouble (see RATE_LIMIT_SCOPES). */
   clientPacingWaits: Counter<'kind'>;
   budgetMode: Gauge<'mode'>;
+  /** `shard.fleet`: live instances in the last membership read. */
+  fleetMembers: Gauge;
+  /** `shard.fleet`: 1 while the membership is read from Redis, 0 while the last one known stands. */
+  fleetConnected: Gauge;
+  /** `shard.fleet`: accounts held here until their new owners have armed them. */
+  fleetHandovers: Gauge;
+  /** `shard.fleet`: accounts gained and let go. */
+  fleetMoves: Counter<'direction'>;
   /** Requests per second of each rate scope's limit in force, by where it comes from (only that series is present). */
   budgetLimit: Gauge<'scope' | 'source'>;
   /** Requests that went without their shared-budget token because their account would otherwise pass its deadline. */
@@ -176,11 +184,15 @@ export function createMetrics(opts: { version: string; defaultMetrics?: boolean;
     minHorizonConfigured: new AccountFamily({ name: 'dms_keeper_min_horizon_seconds', help: "The account's configured switch.min_horizon_seconds (readiness and DmsKeeperHorizonLow compare the horizon with it)", type: 'gauge', table, registers: r }),
     deadlineConfigured: new AccountFamily({ name: 'dms_keeper_deadline_seconds', help: "The account's configured switch.deadline_seconds (each arm sets the cancel this far ahead)", type: 'gauge', table, registers: r }),
     budgetLimit: new Gauge({ name: 'dms_keeper_budget_limit', help: 'Requests per second of the limit in force on each rate scope: source configured (rate_limits) or learned (a 429 announced a lower one; probed back after quiet spells). Only the series of the source in force is present', labelNames: ['scope', 'source'], registers: r }),
+    fleetMembers: new Gauge({ name: 'dms_keeper_fleet_members', help: 'shard.fleet: live instances in the last membership read from Redis (the last one known while Redis is away)', registers: r }),
+    fleetConnected: new Gauge({ name: 'dms_keeper_fleet_membership_connected', help: 'shard.fleet: 1 while the membership is read from Redis, 0 while the last one known stands (the instance keeps arming what it holds)', registers: r }),
+    fleetHandovers: new Gauge({ name: 'dms_keeper_fleet_handovers_pending', help: 'shard.fleet: accounts this instance no longer owns and still arms until their new owners have armed them', registers: r }),
+    fleetMoves: new Counter({ name: 'dms_keeper_fleet_accounts_moved_total', help: 'shard.fleet: accounts this instance gained (direction=gained) and let go after a handover (direction=released)', labelNames: ['direction'], registers: r }),
     budgetMode: new Gauge({ name: 'dms_keeper_budget_mode', help: 'The request budget in force: local (this instance), shared (with the other instances of rate_limits.shared.name, through Redis) or local_fallback (Redis unreachable: this instance\'s share)', labelNames: ['mode'], registers: r }),
     sharedBudgetBypass: new Counter({ name: 'dms_keeper_shared_budget_bypass_total', help: 'Requests sent without their token from the shared budget (rate_limits.shared) because their account would otherwise have passed its deadline, by class (arm)', labelNames: ['class'], registers: r }),
     sharedBudgetShed: new Counter({ name: 'dms_keeper_shared_budget_shed_total', help: 'Requests dropped because their token from the shared budget did not come within their wait (first arms, approvals, resolves: 60 s; reads: their max wait), by class', labelNames: ['class'], registers: r }),
-    accountReplicas: new AccountFamily({ name: 'dms_keeper_account_replicas', help: 'How many instances arm the account (shard.replication; /status accounts[].coverage names their shards)', type: 'gauge', table, registers: r }),
-    accountReplica: new AccountFamily({ name: 'dms_keeper_account_replica', help: "Which of the account's replicas this instance is: 0 the account's own shard's instance, 1 the next shard's", type: 'gauge', table, registers: r }),
+    accountReplicas: new AccountFamily({ name: 'dms_keeper_account_replicas', help: 'How many instances arm the account (shard.replication, shard.fleet; /status accounts[].coverage names them)', type: 'gauge', table, registers: r }),
+    accountReplica: new AccountFamily({ name: 'dms_keeper_account_replica', help: "Which of the account's owners this instance is: 0 the first (its own shard's, or the best rendezvous score), 1 the second", type: 'gauge', table, registers: r }),
     botAlive: new AccountFamily({ name: 'dms_keeper_bot_alive', help: "1 while the account's bot counts as alive (a heartbeat or a passing probe within liveness.silence_seconds, or the keeper's start-up grace), 0 once silent; only accounts with liveness", type: 'gauge', table, registers: r }),
     botLastSeen: new AccountFamily({ name: 'dms_keeper_bot_last_seen_timestamp_seconds', help: "Local time of the bot's last heartbeat or passing probe (Unix seconds); absent until seen", type: 'gauge', table, registers: r }),
     botSilences: new AccountFamily({ name: 'dms_keeper_bot_silences_total', help: "Times the account's bot was judged silent (its re-arms stopped)", type: 'counter', table, registers: r }),

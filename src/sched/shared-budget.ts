@@ -110,8 +110,10 @@ export class SharedBudget {
   private firstReadRedisMs: number | undefined;
   private exchanging = false;
   private demandTimer: TimerHandle;
+  private fallbackShare: number;
 
   constructor(private readonly opts: SharedBudgetOptions) {
+    this.fallbackShare = opts.fallbackShare;
     this.client = opts.redis;
     this.clock = opts.clock;
     this.client.on('error', () => this.handle({ kind: 'failed', reason: 'redis error' }));
@@ -157,7 +159,7 @@ export class SharedBudget {
    * configured budget by it (on fallback the local budget is already cut to the same fraction).
    */
   share(): number {
-    const state = { mode: this.current, stopped: this.stopped, fallbackShare: this.opts.fallbackShare, own: this.own, view: this.view, firstReadRedisMs: this.firstReadRedisMs };
+    const state = { mode: this.current, stopped: this.stopped, fallbackShare: this.fallbackShare, own: this.own, view: this.view, firstReadRedisMs: this.firstReadRedisMs };
     return budgetShare(state, this.clock.monoMs());
   }
 
@@ -307,6 +309,16 @@ export class SharedBudget {
   private releaseWaiters(): void {
     for (const release of [...this.waiters]) release();
     this.waiters.clear();
+  }
+
+  /**
+   * A fleet's fallback share follows its last membership (1 / live instances, src/app/fleet.ts),
+   * so that while Redis is away the instances together still keep to one budget.
+   */
+  setFallbackShare(share: number): void {
+    if (!(share > 0 && share <= 1) || share === this.fallbackShare) return;
+    this.fallbackShare = share;
+    this.applyShare();
   }
 
   /**
