@@ -5,7 +5,8 @@
  * lease. One timeline, the venue sampled every second throughout (every account armed, no cancel
  * fired, the lowest horizon kept):
  * 1. three instances start: every account armed by two;
- * 2. one SIGKILLed for 30 s (a lost pod or node): the others take its accounts once its lease
+ * 2. k0 cut off from the venue for 30 s: the other owner of each of its accounts keeps it armed;
+ *    one SIGKILLed for 30 s (a lost pod or node): the others take its accounts once its lease
  *    ends (coverage back to two within a lease, a step and the first arms); restarted, it arms
  *    what it held again (its fleet.json) and takes its accounts back;
  * 3. scaled 3 -> 4 (a fourth started) and 4 -> 2 (two stopped at once): what each step moves;
@@ -13,6 +14,7 @@
  *    every instance keeps the last membership and keeps arming; Redis back (empty), they re-register.
  */
 import { writeFile } from 'node:fs/promises';
+import { createServer, connect, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { benchAddresses } from '../bench/keys.js';
@@ -49,8 +51,8 @@ interface Instance {
   proc: Proc;
 }
 
-async function instance(simUrl: string, redisUrl: string, name: string): Promise<Instance> {
-  const { dir, creds, listen, venueYaml, accountsYaml } = await fleetMember(simUrl, ADDRESSES, 'dmsk-fleet-');
+async function instance(simUrl: string, redisUrl: string, name: string, venueUrl = simUrl): Promise<Instance> {
+  const { dir, creds, listen, venueYaml, accountsYaml } = await fleetMember(venueUrl, ADDRESSES, 'dmsk-fleet-');
   // One schedule-cancel window for the fleet (the simulator's 600 a minute), shared on Redis.
   const yaml = `${venueYaml}
 switch: { deadline_seconds: 60, rearm_every_seconds: 15, min_horizon_seconds: 20, on_shutdown: keep }
@@ -126,6 +128,38 @@ function moved(before: Map<string, string[]>, after: Map<string, string[]>): { p
   return { places, accounts };
 }
 
+/**
+ * A TCP relay to the simulator whose network can be cut: every open connection reset and every new
+ * one closed at once, as a host cut off from the venue sees it.
+ */
+async function cuttableVenue(simUrl: string): Promise<{ url: string; cut(on: boolean): void; close(): void }> {
+  const target = new URL(simUrl);
+  const sockets = new Set<Socket>();
+  let cut = false;
+  const server: Server = createServer((client) => {
+    if (cut) return void client.destroy();
+    const upstream = connect(Number(target.port), target.hostname);
+    for (const s of [client, upstream]) {
+      sockets.add(s);
+      s.on('close', () => sockets.delete(s));
+      s.on('error', () => undefined);
+    }
+    client.pipe(upstream).pipe(client);
+    client.on('close', () => upstream.destroy());
+    upstream.on('close', () => client.destroy());
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const port = (server.address() as { port: number }).port;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    cut(on) {
+      cut = on;
+      if (on) for (const s of sockets) s.destroy();
+    },
+    close: () => server.close(),
+  };
+}
+
 describe.skipIf(!binary)('a fleet on Redis: three instances, replication 2, 60 accounts', () => {
   it('lose one, scale 3 -> 4 -> 2, lose Redis: every account armed at every sample, no cancel fired, every horizon >= min', async () => {
     redis = await startRedis({ binary: binary! });
@@ -160,15 +194,26 @@ describe.skipIf(!binary)('a fleet on Redis: three instances, replication 2, 60 a
       }
     };
 
-    // 1. Three instances.
-    const k = await Promise.all(['k0', 'k1', 'k2'].map((n) => instance(sim.url, redis!.url, n)));
+    // 1. Three instances; k0 reaches the venue through a relay whose network can be cut.
+    const k0Venue = await cuttableVenue(sim.url);
+    const k = await Promise.all(['k0', 'k1', 'k2'].map((n) => instance(sim.url, redis!.url, n, n === 'k0' ? k0Venue.url : sim.url)));
     let live = [...k];
     await waitArmed(sim.url, 90_000);
     sampling = true;
     let view = await settle(live, 60_000, 'three instances');
     notes.push(`three instances: held ${view.held.join(' / ')} (120 owner places)`);
 
-    // 2. One SIGKILLed for 30 s, then restarted on its state directory.
+    // 2a. k0's network to the venue cut for 30 s: its accounts' other owners keep them armed.
+    phase = 'k0 cut off from the venue';
+    const worstBeforeCut = worst;
+    k0Venue.cut(true);
+    await sleep(30_000);
+    k0Venue.cut(false);
+    phase = 'k0 reconnected';
+    view = await settle(live, 60_000, 'k0 reconnected');
+    notes.push(`k0 cut off from the venue for 30 s: lowest horizon ${(Math.min(worst, worstBeforeCut) / 1000).toFixed(1)} s; back, settled in ${(view.ms / 1000).toFixed(1)} s`);
+
+    // 2b. One SIGKILLed for 30 s, then restarted on its state directory.
     phase = 'k1 killed';
     k[1]!.proc.child.kill('SIGKILL');
     live = [k[0]!, k[2]!];
@@ -228,6 +273,7 @@ describe.skipIf(!binary)('a fleet on Redis: three instances, replication 2, 60 a
 
     sampling = false;
     await sampler;
+    k0Venue.close();
     notes.push(`lowest horizon over the run: ${(worst / 1000).toFixed(1)} s; faults: ${faults.length}`);
     process.stdout.write(`fleet:\n  ${notes.join('\n  ')}\n`);
     expect(faults).toEqual([]);

@@ -113,6 +113,23 @@ describe('buildPlan', () => {
     expect(over.warnings.join('\n')).toMatch(/above the venue's 1200 weight per minute per IP/);
   });
 
+  it('shard.fleet: planned for one instance holding every account, replicas counted on the address budget, the lease bound warned', async () => {
+    const base = await parse(KNOWN);
+    const fleet = { ...base.shard, replication: 2, fleet: { instance: 'k0', leaseSeconds: 10, fallbackShareFollows: true } };
+    const plan = buildPlan({ ...base, shard: fleet });
+    expect(plan.accounts).toHaveLength(base.accounts.length);
+    const text = formatPlan(plan);
+    expect(text).toMatch(/^Fleet instance k0 \(shard.fleet, lease 10 s\): the live instances share the 3 accounts, each armed by 2 of them/);
+    // Two owners' re-arms spend the address's budget: twice the one-instance figure.
+    const single = buildPlan(base);
+    expect(plan.accounts[0]!.actionsPerDay).toBe(2 * single.accounts[0]!.actionsPerDay);
+    expect(plan.warnings.join('\n')).not.toMatch(/shard.replication is 2 but shard.count|holds none/);
+    expect(plan.warnings.join('\n')).not.toMatch(/lease_seconds/);
+    // 60 - 15 - 30 - 10 < 20: a lost pair of owners would run below the minimum before new ones arm.
+    const long = buildPlan({ ...base, shard: { ...fleet, fleet: { ...fleet.fleet, leaseSeconds: 30 } } });
+    expect(long.warnings.join('\n')).toMatch(/shard.fleet.lease_seconds 30: for a1, a2, a3 deadline - rearm_every - lease - lease \/ 3 is below min_horizon/);
+  });
+
   it('rate_limits.exchange: its own budget, spent by path: exchange arms and the approvals at start-up', async () => {
     const base = await parse(KNOWN);
     const sw = (a: AccountConfig, s: Partial<SwitchConfig>): AccountConfig => ({ ...a, switch: { ...a.switch, ...s } });

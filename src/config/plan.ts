@@ -75,7 +75,7 @@ export interface BudgetUse {
 }
 
 export interface Plan {
-  shard: { index: number; count: number; replication: number };
+  shard: { index: number; count: number; replication: number; fleet?: { instance: string; leaseSeconds: number } };
   accountsTotal: number;
   accounts: PlanAccount[];
   armsPerMinute: number;
@@ -189,7 +189,7 @@ function buildPlanWith(config: Config): Plan {
       armsPerMinute: period === null ? 0 : 60_000 / period,
       readsPerMinute: readsEach,
       // Every replica's re-arms spend the same address budget.
-      actionsPerDay: period === null ? 0 : rearmsPerDay(period, shards.length),
+      actionsPerDay: period === null ? 0 : rearmsPerDay(period, config.shard.fleet ? config.shard.replication : shards.length),
       retriesThatFit: retriesThatFit(a.switch, timeoutMs),
       priority: a.priority,
       effectivePeriodSeconds: period === null ? null : period / 1000,
@@ -226,7 +226,7 @@ function buildPlanWith(config: Config): Plan {
   const global = use((limits.global ?? 0) * 60, arms + reads);
   const exchange = use((limits.exchange ?? 0) * 60, steady.armsByScope.exchange * 60 + fits(demand.exchangeWeightPerSecond * 60));
   return {
-    shard: { ...config.shard },
+    shard: { index: config.shard.index, count: config.shard.count, replication: config.shard.replication, ...(config.shard.fleet ? { fleet: { instance: config.shard.fleet.instance, leaseSeconds: config.shard.fleet.leaseSeconds } } : {}) },
     accountsTotal: config.accounts.length,
     accounts,
     armsPerMinute: arms,
@@ -291,10 +291,22 @@ function planWarnings(config: Config, mine: AccountConfig[], accounts: PlanAccou
   const w: string[] = [];
   const names = (list: Array<{ name: string }>): string => list.map((a) => a.name).join(', ');
 
-  if (config.shard.replication > config.shard.count) {
+  const fleet = config.shard.fleet;
+  if (fleet) {
+    // Both owners of an account lost at once (or replication 1): its arms stand while the lease
+    // ends and the next step gives it new owners, who still have to approve and arm.
+    const stepSeconds = fleet.leaseSeconds / 3;
+    const short = mine.filter((a) => a.switch.deadlineSeconds - a.switch.rearmEverySeconds - fleet.leaseSeconds - stepSeconds < a.switch.minHorizonSeconds);
+    if (short.length > 0) {
+      w.push(
+        `shard.fleet.lease_seconds ${fleet.leaseSeconds}: for ${names(short)} deadline - rearm_every - lease - lease / 3 is below min_horizon, so an account whose owners are all lost at once ` +
+          '(replication 1, or two instances stopped together) falls below its minimum horizon before a new owner can arm it. Shorten the lease or lengthen deadline_seconds',
+      );
+    }
+  } else if (config.shard.replication > config.shard.count) {
     w.push(`shard.replication is ${config.shard.replication} but shard.count is ${config.shard.count}: with fewer instances than replicas each account is armed by ${config.shard.count} (losing this instance leaves its accounts to their last deadline)`);
   }
-  if (config.accounts.length > 0 && mine.length === 0) {
+  if (!fleet && config.accounts.length > 0 && mine.length === 0) {
     w.push(`shard ${config.shard.index} of ${config.shard.count} holds none of the ${config.accounts.length} accounts: this instance protects nothing`);
   }
   const clear = mine.filter((a) => a.switch.onShutdown === 'clear');
@@ -366,10 +378,18 @@ function planWarnings(config: Config, mine: AccountConfig[], accounts: PlanAccou
 /** Human text for `check-config`. */
 export function formatPlan(plan: Plan): string {
   const lines: string[] = [];
-  lines.push(
-    `Shard ${plan.shard.index} of ${plan.shard.count}: ${plan.accounts.length} of ${plan.accountsTotal} account${plan.accountsTotal === 1 ? '' : 's'} protected here` +
-      (plan.shard.replication > 1 ? ` (replication ${plan.shard.replication}: shard ${plan.shard.index}'s and shard ${(plan.shard.index - 1 + plan.shard.count) % plan.shard.count}'s, each also armed by one other instance).` : '.'),
-  );
+  const fleet = plan.shard.fleet;
+  if (fleet) {
+    lines.push(
+      `Fleet instance ${fleet.instance} (shard.fleet, lease ${fleet.leaseSeconds} s): the live instances share the ${plan.accountsTotal} account${plan.accountsTotal === 1 ? '' : 's'}, each armed by ${plan.shard.replication} of them. ` +
+        'The figures below are for one instance holding every account (the fleet down to one, or a first start without Redis); with N instances each holds about replication / N of them.',
+    );
+  } else {
+    lines.push(
+      `Shard ${plan.shard.index} of ${plan.shard.count}: ${plan.accounts.length} of ${plan.accountsTotal} account${plan.accountsTotal === 1 ? '' : 's'} protected here` +
+        (plan.shard.replication > 1 ? ` (replication ${plan.shard.replication}: shard ${plan.shard.index}'s and shard ${(plan.shard.index - 1 + plan.shard.count) % plan.shard.count}'s, each also armed by one other instance).` : '.'),
+    );
+  }
   if (plan.accounts.length > 0) {
     const header = ['account', 'address', 'rearm', 'effective', 'deadline', 'min horizon', 'priority', 'verdict', 'retries', 'path', 'arm when', 'on shutdown', 'arms/min', 'reads/min'];
     const rows = plan.accounts.map((a) => [
