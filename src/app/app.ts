@@ -211,11 +211,13 @@ export class App {
           file: new FleetFile(FleetFile.fileIn(config.stateDir)),
           logger,
           metrics,
-          armed: () => this.keeper?.armedAccounts() ?? [],
+          settled: () => this.keeper?.settledAccounts() ?? [],
           apply: (covers) => this.applyFleet(covers),
           ...(follows ? { onMembers: (count: number) => shared?.setFallbackShare(1 / count) } : {}),
         },
       );
+      // Up to 2 s for Redis, so that fleet.json is checked against it before anything is armed.
+      await waitReady(this.fleetRedis, 2_000, deps.clock);
       keeperOptions = this.fleetOptions(await this.fleet.restore());
     }
     this.keeper = new Keeper(keeperOptions, {
@@ -324,4 +326,18 @@ export class App {
     if (this.sim) await Promise.race([this.sim.stop(), new Promise((r) => setTimeout(r, left()).unref())]);
     this.logger.info({ event: 'stopped' }, 'keeper stopped');
   }
+}
+
+/** Resolves when the client is ready, or after `ms` (then the fleet starts on its state file alone). */
+function waitReady(client: import('ioredis').Redis, ms: number, clock: Clock): Promise<void> {
+  if (client.status === 'ready') return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = clock.setTimeout(done, ms);
+    function done(): void {
+      clock.clearTimeout(timer);
+      client.off('ready', done);
+      resolve();
+    }
+    client.once('ready', done);
+  });
 }

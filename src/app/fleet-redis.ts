@@ -5,18 +5,18 @@ import { AGENT_SLOTS } from '../config/shard.js';
  * A fleet's membership in Redis (`shard.fleet`, on the shared budget's server), every time on
  * Redis's clock (TIME inside the scripts), so the instances' own clocks never decide a lease:
  * - `dms-keeper:<name>:fleet:members`, a sorted set: instance -> the end of its lease (ms).
- * - `dms-keeper:<name>:fleet:armed:<instance>`, a set: the accounts that instance has armed
- *   (Keeper.armedAccounts); expires three leases after its last renewal.
+ * - `dms-keeper:<name>:fleet:settled:<instance>`, a set: the accounts that instance has settled,
+ *   armed or judged not to be armed (Keeper.settledAccounts); expires three leases after its last renewal.
  * - `dms-keeper:<name>:fleet:slots:<account>`, a hash: agent slot -> the instance signing in it,
  *   so no two instances ever approve an agent under the same name (that would revoke the other's).
  */
 export interface FleetStore {
   /** Renews this instance's lease: the live instances (this one included), and whether the lease was new (first, lapsed, or Redis lost it). */
   renew(me: string, leaseMs: number): Promise<{ members: string[]; fresh: boolean }>;
-  /** Adds and removes accounts in this instance's armed set (`replace`: the set becomes `add`). */
-  publishArmed(me: string, change: { add: readonly string[]; remove: readonly string[]; replace: boolean }, ttlMs: number): Promise<void>;
-  /** For each (instance, account), whether that instance has published the account as armed. */
-  armed(pairs: ReadonlyArray<readonly [string, string]>): Promise<boolean[]>;
+  /** Adds and removes accounts in this instance's settled set (`replace`: the set becomes `add`). */
+  publishSettled(me: string, change: { add: readonly string[]; remove: readonly string[]; replace: boolean }, ttlMs: number): Promise<void>;
+  /** For each (instance, account), whether that instance has published the account as settled. */
+  settled(pairs: ReadonlyArray<readonly [string, string]>): Promise<boolean[]>;
   /**
    * An agent slot per account: the one this instance holds; else `preferred` when free; else a
    * free one; else one whose holder's lease has ended. -1: every slot held by a live instance.
@@ -72,7 +72,7 @@ const CHUNK = 500;
 export function redisFleetStore(redis: Redis, sharedName: string): FleetStore {
   const prefix = `dms-keeper:${sharedName}:fleet`;
   const members = `${prefix}:members`;
-  const armedKey = (instance: string) => `${prefix}:armed:${instance}`;
+  const settledKey = (instance: string) => `${prefix}:settled:${instance}`;
   const slotsKey = (account: string) => `${prefix}:slots:${account}`;
   const chunks = <T>(xs: readonly T[]): T[][] => Array.from({ length: Math.ceil(xs.length / CHUNK) }, (_, i) => xs.slice(i * CHUNK, (i + 1) * CHUNK));
   return {
@@ -80,8 +80,8 @@ export function redisFleetStore(redis: Redis, sharedName: string): FleetStore {
       const [fresh, live] = (await redis.eval(RENEW, 1, members, me, String(leaseMs))) as [number, string[]];
       return { members: live, fresh: fresh === 1 };
     },
-    async publishArmed(me, change, ttlMs) {
-      const key = armedKey(me);
+    async publishSettled(me, change, ttlMs) {
+      const key = settledKey(me);
       const m = redis.multi();
       if (change.replace) m.del(key);
       for (const part of chunks(change.add)) m.sadd(key, ...part);
@@ -89,10 +89,10 @@ export function redisFleetStore(redis: Redis, sharedName: string): FleetStore {
       m.pexpire(key, ttlMs);
       await m.exec();
     },
-    async armed(pairs) {
+    async settled(pairs) {
       if (pairs.length === 0) return [];
       const p = redis.pipeline();
-      for (const [instance, account] of pairs) p.sismember(armedKey(instance), account);
+      for (const [instance, account] of pairs) p.sismember(settledKey(instance), account);
       const res = (await p.exec()) ?? [];
       return res.map(([err, v]) => err === null && v === 1);
     },

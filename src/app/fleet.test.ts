@@ -68,7 +68,7 @@ async function member(name: string, url: string, opts: { start?: boolean } = {})
       file: new FleetFile(join(dir!, `${name}.json`)),
       logger,
       metrics,
-      armed: () => (arming.on ? [...held.keys()] : []),
+      settled: () => (arming.on ? [...held.keys()] : []),
       apply: async (covers) => {
         held = covers;
       },
@@ -194,6 +194,19 @@ describe.skipIf(!binary)('fleet membership on Redis', () => {
     expect(settled(all)).toBe(true);
     expect(fewest).toBeGreaterThanOrEqual(2);
   }, 40_000);
+
+  it('a reload that removes accounts drops them at once; one that adds accounts gains its share of them', async () => {
+    redis = await startRedis({ binary: binary! });
+    const ms = await Promise.all(['k0', 'k1'].map((n) => member(n, redis!.url)));
+    await until(() => settled(ms), 10_000);
+    // Two instances, replication 2: each holds all 30.
+    expect(ms.map((m) => m.held().size)).toEqual([30, 30]);
+    await ms[0]!.fleet.reconfigure({ instance: 'k0', leaseMs: LEASE_MS, replication: 2, candidates: candidates.slice(0, 10) });
+    expect([...ms[0]!.held().keys()].sort()).toEqual(candidates.slice(0, 10).map((c) => c.name).sort());
+    await ms[0]!.fleet.reconfigure({ instance: 'k0', leaseMs: LEASE_MS, replication: 2, candidates });
+    await until(() => ms[0]!.held().size === 30, 5_000);
+    expect(ms[0]!.held().size).toBe(30);
+  }, 30_000);
 
   it('an unreadable fleet.json is named in a warning and a metric; the instance starts holding nothing', async () => {
     redis = await startRedis({ binary: binary! });

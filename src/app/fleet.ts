@@ -19,8 +19,8 @@ export interface FleetDeps {
   file: FleetFile;
   logger: Logger;
   metrics: KeeperMetrics;
-  /** The accounts this instance has armed (Keeper.armedAccounts). */
-  armed: () => readonly string[];
+  /** The accounts this instance has settled: armed, or judged not to be armed (Keeper.settledAccounts). */
+  settled: () => readonly string[];
   /** Told the number of instances whenever the membership changes (the shared budget's fallback share). */
   onMembers?: (count: number) => void;
   /** Makes the keeper hold exactly these accounts, each covered so (a reload of its accounts). */
@@ -29,7 +29,7 @@ export interface FleetDeps {
 
 /**
  * A fleet instance's shell (`shard.fleet`; docs/DESIGN.md section 7, "Fleet"): every lease / 3 it
- * renews its lease in Redis, reads the live instances, publishes what it has armed, claims agent
+ * renews its lease in Redis, reads the live instances, publishes what it has settled (armed, or judged not to be armed), claims agent
  * slots for the accounts it gains and lets go of the ones it hands over once their new owners
  * have armed them. The decisions are keeper/fleet-step.ts's.
  *
@@ -66,7 +66,12 @@ export class Fleet {
     return Math.max(1_000, Math.floor(this.options.leaseMs / 3));
   }
 
-  /** What this instance held when it stopped (fleet.json): armed again at once, before Redis is asked. */
+  /**
+   * What this instance held when it stopped (fleet.json), checked against Redis when it answers:
+   * its agent slots claimed again (one taken by another instance meanwhile is not signed in: that
+   * would revoke the other's agent), and what its new owners have settled let go. Without Redis, all
+   * of it is armed again as it was.
+   */
   async restore(): Promise<ReadonlyMap<string, AccountCover>> {
     const { deps, options } = this;
     const loaded = await deps.file.load().catch((e: unknown) => ({ problem: `${deps.file.path}: ${(e as Error).message}`, record: undefined }));
@@ -80,6 +85,9 @@ export class Fleet {
       for (const [name, slot] of Object.entries(r.held)) if (known.has(name)) this.held.set(name, slot);
       this.setMembers(r.members);
     }
+    // The first step before the keeper starts: nothing is gained yet (the membership is not known
+    // whole), but slots are checked and handed-over accounts let go.
+    await this.membershipStep().catch((e: unknown) => deps.logger.warn({ event: 'fleet_step_failed', err: e }, 'fleet step failed at start; arming what fleet.json holds'));
     this.report();
     this.applied = this.covers();
     return this.applied;
@@ -162,7 +170,7 @@ export class Fleet {
     }
     let changed = false;
     try {
-      await this.publishArmed();
+      await this.publishSettled();
       if (this.reclaim) changed = (await this.reclaimSlots()) || changed;
       const step = fleetStep(this.held, this.owners, me);
       for (const name of step.drop) {
@@ -189,16 +197,16 @@ export class Fleet {
     return true;
   }
 
-  private async publishArmed(): Promise<void> {
-    const now = new Set(this.deps.armed().filter((a) => this.held.has(a)));
+  private async publishSettled(): Promise<void> {
+    const now = new Set(this.deps.settled().filter((a) => this.held.has(a)));
     const ttlMs = 3 * this.options.leaseMs;
     if (this.republish) {
-      await this.deps.store.publishArmed(this.options.instance, { add: [...now], remove: [], replace: true }, ttlMs);
+      await this.deps.store.publishSettled(this.options.instance, { add: [...now], remove: [], replace: true }, ttlMs);
       this.republish = false;
     } else {
       const add = [...now].filter((a) => !this.published.has(a));
       const remove = [...this.published].filter((a) => !now.has(a));
-      await this.deps.store.publishArmed(this.options.instance, { add, remove, replace: false }, ttlMs);
+      await this.deps.store.publishSettled(this.options.instance, { add, remove, replace: false }, ttlMs);
     }
     this.published = now;
   }
@@ -211,7 +219,14 @@ export class Fleet {
     let changed = false;
     names.forEach((name, i) => {
       const slot = slots[i]!;
-      if (slot < 0 || slot === this.held.get(name)) return;
+      if (slot === this.held.get(name)) return;
+      if (slot < 0) {
+        // Every slot is another live instance's now: this one may not sign for the account (gained again when a slot frees).
+        this.deps.logger.warn({ event: 'fleet_agent_slot_lost', account: name, slot: this.held.get(name) }, 'agent slot taken while Redis was away and no other free: no longer arming this account here');
+        this.held.delete(name);
+        changed = true;
+        return;
+      }
       // Another instance signs in the old slot now: a new agent in this one (re-provisioned by the reload).
       this.deps.logger.warn({ event: 'fleet_agent_slot_moved', account: name, from: this.held.get(name), to: slot }, 'agent slot taken while Redis was away: approving an agent in another slot');
       this.held.set(name, slot);
@@ -242,20 +257,20 @@ export class Fleet {
     return gained > 0;
   }
 
-  /** Lets go of the accounts every new owner has armed; the rest stay held and armed. */
+  /** Lets go of the accounts every new owner has settled; the rest stay held and armed. */
   private async letGo(names: readonly string[]): Promise<boolean> {
     if (names.length === 0) return false;
     const me = this.options.instance;
     const pairs: Array<[string, string]> = [];
     for (const name of names) for (const o of this.owners.get(name) ?? []) if (o !== me) pairs.push([o, name]);
-    const answers = await this.deps.store.armed(pairs);
-    const armed = new Set(pairs.filter((_, i) => answers[i]).map(([o, n]) => `${o}\n${n}`));
-    const go = names.filter((name) => handedOver(this.owners.get(name) ?? [], me, (o) => armed.has(`${o}\n${name}`)));
+    const answers = await this.deps.store.settled(pairs);
+    const settled = new Set(pairs.filter((_, i) => answers[i]).map(([o, n]) => `${o}\n${n}`));
+    const go = names.filter((name) => handedOver(this.owners.get(name) ?? [], me, (o) => settled.has(`${o}\n${name}`)));
     if (go.length === 0) return false;
     await this.deps.store.release(me, go);
     for (const name of go) this.held.delete(name);
     this.deps.metrics.fleetMoves.inc({ direction: 'released' }, go.length);
-    this.deps.logger.info({ event: 'fleet_accounts_released', count: go.length }, `let go of ${go.length} account(s): their new owners have armed them`);
+    this.deps.logger.info({ event: 'fleet_accounts_released', count: go.length }, `let go of ${go.length} account(s): their new owners have settled them`);
     return true;
   }
 

@@ -30,7 +30,8 @@ export function toAppConfig(config: Config, env: Readonly<Record<string, string 
   const accounts: KeeperAccountSpec[] = fleet
     ? []
     : accountsCovered(config.accounts, config.shard).map(({ account, replica, shards }) =>
-        specOf(account, { replica, slot: replica, coveredBy: shards.map((s) => `shard-${s}`) }),
+        // A lone instance (one shard) names no coverage.
+        specOf(account, { replica, slot: replica, coveredBy: config.shard.count > 1 ? shards.map((s) => `shard-${s}`) : [] }),
       );
   const v = config.venue;
   const foreignAccounts = relays ? foreignHeartbeatAccounts(config, env, new Set(accounts.map((a) => a.name))) : undefined;
@@ -110,7 +111,7 @@ function accountSpec(a: AccountConfig, cover: AccountCover, env: Readonly<Record
     builderFee: a.builderFee,
     priority: a.priority,
     replica,
-    coveredBy: cover.coveredBy,
+    ...(cover.coveredBy.length > 0 ? { coveredBy: cover.coveredBy } : {}),
     identity: [a.address, agentName, describe(a.masterKey), slot === 0 ? describe(a.agent.key) : '-'].join('|'),
     switch: { ...switchInMs(a.switch), ...(a.liveness ? { onSilence: replicaOnSilence(a.liveness.onSilence, replica) } : {}) },
     ...(a.liveness ? { liveness: livenessOf(a.liveness, env, replica, relays && cover.coveredBy.length > 1) } : {}),

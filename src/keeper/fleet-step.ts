@@ -4,10 +4,11 @@ import type { AccountCover } from './keeper-types.js';
 /**
  * A fleet's decisions (`shard.fleet`; docs/DESIGN.md section 7, "Fleet"), pure: which accounts this
  * instance gains, which it hands over and when it may let one go. The shell (src/app/fleet.ts)
- * reads the membership and the armed sets from Redis and feeds them here.
+ * reads the membership and the settled sets from Redis and feeds them here.
  *
  * The handover rule: a new owner arms before the old one lets go. An account this instance no
- * longer owns stays held (and re-armed) until every one of its owners has published it as armed;
+ * longer owns stays held (and re-armed) until every one of its owners has published it as settled (armed,
+ * or judged not to be armed as the old owner would judge it);
  * two or three instances arming one account for a while is safe (the latest arm sets the deadline).
  */
 
@@ -21,7 +22,7 @@ export function ownersOf(candidates: ReadonlyArray<{ name: string; address: stri
 export interface FleetStep {
   /** Owned here and not held: claim an agent slot, then arm. */
   gain: string[];
-  /** Held and no longer owned here: let go once every owner has armed it (handedOver). */
+  /** Held and no longer owned here: let go once every owner has settled it (handedOver). */
   handOver: string[];
   /** Held and gone from the config: removed at once, as a reload removes an account. */
   drop: string[];
@@ -40,12 +41,12 @@ export function fleetStep(held: ReadonlyMap<string, number>, owners: ReadonlyMap
 }
 
 /**
- * Whether an account being handed over may be let go: every owner but this instance has armed it.
+ * Whether an account being handed over may be let go: every owner but this instance has settled it.
  * With no owner at all (an empty membership) it is never let go.
  */
-export function handedOver(owners: readonly string[], me: string, armedBy: (instance: string) => boolean): boolean {
+export function handedOver(owners: readonly string[], me: string, settledBy: (instance: string) => boolean): boolean {
   const others = owners.filter((o) => o !== me);
-  return others.length > 0 && others.every(armedBy);
+  return others.length > 0 && others.every(settledBy);
 }
 
 /**

@@ -50,7 +50,7 @@ export interface KeeperAccountSpec extends ProvisionSpec {
    * the account over counts as the last. Absent: 0. Only replica 0 brings a silent bot's deadline near.
    */
   replica?: number;
-  /** The instances that arm this account (static: `shard-<index>`; fleet: instance names), shown in /status; absent: this one alone. */
+  /** The instances that arm this account (static: `shard-<index>`; fleet: instance names), shown in /status; absent: a lone instance. */
   coveredBy?: readonly string[];
 }
 

@@ -619,16 +619,20 @@ export class Keeper {
   }
 
   /**
-   * The accounts this instance has armed itself with at least their minimum horizon left: what a
-   * fleet publishes, so an instance handing an account over lets go only once its new owner arms
-   * it (src/app/fleet.ts).
+   * The accounts this instance has settled: armed by itself with at least their minimum horizon
+   * left, or judged by its switch not to be armed (ineligible, `orders_open` with no orders, a silent
+   * bot), as the previous owner would judge them. What a fleet publishes, so an instance handing an
+   * account over lets go only once its new owner protects it (src/app/fleet.ts). An account still
+   * provisioning, or over budget here, is not settled: the previous owner keeps arming it.
    */
-  armedAccounts(): string[] {
+  settledAccounts(): string[] {
     const venueNow = this.deps.venueClock.nowMs();
     const out: string[] = [];
     for (const m of this.accounts.values()) {
-      const d = m.runner?.snapshot().deadlineMs ?? null;
-      if (d !== null && d - venueNow >= m.spec.switch.minHorizonMs) out.push(m.spec.name);
+      const r = m.runner;
+      if (!r || this.cadence.isOverBudget(m.spec.name)) continue;
+      const d = r.snapshot().deadlineMs;
+      if (!r.shouldBeArmed() || (d !== null && d - venueNow >= m.spec.switch.minHorizonMs)) out.push(m.spec.name);
     }
     return out;
   }
