@@ -5,14 +5,17 @@
  *     and every object is valid against the Kubernetes and Prometheus Operator schemas
  *     (kubernetes-models);
  *   - the keeper's pods spread over nodes (topologySpreadConstraints on kubernetes.io/hostname);
- *   - shard coverage: for 1, 2 and 5 replicas (scaled with the patch docs/operations.md shows),
- *     pods dms-keeper-0..N-1, each with the ConfigMap's config and exactly the environment the
- *     manifest gives it, cover every account twice (replication 2; once with a single pod), by the
- *     keeper's own shard function (the built CLI's check-config);
- *   - a keeper started with exactly what the StatefulSet gives pod 1 of 2 (image entrypoint and
- *     the container's args, its environment, the ConfigMap's file, the Secret's files as the init
- *     container copies them) protects its shard and, as second replica, the other one, against the
- *     venue simulator.
+ *   - the keepers are a fleet (shard.fleet, replication 2) on the base's Redis, named by their pod:
+ *     scaling is `replicas` alone (Kustomize's `replicas:`, as docs/operations.md shows; nothing
+ *     else in the rendered StatefulSet changes), and each pod's check-config passes with the heap
+ *     its accounts need;
+ *   - the fleet as built processes, each started with exactly what the StatefulSet gives its pod
+ *     (image entrypoint and the container's args, its environment, the ConfigMap's file, the
+ *     Secrets' files as the init container copies them), on a real redis-server with the Secret's
+ *     password and the venue simulator: scaled 1 -> 2 -> 3 -> 2, every account is armed by min(2, N)
+ *     pods, each pod's /status names the N pods as members and each account's owners as its
+ *     coverage; a pod stops within its grace period on SIGTERM with every arm kept; the simulator
+ *     overlay's two pods both protect every demo account.
  * A pod's paths (mounts, the image's /app) are mapped onto temporary directories and the repo.
  */
 import { execFile, spawn } from 'node:child_process';
@@ -32,10 +35,10 @@ import { NetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1/NetworkPol
 import { ServiceMonitor } from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1/ServiceMonitor';
 import { PrometheusRule } from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1/PrometheusRule';
 import { benchKey } from '../bench/keys.js';
-import { shardOf } from '../src/config/shard.js';
 import { heapLimitMb } from '../src/config/memory.js';
 import { freePort, getJson, MAIN, ROOT, startCli, type Proc } from './support/cli.js';
 import { startSim } from './support/keeper-process.js';
+import { findRedisServer, noRedisMessage, startRedis, type TestRedis } from './support/redis.js';
 
 const run = promisify(execFile);
 const BASE = 'deploy/kubernetes/base';
@@ -251,16 +254,19 @@ async function keeperProcess(objs: Obj[], ordinal: number, secrets: Record<strin
   return { args: argv.slice(2), env, container: c };
 }
 
-/** A temporary overlay of `base` scaled to n shards with the patch docs/operations.md shows. */
+/**
+ * A temporary overlay of `base` at n keepers, scaled as docs/operations.md shows: Kustomize's
+ * `replicas:` (what `kubectl scale` sets on the live object), nothing else.
+ */
 async function scaled(base: string, n: number): Promise<string> {
   await mkdir(join(ROOT, 'artifacts'), { recursive: true });
   const dir = await mkdtemp(join(ROOT, 'artifacts', 'k8s-scale-'));
   dirs.push(dir);
   const ops = await readFile(join(ROOT, 'docs/operations.md'), 'utf8');
-  const patch = /```yaml\n(# shards\.yaml[^]*?)```/.exec(ops)?.[1];
-  expect(patch, 'docs/operations.md shows the scaling patch (a ```yaml block starting "# shards.yaml")').toBeDefined();
-  await writeFile(join(dir, 'shards.yaml'), patch!.replace(/replicas: \d+/, `replicas: ${n}`).replace(/value: "\d+"/, `value: "${n}"`));
-  await writeFile(join(dir, 'kustomization.yaml'), `resources:\n  - ../../${base}\npatches:\n  - path: shards.yaml\n`);
+  const snippet = /```yaml\n(# in my-keeper\/kustomization\.yaml[^]*?)```/.exec(ops)?.[1];
+  expect(snippet, 'docs/operations.md shows the scaling (a ```yaml block starting "# in my-keeper/kustomization.yaml")').toBeDefined();
+  expect(snippet).toMatch(/^replicas:\n {2}- name: dms-keeper\n {4}count: \d+\n$/m);
+  await writeFile(join(dir, 'kustomization.yaml'), `resources:\n  - ../../${base}\n${snippet!.replace(/count: \d+/, `count: ${n}`)}`);
   return dir;
 }
 
@@ -304,19 +310,27 @@ describeRender('Kubernetes manifests (kubectl kustomize, no cluster)', () => {
     expect(validate({ apiVersion: 'example.com/v1', kind: 'Widget', metadata: { name: 'w' } })).toMatch(/no schema/);
   });
 
-  it.each([BASE, OVERLAY])('%s: the shard count is the replicas; the pods stop within their grace period and never clear an arm', async (dir) => {
+  it.each([BASE, OVERLAY])('%s: the pods are a fleet on the shared Redis, named by the pod; they stop within their grace period and never clear an arm', async (dir) => {
     const objs = await render(dir);
     const sts = statefulSet(objs);
     const keeper = sts.spec.template.spec.containers.find((c) => c.name === 'keeper')!;
-    expect(keeper.env?.find((e) => e.name === 'DMS_KEEPER_SHARD__COUNT')?.value).toBe(String(sts.spec.replicas));
+    // Nothing counts the pods but replicas: no shard index, count or replication in the environment.
+    expect((keeper.env ?? []).map((e) => e.name).filter((n) => n.startsWith('DMS_KEEPER_SHARD__'))).toEqual(['DMS_KEEPER_SHARD__FLEET__INSTANCE']);
+    expect(keeper.env?.find((e) => e.name === 'DMS_KEEPER_SHARD__FLEET__INSTANCE')?.valueFrom).toEqual({ fieldRef: { fieldPath: 'metadata.name' } });
     expect(sts.spec.template.spec.terminationGracePeriodSeconds).toBeGreaterThan(15); // the keeper's stop bound
     expect((sts.spec as Record<string, unknown>).podManagementPolicy).toBe('Parallel');
     const pdb = objs.find((o) => o.kind === 'PodDisruptionBudget') as Obj & { spec: { maxUnavailable: number } };
     expect(pdb.spec.maxUnavailable).toBe(1);
-    const cfg = YAML.parse(configText(objs)) as { switch: { on_shutdown: string }; accounts: Array<{ switch?: { on_shutdown?: string } }>; shard?: unknown };
+    type Cfg = { switch: { on_shutdown: string }; accounts: Array<{ master_key?: unknown; switch?: { on_shutdown?: string } }>; shard?: unknown; rate_limits: { shared?: { redis_url: string; password?: unknown } } };
+    const cfg = YAML.parse(configText(objs)) as Cfg;
+    expect(cfg.shard, 'a fleet of two owners per account; the instance comes from the pod').toEqual({ replication: 2, fleet: { lease_seconds: 10 } });
     expect(cfg.switch.on_shutdown).toBe('keep');
     for (const a of cfg.accounts) expect(a.switch?.on_shutdown ?? 'keep').toBe('keep');
-    expect(cfg.shard, 'the StatefulSet sets the shard, not the config').toBeUndefined();
+    for (const a of cfg.accounts) expect(a.master_key, 'a pod that gains an account approves an agent of its own').toBeDefined();
+    // The membership lives in the base's Redis, with the password the pods get from its Secret.
+    const redisService = objs.find((o) => o.kind === 'Service' && o.metadata.name === 'dms-keeper-redis') as Obj & { spec: { ports: Array<{ port: number }> } };
+    expect(cfg.rate_limits.shared?.redis_url).toBe(`redis://${redisService.metadata.name}:${redisService.spec.ports[0]!.port}`);
+    expect(cfg.rate_limits.shared?.password).toEqual({ file: 'redis.password' });
   });
 
   it.each([
@@ -345,51 +359,36 @@ describeRender('Kubernetes manifests (kubectl kustomize, no cluster)', () => {
     expect(rule.spec.groups).toEqual(alerts.groups);
   });
 
-  describe.each([
+  it.each([
     [BASE, 8],
     [OVERLAY, 4],
-  ])('%s: shard coverage by the built CLI', (base, accounts) => {
-    it.each([1, 2, 5])('%i pods cover every account twice (replication 2; once with one pod); each has the heap its accounts need', async (n) => {
-      const objs = await render(await scaled(base, n).then((d) => d.slice(ROOT.length + 1)));
+  ])('%s: scaling is replicas and nothing else; check-config passes as each pod sees it, and the heap holds every account (the last pod standing holds them all)', async (base, accounts) => {
+    const at = async (n: number) => render(await scaled(base, n).then((d) => d.slice(ROOT.length + 1)));
+    const two = statefulSet(await render(base));
+    for (const n of [1, 3, 5]) {
+      const objs = await at(n);
       const sts = statefulSet(objs);
       expect(sts.spec.replicas).toBe(n);
-      const cfg = YAML.parse(configText(objs)) as { accounts: Array<{ address: string }> };
-      const all = cfg.accounts.map((a) => a.address.toLowerCase());
-      expect(all.length).toBe(accounts);
-      const seen: string[] = [];
-      const heapFlag = (s: string) => Number(/--max-old-space-size=(\d+)/.exec(s)?.[1]);
-      const pods = await Promise.all(
-        Array.from({ length: n }, async (_, i) => {
-          const { args, env, container } = await keeperProcess(objs, i, secretFiles(objs));
-          const config = args[args.indexOf('--config') + 1]!;
-          const r = await cli(['check-config', '--config', config], env);
-          return { i, r, env, container };
-        }),
-      );
-      for (const { i, r, env, container } of pods) {
-        expect(r.code, r.out).toBe(0);
-        const head = /^Shard (\d+) of (\d+): (\d+) of (\d+) accounts protected here\b/m.exec(r.out);
-        expect(head?.slice(1).map(Number), r.out).toEqual([i, n, expect.any(Number), accounts]);
-        const mine = [...r.out.matchAll(/^ {2}\S+\s+(0x[0-9a-f]{40})\s/gm)].map((m) => m[1]!);
-        expect(mine.length).toBe(Number(head![3]));
-        seen.push(...mine);
-        // check-config's figure for this shard's account count fits the pod's heap flag and memory.
-        const recommended = heapFlag(/NODE_OPTIONS="([^"]+)"/.exec(r.out)![1]!);
-        expect(recommended).toBe(heapLimitMb(mine.length));
-        expect(heapFlag(env.NODE_OPTIONS!)).toBeGreaterThanOrEqual(recommended);
-        const limitMi = Number(/^(\d+)Mi$/.exec(container.resources?.limits?.memory ?? '')?.[1]);
-        expect(limitMi).toBeGreaterThanOrEqual(heapFlag(env.NODE_OPTIONS!) + 100); // RSS runs ~100 MB above the heap limit
-      }
-      // Every account on exactly min(2, n) pods, never twice on one (the base runs replication 2).
-      const replicas = Math.min(2, n);
-      expect(seen.sort()).toEqual(Array.from({ length: replicas }, () => all).flat().sort());
-      for (const pod of pods) {
-        const listed = [...pod.r.out.matchAll(/^ {2}\S+\s+(0x[0-9a-f]{40})\s/gm)].map((m) => m[1]!);
-        expect(new Set(listed).size).toBe(listed.length);
-      }
-      if (n > 1) expect(new Set(seen.map((a) => shardOf(a, n))).size).toBeGreaterThan(1);
-    }, 60_000);
-  });
+      // The same pods at any scale: one number changes, no config, no environment.
+      expect({ ...sts, spec: { ...sts.spec, replicas: 2 } }).toEqual(two);
+    }
+    const objs = await render(base);
+    const cfg = YAML.parse(configText(objs)) as { accounts: Array<{ address: string }> };
+    expect(cfg.accounts.length).toBe(accounts);
+    const heapFlag = (s: string) => Number(/--max-old-space-size=(\d+)/.exec(s)?.[1]);
+    for (const i of [0, 1]) {
+      const { args, env, container } = await keeperProcess(objs, i, secretFiles(objs));
+      const r = await cli(['check-config', '--config', args[args.indexOf('--config') + 1]!], env);
+      expect(r.code, r.out).toBe(0);
+      // A fleet member plans every account of the config: what it holds alone when the others are gone.
+      expect(/^.*?(\d+) of (\d+) accounts protected here\b/m.exec(r.out)?.slice(1).map(Number), r.out).toEqual([accounts, accounts]);
+      const recommended = heapFlag(/NODE_OPTIONS="([^"]+)"/.exec(r.out)![1]!);
+      expect(recommended).toBe(heapLimitMb(accounts));
+      expect(heapFlag(env.NODE_OPTIONS!)).toBeGreaterThanOrEqual(recommended);
+      const limitMi = Number(/^(\d+)Mi$/.exec(container.resources?.limits?.memory ?? '')?.[1]);
+      expect(limitMi).toBeGreaterThanOrEqual(heapFlag(env.NODE_OPTIONS!) + 100); // RSS runs ~100 MB above the heap limit
+    }
+  }, 60_000);
 
   it('without enableServiceLinks: false the services would put DMS_KEEPER_* variables into the pod, and the keeper refuses them', async () => {
     const objs = await render(BASE);
@@ -402,12 +401,112 @@ describeRender('Kubernetes manifests (kubectl kustomize, no cluster)', () => {
     expect(r.code).toBe(2);
     expect(r.out).toContain('DMS_KEEPER_REDIS_SERVICE_HOST');
   });
+});
 
-  it("a keeper started as the StatefulSet starts pod 1 of 2 protects shard 1 and, as its second replica, shard 0, and stops in its grace period with every arm kept", async () => {
+// ---- the fleet: the pods as built processes, on a real Redis ------------------------------------
+
+const redisBinary = findRedisServer();
+if (KUBECTL && !redisBinary) process.stderr.write(noRedisMessage());
+
+interface Fleetview {
+  instance: string;
+  members: string[];
+  connected: boolean;
+  held: number;
+  handing_over: number;
+}
+interface FleetStatus {
+  fleet: Fleetview;
+  accounts: Array<{ name: string; armed?: boolean; phase?: string; coverage: { instances: string[]; replica: number } | null }>;
+}
+interface Pod {
+  name: string;
+  ops: string;
+  proc: Proc;
+}
+
+/**
+ * Pod `i` of the StatefulSet as a built keeper process: its container's argv and environment (the
+ * instance is its name, dms-keeper-i), its volumes laid out, the init container run. What differs
+ * from the pod: the ops port is a free loopback port instead of 0.0.0.0:9464 in the pod's own
+ * network namespace, Redis is this test's (the Service's name resolves only in a cluster), and
+ * `over` (the venue).
+ */
+async function startPod(objs: Obj[], i: number, redisUrl: string, over: Record<string, string> = {}): Promise<Pod> {
+  const { args, env } = await keeperProcess(objs, i, secretFiles(objs));
+  expect(env.DMS_KEEPER_SERVER__LISTEN).toBe('0.0.0.0:9464');
+  expect(env.DMS_KEEPER_SHARD__FLEET__INSTANCE).toBe(`dms-keeper-${i}`);
+  const port = await freePort();
+  const proc = startCli(args, { env: { ...env, ...over, DMS_KEEPER_SERVER__LISTEN: `127.0.0.1:${port}`, DMS_KEEPER_RATE_LIMITS__SHARED__REDIS_URL: redisUrl } });
+  procs.push(proc);
+  return { name: `dms-keeper-${i}`, ops: `http://127.0.0.1:${port}`, proc };
+}
+
+async function fleetStatus(pod: Pod): Promise<FleetStatus | undefined> {
+  const r = await getJson(`${pod.ops}/status`).catch(() => undefined);
+  return r?.status === 200 ? (r.body as FleetStatus) : undefined;
+}
+
+/**
+ * Waits until the fleet of `pods` has settled: each pod sees exactly these members, connected, with
+ * no handover pending, every account of `names` held by min(2, pods) of them, each holder's
+ * coverage naming those holders, and every account `armable` armed. Returns each account's holders.
+ */
+async function settled(pods: readonly Pod[], names: readonly string[], armable: (name: string) => boolean, withinMs: number, what: string): Promise<Map<string, string[]>> {
+  const members = pods.map((p) => p.name).sort();
+  const want = Math.min(2, pods.length);
+  const t0 = Date.now();
+  let last = '';
+  for (;;) {
+    const holders = new Map<string, string[]>(names.map((n) => [n, []]));
+    const problems: string[] = [];
+    for (const pod of pods) {
+      if (pod.proc.child.exitCode !== null) throw new Error(`${pod.name} exited (${pod.proc.child.exitCode}): ${pod.proc.stdout().slice(-3000)}${pod.proc.stderr().slice(-2000)}`);
+      const s = await fleetStatus(pod);
+      if (!s) {
+        problems.push(`${pod.name}: no /status`);
+        continue;
+      }
+      if (!s.fleet.connected) problems.push(`${pod.name}: not connected`);
+      if (JSON.stringify([...s.fleet.members].sort()) !== JSON.stringify(members)) problems.push(`${pod.name}: members ${s.fleet.members}`);
+      if (s.fleet.handing_over > 0) problems.push(`${pod.name}: handing over ${s.fleet.handing_over}`);
+      if (s.fleet.instance !== pod.name) problems.push(`${pod.name}: instance ${s.fleet.instance}`);
+      for (const a of s.accounts) {
+        holders.get(a.name)?.push(pod.name);
+        if (armable(a.name) && !a.armed) problems.push(`${pod.name}: ${a.name} not armed`);
+      }
+    }
+    // Coverage as each holder reports it: exactly the pods that hold the account.
+    for (const pod of pods) {
+      const s = await fleetStatus(pod);
+      for (const a of s?.accounts ?? []) {
+        const h = holders.get(a.name) ?? [];
+        if (JSON.stringify([...(a.coverage?.instances ?? [])].sort()) !== JSON.stringify([...h].sort())) problems.push(`${pod.name}: ${a.name} covered by ${a.coverage?.instances}, held by ${h}`);
+      }
+    }
+    for (const [n, h] of holders) if (h.length !== want) problems.push(`${n} held by ${h.length}`);
+    if (problems.length === 0) return holders;
+    last = problems.slice(0, 8).join('; ');
+    if (Date.now() - t0 > withinMs) throw new Error(`${what}: not settled in ${withinMs} ms: ${last}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+describeRender('the fleet as the StatefulSet runs it (built processes, a real Redis)', () => {
+  let redis: TestRedis | undefined;
+  afterEach(async () => {
+    await redis?.stop();
+    redis = undefined;
+  });
+  // The password the pods copy from the Secret dms-keeper-redis (secretFiles), as the base's Redis requires it.
+  const redisForPods = async (objs: Obj[]) => startRedis({ binary: redisBinary!, password: secretFiles(objs)['dms-keeper-redis/password']!.trim() });
+
+  it.skipIf(!redisBinary)(`${BASE}: scaled 1 -> 2 -> 3 -> 2, every account is armed by min(2, N) pods and the members are the pods; a pod stops in its grace period with every arm kept`, async () => {
     const objs = await render(BASE);
     const sts = statefulSet(objs);
-    expect(sts.spec.replicas).toBe(2);
     const cfg = YAML.parse(configText(objs)) as { accounts: Array<{ name: string; address: string }> };
+    const names = cfg.accounts.map((a) => a.name);
+    redis = await redisForPods(objs);
     const sim = await startSim((p) => {
       procs.push(p);
       return p;
@@ -416,46 +515,61 @@ describeRender('Kubernetes manifests (kubectl kustomize, no cluster)', () => {
       const r = await fetch(`${sim.url}/_sim/accounts`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ address: a.address, tradedVolumeUsd: 50_000_000 }) });
       expect(r.status).toBe(200);
     }
-    const { args, env } = await keeperProcess(objs, 1, secretFiles(objs));
-    const port = await freePort();
-    // What differs from the pod: the venue is the simulator (loopback, testnet), and the ops port is
-    // a free loopback port instead of 0.0.0.0:9464 in the pod's own network namespace.
-    expect(env.DMS_KEEPER_SERVER__LISTEN).toBe('0.0.0.0:9464');
     const venue = { DMS_KEEPER_VENUE__BASE_URL: sim.url, DMS_KEEPER_VENUE__EXCHANGE_URL: sim.url, DMS_KEEPER_VENUE__WS_URL: sim.url.replace('http', 'ws'), DMS_KEEPER_VENUE__NETWORK: 'testnet' };
-    const keeper = startCli(args, { env: { ...env, ...venue, DMS_KEEPER_SERVER__LISTEN: `127.0.0.1:${port}` } });
-    procs.push(keeper);
-    const mine = cfg.accounts.filter((a) => shardOf(a.address, 2) === 1);
-    const theirs = cfg.accounts.filter((a) => shardOf(a.address, 2) === 0);
-    expect(mine.length).toBeGreaterThan(0);
-    expect(theirs.length).toBeGreaterThan(0);
-
-    type Status = { accounts: Array<{ name: string; armed?: boolean; state?: string; phase?: string }> };
-    const t0 = Date.now();
-    for (;;) {
-      const r = await getJson(`http://127.0.0.1:${port}/readyz`).catch(() => undefined);
-      if (r?.status === 200) break;
-      if (keeper.child.exitCode !== null || Date.now() - t0 > 30_000) throw new Error(`not ready: ${r?.text}\n${keeper.stdout().slice(-3000)}`);
-      await new Promise((res) => setTimeout(res, 200));
-    }
-    const status = (await getJson(`http://127.0.0.1:${port}/status`)).body as Status;
-    // replication 2 on two pods: every account, shard 1's as replica 0 and shard 0's as replica 1.
-    expect(status.accounts.map((a) => a.name).sort()).toEqual([...mine, ...theirs].map((a) => a.name).sort());
-    const replicaOf = new Map((status.accounts as Array<{ name: string; coverage: { replica: number; instances: string[] } | null }>).map((a) => [a.name, a.coverage]));
-    for (const a of mine) expect(replicaOf.get(a.name)).toEqual({ replica: 0, instances: ['shard-1', 'shard-0'] });
-    for (const a of theirs) expect(replicaOf.get(a.name)).toEqual({ replica: 1, instances: ['shard-0', 'shard-1'] });
     const venueSchedule = async (address: string) =>
       ((await getJson(`${sim.url}/_sim/state?account=${address}`)).body as { account: { schedule: { timeMs: number | null } } }).account.schedule.timeMs;
-    for (const a of [...mine, ...theirs]) expect(await venueSchedule(a.address), a.name).not.toBeNull();
+    const all = () => true;
+    const t0 = Date.now();
+    const timings: string[] = [];
 
-    // SIGTERM, as the kubelet sends it: a clean stop well inside terminationGracePeriodSeconds,
-    // and every arm still in place (on_shutdown: keep).
+    // 1 pod: it holds every account alone.
+    const pods = [await startPod(objs, 0, redis.url, venue)];
+    let holders = await settled(pods, names, all, 30_000, '1 pod');
+    timings.push(`1 pod ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+    for (const n of names) expect(holders.get(n)).toEqual(['dms-keeper-0']);
+
+    // kubectl scale --replicas=2, then 3: each join moves at most one of an account's two owners.
+    for (const n of [2, 3]) {
+      const t = Date.now();
+      pods.push(await startPod(objs, n - 1, redis.url, venue));
+      const before = holders;
+      holders = await settled(pods, names, all, 40_000, `${n} pods`);
+      timings.push(`${n} pods ${((Date.now() - t) / 1000).toFixed(1)} s`);
+      for (const name of names) expect(holders.get(name)!.filter((p) => before.get(name)!.includes(p)).length, name).toBeGreaterThanOrEqual(Math.min(1, before.get(name)!.length));
+    }
+    // Three pods, two owners each: the new pod has its share, and no pod has them all.
+    const held = pods.map((p) => names.filter((n) => holders.get(n)!.includes(p.name)).length);
+    expect(held.every((h) => h > 0 && h < names.length), `held ${held}`).toBe(true);
+    for (const a of cfg.accounts) expect(await venueSchedule(a.address), a.name).not.toBeNull();
+
+    // kubectl scale --replicas=2: the highest ordinal gets SIGTERM, as the kubelet sends it. A clean
+    // stop well inside terminationGracePeriodSeconds, and every arm it held still in place
+    // (on_shutdown: keep); its accounts move once its lease ends.
+    const leaving = pods.pop()!;
+    const itsAccounts = names.filter((n) => holders.get(n)!.includes(leaving.name));
     const grace = sts.spec.template.spec.terminationGracePeriodSeconds!;
     const stopAt = Date.now();
-    keeper.child.kill('SIGTERM');
-    const exit = await Promise.race([keeper.exited, new Promise((r) => setTimeout(() => r('timeout'), grace * 1000))]);
-    expect(exit, keeper.stdout().slice(-2000)).toEqual({ code: 0, signal: null });
+    leaving.proc.child.kill('SIGTERM');
+    const exit = await Promise.race([leaving.proc.exited, new Promise((r) => setTimeout(() => r('timeout'), grace * 1000))]);
+    expect(exit, leaving.proc.stdout().slice(-2000)).toEqual({ code: 0, signal: null });
     expect(Date.now() - stopAt).toBeLessThan(15_000);
-    for (const a of mine) expect(await venueSchedule(a.address), a.name).not.toBeNull();
+    for (const a of cfg.accounts.filter((x) => itsAccounts.includes(x.name))) expect(await venueSchedule(a.address), a.name).not.toBeNull();
+    const t = Date.now();
+    holders = await settled(pods, names, all, 40_000, 'back to 2 pods');
+    timings.push(`3 -> 2 pods ${((Date.now() - t) / 1000).toFixed(1)} s (lease 10 s)`);
+    for (const n of names) expect(holders.get(n)!.sort()).toEqual(['dms-keeper-0', 'dms-keeper-1']);
+    process.stdout.write(`kubernetes fleet: settled at ${timings.join(', ')}\n`);
+  }, 120_000);
+
+  it.skipIf(!redisBinary)(`${OVERLAY}: two pods, each on its own embedded simulator, both protect every demo account`, async () => {
+    const objs = await render(OVERLAY);
+    const cfg = YAML.parse(configText(objs)) as { accounts: Array<{ name: string }> };
+    redis = await redisForPods(objs);
+    const pods = await Promise.all([0, 1].map((i) => startPod(objs, i, redis!.url)));
+    // small-desk trades below the venue's volume gate: held and reported ineligible, never armed.
+    const holders = await settled(pods, cfg.accounts.map((a) => a.name), (n) => n !== 'small-desk', 40_000, 'the overlay\'s 2 pods');
+    for (const [, h] of holders) expect(h.sort()).toEqual(['dms-keeper-0', 'dms-keeper-1']);
+    for (const pod of pods) expect((await fleetStatus(pod))?.accounts.find((a) => a.name === 'small-desk')?.phase, pod.name).toBe('ineligible');
   }, 60_000);
 });
 
