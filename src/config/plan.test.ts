@@ -119,7 +119,7 @@ describe('buildPlan', () => {
     const plan = buildPlan({ ...base, shard: fleet });
     expect(plan.accounts).toHaveLength(base.accounts.length);
     const text = formatPlan(plan);
-    expect(text).toMatch(/^Fleet instance k0 \(shard.fleet, lease 10 s\): the live instances share the 3 accounts, each armed by 2 of them/);
+    expect(text).toMatch(/^Fleet instance k0 \(shard.fleet, lease 10 s\): 3 of 3 accounts protected here as the last instance standing; the live instances share them, each account armed by 2 of them/);
     // Two owners' re-arms spend the address's budget: twice the one-instance figure.
     const single = buildPlan(base);
     expect(plan.accounts[0]!.actionsPerDay).toBe(2 * single.accounts[0]!.actionsPerDay);

@@ -381,8 +381,9 @@ export function formatPlan(plan: Plan): string {
   const fleet = plan.shard.fleet;
   if (fleet) {
     lines.push(
-      `Fleet instance ${fleet.instance} (shard.fleet, lease ${fleet.leaseSeconds} s): the live instances share the ${plan.accountsTotal} account${plan.accountsTotal === 1 ? '' : 's'}, each armed by ${plan.shard.replication} of them. ` +
-        'The figures below are for one instance holding every account (the fleet down to one, or a first start without Redis); with N instances each holds about replication / N of them.',
+      `Fleet instance ${fleet.instance} (shard.fleet, lease ${fleet.leaseSeconds} s): ${plan.accounts.length} of ${plan.accountsTotal} account${plan.accountsTotal === 1 ? '' : 's'} protected here as the last instance standing; ` +
+        `the live instances share them, each account armed by ${plan.shard.replication} of them, so with N instances each holds about ${plan.shard.replication} / N. ` +
+        'The figures below are for the last instance standing (the fleet down to one, or a first start without Redis).',
     );
   } else {
     lines.push(
