@@ -274,7 +274,9 @@ describe.skipIf(!binary)('a fleet on Redis: three instances, replication 2, 60 a
     sampling = false;
     await sampler;
     k0Venue.close();
-    notes.push(`lowest horizon over the run: ${(worst / 1000).toFixed(1)} s; faults: ${faults.length}`);
+    const actions = (await getJson(`${sim.url}/_sim/actions`)).body as { actions: Array<{ type: string; result: string }> };
+    const approvals = actions.actions.filter((x) => x.type === 'approveAgent' && x.result === 'ok').length;
+    notes.push(`lowest horizon over the run: ${(worst / 1000).toFixed(1)} s; faults: ${faults.length}; agents approved over the run: ${approvals}`);
     process.stdout.write(`fleet:\n  ${notes.join('\n  ')}\n`);
     expect(faults).toEqual([]);
     expect(worst).toBeGreaterThanOrEqual(MIN_HORIZON_MS);

@@ -24,7 +24,8 @@ import { httpProbe } from './probe.js';
 import { DemoBots } from './demo-bots.js';
 import { connectHeartbeatBus } from './heartbeat-bus.js';
 import { relayChannel } from '../keeper/relay.js';
-import type { AccountCover } from '../keeper/keeper-types.js';
+import type { AccountCover, KeeperAccountSpec } from '../keeper/keeper-types.js';
+import { AGENT_SLOTS, replicaAgentName } from '../config/shard.js';
 import { FleetFile } from '../state/fleet-file.js';
 import { Fleet } from './fleet.js';
 import { redisFleetStore } from './fleet-redis.js';
@@ -196,15 +197,17 @@ export class App {
 
     this.probeDispatcher = new Agent({ connections: 4, keepAliveTimeout: 10_000, headersTimeout: 30_000, bodyTimeout: 30_000 });
     const triggers = new TriggerCounter(TriggerCounter.fileIn(config.stateDir), venueClock.nowMs());
+    const agentStore = new AgentStore(config.stateDir);
     // A fleet (shard.fleet): the accounts held before a restart are armed at once; the membership
     // in Redis adds and hands over the rest from the first step on (fleet.ts).
     let keeperOptions = config.keeper;
-    if (config.fleet && sharedCfg) {
+    const fleetCfg = config.fleet;
+    if (fleetCfg && sharedCfg) {
       this.fleetRedis = newRedisClient(sharedCfg.redisUrl, sharedPassword);
       this.fleetRedis.on('error', () => undefined); // reported by the fleet's steps, not per reconnect attempt
-      const follows = config.fleet.fallbackShareFollows;
+      const follows = fleetCfg.fallbackShareFollows;
       this.fleet = new Fleet(
-        { instance: config.fleet.instance, leaseMs: config.fleet.leaseMs, replication: config.fleet.replication, candidates: config.fleet.candidates },
+        { instance: fleetCfg.instance, leaseMs: fleetCfg.leaseMs, replication: fleetCfg.replication, candidates: fleetCfg.candidates },
         {
           clock: deps.clock,
           store: redisFleetStore(this.fleetRedis, sharedCfg.name),
@@ -214,6 +217,7 @@ export class App {
           settled: () => this.keeper?.settledAccounts() ?? [],
           apply: (covers) => this.applyFleet(covers),
           ...(follows ? { onMembers: (count: number) => shared?.setFallbackShare(1 / count) } : {}),
+          preferredSlot: (account) => usableSlot(agentStore, fleetCfg.specOf(account, { replica: 0, slot: 0, coveredBy: [] }), venueClock.nowMs()),
         },
       );
       // Up to 2 s for Redis, so that fleet.json is checked against it before anything is armed.
@@ -230,7 +234,7 @@ export class App {
       notifications: config.keeper.watch.notifications ? notifications : undefined,
       metrics,
       logger,
-      agentStore: new AgentStore(config.stateDir),
+      agentStore,
       triggers,
       budgetLog: new BudgetLog(BudgetLog.fileIn(config.stateDir)),
       scheduleDaily:
@@ -340,4 +344,22 @@ function waitReady(client: import('ioredis').Redis, ms: number, clock: Clock): P
     }
     client.once('ready', done);
   });
+}
+
+/** A day of validity left is usable: the keeper renews an agent well before its end anyway. */
+const USABLE_AGENT_LEFT_MS = 86_400_000;
+
+/**
+ * The agent slot (src/config/shard.ts replicaAgentName) in which this instance can sign for an
+ * account without approving anything: slot 0 with a configured agent key, else the first slot
+ * with a stored agent valid a day more; -1 for none.
+ */
+async function usableSlot(store: AgentStore, slot0: KeeperAccountSpec | undefined, venueNowMs: number): Promise<number> {
+  if (!slot0) return -1;
+  if (slot0.agentKey) return 0;
+  for (let slot = 0; slot < AGENT_SLOTS; slot++) {
+    const stored = await store.load(slot0.name, replicaAgentName(slot0.agentName, slot));
+    if (stored && stored.validUntilMs - venueNowMs > USABLE_AGENT_LEFT_MS) return slot;
+  }
+  return -1;
 }

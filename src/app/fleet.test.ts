@@ -52,7 +52,7 @@ interface Member {
   stop(): Promise<void>;
 }
 
-async function member(name: string, url: string, opts: { start?: boolean } = {}): Promise<Member> {
+async function member(name: string, url: string, opts: { start?: boolean; preferredSlot?: number } = {}): Promise<Member> {
   const client = newRedisClient(url);
   client.on('error', () => undefined);
   let held: ReadonlyMap<string, AccountCover> = new Map();
@@ -72,6 +72,7 @@ async function member(name: string, url: string, opts: { start?: boolean } = {})
       apply: async (covers) => {
         held = covers;
       },
+      ...(opts.preferredSlot !== undefined ? { preferredSlot: async () => opts.preferredSlot! } : {}),
     },
   );
   held = await fleet.restore();
@@ -133,6 +134,17 @@ describe.skipIf(!binary)('fleet membership on Redis', () => {
       expect(covers[0]!.coveredBy).toEqual(covers[1]!.coveredBy);
     }
     expect(ms[0]!.fleet.view().members).toEqual(['k0', 'k1', 'k2']);
+  }, 30_000);
+
+  it('an instance with a usable agent in a slot gains the account in that slot when it is free (no approval)', async () => {
+    redis = await startRedis({ binary: binary! });
+    const k0 = await member('k0', redis.url, { preferredSlot: 2 });
+    const others = await Promise.all(['k1', 'k2'].map((n) => member(n, redis!.url)));
+    const ms = [k0, ...others];
+    await until(() => settled(ms), 10_000);
+    expect(k0.held().size).toBeGreaterThan(0);
+    for (const c of k0.held().values()) expect(c.slot).toBe(2);
+    for (const m of others) for (const c of m.held().values()) expect(c.slot).not.toBe(2);
   }, 30_000);
 
   it('a fourth joins: the old owner lets go only after the new one has armed; no account ever below two', async () => {

@@ -5,6 +5,10 @@ import type { FleetFile } from '../state/fleet-file.js';
 import type { AccountCover } from '../keeper/keeper-types.js';
 import { coverOf, fleetStep, handedOver, movedAccounts, ownersOf } from '../keeper/fleet-step.js';
 import type { FleetStore } from './fleet-redis.js';
+import { mapLimited } from '../sched/pool.js';
+
+/** Stored agents looked up at once when accounts are gained (files, like provisioning's). */
+const SLOT_LOOKUPS = 64;
 
 export interface FleetOptions {
   instance: string;
@@ -21,6 +25,12 @@ export interface FleetDeps {
   metrics: KeeperMetrics;
   /** The accounts this instance has settled: armed, or judged not to be armed (Keeper.settledAccounts). */
   settled: () => readonly string[];
+  /**
+   * The agent slot this instance already has a usable agent in for the account (a configured key,
+   * or a stored agent still valid), -1 for none: claimed first when free, so an account that comes
+   * back costs no approval.
+   */
+  preferredSlot?: (account: string) => Promise<number>;
   /** Told the number of instances whenever the membership changes (the shared budget's fallback share). */
   onMembers?: (count: number) => void;
   /** Makes the keeper hold exactly these accounts, each covered so (a reload of its accounts). */
@@ -237,7 +247,9 @@ export class Fleet {
 
   private async gain(names: readonly string[]): Promise<boolean> {
     if (names.length === 0) return false;
-    const slots = await this.deps.store.claim(this.options.instance, names, names.map(() => -1));
+    const prefer = this.deps.preferredSlot;
+    const preferred = prefer ? await mapLimited(names, SLOT_LOOKUPS, (n) => prefer(n).catch(() => -1)) : names.map(() => -1);
+    const slots = await this.deps.store.claim(this.options.instance, names, preferred);
     let gained = 0;
     names.forEach((name, i) => {
       const slot = slots[i]!;
