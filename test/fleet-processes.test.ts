@@ -19,7 +19,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { benchAddresses } from '../bench/keys.js';
 import { getJson, startCli, type Proc } from './support/cli.js';
-import { fleetMember, startSim } from './support/keeper-process.js';
+import { fleetMember, startSim, venueView, waitArmed, type FleetStatus } from './support/keeper-process.js';
 import { findRedisServer, noRedisMessage, startRedis, type TestRedis } from './support/redis.js';
 
 const N = 60;
@@ -79,21 +79,9 @@ function launch(i: Omit<Instance, 'proc'>): Proc {
   return track(startCli(['run', '--config', i.file], { env: { CREDENTIALS_DIRECTORY: i.creds } }));
 }
 
-interface Fleetview {
-  instance: string;
-  members: string[];
-  connected: boolean;
-  held: number;
-  handing_over: number;
-}
-interface Status {
-  fleet: Fleetview;
-  accounts: Array<{ name: string; armed: boolean; coverage: { instances: string[]; replica: number } | null }>;
-}
-
-async function status(i: Instance): Promise<Status | undefined> {
+async function status(i: Instance): Promise<FleetStatus | undefined> {
   const r = await getJson(`${i.ops}/status`).catch(() => undefined);
-  return r?.status === 200 ? (r.body as Status) : undefined;
+  return r?.status === 200 ? (r.body as FleetStatus) : undefined;
 }
 
 /** Every account's owners as the instances show them, and whether the fleet is settled (two holders each, all armed, no handover). */
@@ -177,7 +165,7 @@ describe.skipIf(!binary)('a fleet on Redis: three instances, replication 2, 60 a
     const sampler = (async () => {
       while (!sampling) await sleep(200);
       while (sampling) {
-        const v = await venueView(sim.url);
+        const v = await venueView(sim.url, ADDRESSES);
         worst = Math.min(worst, v.minHorizonMs);
         if (v.unarmed > 0 || v.fired > 0) faults.push(`${phase}: ${v.unarmed} unarmed, ${v.fired} fired`);
         await sleep(1_000);
@@ -198,7 +186,7 @@ describe.skipIf(!binary)('a fleet on Redis: three instances, replication 2, 60 a
     const k0Venue = await cuttableVenue(sim.url);
     const k = await Promise.all(['k0', 'k1', 'k2'].map((n) => instance(sim.url, redis!.url, n, n === 'k0' ? k0Venue.url : sim.url)));
     let live = [...k];
-    await waitArmed(sim.url, 90_000);
+    expect(await waitArmed(sim.url, ADDRESSES, 90_000)).toBe(0);
     sampling = true;
     let view = await settle(live, 60_000, 'three instances');
     notes.push(`three instances: held ${view.held.join(' / ')} (120 owner places)`);
@@ -287,23 +275,4 @@ async function sleep(ms: number): Promise<void> {
   await new Promise((r) => setTimeout(r, ms));
 }
 
-/** The venue's view: the lowest horizon, how many accounts are unarmed, how many cancels fired today. */
-async function venueView(simUrl: string): Promise<{ minHorizonMs: number; unarmed: number; fired: number }> {
-  let min = Number.POSITIVE_INFINITY;
-  let unarmed = 0;
-  let fired = 0;
-  for (const a of ADDRESSES) {
-    const r = (await getJson(`${simUrl}/_sim/state?account=${a}`)).body as { account: { schedule: { timeMs: number | null; triggersToday: number } }; nowMs: number };
-    const t = r.account.schedule.timeMs;
-    fired += r.account.schedule.triggersToday;
-    if (t === null || t <= r.nowMs) unarmed++;
-    else min = Math.min(min, t - r.nowMs);
-  }
-  return { minHorizonMs: min, unarmed, fired };
-}
 
-async function waitArmed(simUrl: string, withinMs: number): Promise<void> {
-  const t0 = Date.now();
-  while ((await venueView(simUrl)).unarmed > 0 && Date.now() - t0 < withinMs) await sleep(1_000);
-  expect((await venueView(simUrl)).unarmed).toBe(0);
-}

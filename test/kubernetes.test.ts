@@ -37,7 +37,7 @@ import { PrometheusRule } from '@kubernetes-models/prometheus-operator/monitorin
 import { benchKey } from '../bench/keys.js';
 import { heapLimitMb } from '../src/config/memory.js';
 import { freePort, getJson, MAIN, ROOT, startCli, type Proc } from './support/cli.js';
-import { startSim } from './support/keeper-process.js';
+import { startSim, type FleetStatus } from './support/keeper-process.js';
 import { findRedisServer, noRedisMessage, startRedis, type TestRedis } from './support/redis.js';
 
 const run = promisify(execFile);
@@ -408,17 +408,6 @@ describeRender('Kubernetes manifests (kubectl kustomize, no cluster)', () => {
 const redisBinary = findRedisServer();
 if (KUBECTL && !redisBinary) process.stderr.write(noRedisMessage());
 
-interface Fleetview {
-  instance: string;
-  members: string[];
-  connected: boolean;
-  held: number;
-  handing_over: number;
-}
-interface FleetStatus {
-  fleet: Fleetview;
-  accounts: Array<{ name: string; armed?: boolean; phase?: string; coverage: { instances: string[]; replica: number } | null }>;
-}
 interface Pod {
   name: string;
   ops: string;

@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { benchAddresses } from '../bench/keys.js';
 import { getJson, startCli, type Proc } from './support/cli.js';
-import { fleetMember, startSim } from './support/keeper-process.js';
+import { fleetMember, startSim, venueView, waitArmed } from './support/keeper-process.js';
 
 const N = 60;
 const COUNT = 3;
@@ -73,30 +73,11 @@ function restart(i: Instance): Instance {
   return { ...i, proc: track(startCli(['run', '--config', i.file], { env: { CREDENTIALS_DIRECTORY: i.creds } })) };
 }
 
-/** The venue's view: the lowest horizon, how many accounts are unarmed, how many cancels fired today. */
-async function venueView(simUrl: string): Promise<{ minHorizonMs: number; unarmed: number; fired: number }> {
-  let min = Number.POSITIVE_INFINITY;
-  let unarmed = 0;
-  let fired = 0;
-  for (const a of ADDRESSES) {
-    const r = (await getJson(`${simUrl}/_sim/state?account=${a}`)).body as { account: { schedule: { timeMs: number | null; triggersToday: number } }; nowMs: number };
-    const t = r.account.schedule.timeMs;
-    fired += r.account.schedule.triggersToday;
-    if (t === null) unarmed++;
-    else min = Math.min(min, t - r.nowMs);
-  }
-  return { minHorizonMs: min, unarmed, fired };
-}
 
 async function sleep(ms: number): Promise<void> {
   await new Promise((r) => setTimeout(r, ms));
 }
 
-async function allArmed(simUrl: string, withinMs: number): Promise<void> {
-  const t0 = Date.now();
-  while ((await venueView(simUrl)).unarmed > 0 && Date.now() - t0 < withinMs) await sleep(1_000);
-  expect((await venueView(simUrl)).unarmed).toBe(0);
-}
 
 /** How many accounts an instance shows armed in /status, of how many it covers. */
 async function armedHere(i: Instance): Promise<{ armed: number; of: number; replicas: number[] }> {
@@ -108,7 +89,7 @@ describe('replication: three instances, each account armed by two', () => {
   it('replication 2 :: one instance SIGKILLed for 75 s: every horizon >= min_horizon, no cancel fired; restarted: its accounts armed again', async () => {
     const simUrl = await venue();
     const fleet = await Promise.all([0, 1, 2].map((i) => instance(simUrl, i, 2)));
-    await allArmed(simUrl, 60_000);
+    expect(await waitArmed(simUrl, ADDRESSES, 60_000)).toBe(0);
     // Each instance covers two shards' accounts: 40 of the 60 on average, each account twice.
     const covered = await Promise.all(fleet.map(armedHere));
     expect(covered.reduce((s, c) => s + c.of, 0)).toBe(2 * N);
@@ -127,7 +108,7 @@ describe('replication: three instances, each account armed by two', () => {
     let worst = Number.POSITIVE_INFINITY;
     for (let t = 0; t < 75; t++) {
       await sleep(1_000);
-      const v = await venueView(simUrl);
+      const v = await venueView(simUrl, ADDRESSES);
       worst = Math.min(worst, v.minHorizonMs);
       expect(v.unarmed, `t = ${t} s`).toBe(0);
       expect(v.fired, `t = ${t} s`).toBe(0);
@@ -149,12 +130,12 @@ describe('replication: three instances, each account armed by two', () => {
   it('the control, replication 1 :: the same kill leaves the lost shard\'s accounts to run down towards their deadline', async () => {
     const simUrl = await venue();
     const fleet = await Promise.all([0, 1, 2].map((i) => instance(simUrl, i, 1)));
-    await allArmed(simUrl, 60_000);
+    expect(await waitArmed(simUrl, ADDRESSES, 60_000)).toBe(0);
     fleet[1]!.proc.child.kill('SIGKILL');
     let worst = Number.POSITIVE_INFINITY;
     for (let t = 0; t < 45 && worst >= MIN_HORIZON_MS; t++) {
       await sleep(1_000);
-      worst = Math.min(worst, (await venueView(simUrl)).minHorizonMs);
+      worst = Math.min(worst, (await venueView(simUrl, ADDRESSES)).minHorizonMs);
     }
     expect(worst).toBeLessThan(MIN_HORIZON_MS);
   }, 200_000);

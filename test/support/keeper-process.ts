@@ -80,3 +80,38 @@ export async function fleetMember(simUrl: string, addresses: readonly string[], 
   request_timeout_ms: 2000`;
   return { dir, creds, listen, venueYaml, accountsYaml };
 }
+
+/**
+ * The venue's view of a fleet's accounts: the lowest horizon, how many are unarmed (no schedule,
+ * or one already past), how many cancels fired today.
+ */
+export async function venueView(simUrl: string, addresses: readonly string[]): Promise<{ minHorizonMs: number; unarmed: number; fired: number }> {
+  let min = Number.POSITIVE_INFINITY;
+  let unarmed = 0;
+  let fired = 0;
+  for (const a of addresses) {
+    const r = (await getJson(`${simUrl}/_sim/state?account=${a}`)).body as { account: { schedule: { timeMs: number | null; triggersToday: number } }; nowMs: number };
+    const t = r.account.schedule.timeMs;
+    fired += r.account.schedule.triggersToday;
+    if (t === null || t <= r.nowMs) unarmed++;
+    else min = Math.min(min, t - r.nowMs);
+  }
+  return { minHorizonMs: min, unarmed, fired };
+}
+
+/** Waits up to `withinMs` for every account to be armed on the venue; how many are still unarmed. */
+export async function waitArmed(simUrl: string, addresses: readonly string[], withinMs: number): Promise<number> {
+  const t0 = Date.now();
+  let unarmed = (await venueView(simUrl, addresses)).unarmed;
+  while (unarmed > 0 && Date.now() - t0 < withinMs) {
+    await new Promise((r) => setTimeout(r, 1_000));
+    unarmed = (await venueView(simUrl, addresses)).unarmed;
+  }
+  return unarmed;
+}
+
+/** What a fleet instance's /status says of the fleet and of each account's coverage (`shard.fleet`). */
+export interface FleetStatus {
+  fleet: { instance: string; members: string[]; connected: boolean; held: number; handing_over: number };
+  accounts: Array<{ name: string; armed: boolean; phase?: string; coverage: { instances: string[]; replica: number } | null }>;
+}
