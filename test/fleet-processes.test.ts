@@ -11,7 +11,8 @@
  *    what it held again (its fleet.json) and takes its accounts back;
  * 3. scaled 3 -> 4 (a fourth started) and 4 -> 2 (two stopped at once): what each step moves;
  * 4. Redis killed for FLEET_REDIS_DOWN_SECONDS (30 s here; 120 s for the figures in the notes):
- *    every instance keeps the last membership and keeps arming; Redis back (empty), they re-register.
+ *    every instance keeps the last membership and keeps arming; Redis back (empty), they re-register;
+ * 5. a SIGHUP that renames an instance is refused, the old config staying in force.
  */
 import { writeFile } from 'node:fs/promises';
 import { createServer, connect, type Server, type Socket } from 'node:net';
@@ -258,6 +259,15 @@ describe.skipIf(!binary)('a fleet on Redis: three instances, replication 2, 60 a
     await redis.restart();
     const again = await settle(live, 60_000, 'redis back');
     notes.push(`Redis down ${REDIS_DOWN_S} s: both kept their 60; back, settled in ${(again.ms / 1000).toFixed(1)} s`);
+
+    // 5. A reload may not rename an instance (its lease and agent slots are held under its name).
+    const { readFile } = await import('node:fs/promises');
+    const k0 = k[0]!;
+    await writeFile(k0.file, (await readFile(k0.file, 'utf8')).replace('instance: k0', 'instance: k9'));
+    k0.proc.child.kill('SIGHUP');
+    await k0.proc.waitFor(() => k0.proc.logs().some((l) => l.event === 'config_reload' && l.result === 'error'), 10_000, 'reload refused');
+    expect(String(k0.proc.logs().find((l) => l.event === 'config_reload' && l.result === 'error')?.problems)).toMatch(/shard.fleet.instance cannot change by a reload \(k0 -> k9\)/);
+    expect((await status(k0))?.fleet.instance).toBe('k0');
 
     sampling = false;
     await sampler;

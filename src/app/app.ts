@@ -299,6 +299,9 @@ export class App {
     const keeper = this.keeper;
     if (!keeper) throw new Error('not started');
     if (!!this.fleet !== !!next.fleet) throw new Error('shard.fleet cannot be turned on or off by a reload: restart the keeper');
+    if (this.fleet && next.fleet && next.fleet.instance !== this.config.fleet?.instance) {
+      throw new Error(`shard.fleet.instance cannot change by a reload (${this.config.fleet?.instance} -> ${next.fleet.instance}): its leases and agent slots are held under the old name; restart the keeper`);
+    }
     if (this.fleet && next.fleet) {
       // The fleet re-derives what this instance holds from the new candidates, then reloads the keeper.
       this.config = next;
