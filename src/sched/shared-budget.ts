@@ -5,8 +5,8 @@ import type { Clock, TimerHandle } from './clock.js';
 import type { RequestKind } from './request-class.js';
 import { ShedError } from './scheduler.js';
 import type { SharedBucket, SharedBuckets } from './shared-buckets.js';
-import { DEMAND_PUBLISH_PERIOD_MS, DEMAND_TTL_MS, demandKey, formatDemand, parseDemandTable, type Demand } from './shared-demand.js';
-import { budgetShare, modeStep, RESUME_RETRY_MS, shareMoved, type BudgetMode, type DemandView, type ModeEvent } from './shared-mode.js';
+import { budgetMoved, DEMAND_PUBLISH_PERIOD_MS, DEMAND_TTL_MS, demandKey, formatDemand, parseDemandTable, type Demand } from './shared-demand.js';
+import { budgetShare, modeStep, RESUME_RETRY_MS, type BudgetMode, type DemandView, type ModeEvent } from './shared-mode.js';
 import { bucketWindow, instanceSpecOf, SHARED_HEARTBEAT_MS, sharedChunk, sharedChunks, sharedReservoir } from './shared-reservoir.js';
 import type { TokenWait } from './request-class.js';
 
@@ -338,7 +338,7 @@ export class SharedBudget {
 
   private applyShare(): void {
     const share = this.share();
-    if (!shareMoved(this.appliedShare, share)) return;
+    if (!budgetMoved(this.appliedShare, share)) return;
     this.appliedShare = share;
     const heartbeat = this.opts.heartbeatMs ?? SHARED_HEARTBEAT_MS;
     for (const [scope, spec] of Object.entries(this.opts.specs)) this.opts.setLocalSpec(scope, instanceSpecOf(spec, share, heartbeat));

@@ -59,6 +59,15 @@ export const MIN_SHARE = 0.01;
  */
 export const BUDGET_CHANGE_TOLERANCE = 0.02;
 
+/**
+ * Whether `next` is another budget than the one `applied` (none applied yet: it is): it moved by
+ * more than BUDGET_CHANGE_TOLERANCE of it. The shared share, the planned arm budget and the read
+ * stretch are each re-applied only then (shared-mode.ts, keeper/cadence-control.ts).
+ */
+export function budgetMoved(applied: number | undefined, next: number): boolean {
+  return applied === undefined || Math.abs(next - applied) > applied * BUDGET_CHANGE_TOLERANCE;
+}
+
 /** The hash (one per shared budget name) that holds every instance's demand, beside its limiters' keys. */
 export function demandKey(name: string): string {
   return `dms-keeper:${name}:demand`;
