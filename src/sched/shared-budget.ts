@@ -74,8 +74,6 @@ export interface SharedBudgetOptions {
   heartbeatMs?: number;
   /** Told each request whose token did not come in time: `bypass` (it went anyway) or `shed`. */
   onMiss?: (miss: 'bypass' | 'shed', cls: RequestKind) => void;
-  /** This process among the instances (its demand's field); default host, pid and 6 random bytes. */
-  instanceId?: string;
 }
 
 /** Bottleneck priorities of the request classes: 0 runs first. */
@@ -96,13 +94,10 @@ export class SharedBudget {
   /** The share the local budget was last cut to. */
   private appliedShare: number | undefined;
   private stopped = false;
-  /** Tokens that did not come in time (bypassed or shed). */
-  timeouts = 0;
-  /** Requests that went without their token because their account would otherwise pass its deadline. */
-  bypasses = 0;
   /** Requests waiting for a token: told to go at once when Redis stops answering. */
   private readonly waiters = new Set<() => void>();
-  readonly instanceId: string;
+  /** This process among the instances (its demand's field): host, pid and 6 random bytes. */
+  readonly instanceId = `${hostname()}-${process.pid}-${randomBytes(6).toString('hex')}`;
   private readonly demandKey: string;
   private own: Demand | undefined;
   private view: DemandView | undefined;
@@ -111,6 +106,7 @@ export class SharedBudget {
   private exchanging = false;
   private demandTimer: TimerHandle;
   private fallbackShare: number;
+  private readonly heartbeatMs: number;
 
   constructor(private readonly opts: SharedBudgetOptions) {
     this.fallbackShare = opts.fallbackShare;
@@ -120,14 +116,13 @@ export class SharedBudget {
     this.client.on('close', () => this.handle({ kind: 'failed', reason: 'redis connection closed' }));
     this.client.on('ready', () => this.handle({ kind: 'ready' }));
     opts.buckets.onError(() => this.handle({ kind: 'failed', reason: 'redis error' }));
-    const heartbeat = opts.heartbeatMs ?? SHARED_HEARTBEAT_MS;
+    this.heartbeatMs = opts.heartbeatMs ?? SHARED_HEARTBEAT_MS;
     for (const [scope, spec] of Object.entries(opts.specs)) {
       // What the bucket really lets out (below the window: the price of no common clock), as a window.
-      this.bucketSpecs.set(scope, bucketWindow(spec, heartbeat));
-      this.chunks.set(scope, sharedChunk(sharedReservoir(spec, heartbeat)));
+      this.bucketSpecs.set(scope, bucketWindow(spec, this.heartbeatMs));
+      this.chunks.set(scope, sharedChunk(sharedReservoir(spec, this.heartbeatMs)));
     }
     this.openBuckets();
-    this.instanceId = opts.instanceId ?? `${hostname()}-${process.pid}-${randomBytes(6).toString('hex')}`;
     this.demandKey = demandKey(opts.name);
     this.demandTimer = this.clock.setTimeout(() => this.demandTick(), DEMAND_PUBLISH_PERIOD_MS);
     // Until Redis answers, this instance keeps to its share.
@@ -196,8 +191,8 @@ export class SharedBudget {
    *
    * Resolves when all of them came, when the shared budget is not in force (the local share applies;
    * Redis stopping answering releases every waiting request at once), or when `wait.waitMs` passed
-   * and `wait.onTimeout` is `send` (a bypass, counted once per request). Rejects with ShedError only
-   * when `wait.waitMs` passed and `wait.onTimeout` is `shed` (counted once), and with RangeError for
+   * and `wait.onTimeout` is `send` (a bypass, told to onMiss once per request). Rejects with ShedError only
+   * when `wait.waitMs` passed and `wait.onTimeout` is `shed` (told to onMiss once), and with RangeError for
    * a weight that is not a positive integer: Redis failing never fails a request. The tokens of a
    * request that did not wait for them are still taken as they come (the class comment), all of them.
    */
@@ -234,9 +229,7 @@ export class SharedBudget {
       if (release) this.waiters.delete(release);
     }
     if (got !== 'timeout') return;
-    this.timeouts++;
     if (wait.onTimeout === 'send') {
-      this.bypasses++;
       this.opts.onMiss?.('bypass', cls);
       return;
     }
@@ -269,13 +262,12 @@ export class SharedBudget {
    * failed and the instances never left the fallback (measured, Debian's redis-server 7.0).
    */
   private openBuckets(): void {
-    const heartbeat = this.opts.heartbeatMs ?? SHARED_HEARTBEAT_MS;
     // The old ones' last heartbeats still fail until they have stopped: stop() keeps them from
     // counting against the new ones.
     for (const b of this.buckets.values()) void b.stop().catch(() => undefined);
     this.buckets.clear();
     for (const [scope, spec] of Object.entries(this.opts.specs)) {
-      const bucket = this.opts.buckets.open(`dms-keeper:${this.opts.name}:${scope}`, sharedReservoir(spec, heartbeat), heartbeat, (e: unknown) => {
+      const bucket = this.opts.buckets.open(`dms-keeper:${this.opts.name}:${scope}`, sharedReservoir(spec, this.heartbeatMs), this.heartbeatMs, (e: unknown) => {
         if (/SETTINGS_KEY_NOT_FOUND/.test(String((e as Error | undefined)?.message))) this.settingsLost = true;
         this.handle({ kind: 'failed', reason: 'redis error' });
       });
@@ -340,8 +332,7 @@ export class SharedBudget {
     const share = this.share();
     if (!budgetMoved(this.appliedShare, share)) return;
     this.appliedShare = share;
-    const heartbeat = this.opts.heartbeatMs ?? SHARED_HEARTBEAT_MS;
-    for (const [scope, spec] of Object.entries(this.opts.specs)) this.opts.setLocalSpec(scope, instanceSpecOf(spec, share, heartbeat));
+    for (const [scope, spec] of Object.entries(this.opts.specs)) this.opts.setLocalSpec(scope, instanceSpecOf(spec, share, this.heartbeatMs));
   }
 }
 
