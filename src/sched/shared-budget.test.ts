@@ -18,7 +18,8 @@ import { ShedError } from './scheduler.js';
 import type { RequestKind } from './request-class.js';
 import { SharedBudget } from './shared-budget.js';
 import type { BudgetMode } from './shared-mode.js';
-import { bucketWindow, shareOf, sharedChunk, sharedMaxInSpan, sharedReservoir } from './shared-reservoir.js';
+import { bucketWindow, shareOf, sharedChunk, sharedReservoir } from './shared-reservoir.js';
+import { sharedMaxInSpan } from './test-support.js';
 import { DEMAND_PUBLISH_PERIOD_MS, DEMAND_TTL_MS, demandKey } from './shared-demand.js';
 import type { TokenWait } from './request-class.js';
 
