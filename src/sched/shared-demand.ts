@@ -113,7 +113,6 @@ export interface ShareInput {
   others: readonly DemandEntry[];
   /** Redis time of that read. */
   nowMs: number;
-  ttlMs?: number;
   fallbackShare: number;
   /**
    * False while this instance has read the table only once since it (re)joined: an instance that
@@ -130,10 +129,9 @@ export interface ShareInput {
 export function demandShare(input: ShareInput): number {
   const { own, fallbackShare } = input;
   if (own === undefined) return fallbackShare;
-  const ttl = input.ttlMs ?? DEMAND_TTL_MS;
   const mine = demandRate(own);
   let total = mine;
-  for (const e of input.others) if (input.nowMs - e.atMs <= ttl) total += demandRate(e);
+  for (const e of input.others) if (input.nowMs - e.atMs <= DEMAND_TTL_MS) total += demandRate(e);
   if (!(total > 0)) return fallbackShare;
   const share = Math.min(1, Math.max(MIN_SHARE, mine / total));
   return input.settled ? share : Math.min(share, fallbackShare);
