@@ -123,8 +123,6 @@ export interface ColdStartOutcome {
   lastArmedSeconds: number;
   /** Sum over accounts of the time until its first arm: the account-seconds left unprotected. */
   unprotectedAccountSeconds: number;
-  /** Re-arms that had to be sent before the last account was armed. */
-  rearmsInside: number;
 }
 
 /**
@@ -139,7 +137,6 @@ export function simulateColdStart(order: ColdStartOrder, accounts: number, perSe
   let armed = 0;
   let sumArmedAtMs = 0;
   let lastArmedMs = 0;
-  let rearmsInside = 0;
   // Due times of the armed accounts, in arm order (each re-arm moves one to the back).
   const due: number[] = [];
   let head = 0;
@@ -151,7 +148,6 @@ export function simulateColdStart(order: ColdStartOrder, accounts: number, perSe
     if (head < due.length && due[head]! <= t) {
       head++;
       due.push(t + periodMs);
-      rearmsInside++;
       continue;
     }
     const gateOpen =
@@ -170,6 +166,6 @@ export function simulateColdStart(order: ColdStartOrder, accounts: number, perSe
       approvedWaiting++;
     }
   }
-  if (armed < accounts) return { order, lastArmedSeconds: Number.POSITIVE_INFINITY, unprotectedAccountSeconds: Number.POSITIVE_INFINITY, rearmsInside };
-  return { order, lastArmedSeconds: lastArmedMs / 1000, unprotectedAccountSeconds: sumArmedAtMs / 1000, rearmsInside };
+  if (armed < accounts) return { order, lastArmedSeconds: Number.POSITIVE_INFINITY, unprotectedAccountSeconds: Number.POSITIVE_INFINITY };
+  return { order, lastArmedSeconds: lastArmedMs / 1000, unprotectedAccountSeconds: sumArmedAtMs / 1000 };
 }
