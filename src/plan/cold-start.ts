@@ -45,7 +45,7 @@ export interface ColdStartInput {
 /**
  * Below this share of the window, provisioning is starved by the armed accounts' re-arms: the
  * projection would run to infinity, so the gate simply opens (each first arm then competes by
- * urgency, as it did before this plan).
+ * urgency).
  */
 const MIN_PROVISION_SHARE = 0.02;
 

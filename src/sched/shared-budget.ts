@@ -19,11 +19,8 @@ import type { TokenWait } from './request-class.js';
  * venue's IP weight: an info read 2, 20 or 60, an action 1), arms before approvals before reads
  * (Bottleneck's priorities).
  *
- * Why Bottleneck only here: it reads the wall clock and sets real timers, so it cannot be this
- * instance's admission in virtual time; what it does that we would otherwise write ourselves is
- * the atomic, Lua-scripted bucket several processes share through Redis (shared-buckets.ts, behind
- * an interface). Everything else here runs on the injected clock; the mode decisions and the share
- * are pure (shared-mode.ts).
+ * Why Bottleneck only for the buckets: see src/sched/shared-buckets.ts (redisBuckets). Everything
+ * else here runs on the injected clock; the mode decisions and the share are pure (shared-mode.ts).
  *
  * Redis is never a single point of failure for the switch. Until Redis answers, and whenever it
  * stops (connection lost, a command failing), the keeper runs on its local budget cut to its share
@@ -148,10 +145,8 @@ export class SharedBudget {
   }
 
   /**
-   * This instance's share of the shared budget in (0, 1] (shared-demand.ts, demandShare): its demand
-   * over the live instances' total, or `fallbackShare` while Redis is not answering, the last read
-   * is older than the TTL, or no demand of its own is known yet. The planner multiplies the whole
-   * configured budget by it (on fallback the local budget is already cut to the same fraction).
+   * This instance's share of the shared budget in (0, 1]: shared-mode.ts budgetShare says when it is
+   * the demand's and when `fallbackShare`. On fallback the local budget is already cut to it.
    */
   share(): number {
     const state = { mode: this.current, stopped: this.stopped, fallbackShare: this.fallbackShare, own: this.own, view: this.view, firstReadRedisMs: this.firstReadRedisMs };
