@@ -3,8 +3,9 @@ import type { ArmRoute } from '../venue/arm-route.js';
 import type { KeeperMetrics } from '../obs/metrics.js';
 import { coldStartPlanned, planBudget, planReads, type BudgetPlan, type PlanAccount, type Provisioning } from '../plan/budget-plan.js';
 import { armCapacityPerSecond, maxPeriodMs, type RouteBudgets } from '../plan/cadence.js';
+import { ratePerSecond } from '../sched/limits.js';
 import type { RequestScheduler } from '../sched/scheduler.js';
-import { BUDGET_CHANGE_TOLERANCE } from '../sched/shared-demand.js';
+import { budgetMoved } from '../sched/shared-demand.js';
 import { MAX_READ_STRETCH, readWeightsOf } from '../plan/read-plan.js';
 import { MAX_PULL_SHARE, SlotCalendar } from '../sched/slot-calendar.js';
 import { DEFAULT_INFO_WEIGHTS } from '../venue/info.js';
@@ -17,7 +18,6 @@ export interface SharedDemand {
   publishDemand(d: { armsPerSecond: number; backlog: number }): void;
   share(): number;
 }
-
 
 /**
  * The keeper's cadence control: fits the accounts to the arm budget, never refusing
@@ -60,7 +60,7 @@ export class CadenceControl {
   routeBudgets(options: KeeperOptions): RouteBudgets {
     const rate = (scope: string): number | undefined => {
       const s = this.deps.scheduler.specOf(scope);
-      return s ? (s.limit * 1000) / s.windowMs : undefined;
+      return s && ratePerSecond(s);
     };
     const rest = rate('schedule_cancel');
     const configured = options.armBudgetPerSecond;
@@ -92,8 +92,7 @@ export class CadenceControl {
   /** The budget moved (a 429 announced another, a limit was restored, the share changed). */
   budgetChanged(options: KeeperOptions): boolean {
     const budget = this.armBudget(options);
-    const before = this.plan?.budgetPerSecond ?? 0;
-    return budget !== undefined && Math.abs(budget - before) > before * BUDGET_CHANGE_TOLERANCE;
+    return budget !== undefined && budgetMoved(this.plan?.budgetPerSecond ?? 0, budget);
   }
 
   /**
@@ -233,13 +232,13 @@ export class CadenceControl {
   applyReads(options: KeeperOptions, accounts: Iterable<Managed>, force = false): void {
     const list = [...accounts];
     const k = this.readStretch(options, list);
-    const before = this.appliedReadStretch;
-    if (!force && Math.abs(k - before) <= before * BUDGET_CHANGE_TOLERANCE) return;
+    const moved = budgetMoved(this.appliedReadStretch, k);
+    if (!force && !moved) return;
     this.appliedReadStretch = k;
     this.deps.metrics.readStretch.set(k);
     const intervals = this.readIntervals(options);
     for (const m of list) m.watcher?.setIntervals(intervals);
-    if (Math.abs(k - before) > before * BUDGET_CHANGE_TOLERANCE) {
+    if (moved) {
       const fields = { event: 'read_plan', stretch: Number(k.toFixed(3)), orders_every_seconds: intervals.ordersEveryMs / 1000, positions_every_seconds: intervals.positionsEveryMs / 1000 };
       if (k > 1) this.deps.logger.info(fields, 'read periods stretched so the reads fit what the arms leave of the budget');
       else this.deps.logger.info(fields, 'read periods back to the configured ones');

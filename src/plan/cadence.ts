@@ -54,9 +54,13 @@ export function lagAllowanceMs(usablePerSecond: number): number {
   return usablePerSecond > 0 ? Math.max(LAG_ALLOWANCE_MS, 2000 / usablePerSecond) : LAG_ALLOWANCE_MS;
 }
 
-export function planCadence(accounts: readonly CadenceInput[], budgetPerSecond: number, utilisation = BUDGET_UTILISATION): CadencePlan {
-  const usable = budgetPerSecond * utilisation;
-  const rate = (periods: number[]) => periods.reduce((s, p) => s + 1000 / p, 0);
+/** Arms per second of these periods (null: an account not armed). */
+function armsRate(periodsMs: ReadonlyArray<number | null>): number {
+  return periodsMs.reduce<number>((s, p) => s + (p === null ? 0 : 1000 / p), 0);
+}
+
+export function planCadence(accounts: readonly CadenceInput[], budgetPerSecond: number): CadencePlan {
+  const usable = budgetPerSecond * BUDGET_UTILISATION;
   const lag = lagAllowanceMs(usable);
   const maxes = accounts.map((a) => maxPeriodMs(a, lag));
   const sorted = [...maxes].sort((x, y) => x - y);
@@ -65,8 +69,8 @@ export function planCadence(accounts: readonly CadenceInput[], budgetPerSecond: 
 
   const maxStretch = Math.max(1, ...accounts.map((a, i) => maxes[i]! / a.rearmEveryMs));
   const fit = fitStretch(accounts, maxes, usable);
-  if (!fit) return { stretch: maxStretch, periodsMs: maxes, armsPerSecond: rate(maxes), usablePerSecond: usable, holds: false, capacityAccounts };
-  return { stretch: fit.stretch, periodsMs: fit.periodsMs, armsPerSecond: rate(fit.periodsMs), usablePerSecond: usable, holds: true, capacityAccounts };
+  if (!fit) return { stretch: maxStretch, periodsMs: maxes, armsPerSecond: armsRate(maxes), usablePerSecond: usable, holds: false, capacityAccounts };
+  return { stretch: fit.stretch, periodsMs: fit.periodsMs, armsPerSecond: armsRate(fit.periodsMs), usablePerSecond: usable, holds: true, capacityAccounts };
 }
 
 // ---- never refuse to protect ----
@@ -115,28 +119,26 @@ export interface ProtectionPlan {
  * periods it gives (rounded up: never more arms than planned); null when even the caps do not fit.
  */
 function fitStretch(accounts: readonly CadenceInput[], caps: readonly number[], usable: number): { stretch: number; periodsMs: number[] } | null {
-  const rate = (periods: number[]) => periods.reduce((s, p) => s + 1000 / p, 0);
   const at = (k: number) => accounts.map((a, i) => Math.min(a.rearmEveryMs * k, caps[i]!));
-  if (accounts.length === 0 || rate(at(1)) <= usable) return { stretch: 1, periodsMs: at(1) };
-  if (rate([...caps]) > usable) return null;
+  if (accounts.length === 0 || armsRate(at(1)) <= usable) return { stretch: 1, periodsMs: at(1) };
+  if (armsRate(caps) > usable) return null;
   let lo = 1;
   let hi = Math.max(...accounts.map((a, i) => caps[i]! / a.rearmEveryMs));
   for (let i = 0; i < 50; i++) {
     const mid = (lo + hi) / 2;
-    if (rate(at(mid)) <= usable) hi = mid;
+    if (armsRate(at(mid)) <= usable) hi = mid;
     else lo = mid;
   }
   return { stretch: hi, periodsMs: at(hi).map((p, i) => Math.min(Math.ceil(p), caps[i]!)) };
 }
 
 /** Pure: the periods and verdicts the keeper runs with, and `check-config` prints. Never refuses. */
-export function planProtection(accounts: readonly ProtectionInput[], budgetPerSecond: number, utilisation = BUDGET_UTILISATION): ProtectionPlan {
-  const usable = budgetPerSecond * utilisation;
-  const base = planCadence(accounts, budgetPerSecond, utilisation);
-  const rate = (periods: Array<number | null>) => periods.reduce<number>((s, p) => s + (p === null ? 0 : 1000 / p), 0);
+export function planProtection(accounts: readonly ProtectionInput[], budgetPerSecond: number): ProtectionPlan {
+  const base = planCadence(accounts, budgetPerSecond);
+  const usable = base.usablePerSecond;
   const result = (tier: ProtectionTier, periodsMs: Array<number | null>, verdicts: AccountVerdict[]): ProtectionPlan => {
     const armed = periodsMs.map((p, i) => (p === null ? null : p / accounts[i]!.rearmEveryMs)).filter((x): x is number => x !== null);
-    return { tier, periodsMs, verdicts, armsPerSecond: rate(periodsMs), usablePerSecond: usable, stretch: armed.length ? Math.max(1, ...armed) : 1, capacityAccounts: base.capacityAccounts };
+    return { tier, periodsMs, verdicts, armsPerSecond: armsRate(periodsMs), usablePerSecond: usable, stretch: armed.length ? Math.max(1, ...armed) : 1, capacityAccounts: base.capacityAccounts };
   };
   const keeps = (periods: number[]): AccountVerdict[] => periods.map((p, i) => (accounts[i]!.deadlineMs - p >= accounts[i]!.minHorizonMs ? 'keeps_min_horizon' : 'short_horizon'));
   if (base.holds) return result(base.stretch > 1 ? 'stretched' : 'configured', base.periodsMs, keeps(base.periodsMs));
@@ -164,7 +166,7 @@ export function planProtection(accounts: readonly ProtectionInput[], budgetPerSe
     used += cost;
   }
   const kept = [...chosen].sort((x, y) => x - y);
-  const inner = planProtection(kept.map((i) => accounts[i]!), budgetPerSecond, utilisation);
+  const inner = planProtection(kept.map((i) => accounts[i]!), budgetPerSecond);
   const periodsMs: Array<number | null> = accounts.map(() => null);
   const verdicts: AccountVerdict[] = accounts.map(() => 'over_budget');
   kept.forEach((i, k) => {

@@ -45,7 +45,7 @@ export interface ColdStartInput {
 /**
  * Below this share of the window, provisioning is starved by the armed accounts' re-arms: the
  * projection would run to infinity, so the gate simply opens (each first arm then competes by
- * urgency, as it did before this plan).
+ * urgency).
  */
 const MIN_PROVISION_SHARE = 0.02;
 
@@ -123,8 +123,6 @@ export interface ColdStartOutcome {
   lastArmedSeconds: number;
   /** Sum over accounts of the time until its first arm: the account-seconds left unprotected. */
   unprotectedAccountSeconds: number;
-  /** Re-arms that had to be sent before the last account was armed. */
-  rearmsInside: number;
 }
 
 /**
@@ -139,7 +137,6 @@ export function simulateColdStart(order: ColdStartOrder, accounts: number, perSe
   let armed = 0;
   let sumArmedAtMs = 0;
   let lastArmedMs = 0;
-  let rearmsInside = 0;
   // Due times of the armed accounts, in arm order (each re-arm moves one to the back).
   const due: number[] = [];
   let head = 0;
@@ -151,7 +148,6 @@ export function simulateColdStart(order: ColdStartOrder, accounts: number, perSe
     if (head < due.length && due[head]! <= t) {
       head++;
       due.push(t + periodMs);
-      rearmsInside++;
       continue;
     }
     const gateOpen =
@@ -170,6 +166,6 @@ export function simulateColdStart(order: ColdStartOrder, accounts: number, perSe
       approvedWaiting++;
     }
   }
-  if (armed < accounts) return { order, lastArmedSeconds: Number.POSITIVE_INFINITY, unprotectedAccountSeconds: Number.POSITIVE_INFINITY, rearmsInside };
-  return { order, lastArmedSeconds: lastArmedMs / 1000, unprotectedAccountSeconds: sumArmedAtMs / 1000, rearmsInside };
+  if (armed < accounts) return { order, lastArmedSeconds: Number.POSITIVE_INFINITY, unprotectedAccountSeconds: Number.POSITIVE_INFINITY };
+  return { order, lastArmedSeconds: lastArmedMs / 1000, unprotectedAccountSeconds: sumArmedAtMs / 1000 };
 }

@@ -104,13 +104,14 @@ describe('RequestScheduler', () => {
     await clock.advance(5_000);
     expect(sent.map((x) => x.atMs)).toEqual([0, 500, 1005, 1505]); // the window counts 5 ms longer (spanMs)
     s.adoptLimit('global', { limit: 500, windowMs: 1_000 }); // looser: ignored
-    expect(s.stats().scopes.global!.limit).toBe(2);
+    expect(s.specOf('global')!.limit).toBe(2);
   });
 
   it('learned limits: held while the venue keeps refusing, probed back after quiet spells, re-learned by a new 429', async () => {
     const clock = new FakeClock(0);
     const changes: LimitChange[] = [];
-    const s = new RequestScheduler(clock, { global: { limit: 2_400, windowMs: 60_000 }, schedule_cancel: { limit: 1_200, windowMs: 60_000 } }, { onLimitChange: (c) => changes.push(c) });
+    const s = new RequestScheduler(clock, { global: { limit: 2_400, windowMs: 60_000 }, schedule_cancel: { limit: 1_200, windowMs: 60_000 } });
+    s.onLimitChange((c) => changes.push(c));
     const configured = { limit: 1_200, windowMs: 60_000 };
     expect(s.limits()).toEqual([
       { scope: 'global', configured: { limit: 2_400, windowMs: 60_000 }, inForce: { limit: 2_400, windowMs: 60_000 }, source: 'configured' },

@@ -81,12 +81,11 @@ interface Pending {
   fail: (e: Error) => void;
 }
 
+/** For tests: what was admitted and shed, and each scope's use of its window now. */
 export interface SchedulerStats {
-  queuedArms: number;
-  queuedReads: number;
   admitted: { arm: number; read: number };
   shed: number;
-  scopes: Record<string, { limit: number; windowMs: number; used: number; blockedForMs: number }>;
+  scopes: Record<string, { used: number }>;
 }
 
 /**
@@ -201,19 +200,14 @@ export class RequestScheduler {
     private readonly clock: Clock,
     specs: Record<string, WindowSpec>,
     private readonly opts: {
-      /** Spec given to scopes that appear only in 429 answers (per-endpoint scopes). */
-      defaultSpec?: WindowSpec;
       /** Called once per request that had to wait for our own budget (not for a 429 block). */
       onThrottled?: (queue: RequestQueue) => void;
-      /** Called when a scope's limit in force changes (learned, probed, restored). */
-      onLimitChange?: (c: LimitChange) => void;
     } = {},
   ) {
     for (const [k, spec] of Object.entries(specs)) {
       this.scopes.set(k, newScope(spec));
       this.limitsOf.set(k, initialLimit(spec, true));
     }
-    if (opts.onLimitChange) this.limitListeners.add(opts.onLimitChange);
   }
 
   /** Hears every change of a limit in force (logs, metrics); returns the unsubscribe. */
@@ -384,9 +378,9 @@ export class RequestScheduler {
     const now = this.clock.nowMs();
     const scopes: SchedulerStats['scopes'] = {};
     for (const [k, s] of this.scopes) {
-      scopes[k] = { limit: s.spec.limit, windowMs: s.spec.windowMs, used: usedInWindow(s, now), blockedForMs: Math.max(0, s.blockedUntilMs - now) };
+      scopes[k] = { used: usedInWindow(s, now) };
     }
-    return { queuedArms: this.queued.arm, queuedReads: this.queued.read, admitted: { ...this.admitted }, shed: this.shed, scopes };
+    return { admitted: { ...this.admitted }, shed: this.shed, scopes };
   }
 
   /** Rejects everything still queued; in-flight requests finish on their own. */
@@ -410,7 +404,8 @@ export class RequestScheduler {
   private scope(key: string): ScopeState {
     let s = this.scopes.get(key);
     if (!s) {
-      s = newScope(this.opts.defaultSpec ?? { limit: 1_000_000, windowMs: 60_000 });
+      // A scope only 429s named (a per-endpoint one): unlimited until the venue announces its numbers.
+      s = newScope({ limit: 1_000_000, windowMs: 60_000 });
       this.scopes.set(key, s);
     }
     return s;

@@ -71,6 +71,7 @@ function instance(opts: { connected?: boolean } = {}) {
   const buckets = new FakeBuckets();
   const local: WindowSpec[] = [];
   const modes: Array<[BudgetMode, string]> = [];
+  const misses: Array<[string, string]> = [];
   const b = new SharedBudget({
     redis,
     buckets,
@@ -80,9 +81,9 @@ function instance(opts: { connected?: boolean } = {}) {
     fallbackShare: 0.5,
     setLocalSpec: (_s, spec) => local.push(spec),
     onModeChange: (m, reason) => modes.push([m, reason]),
-    instanceId: 'a',
+    onMiss: (miss, cls) => misses.push([miss, cls]),
   });
-  return { b, clock, redis, buckets, local, modes };
+  return { b, clock, redis, buckets, local, modes, misses };
 }
 
 describe('SharedBudget in virtual time', () => {
@@ -114,7 +115,7 @@ describe('SharedBudget in virtual time', () => {
     await clock.advance(DEMAND_PUBLISH_PERIOD_MS);
     expect(b.share()).toBeCloseTo(0.75, 12);
     await b.stop();
-    expect(redis.demands.has('a')).toBe(false); // withdrawn
+    expect(redis.demands.has(b.instanceId)).toBe(false); // withdrawn
     expect(clock.pendingTimers()).toBe(0);
   });
 
@@ -168,7 +169,7 @@ describe('SharedBudget in virtual time', () => {
   });
 
   it('token waits run on the clock: an arm goes at its deadline, a read is shed at its wait', async () => {
-    const { b, clock, buckets } = instance();
+    const { b, clock, buckets, misses } = instance();
     buckets.starved = true;
     let armed = false;
     const arm = b.take(['global'], 'arm', { waitMs: 400, onTimeout: 'send' }).then(() => (armed = true));
@@ -182,12 +183,15 @@ describe('SharedBudget in virtual time', () => {
     expect(armed).toBe(false);
     await clock.advance(1);
     await arm;
-    expect([b.timeouts, b.bypasses]).toEqual([2, 1]);
+    expect(misses).toEqual([
+      ['shed', 'read'],
+      ['bypass', 'arm'],
+    ]);
     await b.stop();
   });
 
   it('a Redis error releases every waiting request at once; a bucket whose settings are lost is opened again on resume', async () => {
-    const { b, clock, buckets } = instance();
+    const { b, clock, buckets, misses } = instance();
     buckets.starved = true;
     let went = false;
     const waiting = b.take(['global'], 'arm', { waitMs: 60_000, onTimeout: 'shed' }).then(() => (went = true));
@@ -196,7 +200,7 @@ describe('SharedBudget in virtual time', () => {
     buckets.errors.at(-1)!(new Error('ERR SETTINGS_KEY_NOT_FOUND'));
     await waiting;
     expect(b.mode()).toBe('local_fallback');
-    expect(b.timeouts).toBe(0);
+    expect(misses).toEqual([]);
     expect(buckets.opened).toEqual(['dms-keeper:virtual:global']);
 
     await clock.advance(RESUME_RETRY_MS);

@@ -5,8 +5,8 @@ import type { Clock, TimerHandle } from './clock.js';
 import type { RequestKind } from './request-class.js';
 import { ShedError } from './scheduler.js';
 import type { SharedBucket, SharedBuckets } from './shared-buckets.js';
-import { DEMAND_PUBLISH_PERIOD_MS, DEMAND_TTL_MS, demandKey, formatDemand, parseDemandTable, type Demand } from './shared-demand.js';
-import { budgetShare, modeStep, RESUME_RETRY_MS, shareMoved, type BudgetMode, type DemandView, type ModeEvent } from './shared-mode.js';
+import { budgetMoved, DEMAND_PUBLISH_PERIOD_MS, DEMAND_TTL_MS, demandKey, formatDemand, parseDemandTable, type Demand } from './shared-demand.js';
+import { budgetShare, modeStep, RESUME_RETRY_MS, type BudgetMode, type DemandView, type ModeEvent } from './shared-mode.js';
 import { bucketWindow, instanceSpecOf, SHARED_HEARTBEAT_MS, sharedChunk, sharedChunks, sharedReservoir } from './shared-reservoir.js';
 import type { TokenWait } from './request-class.js';
 
@@ -19,11 +19,8 @@ import type { TokenWait } from './request-class.js';
  * venue's IP weight: an info read 2, 20 or 60, an action 1), arms before approvals before reads
  * (Bottleneck's priorities).
  *
- * Why Bottleneck only here: it reads the wall clock and sets real timers, so it cannot be this
- * instance's admission in virtual time; what it does that we would otherwise write ourselves is
- * the atomic, Lua-scripted bucket several processes share through Redis (shared-buckets.ts, behind
- * an interface). Everything else here runs on the injected clock; the mode decisions and the share
- * are pure (shared-mode.ts).
+ * Why Bottleneck only for the buckets: see src/sched/shared-buckets.ts (redisBuckets). Everything
+ * else here runs on the injected clock; the mode decisions and the share are pure (shared-mode.ts).
  *
  * Redis is never a single point of failure for the switch. Until Redis answers, and whenever it
  * stops (connection lost, a command failing), the keeper runs on its local budget cut to its share
@@ -74,8 +71,6 @@ export interface SharedBudgetOptions {
   heartbeatMs?: number;
   /** Told each request whose token did not come in time: `bypass` (it went anyway) or `shed`. */
   onMiss?: (miss: 'bypass' | 'shed', cls: RequestKind) => void;
-  /** This process among the instances (its demand's field); default host, pid and 6 random bytes. */
-  instanceId?: string;
 }
 
 /** Bottleneck priorities of the request classes: 0 runs first. */
@@ -96,13 +91,10 @@ export class SharedBudget {
   /** The share the local budget was last cut to. */
   private appliedShare: number | undefined;
   private stopped = false;
-  /** Tokens that did not come in time (bypassed or shed). */
-  timeouts = 0;
-  /** Requests that went without their token because their account would otherwise pass its deadline. */
-  bypasses = 0;
   /** Requests waiting for a token: told to go at once when Redis stops answering. */
   private readonly waiters = new Set<() => void>();
-  readonly instanceId: string;
+  /** This process among the instances (its demand's field): host, pid and 6 random bytes. */
+  readonly instanceId = `${hostname()}-${process.pid}-${randomBytes(6).toString('hex')}`;
   private readonly demandKey: string;
   private own: Demand | undefined;
   private view: DemandView | undefined;
@@ -111,6 +103,7 @@ export class SharedBudget {
   private exchanging = false;
   private demandTimer: TimerHandle;
   private fallbackShare: number;
+  private readonly heartbeatMs: number;
 
   constructor(private readonly opts: SharedBudgetOptions) {
     this.fallbackShare = opts.fallbackShare;
@@ -120,14 +113,13 @@ export class SharedBudget {
     this.client.on('close', () => this.handle({ kind: 'failed', reason: 'redis connection closed' }));
     this.client.on('ready', () => this.handle({ kind: 'ready' }));
     opts.buckets.onError(() => this.handle({ kind: 'failed', reason: 'redis error' }));
-    const heartbeat = opts.heartbeatMs ?? SHARED_HEARTBEAT_MS;
+    this.heartbeatMs = opts.heartbeatMs ?? SHARED_HEARTBEAT_MS;
     for (const [scope, spec] of Object.entries(opts.specs)) {
       // What the bucket really lets out (below the window: the price of no common clock), as a window.
-      this.bucketSpecs.set(scope, bucketWindow(spec, heartbeat));
-      this.chunks.set(scope, sharedChunk(sharedReservoir(spec, heartbeat)));
+      this.bucketSpecs.set(scope, bucketWindow(spec, this.heartbeatMs));
+      this.chunks.set(scope, sharedChunk(sharedReservoir(spec, this.heartbeatMs)));
     }
     this.openBuckets();
-    this.instanceId = opts.instanceId ?? `${hostname()}-${process.pid}-${randomBytes(6).toString('hex')}`;
     this.demandKey = demandKey(opts.name);
     this.demandTimer = this.clock.setTimeout(() => this.demandTick(), DEMAND_PUBLISH_PERIOD_MS);
     // Until Redis answers, this instance keeps to its share.
@@ -153,10 +145,8 @@ export class SharedBudget {
   }
 
   /**
-   * This instance's share of the shared budget in (0, 1] (shared-demand.ts, demandShare): its demand
-   * over the live instances' total, or `fallbackShare` while Redis is not answering, the last read
-   * is older than the TTL, or no demand of its own is known yet. The planner multiplies the whole
-   * configured budget by it (on fallback the local budget is already cut to the same fraction).
+   * This instance's share of the shared budget in (0, 1]: shared-mode.ts budgetShare says when it is
+   * the demand's and when `fallbackShare`. On fallback the local budget is already cut to it.
    */
   share(): number {
     const state = { mode: this.current, stopped: this.stopped, fallbackShare: this.fallbackShare, own: this.own, view: this.view, firstReadRedisMs: this.firstReadRedisMs };
@@ -196,8 +186,8 @@ export class SharedBudget {
    *
    * Resolves when all of them came, when the shared budget is not in force (the local share applies;
    * Redis stopping answering releases every waiting request at once), or when `wait.waitMs` passed
-   * and `wait.onTimeout` is `send` (a bypass, counted once per request). Rejects with ShedError only
-   * when `wait.waitMs` passed and `wait.onTimeout` is `shed` (counted once), and with RangeError for
+   * and `wait.onTimeout` is `send` (a bypass, told to onMiss once per request). Rejects with ShedError only
+   * when `wait.waitMs` passed and `wait.onTimeout` is `shed` (told to onMiss once), and with RangeError for
    * a weight that is not a positive integer: Redis failing never fails a request. The tokens of a
    * request that did not wait for them are still taken as they come (the class comment), all of them.
    */
@@ -234,9 +224,7 @@ export class SharedBudget {
       if (release) this.waiters.delete(release);
     }
     if (got !== 'timeout') return;
-    this.timeouts++;
     if (wait.onTimeout === 'send') {
-      this.bypasses++;
       this.opts.onMiss?.('bypass', cls);
       return;
     }
@@ -269,13 +257,12 @@ export class SharedBudget {
    * failed and the instances never left the fallback (measured, Debian's redis-server 7.0).
    */
   private openBuckets(): void {
-    const heartbeat = this.opts.heartbeatMs ?? SHARED_HEARTBEAT_MS;
     // The old ones' last heartbeats still fail until they have stopped: stop() keeps them from
     // counting against the new ones.
     for (const b of this.buckets.values()) void b.stop().catch(() => undefined);
     this.buckets.clear();
     for (const [scope, spec] of Object.entries(this.opts.specs)) {
-      const bucket = this.opts.buckets.open(`dms-keeper:${this.opts.name}:${scope}`, sharedReservoir(spec, heartbeat), heartbeat, (e: unknown) => {
+      const bucket = this.opts.buckets.open(`dms-keeper:${this.opts.name}:${scope}`, sharedReservoir(spec, this.heartbeatMs), this.heartbeatMs, (e: unknown) => {
         if (/SETTINGS_KEY_NOT_FOUND/.test(String((e as Error | undefined)?.message))) this.settingsLost = true;
         this.handle({ kind: 'failed', reason: 'redis error' });
       });
@@ -338,10 +325,9 @@ export class SharedBudget {
 
   private applyShare(): void {
     const share = this.share();
-    if (!shareMoved(this.appliedShare, share)) return;
+    if (!budgetMoved(this.appliedShare, share)) return;
     this.appliedShare = share;
-    const heartbeat = this.opts.heartbeatMs ?? SHARED_HEARTBEAT_MS;
-    for (const [scope, spec] of Object.entries(this.opts.specs)) this.opts.setLocalSpec(scope, instanceSpecOf(spec, share, heartbeat));
+    for (const [scope, spec] of Object.entries(this.opts.specs)) this.opts.setLocalSpec(scope, instanceSpecOf(spec, share, this.heartbeatMs));
   }
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEMAND_TTL_MS, MIN_SHARE, PLAN_HORIZON_S, demandRate, demandShare, formatDemand, parseDemandTable, type DemandEntry } from './shared-demand.js';
+import { budgetMoved, DEMAND_TTL_MS, MIN_SHARE, PLAN_HORIZON_S, demandRate, demandShare, formatDemand, parseDemandTable, type DemandEntry } from './shared-demand.js';
 
 const NOW = 1_700_000_000_000;
 const other = (armsPerSecond: number, backlog = 0, ageMs = 500, id = 'b'): DemandEntry => ({ id, atMs: NOW - ageMs, armsPerSecond, backlog });
@@ -80,5 +80,15 @@ describe('the demand table on the wire', () => {
 
   it('formats a bad demand as zeros', () => {
     expect(formatDemand({ armsPerSecond: Number.NaN, backlog: -1 })).toBe('0 0');
+  });
+});
+
+describe('budgetMoved', () => {
+  it('none applied yet, or a move of more than 2% of the applied one', () => {
+    expect(budgetMoved(undefined, 0.5)).toBe(true);
+    expect(budgetMoved(0.5, 0.509)).toBe(false);
+    expect(budgetMoved(0.5, 0.491)).toBe(false);
+    expect(budgetMoved(0.5, 0.5101)).toBe(true);
+    expect(budgetMoved(0.5, 0.4899)).toBe(true);
   });
 });

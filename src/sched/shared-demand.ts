@@ -59,6 +59,15 @@ export const MIN_SHARE = 0.01;
  */
 export const BUDGET_CHANGE_TOLERANCE = 0.02;
 
+/**
+ * Whether `next` is another budget than the one `applied` (none applied yet: it is): it moved by
+ * more than BUDGET_CHANGE_TOLERANCE of it. The shared share, the planned arm budget and the read
+ * stretch are each re-applied only then (shared-mode.ts, keeper/cadence-control.ts).
+ */
+export function budgetMoved(applied: number | undefined, next: number): boolean {
+  return applied === undefined || Math.abs(next - applied) > applied * BUDGET_CHANGE_TOLERANCE;
+}
+
 /** The hash (one per shared budget name) that holds every instance's demand, beside its limiters' keys. */
 export function demandKey(name: string): string {
   return `dms-keeper:${name}:demand`;
@@ -104,7 +113,6 @@ export interface ShareInput {
   others: readonly DemandEntry[];
   /** Redis time of that read. */
   nowMs: number;
-  ttlMs?: number;
   fallbackShare: number;
   /**
    * False while this instance has read the table only once since it (re)joined: an instance that
@@ -121,10 +129,9 @@ export interface ShareInput {
 export function demandShare(input: ShareInput): number {
   const { own, fallbackShare } = input;
   if (own === undefined) return fallbackShare;
-  const ttl = input.ttlMs ?? DEMAND_TTL_MS;
   const mine = demandRate(own);
   let total = mine;
-  for (const e of input.others) if (input.nowMs - e.atMs <= ttl) total += demandRate(e);
+  for (const e of input.others) if (input.nowMs - e.atMs <= DEMAND_TTL_MS) total += demandRate(e);
   if (!(total > 0)) return fallbackShare;
   const share = Math.min(1, Math.max(MIN_SHARE, mine / total));
   return input.settled ? share : Math.min(share, fallbackShare);

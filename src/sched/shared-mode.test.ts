@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DEMAND_PUBLISH_PERIOD_MS, DEMAND_TTL_MS, type DemandEntry } from './shared-demand.js';
-import { budgetShare, modeStep, shareMoved, viewFresh, type BudgetMode, type DemandView, type ShareState } from './shared-mode.js';
+import { budgetShare, modeStep, viewFresh, type BudgetMode, type DemandView, type ShareState } from './shared-mode.js';
 
 const at = (mode: BudgetMode, stopped = false) => ({ mode, stopped });
 
@@ -79,15 +79,5 @@ describe('budgetShare', () => {
     expect(budgetShare(state({ firstReadRedisMs: REDIS_NOW - DEMAND_PUBLISH_PERIOD_MS + 1 }), MONO)).toBe(0.5);
     expect(budgetShare(state({ firstReadRedisMs: undefined }), MONO)).toBe(0.5);
     expect(budgetShare(state({ own: { armsPerSecond: 1, backlog: 0 }, view: view([other(3)]), firstReadRedisMs: REDIS_NOW }), MONO)).toBeCloseTo(0.25, 12);
-  });
-});
-
-describe('shareMoved', () => {
-  it('none applied yet, or a move of more than 2% of the applied share', () => {
-    expect(shareMoved(undefined, 0.5)).toBe(true);
-    expect(shareMoved(0.5, 0.509)).toBe(false);
-    expect(shareMoved(0.5, 0.491)).toBe(false);
-    expect(shareMoved(0.5, 0.5101)).toBe(true);
-    expect(shareMoved(0.5, 0.4899)).toBe(true);
   });
 });

@@ -4,7 +4,7 @@
  * planner gets. SharedBudget (shared-budget.ts) feeds them its state, the event and its clock's
  * monotonic time, and carries out what they return.
  */
-import { BUDGET_CHANGE_TOLERANCE, DEMAND_PUBLISH_PERIOD_MS, DEMAND_TTL_MS, demandShare, type Demand, type DemandEntry } from './shared-demand.js';
+import { DEMAND_PUBLISH_PERIOD_MS, DEMAND_TTL_MS, demandShare, type Demand, type DemandEntry } from './shared-demand.js';
 
 export const BUDGET_MODES = ['local', 'shared', 'local_fallback'] as const;
 export type BudgetMode = (typeof BUDGET_MODES)[number];
@@ -85,9 +85,4 @@ export function budgetShare(s: ShareState, monoMs: number): number {
   if (s.mode !== 'shared' || s.stopped || !v || !viewFresh(v, monoMs)) return s.fallbackShare;
   const settled = s.firstReadRedisMs !== undefined && v.redisNowMs - s.firstReadRedisMs >= DEMAND_PUBLISH_PERIOD_MS;
   return demandShare({ own: s.own, others: v.others, nowMs: v.redisNowMs, fallbackShare: s.fallbackShare, settled });
-}
-
-/** The local budget is cut again only when the share moved by more than BUDGET_CHANGE_TOLERANCE of the one applied (or none was). */
-export function shareMoved(applied: number | undefined, share: number): boolean {
-  return applied === undefined || Math.abs(share - applied) > applied * BUDGET_CHANGE_TOLERANCE;
 }

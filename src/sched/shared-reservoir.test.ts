@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { bucketWindow, shareOf, sharedChunk, sharedChunks, sharedMaxInSpan, sharedReservoir, windowAtRate, type SharedReservoir } from './shared-reservoir.js';
+import { bucketWindow, shareOf, sharedChunk, sharedChunks, sharedReservoir, windowAtRate, type SharedReservoir } from './shared-reservoir.js';
+import { sharedMaxInSpan } from './test-support.js';
 
 const rate = (w: { limit: number; windowMs: number }): number => (w.limit * 1000) / w.windowMs;
 

@@ -69,11 +69,6 @@ export function sharedRatePerSecond(r: SharedReservoir): number {
   return (r.reservoirIncreaseAmount * 1000) / r.reservoirIncreaseInterval;
 }
 
-/** The most the bucket can let out in any span of `spanMs` (what the venue's window sees). */
-export function sharedMaxInSpan(r: SharedReservoir, spanMs: number): number {
-  return r.reservoirIncreaseMaximum + r.reservoirIncreaseAmount * (Math.floor(spanMs / r.reservoirIncreaseInterval) + 1);
-}
-
 /**
  * A window at `ratePerSecond`, as close to `windowMs` as whole requests allow: the limit rounded
  * down (never below one) and the window shortened to keep the rate exact. Rounding the limit alone

@@ -1,4 +1,5 @@
 import type { FakeClock } from './fake-clock.js';
+import type { SharedReservoir } from './shared-reservoir.js';
 
 /** For the scheduler's tests: jobs that record when they ran (virtual ms) and under which tag. */
 export function recorder(clock: FakeClock): { sent: Array<{ atMs: number; tag: string }>; job: (tag: string) => () => Promise<string> } {
@@ -8,4 +9,12 @@ export function recorder(clock: FakeClock): { sent: Array<{ atMs: number; tag: s
     return tag;
   };
   return { sent, job };
+}
+
+/**
+ * For the shared budget's tests: the most a bucket can let out in any span of `spanMs` (what the
+ * venue's window sees), the bound shared-reservoir.ts sizes the bucket by.
+ */
+export function sharedMaxInSpan(r: SharedReservoir, spanMs: number): number {
+  return r.reservoirIncreaseMaximum + r.reservoirIncreaseAmount * (Math.floor(spanMs / r.reservoirIncreaseInterval) + 1);
 }

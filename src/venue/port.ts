@@ -127,15 +127,6 @@ export interface VenuePortOptions {
   infoWeights?: InfoWeights;
 }
 
-/** One 429 as the port handled it: which budget scope it held, for how long. */
-export interface RateLimitHold {
-  scope: string;
-  /** The venue's scope name (`endpoint` or `global`). */
-  venueScope: 'endpoint' | 'global';
-  retryAfterMs: number;
-  endpoint: string;
-}
-
 export class VenuePort {
   private readonly restClient: RestClient | undefined;
   readonly info: InfoClient;
@@ -147,7 +138,6 @@ export class VenuePort {
   private readonly clock: Clock;
   private readonly readMaxWaitMs: number | undefined;
   private readonly signerTails = new Map<string, Promise<unknown>>();
-  private readonly holdListeners = new Set<(hold: RateLimitHold) => void>();
   private readonly shared: Pick<SharedBudget, 'take'> | undefined;
   private readonly infoWeights: InfoWeights;
   /**
@@ -177,12 +167,6 @@ export class VenuePort {
   get rest(): RestClient {
     if (!this.restClient) throw new NoServiceError();
     return this.restClient;
-  }
-
-  /** Hears every 429 the port turned into a hold (metrics, logs). */
-  onRateLimited(fn: (hold: RateLimitHold) => void): () => void {
-    this.holdListeners.add(fn);
-    return () => this.holdListeners.delete(fn);
   }
 
   /** Resolves an account: prepares its first arm, so after every arm and before every read. */
@@ -496,8 +480,6 @@ export class VenuePort {
     this.scheduler.blockScope(scope, this.clock.monoMs() + retryAfterMs);
     // Only numbers the venue announced: a 429 completed from Retry-After carries none (limit 0).
     if (rl && rl.limit > 0 && rl.window_seconds > 0) this.scheduler.adoptLimit(scope, { limit: rl.limit, windowMs: rl.window_seconds * 1000 });
-    const hold: RateLimitHold = { scope, venueScope, retryAfterMs, endpoint };
-    for (const fn of this.holdListeners) fn(hold);
   }
 
   /**
