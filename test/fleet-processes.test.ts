@@ -1,8 +1,8 @@
 /**
  * A fleet as built processes (`shard: { replication: 2, fleet: {...} }`; issue: a fleet that loses a
  * node loses no account's protection, and scales by one number): keeper processes on the simulator
- * and a real Redis (Debian's redis-server), 60 accounts, deadline 60 s, min horizon 20 s, a 10 s
- * lease. One timeline, the venue sampled every second throughout (every account armed, no cancel
+ * and a real Redis (Debian's redis-server), 60 accounts, deadline 60 s, re-armed every 20 s, min
+ * horizon 20 s, a 10 s lease. One timeline, the venue sampled every second throughout (every account armed, no cancel
  * fired, the lowest horizon kept):
  * 1. three instances start: every account armed by two;
  * 2. k0 cut off from the venue for 30 s: the other owner of each of its accounts keeps it armed;
@@ -29,6 +29,15 @@ const NAMES = ADDRESSES.map((_, i) => `a${i}`);
 const MIN_HORIZON_MS = 20_000;
 const LEASE_S = 10;
 const REDIS_DOWN_S = Number(process.env['FLEET_REDIS_DOWN_SECONDS'] ?? 30);
+/**
+ * 120 owner places re-armed every 20 s are 360 arms a minute, 60% of the simulator's one window of
+ * 600: room for the handovers' extra arms and approvals, so the run measures the faults, not the
+ * budget. At 15 s (480 a minute, 80%) the planner already stretches every period to keep within
+ * the shared bucket, horizons run at about 21 s before any fault, and under the load of the whole
+ * suite on two cores one run dipped to 19.1 s during the handovers (no cancel fired):
+ * FLEET_REARM_SECONDS=15 reproduces that setting.
+ */
+const REARM_S = Number(process.env['FLEET_REARM_SECONDS'] ?? 20);
 
 const binary = findRedisServer();
 if (!binary) process.stderr.write(noRedisMessage());
@@ -56,7 +65,7 @@ async function instance(simUrl: string, redisUrl: string, name: string, venueUrl
   const { dir, creds, listen, venueYaml, accountsYaml } = await fleetMember(venueUrl, ADDRESSES, 'dmsk-fleet-');
   // One schedule-cancel window for the fleet (the simulator's 600 a minute), shared on Redis.
   const yaml = `${venueYaml}
-switch: { deadline_seconds: 60, rearm_every_seconds: 15, min_horizon_seconds: 20, on_shutdown: keep }
+switch: { deadline_seconds: 60, rearm_every_seconds: ${REARM_S}, min_horizon_seconds: 20, on_shutdown: keep }
 watch: { orders_every_seconds: 300, positions_every_seconds: 600, notifications: false }
 rate_limits:
   global: { requests: 1200, per_seconds: 60 }
@@ -160,6 +169,7 @@ describe.skipIf(!binary)('a fleet on Redis: three instances, replication 2, 60 a
 
     // The venue, sampled every second from the first arm to the end.
     let worst = Number.POSITIVE_INFINITY;
+    const worstByPhase = new Map<string, number>();
     let sampling = false;
     const faults: string[] = [];
     let phase = 'start';
@@ -168,6 +178,7 @@ describe.skipIf(!binary)('a fleet on Redis: three instances, replication 2, 60 a
       while (sampling) {
         const v = await venueView(sim.url, ADDRESSES);
         worst = Math.min(worst, v.minHorizonMs);
+        worstByPhase.set(phase, Math.min(worstByPhase.get(phase) ?? Infinity, v.minHorizonMs));
         if (v.unarmed > 0 || v.fired > 0) faults.push(`${phase}: ${v.unarmed} unarmed, ${v.fired} fired`);
         await sleep(1_000);
       }
@@ -274,7 +285,7 @@ describe.skipIf(!binary)('a fleet on Redis: three instances, replication 2, 60 a
     k0Venue.close();
     const actions = (await getJson(`${sim.url}/_sim/actions`)).body as { actions: Array<{ type: string; result: string }> };
     const approvals = actions.actions.filter((x) => x.type === 'approveAgent' && x.result === 'ok').length;
-    notes.push(`lowest horizon over the run: ${(worst / 1000).toFixed(1)} s; faults: ${faults.length}; agents approved over the run: ${approvals}`);
+    notes.push(`lowest horizon over the run: ${(worst / 1000).toFixed(1)} s (by phase: ${[...worstByPhase].map(([p, ms]) => `${p} ${(ms / 1000).toFixed(1)}`).join(', ')}); faults: ${faults.length}; agents approved over the run: ${approvals}`);
     process.stdout.write(`fleet:\n  ${notes.join('\n  ')}\n`);
     expect(faults).toEqual([]);
     expect(worst).toBeGreaterThanOrEqual(MIN_HORIZON_MS);
