@@ -58,7 +58,8 @@ describe('movedAccounts (what one scaling step moves)', () => {
     const two = ownersOf(candidates, ['k0', 'k1'], 2);
     // Joining: k3 takes an owner place in 2/4 of the accounts.
     expect(movedAccounts(three, four)).toBeLessThanOrEqual(40);
-    // Leaving (k2, k3): every account they owned moves, none other: 1 - (2/4 * 1/3) = 5/6 own one of them.
+    // Leaving (k2, k3): exactly the accounts one of them owned move (5/6 of them: only a pair of k0 and k1, 1 in 6 of the
+    // pairs of four, keeps both owners), and none other.
     const touched = [...four.values()].filter((o) => o.some((x) => x === 'k2' || x === 'k3')).length;
     expect(movedAccounts(four, two)).toBe(touched);
   });
