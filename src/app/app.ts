@@ -26,6 +26,7 @@ import { connectHeartbeatBus } from './heartbeat-bus.js';
 import { relayChannel } from '../keeper/relay.js';
 import type { AccountCover, KeeperAccountSpec } from '../keeper/keeper-types.js';
 import { AGENT_SLOTS, replicaAgentName } from '../config/shard.js';
+import { renewAtMs } from '../keeper/provision.js';
 import { FleetFile } from '../state/fleet-file.js';
 import { Fleet } from './fleet.js';
 import { redisFleetStore } from './fleet-redis.js';
@@ -349,20 +350,18 @@ function waitReady(client: import('ioredis').Redis, ms: number, clock: Clock): P
   });
 }
 
-/** A day of validity left is usable: the keeper renews an agent well before its end anyway. */
-const USABLE_AGENT_LEFT_MS = 86_400_000;
-
 /**
  * The agent slot (src/config/shard.ts replicaAgentName) in which this instance can sign for an
  * account without approving anything: slot 0 with a configured agent key, else the first slot
- * with a stored agent valid a day more; -1 for none.
+ * whose stored agent provisioning would reuse (not yet at its renewal, keeper/provision.ts
+ * renewAtMs); -1 for none.
  */
 async function usableSlot(store: AgentStore, slot0: KeeperAccountSpec | undefined, venueNowMs: number): Promise<number> {
   if (!slot0) return -1;
   if (slot0.agentKey) return 0;
   for (let slot = 0; slot < AGENT_SLOTS; slot++) {
     const stored = await store.load(slot0.name, replicaAgentName(slot0.agentName, slot));
-    if (stored && stored.validUntilMs - venueNowMs > USABLE_AGENT_LEFT_MS) return slot;
+    if (stored && venueNowMs < renewAtMs(stored.approvedAtMs, stored.validUntilMs)) return slot;
   }
   return -1;
 }
