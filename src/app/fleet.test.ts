@@ -220,6 +220,17 @@ describe.skipIf(!binary)('fleet membership on Redis', () => {
     expect(ms[0]!.held().size).toBe(30);
   }, 30_000);
 
+  it('a fleet.json that cannot be written is counted with the other state files, and the instance goes on', async () => {
+    redis = await startRedis({ binary: binary! });
+    // Its state file would go under a regular file: every write fails (ENOTDIR).
+    await writeFile(join(dir!, 'blocked'), 'not a directory');
+    const m = await member('blocked/k0', redis.url);
+    await until(() => m.held().size === candidates.length, 10_000);
+    expect(m.held().size).toBe(candidates.length);
+    expect(m.logs.some((l) => l['event'] === 'state_write_failed' && l['file'] === 'fleet')).toBe(true);
+    expect(await m.metrics.registry.getSingleMetricAsString('dms_keeper_state_write_errors_total')).toMatch(/reason="io"\} [1-9]/);
+  }, 30_000);
+
   it('an unreadable fleet.json is named in a warning and a metric; the instance starts holding nothing', async () => {
     redis = await startRedis({ binary: binary! });
     await writeFile(join(dir!, 'k0.json'), '{"instance": "k0", "held": ');

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { Clock, TimerHandle } from '../sched/clock.js';
 import type { KeeperMetrics } from '../obs/metrics.js';
 import type { FleetFile } from '../state/fleet-file.js';
+import { StateWriteError } from '../state/atomic-file.js';
 import type { AccountCover } from '../keeper/keeper-types.js';
 import { coverOf, fleetStep, handedOver, movedAccounts, ownersOf } from '../keeper/fleet-step.js';
 import type { FleetStore } from './fleet-redis.js';
@@ -303,7 +304,11 @@ export class Fleet {
 
   private async persist(): Promise<void> {
     const held = Object.fromEntries(this.held);
-    await this.deps.file.save({ instance: this.options.instance, members: this.members, held }).catch((e: unknown) => this.deps.logger.warn({ event: 'state_write_failed', file: 'fleet', err: (e as Error).message }, 'fleet state not saved: a restart without Redis would start holding an older set'));
+    await this.deps.file.save({ instance: this.options.instance, members: this.members, held }).catch((e: unknown) => {
+      // Counted like every other state file, so DmsKeeperStateWriteErrors sees it too.
+      if (e instanceof StateWriteError) this.deps.metrics.stateWriteErrors.inc({ reason: e.reason });
+      this.deps.logger.warn({ event: 'state_write_failed', file: 'fleet', err: (e as Error).message }, 'fleet state not saved: a restart without Redis would start holding an older set');
+    });
   }
 
   private report(): void {
