@@ -207,9 +207,7 @@ export class App {
       this.fleetRedis = newRedisClient(sharedCfg.redisUrl, sharedPassword);
       this.fleetRedis.on('error', () => undefined); // reported by the fleet's steps, not per reconnect attempt
       const follows = fleetCfg.fallbackShareFollows;
-      this.fleet = new Fleet(
-        { instance: fleetCfg.instance, leaseMs: fleetCfg.leaseMs, replication: fleetCfg.replication, candidates: fleetCfg.candidates },
-        {
+      this.fleet = new Fleet(fleetCfg, {
           clock: deps.clock,
           store: redisFleetStore(this.fleetRedis, sharedCfg.name),
           file: new FleetFile(FleetFile.fileIn(config.stateDir)),
@@ -218,9 +216,8 @@ export class App {
           settled: () => this.keeper?.settledAccounts() ?? [],
           apply: (covers) => this.applyFleet(covers),
           ...(follows ? { onMembers: (count: number) => shared?.setFallbackShare(1 / count) } : {}),
-          preferredSlot: (account) => usableSlot(agentStore, fleetCfg.specOf(account, { replica: 0, slot: 0, coveredBy: [] }), venueClock.nowMs()),
-        },
-      );
+        preferredSlot: (account) => usableSlot(agentStore, fleetCfg.specOf(account, { replica: 0, slot: 0, coveredBy: [] }), venueClock.nowMs()),
+      });
       // Up to 2 s for Redis, so that fleet.json is checked against it before anything is armed.
       await waitReady(this.fleetRedis, 2_000, deps.clock);
       keeperOptions = this.fleetOptions(await this.fleet.restore());
@@ -306,8 +303,7 @@ export class App {
     if (this.fleet && next.fleet) {
       // The fleet re-derives what this instance holds from the new candidates, then reloads the keeper.
       this.config = next;
-      const f = next.fleet;
-      await this.fleet.reconfigure({ instance: f.instance, leaseMs: f.leaseMs, replication: f.replication, candidates: f.candidates });
+      await this.fleet.reconfigure(next.fleet);
       this.logger.info({ event: 'config_reload', result: 'ok', fleet: true }, 'config reloaded');
       return;
     }
