@@ -20,7 +20,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { benchAddresses } from '../bench/keys.js';
 import { getJson, startCli, type Proc } from './support/cli.js';
-import { fleetMember, startSim, venueView, waitArmed, type FleetStatus } from './support/keeper-process.js';
+import { fleetMember, seedAccounts, startSim, venueView, waitArmed, type FleetStatus } from './support/keeper-process.js';
 import { findRedisServer, noRedisMessage, startRedis, type TestRedis } from './support/redis.js';
 
 const N = 60;
@@ -162,10 +162,7 @@ describe.skipIf(!binary)('a fleet on Redis: three instances, replication 2, 60 a
   it('lose one, scale 3 -> 4 -> 2, lose Redis: every account armed at every sample, no cancel fired, every horizon >= min', async () => {
     redis = await startRedis({ binary: binary! });
     const sim = await startSim(track);
-    for (const address of ADDRESSES) {
-      const r = await fetch(`${sim.url}/_sim/accounts`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ address, tradedVolumeUsd: 50_000_000 }) });
-      expect(r.status).toBe(200);
-    }
+    expect(await seedAccounts(sim.url, ADDRESSES)).toEqual([]);
 
     // The venue, sampled every second from the first arm to the end.
     let worst = Number.POSITIVE_INFINITY;

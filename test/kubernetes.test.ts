@@ -37,7 +37,7 @@ import { PrometheusRule } from '@kubernetes-models/prometheus-operator/monitorin
 import { benchKey } from '../bench/keys.js';
 import { heapLimitMb } from '../src/config/memory.js';
 import { freePort, getJson, MAIN, ROOT, startCli, type Proc } from './support/cli.js';
-import { startSim, type FleetStatus } from './support/keeper-process.js';
+import { seedAccounts, startSim, type FleetStatus } from './support/keeper-process.js';
 import { findRedisServer, noRedisMessage, startRedis, type TestRedis } from './support/redis.js';
 
 const run = promisify(execFile);
@@ -500,10 +500,7 @@ describeRender('the fleet as the StatefulSet runs it (built processes, a real Re
       procs.push(p);
       return p;
     });
-    for (const a of cfg.accounts) {
-      const r = await fetch(`${sim.url}/_sim/accounts`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ address: a.address, tradedVolumeUsd: 50_000_000 }) });
-      expect(r.status).toBe(200);
-    }
+    expect(await seedAccounts(sim.url, cfg.accounts.map((a) => a.address))).toEqual([]);
     const venue = { DMS_KEEPER_VENUE__BASE_URL: sim.url, DMS_KEEPER_VENUE__EXCHANGE_URL: sim.url, DMS_KEEPER_VENUE__WS_URL: sim.url.replace('http', 'ws'), DMS_KEEPER_VENUE__NETWORK: 'testnet' };
     const venueSchedule = async (address: string) =>
       ((await getJson(`${sim.url}/_sim/state?account=${address}`)).body as { account: { schedule: { timeMs: number | null } } }).account.schedule.timeMs;

@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { benchAddresses } from '../bench/keys.js';
 import { getJson, startCli, type Proc } from './support/cli.js';
-import { fleetMember, startSim, venueView, waitArmed } from './support/keeper-process.js';
+import { fleetMember, seedAccounts, startSim, venueView, waitArmed } from './support/keeper-process.js';
 
 const N = 60;
 const COUNT = 3;
@@ -32,10 +32,7 @@ const track = (p: Proc): Proc => {
 
 async function venue(): Promise<string> {
   const sim = await startSim(track);
-  for (const address of ADDRESSES) {
-    const r = await fetch(`${sim.url}/_sim/accounts`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ address, tradedVolumeUsd: 50_000_000 }) });
-    expect(r.status).toBe(200);
-  }
+  expect(await seedAccounts(sim.url, ADDRESSES)).toEqual([]);
   return sim.url;
 }
 

@@ -18,7 +18,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { runShards } from '../bench/budget-scenarios.js';
 import { benchAddresses } from '../bench/keys.js';
 import { getJson, startCli, type Proc } from './support/cli.js';
-import { fleetMember, startSim } from './support/keeper-process.js';
+import { fleetMember, seedAccounts, startSim } from './support/keeper-process.js';
 import { findRedisServer, noRedisMessage, startRedis, type TestRedis } from './support/redis.js';
 
 const N = 16;
@@ -41,7 +41,7 @@ const track = (p: Proc): Proc => {
 async function venue(): Promise<string> {
   const sim = await startSim(track);
   const post = (path: string, body: unknown) => fetch(`${sim.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-  for (const address of ADDRESSES) expect((await post('/_sim/accounts', { address, tradedVolumeUsd: 50_000_000 })).status).toBe(200);
+  expect(await seedAccounts(sim.url, ADDRESSES)).toEqual([]);
   expect((await post('/_sim/rate-limits', { scheduleCancel: { limit: 10, windowSeconds: 10 } })).status).toBe(200);
   return sim.url;
 }

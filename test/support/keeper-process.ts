@@ -115,3 +115,16 @@ export interface FleetStatus {
   fleet: { instance: string; members: string[]; connected: boolean; held: number; handing_over: number };
   accounts: Array<{ name: string; armed: boolean; phase?: string; coverage: { instances: string[]; replica: number } | null }>;
 }
+
+/**
+ * Makes each address an account of the simulator, past the venue's volume gate (so it may arm);
+ * the addresses it refused (none, normally: the caller expects an empty list).
+ */
+export async function seedAccounts(simUrl: string, addresses: readonly string[]): Promise<string[]> {
+  const refused: string[] = [];
+  for (const address of addresses) {
+    const r = await fetch(`${simUrl}/_sim/accounts`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ address, tradedVolumeUsd: 50_000_000 }) });
+    if (r.status !== 200) refused.push(`${address}: ${r.status}`);
+  }
+  return refused;
+}
