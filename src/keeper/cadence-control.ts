@@ -20,17 +20,9 @@ export interface SharedDemand {
 }
 
 /**
- * The keeper's cadence control: fits the accounts to the arm budget, never refusing
- * (planProtection: stretch periods, give up the retry reserve, shorten horizons, and only then
- * leave the lowest-priority accounts over_budget), hands each runner its effective settings, and
- * keeps the slot calendar at the planned arm rate. Runners keep their timers; the next slot uses
- * the new period.
- *
- * The arm budget is the one in force on the routes the accounts may use (armCapacityPerSecond:
- * the REST route, the exchange endpoint, both capped by the combined window), as configured or as
- * a 429 announced it (this instance's share of it when shards share one budget). During a cold
- * start every account runs at its longest safe period, so the window's rest goes to provisioning
- * (cold-start.ts).
+ * The keeper's shell around the budget plan (plan/budget-plan.ts): feeds it the scheduler's limits
+ * in force and the provisioning left, hands each runner the settings it plans (the next slot uses
+ * the new period), keeps the slot calendar at the planned rate, and shows and logs the plan.
  */
 export class CadenceControl {
   /** The plan in force (plan/budget-plan.ts), and the accounts it was made for (its inputs' order). */
@@ -71,11 +63,7 @@ export class CadenceControl {
     };
   }
 
-  /**
-   * This instance's share of a shared budget (its demand over every instance's, through Redis; 1
-   * alone). Shown only: the shared budget already cuts this instance's scopes to it
-   * (sched/shared-budget.ts), so the scheduler's specs are this instance's part.
-   */
+  /** This instance's share of a shared budget; shown only, the scheduler's specs are already cut to it. */
   private budgetShare(): number {
     const s = this.deps.sharedDemand?.share() ?? 1;
     return s > 0 && s <= 1 ? s : 1;
@@ -95,11 +83,7 @@ export class CadenceControl {
     return budget !== undefined && budgetMoved(this.plan?.budgetPerSecond ?? 0, budget);
   }
 
-  /**
-   * Tells the plan the cold start's provisioning left (null: none). Re-plans when a cold start
-   * begins or ends, or when the longest-periods rule flips (coldStartPlanned); not on every count:
-   * this runs on each provisioning event, and a plan at 50,000 accounts is not free.
-   */
+  /** The provisioning left (null: none). Re-plans only when a cold start begins, ends or flips its rule: a plan at 50,000 accounts is not free. */
   setProvisioning(p: Provisioning | null, options: KeeperOptions, accounts: Iterable<Managed>): void {
     const before = this.provisioning;
     this.provisioning = p;
@@ -114,10 +98,7 @@ export class CadenceControl {
     return c ? { order: c.order, perSecond: c.windowPerSecond } : { order: 'interleaved', perSecond: 0 };
   }
 
-  /**
-   * Tells the other instances what this one will spend: arms per second at the accounts' longest
-   * safe periods (the least it needs), and the provisioning requests still to send.
-   */
+  /** Tells the other instances the least this one needs: arms at the longest safe periods, and provisioning left. */
   publishDemand(options: KeeperOptions, backlog: number): void {
     const d = this.deps.sharedDemand;
     if (!d) return;
@@ -152,10 +133,8 @@ export class CadenceControl {
   }
 
   /**
-   * The calendar slot for a re-arm wished at `wishMs` (at or before it; see SlotCalendar), never
-   * one the arms already queued will still be using: a slot before they drain would only queue
-   * behind them. Measured at 10,000 accounts: re-arms pulled into the tail of the cold start
-   * waited there up to 5.5 s.
+   * The calendar slot for a re-arm wished at `wishMs`, never one before the queued arms drain (at
+   * 10,000 accounts re-arms pulled into the cold start's tail waited up to 5.5 s).
    */
   claimSlot(wishMs: number, nowMs: number, account?: string): number {
     if (!this.calendar) return wishMs;
@@ -196,12 +175,7 @@ export class CadenceControl {
     }
   }
 
-  /**
-   * The factor the watchers' read periods are stretched by so the reads fit what the arms leave
-   * (read-plan.ts): the service's reads in `global`, the venue's by weight in `exchange`, each
-   * account read where its watcher reads now (under service_then_venue, an account whose last
-   * orders came from the venue is asking both). At most MAX_READ_STRETCH; 1 before the first plan.
-   */
+  /** The read stretch (read-plan.ts) on the watchers' live mix of sources; at most MAX_READ_STRETCH, 1 before the first plan. */
   readStretch(options: KeeperOptions, accounts: Iterable<Managed>): number {
     if (!this.plan) return 1;
     const mode = options.watch.source ?? 'service';
@@ -224,11 +198,7 @@ export class CadenceControl {
     return { ordersEveryMs: Math.round(options.watch.ordersEveryMs * k), positionsEveryMs: Math.round(options.watch.positionsEveryMs * k) };
   }
 
-  /**
-   * Re-plans the read periods (the loop's, once a second) and hands the watchers new ones when the
-   * stretch moved by more than BUDGET_CHANGE_TOLERANCE; each watcher takes its next period from
-   * them. `force`: hand them out anyway (the configured periods changed).
-   */
+  /** Re-plans the reads (once a second) and hands the watchers new periods when the stretch moved; `force`: anyway. */
   applyReads(options: KeeperOptions, accounts: Iterable<Managed>, force = false): void {
     const list = [...accounts];
     const k = this.readStretch(options, list);

@@ -8,17 +8,10 @@ export interface ColdStartWindow {
 }
 
 /**
- * The keeper's bookkeeping of a cold start (plan/cold-start.ts has the rules): how many accounts
- * are still being provisioned, how many approvals they are likely to need, which approved accounts
- * wait for their first arm, and the re-arm load of the accounts already armed. Counters only, so a
- * provisioning event costs O(1) at 50,000 accounts.
- *
- * "Likely approvals": an account whose first provisioning has not settled needs one approval, or
- * none when a stored or configured agent serves it (a restart), or two with a builder fee. Until
- * the first accounts settle nothing is known, so one each is assumed; from then on the ratio seen so
- * far. An over-estimate only opens the gate later while approvals still fill the window, so the
- * last account is armed no later; an under-estimate arms sooner and may cost a re-arm inside the
- * cold start.
+ * The keeper's bookkeeping of a cold start (the rules are plan/cold-start.ts'), in counters so an
+ * event costs O(1) at 50,000 accounts. Approvals left are estimated at the ratio seen so far (one
+ * each before any settles): an over-estimate opens the gate later while approvals still fill the
+ * window, an under-estimate may cost a re-arm inside the cold start.
  */
 export class ColdStartGate {
   /** Added, first provisioning not settled. */
@@ -98,10 +91,7 @@ export class ColdStartGate {
     return Math.ceil(c.approvalsLeft + c.firstArmsLeft);
   }
 
-  /**
-   * Starts the account now, or parks it until the gate opens (`release`). Only a just-in-time
-   * order has a gate; interleaved, every approved account is armed at once.
-   */
+  /** Starts the account now, or parks it until the gate opens (only a just-in-time order has one). */
   admit(name: string, nowMs: number, window: ColdStartWindow, start: () => void): void {
     if (this.gateClosed(nowMs, window)) {
       this.parked.set(name, start);

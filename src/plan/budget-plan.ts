@@ -5,31 +5,21 @@ import { keeperReadDemand, readStretch, type PlanReadWeights, type ReadMix, type
 
 /**
  * The budget plan: one pure function from (the accounts and their settings, the limits in force,
- * the provisioning left) to every figure the keeper acts on and `check-config` prints: each
- * account's period, route and verdict, the arms each scope carries, the tier, the cold start's
- * order. The keeper (keeper/cadence-control.ts) and `check-config` (src/config/plan.ts) both call it;
- * they differ only in where the inputs come from: the keeper's limits are the scheduler's (learned
- * from 429s, cut to this instance's share of a shared budget), check-config's the configured ones
- * cut to the planning share. The reads are planned after the arms, on what they leave (planReads).
- *
- * The steps, in order (DESIGN.md section 7 walks one request through them):
- * 1. the arm budget: what the routes the accounts may use carry together (armCapacityPerSecond);
- * 2. the periods: planProtection fits them to it, never refusing (stretch, reserve, short
- *    horizons, then over_budget by priority);
- * 3. during a cold start that the steady re-arms would crowd, every account at its longest safe
- *    period, so provisioning gets the rest of the window;
+ * the provisioning left) to every figure the keeper acts on and `check-config` prints. The keeper
+ * (keeper/cadence-control.ts) feeds it the scheduler's limits (learned from 429s, cut to this
+ * instance's share); check-config (config/plan.ts) the configured ones, cut the same way. Steps:
+ * 1. the arm budget: what the accounts' routes carry together (armCapacityPerSecond);
+ * 2. the periods, fitted to it without ever refusing (planProtection);
+ * 3. during a cold start the steady re-arms would crowd, every account at its longest safe period;
  * 4. the routes: `rest_then_exchange` accounts fill what REST leaves, the rest go by exchange;
- * 5. the cold start's order: interleaved unless approvals and first arms contend for one window,
- *    then the order with the fewest unprotected account-seconds (plan/cold-start.ts).
+ * 5. the cold start's order (cold-start.ts). The reads are planned after, on what the arms leave.
  */
 
 /**
- * The cold-start plan (longest safe periods) is worth it only when the configured re-arms would take
- * more than this share of the window once everyone is armed: below it they leave provisioning a
- * quarter of the window or more, and an account armed early keeps the cadence its operator asked
- * for (its runner keeps the period it was armed with until its next arm). At 0.1, a shard pacing 8
- * accounts on 0.4 arms/s kept the cold start's 39 s periods past it, and with queueing its horizon
- * fell to 19.3 s against a 20 s minimum.
+ * Step 3 applies only when the configured re-arms would take more than this share of the window:
+ * below it provisioning keeps a quarter or more, and early accounts keep their configured cadence.
+ * At 0.1 a shard of 8 accounts on 0.4 arms/s kept the cold start's 39 s periods past it, and its
+ * horizon fell to 19.3 s against a 20 s minimum.
  */
 export const COLD_START_PLAN_SHARE = 0.75;
 
@@ -42,10 +32,9 @@ export interface Provisioning {
   approvalsLeft: number;
   firstArmsLeft: number;
   /**
-   * The order this cold start already follows (absent: choose one). Chosen once per cold start:
-   * re-choosing on the accounts left compares the orders over another, shorter cold start, and a
-   * shared budget's share moving mid-way flipped two shards from just in time to interleaved, whose
-   * early arms then came due inside it (all armed at 32 s against 23.8).
+   * The order this cold start already follows (absent: choose one). Chosen once: a shared budget's
+   * share moving mid-way flipped two shards to interleaved, whose early arms then came due inside
+   * the cold start (all armed at 32 s against 23.8).
    */
   order?: ColdStartOrder;
 }
@@ -128,13 +117,11 @@ export function planBudget(input: BudgetInput): BudgetPlan | null {
 type Protection = ReturnType<typeof planProtection>;
 
 /**
- * The arm budget pools both routes, but an account on `path: rest` can only spend REST's and one on
- * `path: exchange` only the exchange endpoint's: a plan that fits the pool may not fit a route
- * (found by the plan-agreement property: two REST accounts planned on REST's 0.008/s plus the
- * exchange endpoint's 0.09/s, one of them lapsed). When a route's fixed accounts outgrow it, the
- * pool is narrowed (bisection: a smaller pool only lengthens periods and drops the lowest
- * priorities) until every route fits. The planned stretch stays one for all; when the pool already
- * fits every route (one path, or routes with room) nothing changes.
+ * The arm budget pools both routes, but a `path: rest` account can spend only REST's and a
+ * `path: exchange` one only the exchange endpoint's (found by the plan-agreement property: two REST
+ * accounts planned on both routes' capacity, one lapsed). When a route's fixed accounts outgrow it,
+ * the pool is narrowed by bisection (a smaller pool only lengthens periods and drops the lowest
+ * priorities) until every route fits.
  */
 function protectOnRoutes(accounts: readonly PlanAccount[], limits: RouteBudgets, budget: number, plan: (budgetPerSecond: number) => Protection): Protection {
   const fits = (p: Protection): boolean => {
@@ -208,11 +195,7 @@ export interface ReadInput {
   perpDexes: number;
 }
 
-/**
- * The factor every read period is stretched by so the reads fit what the plan's arms leave: the
- * service's reads in `global`, the venue's weight in `exchange` (plan/read-plan.ts). Uncapped: the
- * caller caps it at MAX_READ_STRETCH and shows how far beyond that the configured reads are.
- */
+/** The read stretch on what the plan's arms leave (read-plan.ts); uncapped, the caller caps it at MAX_READ_STRETCH. */
 export function planReads(plan: Pick<BudgetPlan, 'armsByScope'>, limits: RouteBudgets, reads: ReadInput): number {
   const demand = keeperReadDemand(reads.source, reads.weights, reads.mix, reads.periods, reads.perpDexes);
   return readStretch(demand, { global: limits.global, exchange: limits.exchange }, { global: plan.armsByScope.global, exchange: plan.armsByScope.exchange });

@@ -1,14 +1,10 @@
-import { DAY_MS } from '../sched/clock.js';
-
 /**
- * Adaptive cadence: when the accounts' planned re-arms approach the arm budget, stretch every
- * account's period by one common factor instead of running out of budget, but never beyond what
- * its margin allows. Pure: a function of the accounts and the budget.
- *
- * An arm sets the horizon to `deadline`; it then falls to `deadline - period` when the next arm is
- * due. To keep it >= `min_horizon` with room for the send lag, the period may grow to
- * `deadline - min_horizon - lagAllowance` and no further.
+ * The protection arithmetic, pure: when the planned re-arms approach the arm budget, every period
+ * is stretched by one common factor, never past its margin. An arm sets the horizon to `deadline`,
+ * which falls to `deadline - period` by the next arm, so a period may grow to
+ * `deadline - min_horizon - lag` and no further.
  */
+import { DAY_MS } from '../sched/clock.js';
 import type { ArmRoute } from '../venue/arm-route.js';
 
 export interface CadenceInput {
@@ -28,10 +24,7 @@ export interface CadencePlan {
   usablePerSecond: number;
   /** The plan fits the budget even at every account's longest period. */
   holds: boolean;
-  /**
-   * Accounts of the median shape this budget could hold at their longest periods: the effective
-   * capacity, to compare with the number configured.
-   */
+  /** Accounts of the median shape this budget could hold at their longest periods. */
   capacityAccounts: number;
 }
 
@@ -45,10 +38,9 @@ export function maxPeriodMs(a: CadenceInput, lagMs = LAG_ALLOWANCE_MS): number {
 }
 
 /**
- * The send lag a plan at `usablePerSecond` must leave room for: LAG_ALLOWANCE_MS, or two slots of
- * the arm budget when they are longer (a re-arm may wait a slot for its turn, and one more behind a
- * first arm). On a shard pacing 0.26 arms/s a slot is 3.8 s: with 1 s allowed, re-arms at the longest
- * period left a horizon of 19.9 s against a 20 s minimum.
+ * The send lag a plan at `usablePerSecond` leaves room for: LAG_ALLOWANCE_MS, or two slots of the
+ * arm budget when longer (a re-arm may wait its turn, and one more behind a first arm). At 0.26
+ * arms/s, with 1 s allowed, the horizon fell to 19.9 s against a 20 s minimum.
  */
 export function lagAllowanceMs(usablePerSecond: number): number {
   return usablePerSecond > 0 ? Math.max(LAG_ALLOWANCE_MS, 2000 / usablePerSecond) : LAG_ALLOWANCE_MS;
@@ -76,9 +68,8 @@ export function planCadence(accounts: readonly CadenceInput[], budgetPerSecond: 
 // ---- never refuse to protect ----
 
 /**
- * How close to the deadline the keeper may let an account's next arm slip once the budget cannot
- * keep every min_horizon: the previous deadline must still be ahead when the next arm lands, with
- * room for the send lag and a quick retry. 5 s, the venue's own minimum lead for a new deadline.
+ * How close to the deadline an account's next arm may slip once the budget cannot keep every
+ * min_horizon: the venue's own minimum lead for a new deadline, 5 s.
  */
 export const SHORT_HORIZON_FLOOR_MS = 5_000;
 
@@ -90,14 +81,10 @@ export interface ProtectionInput extends CadenceInput {
 }
 
 /**
- * What the budget allows, from best to worst:
- * - `configured`: the configured periods fit;
- * - `stretched`: periods stretched by one factor within each margin (deadline - min_horizon - lag);
- * - `reserve`: the lag and retry reserve given up (periods up to deadline - min_horizon);
- * - `short_horizon`: every account armed, but horizons below min_horizon (periods up to
- *   deadline - SHORT_HORIZON_FLOOR_MS): readiness and the horizon alert say so;
- * - `over_budget`: even then the budget cannot arm everyone; the highest-priority accounts are
- *   protected, the rest are reported `over_budget` and not armed.
+ * What the budget allows, best first: `configured`; `stretched` (one factor, within each margin);
+ * `reserve` (the lag and retry reserve given up: periods up to deadline - min_horizon);
+ * `short_horizon` (everyone armed, horizons below min_horizon, down to SHORT_HORIZON_FLOOR_MS);
+ * `over_budget` (the highest priorities armed, the rest reported and not armed).
  */
 export type ProtectionTier = 'configured' | 'stretched' | 'reserve' | 'short_horizon' | 'over_budget';
 export type AccountVerdict = 'keeps_min_horizon' | 'short_horizon' | 'over_budget';
@@ -181,23 +168,18 @@ export function planProtection(accounts: readonly ProtectionInput[], budgetPerSe
 export type PathPolicy = 'rest' | 'exchange' | 'rest_then_exchange';
 
 /**
- * Requests per second in force on each scope an arm may spend (configured, learned from a 429, or
- * this instance's share of a shared budget). Absent: no limit known on that scope.
+ * Requests per second in force on the scopes an arm may spend, `global`, `schedule_cancel` (rest)
+ * and `exchange` (this instance's part). Absent: no limit known there.
  */
 export interface RouteBudgets {
-  /** The combined window every request spends (`global`). */
   global?: number;
-  /** The REST schedule-cancel route (`schedule_cancel`). */
   rest?: number;
-  /** The exchange endpoint (`exchange`). */
   exchange?: number;
 }
 
 /**
- * Arms per second the accounts' routes can carry together: each route the accounts may use adds
- * its budget, and the combined window caps the sum (both routes spend it). A `rest_then_exchange`
- * account may use both, so arms one route cannot carry are planned on the other rather than left
- * to fail first. Undefined when no route the accounts use has a known budget.
+ * Arms per second the accounts' routes carry together: each route in use adds its budget, capped by
+ * the combined window. Undefined when no route in use has a known budget.
  */
 export function armCapacityPerSecond(paths: Iterable<PathPolicy>, b: RouteBudgets): number | undefined {
   let rest = false;
@@ -213,10 +195,8 @@ export function armCapacityPerSecond(paths: Iterable<PathPolicy>, b: RouteBudget
 }
 
 /**
- * The route each account's arms are planned on: `rest` and `exchange` accounts have theirs; the
- * `rest_then_exchange` accounts fill what the REST route's usable budget leaves after the `rest`
- * accounts (in input order), and the rest go by the exchange endpoint. `armsPerSecond`: each
- * account's planned rate (0 for one not armed).
+ * The route each account's arms are planned on: `rest_then_exchange` accounts fill, in input order,
+ * what REST's usable budget leaves after the `rest` accounts; the others go by exchange.
  */
 export function assignRoutes(accounts: ReadonlyArray<{ path: PathPolicy; armsPerSecond: number }>, restUsablePerSecond: number | undefined): ArmRoute[] {
   let restLeft = restUsablePerSecond ?? Number.POSITIVE_INFINITY;
@@ -231,11 +211,7 @@ export function assignRoutes(accounts: ReadonlyArray<{ path: PathPolicy; armsPer
   });
 }
 
-/**
- * Re-arms a day at `periodMs` by each of `replicas` instances (`shard.replication`): what every
- * re-arm spends of the address's action budget. The keeper's address-budget warning and
- * check-config's actions per address both count with it.
- */
+/** Re-arms a day at `periodMs` by each of `replicas` instances: the address budget's count (keeper and check-config). */
 export function rearmsPerDay(periodMs: number, replicas = 1): number {
   return Math.ceil(DAY_MS / periodMs) * replicas;
 }

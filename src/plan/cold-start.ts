@@ -1,32 +1,14 @@
 import { BUDGET_UTILISATION, type RouteBudgets } from './cadence.js';
 
 /**
- * The cold start as one plan over the window it spends (DESIGN.md section 7, "The cold start").
- *
- * A cold start is a transient: N accounts each need an approval (approveAgent, when no stored agent
- * is valid) and a first arm, and every account already armed comes due again one period after its
- * arm. On a venue whose one window counts every signed action, all three compete for the same
- * slots. Two rules follow, both pure:
- *
- * 1. While accounts are still being provisioned, every armed account runs at its longest safe
- *    period (`maxPeriodMs`): each re-arm spent during the cold start is a slot provisioning loses.
- * 2. Under the just-in-time order, first arms are held back until `firstArmGateMs`: the projected end of the cold start minus
- *    the shortest longest-safe period. A first arm sent earlier than that comes due again before
- *    the last account is armed, and that re-arm takes a slot from every account still waiting.
- *    From the gate on, a first arm goes before any approval (an approved account is one request
- *    from protection). Approvals fill every slot before the gate.
- *
- * Which order is chosen per venue (chooseColdStartOrder): the one that leaves the fewest
- * unprotected account-seconds among those that arm the last account within COLD_START_SLACK times
- * the ideal. When approvals and first arms do not share a window (provisioningContention: the
- * schedule-cancel route has a quota of its own and the global window carries both paces), a first
- * arm costs an approval nothing: interleaved, each account armed as soon as it is approved. On one
- * window they compete, and `simulateColdStart` compares the orders on the same slot model (the unit
- * tests pin it): approvals-first arms the last account as early as possible but leaves every account
- * unprotected for the whole approval phase; interleaving protects the first accounts at once but its
- * early arms come due inside the cold start, so the last accounts wait longest (at 180 accounts,
- * B = 20/s, deadline 20 s: 25 s against 18 s, past the slack); just in time arms the last account
- * at the ideal with fewer account-seconds than approvals-first.
+ * The cold start as one plan over the window it spends (the figures are in DESIGN.md section 7).
+ * N accounts each need an approval and a first arm, and every armed account comes due again a
+ * period later; on a venue whose one window counts every signed action, all three compete. Pure
+ * rules: while provisioning, armed accounts run at their longest safe period; under the just-in-time
+ * order a first arm waits for `firstArmGateMs` (one sent earlier comes due again before the last
+ * account is armed, taking a slot from one still waiting), then goes before any approval. The order
+ * is the one with the fewest unprotected account-seconds among those that arm the last account
+ * within COLD_START_SLACK times the ideal (chooseColdStartOrder).
  */
 
 export interface ColdStartInput {
@@ -42,11 +24,7 @@ export interface ColdStartInput {
   periodMs: number;
 }
 
-/**
- * Below this share of the window, provisioning is starved by the armed accounts' re-arms: the
- * projection would run to infinity, so the gate simply opens (each first arm then competes by
- * urgency).
- */
+/** Below this share of the window left to provisioning the projection is infinite: the gate opens. */
 const MIN_PROVISION_SHARE = 0.02;
 
 /** When the cold start will end if provisioning gets what the armed accounts leave (ms from now). */
@@ -77,17 +55,11 @@ export type ColdStartOrder = 'approvals_first' | 'interleaved' | 'just_in_time';
 export const COLD_START_SLACK = 1.5;
 
 /**
- * Whether a first arm takes a slot an approval needs: only when both spend one window too narrow to
- * carry the approvals at their own pace and the arms that follow them. Approvals spend `exchange`
- * and `global`; an arm spends its route's scope and `global`. An arm by the exchange endpoint always
- * takes an approval's slot; a REST arm only when `global` is narrower than both paces together.
- * `windowPerSecond`: that shared window's usable rate (what the slot model runs on); 0 when none.
- * `approvalsPerSecond`: the approvals' own pace (the narrower of `exchange` and `global`).
- *
- * On a venue with a schedule-cancel quota of its own (the bench's: 100/s of REST arms, approvals
- * on an exchange quota of the same rate, global 400/s) they never contend, and holding first arms
- * back for the approvals only left every account unprotected for the whole approval phase: at
- * 10,000 accounts the first was armed 104 s after the start.
+ * Whether a first arm takes a slot an approval needs. Approvals spend `exchange` and `global`; an
+ * exchange arm always contends, a REST arm only when `global` is narrower than both paces together.
+ * `windowPerSecond`: the shared window's usable rate (0: none). On the bench's venue (REST arms and
+ * approvals 100/s each, global 400/s) they never contend; holding first arms for the approvals there
+ * left the first of 10,000 accounts unarmed for 104 s.
  */
 export function provisioningContention(limits: RouteBudgets, armsOnExchange: boolean): { contends: boolean; windowPerSecond: number; approvalsPerSecond: number } {
   const global = limits.global ?? Number.POSITIVE_INFINITY;
@@ -100,12 +72,9 @@ export function provisioningContention(limits: RouteBudgets, armsOnExchange: boo
 }
 
 /**
- * The order of a cold start of `accounts` (each needing an approval and a first arm) on a window
- * of `perSecond` both contend for (provisioningContention), armed accounts due every `periodMs`:
- * of the orders that arm the last account within COLD_START_SLACK times the ideal, the one that
- * leaves the fewest unprotected account-seconds on the slot model (simulateColdStart); when none
- * does, just in time (it arms the last account at the ideal). Not contended: interleaved, each
- * account armed as soon as it is approved (its arm takes no approval's slot).
+ * Not contended: interleaved (each account armed as soon as it is approved). Contended: of the
+ * orders that arm the last account within COLD_START_SLACK times the ideal on the slot model, the
+ * one with the fewest unprotected account-seconds; none: just in time (it arms the last at the ideal).
  */
 export function chooseColdStartOrder(c: { contends: boolean; accounts: number; perSecond: number; periodMs: number }): ColdStartOrder {
   if (!c.contends || c.accounts <= 0 || !(c.perSecond > 0)) return 'interleaved';
@@ -125,11 +94,7 @@ export interface ColdStartOutcome {
   unprotectedAccountSeconds: number;
 }
 
-/**
- * A slot model of the cold start: `accounts` each need an approval and a first arm, on one window
- * of `perSecond` requests; an armed account comes due every `periodMs`. Each slot goes to a due
- * re-arm first, then (when the order allows) a first arm, then an approval.
- */
+/** The slot model: each slot of the window goes to a due re-arm, then (as the order allows) a first arm, then an approval. */
 export function simulateColdStart(order: ColdStartOrder, accounts: number, perSecond: number, periodMs: number): ColdStartOutcome {
   const slotMs = 1000 / perSecond;
   let unapproved = accounts;

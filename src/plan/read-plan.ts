@@ -1,13 +1,8 @@
 /**
- * The read plan: how often the watchers may read so that their reads fit beside the arms. Pure: a
- * function of the accounts' read sources, the budgets in force and the arms planned on them.
- *
- * Two scopes carry reads. The service's listings spend `global` one request each (the arms spend it
- * too); the venue's info endpoint spends `exchange` by weight (an open-orders read 20, positions 2 +
- * 2 at the published weights, the open orders and clearinghouseState once more per builder-deployed
- * dex of `watch.perp_dexes`), which the exchange arms and approvals spend one each. Arms come
- * first: the arm plan (cadence.ts) takes what it needs, and reads get what is left, every account's
- * periods stretched by one common factor, so a read late by a period beats a read shed at random.
+ * The read plan, pure: how often the watchers may read beside the arms. The service's listings
+ * spend `global`, one request each; the venue's info reads spend `exchange` by weight. Arms take
+ * what they need first, and every read period is stretched by one common factor to fit the rest:
+ * a read late by a period beats a read shed at random.
  */
 import { DAY_MS } from '../sched/clock.js';
 import { ARM_RESERVE_SHARE } from '../sched/request-class.js';
@@ -38,23 +33,16 @@ export interface ReadWeights {
 
 export type ReadSourceMode = 'service' | 'venue' | 'service_then_venue';
 
-/**
- * The venue weight of one orders read and one positions read (VenuePort `infoOpenOrders`,
- * `infoPositions`): the open orders and `clearinghouseState` once for the default listing and once
- * per builder-deployed perp dex read besides it (`perpDexes`, `watch.perp_dexes`), the spot
- * balances once.
- */
+/** The venue weight of one orders read and one positions read: once per listing (the default and each of `watch.perp_dexes`), spot once. */
 export function venueReadWeights(w: ReadWeights, perpDexes = 0): { orders: number; positions: number } {
   const reads = 1 + perpDexes;
   return { orders: w.openOrders * reads, positions: w.clearinghouseState * reads + w.spotClearinghouseState };
 }
 
 /**
- * What one account's reads spend, by where they go (watcher.ts `readOrders`, `readPositions`):
- * `venue` reads the info endpoint alone; `service` the service alone; `service_then_venue` asks the
- * service and, when it fails, the venue too (`fallenBack`: its last read came from the venue), and
- * reads an `orders_open` account's orders from the venue always. `perpDexes`: the builder-deployed
- * dexes each venue read covers besides the default listing (venueReadWeights).
+ * What one account's reads spend, as the watcher sends them: `service_then_venue` asks the service
+ * and, once it failed (`fallenBack`), the venue too; an `orders_open` account's orders always come
+ * from the venue.
  */
 export function accountReads(mode: ReadSourceMode, w: ReadWeights, a: { ordersOnVenue: boolean; fallenBack: boolean; perpDexes?: number }): AccountReads {
   const v = venueReadWeights(w, a.perpDexes ?? 0);
@@ -68,20 +56,13 @@ export function accountReads(mode: ReadSourceMode, w: ReadWeights, a: { ordersOn
 }
 
 /**
- * The address budget's `userRateLimit` reads (keeper/address-budget.ts), per account when the
- * keeper reads the venue (`watch.source` venue or service_then_venue): one after provisioning,
- * then this often. At one re-arm per 15 s an address
- * spends 40 actions in 10 minutes, so the headroom moves little between reads, and one read of
- * weight 20 per account in 10 minutes is 2 weight a minute: a sixth of one percent of the venue's
- * 1,200 per IP. Reads go last in the budget (arms first) and are shed under pressure.
+ * How often the address budget reads `userRateLimit` per account when the keeper reads the venue
+ * (keeper/address-budget.ts). At one re-arm per 15 s the headroom moves by 40 in that time, and the
+ * read costs a sixth of one percent of the venue's 1,200 weight a minute.
  */
 export const ADDRESS_BUDGET_READ_EVERY_MS = 10 * 60_000;
 
-/**
- * How often the keeper reads the master's `extraAgents` per account when it reads the venue
- * (keeper/agent-check.ts), besides once after each approval: an agent replaced or pruned is
- * found within a day even on an account that is not arming. Weight 20 a day per account.
- */
+/** How often the agent check reads `extraAgents` per account (keeper/agent-check.ts), besides after each approval. */
 export const AGENT_CHECK_EVERY_MS = DAY_MS;
 
 /** The reads of every account at the configured periods: each kind of account's reads, and how many read so. */
@@ -113,11 +94,8 @@ export interface ReadMix {
 }
 
 /**
- * What the keeper's reads spend at the configured periods, the one figure the keeper
- * (CadenceControl.readStretch) and check-config plan on: every account's reads by where they go,
- * and when the keeper reads the venue the address budget's `userRateLimit` reads too (once per
- * account every ADDRESS_BUDGET_READ_EVERY_MS; not stretched, but they spend the same room), and
- * the agent checks' `extraAgents` (once per account every AGENT_CHECK_EVERY_MS).
+ * What the keeper's reads spend at the configured periods, the figure the keeper and check-config
+ * both plan on: every account's reads by where they go, plus the per-account venue checks.
  */
 export function keeperReadDemand(
   mode: ReadSourceMode,
@@ -139,38 +117,18 @@ export function keeperReadDemand(
   return { ...d, exchangeWeightPerSecond: d.exchangeWeightPerSecond + mix.accounts * accountChecksWeightPerSecond(w) };
 }
 
-/**
- * The weight a second one account's own venue checks spend when the keeper reads the venue: the
- * address budget's `userRateLimit` every ADDRESS_BUDGET_READ_EVERY_MS and the agent check's
- * `extraAgents` every AGENT_CHECK_EVERY_MS (not stretched with the watchers' reads).
- */
+/** Weight a second of one account's own venue checks (address budget, agent check); not stretched. */
 export function accountChecksWeightPerSecond(w: Pick<PlanReadWeights, 'userRateLimit' | 'extraAgents'>): number {
   return (w.userRateLimit * 1000) / ADDRESS_BUDGET_READ_EVERY_MS + (w.extraAgents * 1000) / AGENT_CHECK_EVERY_MS;
 }
 
-/**
- * Share of a budget arms and reads may fill together before reads are stretched. Lower than the
- * arms' own 0.97 (cadence.ts BUDGET_UTILISATION): reads are the cheapest thing to slow down, and
- * the fifth they leave (ARM_RESERVE_SHARE) is the headroom check-config asks for
- * (LOW_HEADROOM_PERCENT), which the arms' retries after errors and 429s and the approvals of a
- * re-provision spend.
- */
+/** Share of a budget arms and reads fill together before reads are stretched: the fifth left is the arms' (ARM_RESERVE_SHARE). */
 export const READ_UTILISATION = 1 - ARM_RESERVE_SHARE;
 
-/**
- * Longest stretch the keeper applies. Past it the reads would come so seldom that the watcher's
- * picture is useless anyway; the budget's admission sheds what still does not fit (reads wait
- * behind arms, then go or are dropped), and readiness is never made to wait for reads.
- */
+/** Longest stretch applied: past it the watcher's picture is useless anyway, and admission sheds what does not fit. */
 export const MAX_READ_STRETCH = 20;
 
-/**
- * The common factor every read period is stretched by so the reads fit in what the arms leave:
- * 1 when they fit as configured, infinite when nothing is left (the keeper applies at most
- * MAX_READ_STRETCH; check-config says no room).
- * `budgets` are requests (weight) per second in force on each scope, `arms` what the arm plan
- * spends there; a scope with no known budget constrains nothing.
- */
+/** The common read stretch: 1 when the reads fit as configured, infinite when the arms leave nothing. */
 export function readStretch(demand: ReadDemand, budgets: { global?: number; exchange?: number }, arms: { global: number; exchange: number }): number {
   const factor = (need: number, budget: number | undefined, used: number): number => {
     if (need <= 0 || budget === undefined) return 1;

@@ -1,18 +1,10 @@
 /**
- * Pure admission for one rate scope: a sliding-window log (never more than `limit` requests in
- * any `windowMs`) plus smooth spacing on a grid of slots `windowMs / limit` apart, so a full queue
- * drains at the budgeted rate instead of bursting the whole window at once.
- *
- * Why a grid and not "last admission + spacing": timers fire late on a busy event loop (1 to 3 ms
- * is common), and with spacing counted from the actual admission every late wake-up is lost for
- * good: at 10 ms slots, 1 ms of lateness per slot drains a queue 10% slower than the budget. A
- * request admitted late keeps its slot, so the next one is not pushed; the window log, which uses
- * the real times, still bounds every window.
- *
- * Weights (the venue's IP budget counts each request by its weight, VENUE.md "The info endpoint"):
- * a request of weight w needs w free units in the window, is logged as w entries at its time, and
- * takes w slots of the grid, so a queue of heavy requests drains at the budgeted weight per second.
- * Weight 1 is exactly the unit case.
+ * Pure admission for one rate scope: a sliding-window log (never more than `limit` in any
+ * `windowMs`) plus spacing on a grid of slots `windowMs / limit` apart, so a full queue drains at
+ * the budgeted rate instead of bursting. A grid, not "last admission + spacing": timers fire 1 to
+ * 3 ms late on a busy loop, and at 10 ms slots that drained queues 10% slow; a late admission keeps
+ * its slot, and the log (real times) still bounds every window. A request of weight w needs w free
+ * units, is logged w times and takes w slots.
  */
 export interface WindowSpec {
   limit: number;
@@ -34,10 +26,8 @@ export function newScope(spec: WindowSpec): ScopeState {
 }
 
 /**
- * The venue counts a window on its clock, at arrival; requests we admit back to back (a catch-up
- * after a stall) can arrive tens of ms apart from each other. So a window is counted this much
- * longer than it is (at most 0.5% of it): what left our window has surely left the venue's.
- * (Without it: 2 429s in a 10,000-account run.)
+ * A window is counted this much longer (at most 0.5% of it): the venue counts at arrival, and
+ * requests admitted back to back can arrive tens of ms apart (without it: 2 429s in a 10,000-account run).
  */
 export const WINDOW_MARGIN_MS = 250;
 
@@ -62,43 +52,30 @@ function firstAbove(log: readonly number[], x: number): number {
   return lo;
 }
 
-/**
- * Earliest time (>= now) at which one more request may go out on this scope. The log is kept in
- * ascending order, so counting what is inside the window is a binary search (this runs for every
- * admission decision: with tens of thousands of entries a scan was the keeper's hottest loop).
- */
+/** Earliest time (>= now) one more request may go on this scope (a binary search: a scan was the hottest loop at scale). */
 export function earliestAdmitMs(scope: ScopeState, nowMs: number, spacingFactor = 1, weight = 1): number {
   const w = unitsOf(scope, weight);
   let t = Math.max(nowMs, scope.blockedUntilMs, scope.lastSlotMs + spacingMs(scope.spec) * spacingFactor);
   const from = firstAbove(scope.log, t - spanMs(scope.spec));
   const inWindow = scope.log.length - from;
   if (inWindow + w > scope.spec.limit) {
-    // the (inWindow - limit + w)-th oldest inside the window must leave it first (w = 1: the
-    // (inWindow - limit + 1)-th)
+    // the (inWindow - limit + w)-th oldest inside the window must leave it first
     const oldest = scope.log[scope.log.length - scope.spec.limit + w - 1];
     if (oldest !== undefined) t = Math.max(t, oldest + spanMs(scope.spec));
   }
   return t;
 }
 
-/**
- * The units a request of `weight` takes of a window of `limit`: its weight, capped at the limit (a
- * request heavier than the whole window waits for an empty window instead of forever). The shared
- * budget caps its tokens the same way (shared-budget.ts take).
- */
+/** Units a request of `weight` takes: capped at the limit, so a heavier one waits for an empty window, not forever (the shared budget too). */
 export function weightUnits(weight: number, limit: number): number {
   return Math.max(1, Math.min(weight, limit));
 }
 
-/** The units a request of `weight` takes of this scope, at the limit in force. */
-export function unitsOf(scope: ScopeState, weight: number): number {
+function unitsOf(scope: ScopeState, weight: number): number {
   return weightUnits(weight, scope.spec.limit);
 }
 
-/**
- * Would admitting one more request at `nowMs` make a request that plans to go at `reservedMs`
- * (>= nowMs) wait longer? Lower-priority work may use a scope's spare room, never its next slot.
- */
+/** Would admitting one more now delay a request reserved for `reservedMs`? Lower orders use spare room, never the next slot. */
 export function admitWouldDelay(scope: ScopeState, nowMs: number, reservedMs: number, weight = 1): boolean {
   const w = unitsOf(scope, weight);
   // A request of weight w takes w slots of the grid: the next one is free w spacings later.
@@ -110,21 +87,14 @@ export function admitWouldDelay(scope: ScopeState, nowMs: number, reservedMs: nu
 }
 
 /**
- * How late an admission may be and still claim its grid slot: after an event-loop stall of up to
- * this long (or CATCH_UP_SLOTS slots, when that is longer) the queue catches up (the next requests
- * go at once, each on its own slot) instead of losing them. A full collection of a large heap holds
- * the loop 100 to 500 ms; at 10 slots (50 ms at 200 arms/s) every such stall cost the budget its
- * length, at 50,000 accounts more than the plan's 3% reserve. The window log still bounds every
- * window, so a catch-up never sends more than the venue's window allows.
+ * How late an admission may be and still claim its grid slot (the longer of the two): after a stall
+ * the queue catches up instead of losing the slots. A large heap's full collection holds the loop
+ * 100 to 500 ms; at 10 slots alone each stall cost, at 50,000 accounts, more than the 3% reserve.
  */
-export const CATCH_UP_MS = 1_000;
-export const CATCH_UP_SLOTS = 10;
+const CATCH_UP_MS = 1_000;
+const CATCH_UP_SLOTS = 10;
 
-/**
- * The slot an admission at `atMs` takes: the next grid slot when it is late by less than the
- * catch-up span. Later than that the queue was idle (or held by a 429): the grid starts again at
- * `atMs`, so a long idle time is never credited as a burst.
- */
+/** The slot an admission at `atMs` takes: the next one within the catch-up span, else the grid restarts (idle time is no burst credit). */
 function slotOf(scope: ScopeState, atMs: number): number {
   const spacing = spacingMs(scope.spec);
   const next = scope.lastSlotMs + spacing;
@@ -146,11 +116,8 @@ export function recordAdmit(scope: ScopeState, atMs: number, weight = 1): void {
 }
 
 /**
- * A request admitted at `admittedMs` got its answer at `doneMs`: from now on it counts in the window
- * from `doneMs`. The venue saw it somewhere in between, and on a busy event loop that can be long
- * after we admitted it (signing and writing wait their turn), so counting from admission alone
- * could let a request out that the venue still counts the old one against: measured, 2 to 3 429s
- * per 10,000-account cold start with catch-up bursts.
+ * A request answered at `doneMs` counts in the window from then: the venue saw it somewhere between,
+ * on a busy loop long after admission (from admission alone: 2 to 3 429s per 10,000-account cold start).
  */
 export function recordDone(scope: ScopeState, admittedMs: number, doneMs: number, weight = 1): void {
   if (!(doneMs > admittedMs)) return;

@@ -1,22 +1,16 @@
 import { spacingMs, type WindowSpec } from './admission.js';
 
 /**
- * A scope's limit in force as data: the configured one, or one the venue announced in a 429's
- * detail (learned), held while the venue keeps refusing and probed back towards the configured one
- * after a quiet spell. Pure transitions of (state, the limit in force, an event, now) that return
- * the new state and the limit to put in force; the scheduler applies them, keeps the probe timer and
- * tells the listeners.
+ * A scope's limit in force as data: the configured one, or one a 429's detail announced (learned),
+ * held while the venue keeps refusing and probed back up after a quiet spell. Pure transitions of
+ * (state, limit in force, event, now); the scheduler applies them and keeps the probe timer.
  */
 
 /**
- * A learned limit is probed back towards the configured one after this long with no 429 on its
- * scope, and each further step after another such spell. Five minutes: a limit the venue announced
- * in a 429's detail is its word, and staying under it costs little (a `rest_then_exchange` plan
- * carries on the other route what this one no longer can), while every probe that overshoots costs
- * a 429 and its `retry_after` hold on the accounts closest to their deadlines. A storm's false limit
- * is given back within minutes, and a venue that really lowered its limit is asked again at most
- * every five minutes, then less often (LIMIT_QUIET_MAX_MS). A minute was tried first: on a venue
- * configured at twice its real limit it drew a second burst of 429s a minute after the first.
+ * Quiet spell (no 429 on the scope) before each probe step back up. The venue's announced limit is
+ * its word and staying under it costs little, while an overshooting probe costs a 429 and a hold on
+ * the accounts nearest their deadlines. A minute was tried first: on a venue configured at twice its
+ * real limit it drew a second burst of 429s a minute after the first.
  */
 export const LIMIT_QUIET_MS = 300_000;
 /** A probe the venue refused doubles the next quiet spell, up to this. */
@@ -24,7 +18,6 @@ export const LIMIT_QUIET_MAX_MS = 3_600_000;
 /** Each probe step multiplies the learned rate by this, up to the configured one. */
 export const LIMIT_PROBE_FACTOR = 2;
 
-/** A scope's limit: its baseline, a learned one while it holds, and when to probe. */
 export interface LimitState {
   /** The configured spec (the default for scopes only 429s named), or what `setLimit` made it. */
   base: WindowSpec;
@@ -38,7 +31,6 @@ export interface LimitState {
   restoredAtMs: number;
 }
 
-/** Where a scope's limit in force comes from. */
 export type LimitSource = 'configured' | 'learned';
 
 /** One scope's limit as the scheduler's `limits()` shows it. */
@@ -50,13 +42,9 @@ export interface ScopeLimit {
   source: LimitSource;
 }
 
-/**
- * Why a limit in force changed: `learned` (a 429 announced a lower one, or refused a probe), `probed`
- * (a step back up after a quiet spell, still learned) or `restored` (back at the configured one).
- */
+/** `learned`: a 429 announced a lower one or refused a probe; `probed`: a step back up; `restored`: the configured one. */
 export type LimitChangeKind = 'learned' | 'probed' | 'restored';
 
-/** A scope's limit in force changed, as the listeners hear it. */
 export interface LimitChange {
   scope: string;
   kind: LimitChangeKind;
@@ -111,10 +99,7 @@ export function onRefusal(l: LimitState, inForce: WindowSpec, nowMs: number): Li
   return { state: { ...l, nextProbeMs: nowMs + l.quietMs } };
 }
 
-/**
- * A 429's detail announced the venue's numbers (a valid spec): taken at once when tighter than the
- * limit in force, and held as a learned limit; otherwise it only restarts a learned limit's spell.
- */
+/** A 429's detail announced the venue's numbers: taken at once when tighter, else it only restarts a learned limit's spell. */
 export function onAnnounced(l: LimitState, inForce: WindowSpec, announced: WindowSpec, nowMs: number): LimitStep {
   const tighter = spacingMs(announced) > spacingMs(inForce) || announced.limit < inForce.limit;
   if (!tighter) return l.learned ? { state: { ...l, nextProbeMs: nowMs + l.quietMs } } : { state: l };
@@ -126,10 +111,7 @@ export function onAnnounced(l: LimitState, inForce: WindowSpec, announced: Windo
   return step({ ...l, learned: { ...announced }, quietMs, nextProbeMs: nowMs + quietMs }, inForce, 'learned', { ...announced });
 }
 
-/**
- * The probe timer fired. A learned limit whose quiet spell is over takes one step back up: its rate
- * times LIMIT_PROBE_FACTOR on the window in force, or the configured spec once that is reached.
- */
+/** The probe timer fired: a learned limit past its quiet spell steps up by LIMIT_PROBE_FACTOR, or to the configured spec. */
 export function onQuiet(l: LimitState, inForce: WindowSpec, nowMs: number): LimitStep {
   if (!l.learned || nowMs < l.nextProbeMs) return { state: l };
   const target = ratePerSecond(inForce) * LIMIT_PROBE_FACTOR;
@@ -138,11 +120,7 @@ export function onQuiet(l: LimitState, inForce: WindowSpec, nowMs: number): Limi
   return step({ ...l, nextProbeMs: nowMs + l.quietMs }, inForce, 'probed', probed);
 }
 
-/**
- * A new baseline (the shared budget's local share, or its whole budget back; a valid spec): it is
- * put in force at once, except that a learned limit below it stays, and stays in force when lower.
- * Silent: the shared budget reports its own changes.
- */
+/** A new baseline (from the shared budget, which reports its own changes), in force at once unless a lower learned limit holds. */
 export function onBaseline(l: LimitState, inForce: WindowSpec, base: WindowSpec): { state: LimitState; inForce: WindowSpec } {
   if (l.learned && ratePerSecond(l.learned) < ratePerSecond(base)) return { state: { ...l, base: { ...base } }, inForce: ratePerSecond(inForce) > ratePerSecond(base) ? base : inForce };
   return { state: { ...l, base: { ...base }, learned: null }, inForce: base };

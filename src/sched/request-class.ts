@@ -1,7 +1,6 @@
 /**
- * What a venue request is for, as the request budget (scheduler.ts) and the shared budget
- * (shared-budget.ts) order it, and how long each class waits for a shared token (tokenWait). The class is said outright, not folded into a number: a deadline is a
- * venue time and nothing else, so no reader has to tell a deadline from a sentinel.
+ * What a venue request is for, as the scheduler and the shared budget order it, and how long each
+ * class waits for a shared token. Said outright: a deadline is a venue time, never a sentinel.
  */
 export type RequestClass =
   /**
@@ -19,19 +18,12 @@ export type RequestClass =
 
 export type RequestKind = RequestClass['kind'];
 
-/**
- * The scheduler's two queues. Arms, approvals and prepares wait in the arm queue: never shed, and
- * free to use the share of the global window reads leave them (ARM_RESERVE_SHARE). Reads wait in
- * their own, served only with what the arm queue leaves, and shed after DEFAULT_READ_MAX_WAIT_MS
- * unless they say otherwise.
- */
+/** The scheduler's two queues: arms, approvals and prepares (never shed); reads (served with what is left, shed when late). */
 export type RequestQueue = 'arm' | 'read';
 
 /**
- * The fifth of the global window reads may not touch, kept for arms: the arms' retries after errors
- * and 429s and the approvals of a re-provision spend it. The scheduler paces reads on the rest, the
- * read plan stretches reads to fit in it (read-plan.ts READ_UTILISATION), and check-config asks for
- * it as headroom.
+ * The fifth of the global window reads may not touch, for the arms' retries and a re-provision's
+ * approvals: the scheduler paces reads on the rest, the read plan fits them in it, check-config asks for it.
  */
 export const ARM_RESERVE_SHARE = 0.2;
 
@@ -43,11 +35,8 @@ export function queueOf(c: RequestClass): RequestQueue {
 }
 
 /**
- * The one order of the classes, lowest first within a queue: arms by deadline, the earliest first
- * (those with none to protect before all); then approvals; then prepares. Every read has the same
- * key, so reads go first come, first served. The keys after the arms are numbers past any venue
- * time, so a queue holding arms, approvals and prepares of the same scopes keeps them in one sorted
- * lane.
+ * The one order, lowest first: arms by deadline (none to protect first), approvals, prepares; reads
+ * share one key (first come, first served). Numbers past any venue time keep one sorted lane.
  */
 export function orderKey(c: RequestClass): number {
   switch (c.kind) {
@@ -65,31 +54,19 @@ export function orderKey(c: RequestClass): number {
 // ---- how long a class waits for its shared token ----
 
 /**
- * How long a request waits for its token from the shared budget (shared-budget.ts), and what
- * happens when the token does not come. Pure.
- *
- * A saturated shared budget must not become a 429 storm, so a request goes without its token only
- * when its account would otherwise pass its deadline:
- * - an arm of an armed account waits until its current deadline less the venue's 5 s minimum lead
- *   (the latest a new deadline is still accepted before the old one fires) less BYPASS_MARGIN_MS,
- *   then goes anyway (a bypass, counted);
- * - a request with no deadline to protect (a first arm, an approval, a resolve, a clear) waits up to
- *   NO_DEADLINE_TOKEN_CAP_MS and is then shed (ShedError, counted), so the caller retries through
- *   its own backoff instead of a queue of them going out together;
- * - a read waits its own max wait and is then shed, like a read the local budget has no room for.
+ * How long a request waits for its shared token, and what then (pure). A saturated shared budget
+ * must not become a 429 storm, so only an arm whose deadline would otherwise pass goes without one:
+ * it waits until that deadline less the venue's minimum lead less BYPASS_MARGIN_MS, then goes (a
+ * bypass, counted). A request with no deadline waits NO_DEADLINE_TOKEN_CAP_MS and is shed (the
+ * caller's backoff retries it); a read waits its max wait and is shed.
  */
-/** What `take` does with a token that does not come within `waitMs`. */
 export interface TokenWait {
   waitMs: number;
   /** `send`: the request goes without its token (a bypass); `shed`: it is dropped (ShedError). */
   onTimeout: 'send' | 'shed';
 }
 
-/**
- * Kept between the end of a bypassing arm's wait and the deadline's minimum lead: the arm's own
- * flight to the venue (well under 1 s on a healthy route) and the venue clock estimate's error
- * (a skew beyond 2 s is already an alarm), so a bypassing arm still lands before the lead.
- */
+/** A bypassing arm's flight (well under 1 s) plus the venue clock's error (beyond 2 s an alarm), kept before the minimum lead. */
 export const BYPASS_MARGIN_MS = 2_000;
 
 /** Longest wait for the token of a request with no deadline to protect. */

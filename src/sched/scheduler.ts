@@ -4,18 +4,13 @@ import { initialLimit, limitChangeOf, onAnnounced, onBaseline, onQuiet, onRefusa
 import { ARM_RESERVE_SHARE, DEFAULT_READ_MAX_WAIT_MS, orderKey, queueOf, type RequestClass, type RequestQueue } from './request-class.js';
 
 /**
- * The one shared request budget. Every venue request goes through `run`, declaring its class
- * (request-class.ts) and the rate scopes it spends. Arms go first, the earliest deadline first, then
- * approvals and prepares; reads only use what those leave, keep a reserve free for arms, and are
- * shed (rejected with `ShedError`) when they have waited too long. After a 429, `blockScope` holds
- * back every request of that scope until `retry_after` has passed, and `adoptLimit` takes the
- * venue's announced numbers when they are tighter than ours: a learned limit, held while the venue
- * keeps refusing and probed back towards the configured one after a quiet spell (limits.ts decides;
- * this class applies its steps and keeps the probe timer).
- *
- * Why not bottleneck: its reservoir and timers read the wall clock itself, so its admission cannot
- * run in virtual time, and a 429 window must be obeyed to the millisecond on our clock. The
- * admission rule is small and pure (`admission.ts`); this class only queues and wakes.
+ * The one request budget. Every venue request goes through `run` with its class (request-class.ts)
+ * and the scopes it spends: arms by deadline, then approvals and prepares; reads use what those
+ * leave and are shed (`ShedError`) when they waited too long. After a 429 `blockScope` holds the
+ * scope until `retry_after`, and `adoptLimit` takes tighter announced numbers (limits.ts decides).
+ * Not bottleneck: its timers read the wall clock, so it cannot run in virtual time, and a 429's
+ * window must be obeyed to the millisecond on our clock. The rule is pure (admission.ts); this
+ * class only queues and wakes.
  */
 
 /** A request as the budget admits it: its class, and what it spends. */
@@ -24,12 +19,7 @@ export type RequestOptions = RequestClass & AdmissionOptions;
 export interface AdmissionOptions {
   /** Scope keys this request spends, e.g. ['global', 'schedule_cancel']. */
   scopes: readonly string[];
-  /**
-   * Units it spends in each of its scopes (a positive integer; default 1): the venue's IP weight of
-   * an info request (VENUE.md "The info endpoint"). It needs that many free units in each window
-   * and takes that many slots of each grid (admission.ts). A weight above a scope's limit counts as
-   * the whole limit there.
-   */
+  /** Units it spends in each scope (a positive integer, default 1): an info request's IP weight (admission.ts). */
   weight?: number;
   /** Reads: reject with ShedError after waiting this long. Default DEFAULT_READ_MAX_WAIT_MS. */
   maxWaitMs?: number;
@@ -39,10 +29,9 @@ export interface AdmissionOptions {
 }
 
 /**
- * Where a request's wait went: `heldBy`, the last reason its lane was held (a scope key: its window
- * was full, `<scope>:429` a venue block, `<scope>:reserved` a more urgent request's turn on it; null:
- * never held), and `wentAhead`, how many requests of its own queue and scopes were admitted while it
- * waited (the ones of lower order key, then the earlier ones of an equal key).
+ * Where a request's wait went: `heldBy`, the last reason its lane was held (a scope: window full;
+ * `<scope>:429`: a venue block; `<scope>:reserved`: a more urgent request's turn; null: never), and
+ * `wentAhead`, how many of its own queue and scopes were admitted while it waited.
  */
 export interface AdmissionWait {
   waitedMs: number;
@@ -88,10 +77,7 @@ export interface SchedulerStats {
   scopes: Record<string, { used: number }>;
 }
 
-/**
- * The queued requests of one signature (queue + scopes), in the order they go: by key, then by
- * arrival. Requests of one lane wait for the same reasons, so only its head is ever looked at.
- */
+/** The queued requests of one signature (queue + scopes), by key then arrival: they wait for the same reasons, so only the head is looked at. */
 class Lane {
   private items: Pending[] = [];
   private head = 0;
@@ -187,11 +173,7 @@ export class RequestScheduler {
   private shed = 0;
   /** Per signature: admissions so far and the last reason its lane head was held. */
   private readonly bySig = new Map<string, { admitted: number; heldBy: string | null }>();
-  /**
-   * Per scope: its baseline (the configured spec, or the default for scopes only 429s named), and
-   * when a learned limit is in force, the spec the venue announced, the last refusal and the next
-   * probe.
-   */
+  /** Per scope: its baseline, and a learned limit with its next probe (limits.ts). */
   private readonly limitsOf = new Map<string, LimitState>();
   private readonly limitListeners = new Set<(c: LimitChange) => void>();
   private probeTimer: TimerHandle | null = null;
@@ -226,11 +208,7 @@ export class RequestScheduler {
     return out;
   }
 
-  /**
-   * When a request with these options, queued now, would be admitted (this clock's ms): the
-   * earliest its scopes allow, plus one spacing per queued arm that goes before it on each scope.
-   * An estimate: requests queued later with a lower key may still go first.
-   */
+  /** When a request queued now would be admitted: its scopes' earliest, plus a spacing per queued request ahead (an estimate). */
   estimateAdmitMs(opts: RequestClass & Pick<AdmissionOptions, 'scopes'>): number {
     const now = this.clock.nowMs();
     const key = orderKey(opts);
@@ -291,11 +269,7 @@ export class RequestScheduler {
     });
   }
 
-  /**
-   * A 429 said: nothing on this scope before `untilMs` (local clock). A refusal also restarts the
-   * quiet spell of a learned limit; one that refuses a probed limit (above what the venue
-   * announced) sends it back to the announced one.
-   */
+  /** A 429 said: nothing on this scope before `untilMs` (local clock); the refusal also steps a learned limit (limits.ts onRefusal). */
   blockScope(scope: string, untilMs: number): void {
     const s = this.scope(scope);
     s.blockedUntilMs = Math.max(s.blockedUntilMs, untilMs);
@@ -305,10 +279,7 @@ export class RequestScheduler {
     this.pump();
   }
 
-  /**
-   * The venue announced its own numbers for a scope: taken at once when tighter than the limit in
-   * force, and held as a learned limit (see limits.ts LIMIT_QUIET_MS for how it is given back).
-   */
+  /** The venue announced a scope's numbers (limits.ts onAnnounced). */
   adoptLimit(scope: string, spec: WindowSpec): void {
     if (!validSpec(spec)) return;
     const step = onAnnounced(this.limitOf(scope), this.scope(scope).spec, spec, this.clock.nowMs());
@@ -316,11 +287,7 @@ export class RequestScheduler {
     if (step.change) this.scheduleProbe();
   }
 
-  /**
-   * Sets a scope's budget outright (the shared budget's local share when Redis is unreachable, the
-   * whole budget when it is back): the new baseline; a learned limit below it stays in force.
-   * Admissions already in the window still count.
-   */
+  /** Sets a scope's baseline (the shared budget's cut); a lower learned limit stays, admissions in the window still count. */
   setLimit(scope: string, spec: WindowSpec): void {
     if (!validSpec(spec)) return;
     const l = this.limitOf(scope);
@@ -342,10 +309,7 @@ export class RequestScheduler {
     return out;
   }
 
-  /**
-   * Start-up pacing: what a previous instance sent still counts in the venue's window, so a
-   * restart (or a restart loop) must not spend that budget again.
-   */
+  /** What a previous instance sent still counts in the venue's window: a restart loop must not spend it again. */
   importRecent(recent: Record<string, readonly number[]>): void {
     const now = this.clock.nowMs();
     for (const [k, times] of Object.entries(recent)) {
@@ -420,10 +384,7 @@ export class RequestScheduler {
     return l;
   }
 
-  /**
-   * Keeps a transition's state, and when it changes the limit in force, puts the new one in force
-   * and tells the listeners.
-   */
+  /** Keeps a transition's state; a changed limit goes in force and the listeners hear it. */
   private applyLimit(scope: string, step: LimitStep): void {
     this.limitsOf.set(scope, step.state);
     if (!step.change) return;
@@ -481,10 +442,7 @@ export class RequestScheduler {
     return true;
   }
 
-  /**
-   * When the request may go, and what holds it until then: the scope that holds it longest
-   * (`<scope>:429` when a venue block is what ends last there; 'none' when it may go now).
-   */
+  /** When the request may go, and the scope that holds it longest (`<scope>:429` for a venue block; 'none'). */
   private earliest(p: Pending, nowMs: number): { atMs: number; heldBy: string } {
     let atMs = nowMs;
     let heldBy = 'none';
@@ -540,8 +498,8 @@ export class RequestScheduler {
     if (now > this.shedCheckAtMs) this.shedReads(now);
     if (this.queued.read > 0) wake = Math.min(wake, this.shedCheckAtMs + 1);
 
-    // The arm queue in its order (arms by deadline, approvals, prepares), then reads. A request that must wait reserves the time it will go on
-    // each of its scopes; a later request goes now only if that moves no reservation.
+    // The arm queue, then reads. A request that must wait reserves its time on each of its scopes;
+    // a later one goes now only if that moves no reservation.
     const reserved = new Map<string, number>();
     const waiting = new Set<string>();
     wake = Math.min(wake, this.drain('arm', now, reserved, waiting));
@@ -572,11 +530,9 @@ export class RequestScheduler {
   }
 
   /**
-   * Admits what may go now from one queue's lanes, heads in order (lowest key, then arrival), and
-   * returns the earliest retry time. A lane whose head must wait waits whole (every request in it
-   * has the same queue and scopes); `waiting` carries that across queues. Only lane heads are
-   * looked at, so a pump costs the number of lanes, not of queued requests (10,000 queued at
-   * start-up made each pump a scan of 10,000: 12% of the cold start's CPU).
+   * Admits what may go now from one queue's lane heads, in order; returns the earliest retry. A lane
+   * whose head waits waits whole. A pump costs the lanes, not the requests (a scan of 10,000 queued
+   * was 12% of the cold start's CPU).
    */
   private drain(queue: RequestQueue, now: number, reserved: Map<string, number>, waiting: Set<string>): number {
     let wake = Number.POSITIVE_INFINITY;

@@ -1,28 +1,17 @@
 /**
- * A calendar of re-arm slots on a grid `spacingMs` apart (spacing = 1 / the arms per second the
- * plan may use). Each re-arm asks for the latest free slot at or before the time it wants (its
- * period's end): never later, so no horizon gets shorter than planned; earlier only by what it
- * takes to find a free slot.
- *
- * Why: a cold start arms every account back to back at the full budget, and if each then re-arms
- * exactly one period later the accounts stay packed at the full budget forever, with the plan's
- * slack all in one idle gap per period. Any hiccup inside the packed stretch is then never caught
- * up (measured: 1 to 2.5 s of lag and lapses at 10,000 accounts). Claiming slots spreads the next
- * round evenly at the planned rate, starting where the cold start ends: every arm has its own slot
- * and the budget's spacing never queues it.
- *
- * "Latest free slot at or before k" is a union-find over slot indices with path compression: a
- * taken slot points at a slot before it, so a run of taken slots is skipped in near-constant time.
- * Slots behind `now` are pruned from time to time; a stale pointer into the pruned past can only
- * lead below the caller's `notBeforeMs`, which reads as "no free slot" and is right.
+ * A calendar of re-arm slots `spacingMs` apart (1 / the plan's usable arms per second). Each re-arm
+ * claims the latest free slot at or before its period's end: never later, so no horizon is shorter
+ * than planned. Why: a cold start arms everyone back to back at the full budget, and re-arming each
+ * exactly a period later keeps them packed forever, the plan's slack all in one idle gap, so no
+ * hiccup is ever caught up (1 to 2.5 s of lag and lapses at 10,000 accounts). "Latest free slot" is
+ * a union-find over slot indices with path compression; slots behind `now` are pruned now and then.
  */
+
 /**
- * How far before its wish a re-arm may be pulled, as a share of its period. Arms that came faster
- * than the calendar's spacing (a cold start's first arms go at the whole budget, the calendar spaces
- * at 0.97 of it) drift earlier by about 3% of the cold start: that is the spreading we want. Past
- * it, "latest free slot" walks below the whole packed run and hands a freshly armed account a slot
- * seconds after its first arm. Measured at 50,000 accounts: 454 such re-arms, each the least urgent
- * request in a window full of due re-arms, left up to 48.8 s after their slots.
+ * How far before its wish a re-arm may be pulled, as a share of its period: past it "latest free
+ * slot" walks below a cold start's whole packed run (first arms go at the whole budget, slots at
+ * 0.97 of it). At 50,000 accounts 454 re-arms were handed slots seconds after their first arm and
+ * then waited, least urgent, up to 48.8 s.
  */
 export const MAX_PULL_SHARE = 0.1;
 
@@ -35,11 +24,7 @@ export class SlotCalendar {
     if (!(spacingMs > 0) || !Number.isFinite(spacingMs)) throw new RangeError(`slot spacing must be a positive number of ms, got ${spacingMs}`);
   }
 
-  /**
-   * Claims the latest free slot in [notBeforeMs, wishMs] and returns its time. When every slot in
-   * that range is taken (the plan is over budget), returns `wishMs` unclaimed: the request then
-   * queues in the scheduler as it would without a calendar.
-   */
+  /** Claims the latest free slot in [notBeforeMs, wishMs]; none free (over budget): `wishMs`, unclaimed. */
   claim(wishMs: number, notBeforeMs: number): number {
     if (++this.claimsSincePrune >= 4096) this.prune(notBeforeMs);
     const k = this.find(Math.floor(wishMs / this.spacingMs));
