@@ -9,7 +9,7 @@ import { DAY_MS } from '../sched/clock.js';
  * due. To keep it >= `min_horizon` with room for the send lag, the period may grow to
  * `deadline - min_horizon - lagAllowance` and no further.
  */
-import type { ArmRoute } from '../venue/arm-route.js';
+import type { ArmRoute } from '../venue/routes.js';
 
 export interface CadenceInput {
   rearmEveryMs: number;

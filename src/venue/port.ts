@@ -1,4 +1,3 @@
-import type { ArmRoute } from './arm-route.js';
 import { VENUE_FACTS } from './facts.js';
 import type { Clock } from '../sched/clock.js';
 import type { RequestClass } from '../sched/request-class.js';
@@ -7,7 +6,7 @@ import type { VenueClock } from '../sched/venue-clock.js';
 import type { SharedBudget } from '../sched/shared-budget.js';
 import { tokenWait } from '../sched/request-class.js';
 import { RestError } from './errors.js';
-import { RouteProbe } from './route-probe.js';
+import { RouteProbe, type ArmRoute } from './routes.js';
 import { ExchangeClient } from './exchange.js';
 import type { HttpTransport } from './http.js';
 import { DEFAULT_INFO_WEIGHTS, InfoClient, infoRequestWeight, type InfoWeights } from './info.js';
@@ -142,7 +141,7 @@ export class VenuePort {
   private readonly infoWeights: InfoWeights;
   /**
    * REST's health over every account's arms and clears, kept here and nowhere else: the switch
-   * names the plan's route, and while REST fails only one probe at a time takes it (route-probe.ts).
+   * names the plan's route, and while REST fails only one probe at a time takes it (routes.ts).
    * The exchange endpoint has none: it is the fallback, with no other route behind it.
    */
   private readonly restRoute = new RouteProbe();
@@ -335,7 +334,7 @@ export class VenuePort {
     const held = (r: ArmRoute): boolean => this.scheduler.blockedUntil(holdScopeOf(r)) > now;
     const primary = estimate(route);
     const inTime = !held(route) && primary <= alt.leaveByMs;
-    // A failing REST route takes one probe at a time; the other arms go by the alternative (route-probe.ts).
+    // A failing REST route takes one probe at a time; the other arms go by the alternative (routes.ts).
     const notProbe = inTime && route === 'rest' && !this.restRoute.take(now);
     if (inTime && !notProbe) return this.armWithdrawable(route, alt, build, opts);
     const other = estimate(alt.route);
@@ -408,7 +407,7 @@ export class VenuePort {
    * Whether a read that may fall back to the venue (`watch.source: service_then_venue`) should ask
    * the service now: it answers, or it fails and the one probe is due (this read is it, and must
    * then go to the service). While it fails, every other read goes to the venue at once instead of
-   * spending a request and a wait on the service first (route-probe.ts).
+   * spending a request and a wait on the service first (routes.ts).
    */
   serviceReadTurn(): boolean {
     return this.hasService && this.serviceReads.take(this.clock.monoMs());
