@@ -171,10 +171,7 @@ export class VenuePort {
   /** Resolves an account: prepares its first arm, so after every arm and before every read. */
   getAccount(address: string): Promise<Account> {
     if (!this.hasService) return Promise.reject(new NoServiceError());
-    const endpoint = REST_ENDPOINTS.account;
-    return this.admit({ kind: 'prepare', scopes: [SCOPES.global, endpointScope(endpoint)] }, endpoint, endpointScope(endpoint), () =>
-      this.rest.getAccount(address),
-    );
+    return this.admitRest({ kind: 'prepare' }, REST_ENDPOINTS.account, undefined, () => this.rest.getAccount(address));
   }
 
   /**
@@ -255,33 +252,15 @@ export class VenuePort {
     return this.admitInfo({ kind: 'read' }, 'extraAgents', opts.signal, (signal) => this.info.extraAgents(user, signal ? { signal } : {}), opts.maxWaitMs);
   }
 
-  /** An info request: the `exchange` scope alone, by its weight; a 429 holds `exchange`. */
-  private admitInfo<T>(
-    cls: RequestClass,
-    type: Parameters<typeof infoRequestWeight>[0],
-    signal: AbortSignal | undefined,
-    fn: (signal: AbortSignal | undefined) => Promise<T>,
-    maxWaitMs: number | undefined = this.readMaxWaitMs,
-  ): Promise<T> {
-    const request: RequestOptions = {
-      ...cls,
-      scopes: [SCOPES.exchange],
-      weight: infoRequestWeight(type, this.infoWeights),
-      ...(cls.kind === 'read' && maxWaitMs !== undefined ? { maxWaitMs } : {}),
-      ...(signal ? { signal } : {}),
-    };
-    return this.admit(request, `info:${type}`, SCOPES.exchange, () => fn(signal));
-  }
-
   /** `/v1/health`; its `as_of` is the venue clock's precise sample. Shed after 30 s of waiting. */
   async health(): Promise<Health> {
     if (!this.hasService) throw new NoServiceError();
-    const endpoint = REST_ENDPOINTS.health;
     let sentMono = this.clock.monoMs();
-    const h = await this.admit({ kind: 'read', scopes: [SCOPES.global, endpointScope(endpoint)], maxWaitMs: HEALTH_MAX_WAIT_MS }, endpoint, endpointScope(endpoint), () => {
+    const get = (): Promise<Health> => {
       sentMono = this.clock.monoMs();
       return this.rest.getHealth();
-    });
+    };
+    const h = await this.admitRest({ kind: 'read' }, REST_ENDPOINTS.health, undefined, get, HEALTH_MAX_WAIT_MS);
     if (h.as_of) this.venueClock.observeTimestamp(h.as_of, sentMono, this.clock.monoMs());
     return h;
   }
@@ -388,10 +367,7 @@ export class VenuePort {
   ): Promise<ActionOk> {
     const endpoint = route === 'rest' ? REST_ENDPOINTS.scheduleCancel : 'exchange:scheduleCancel';
     const request: RequestOptions = {
-      kind: 'arm',
-      deadlineVenueMs: opts.deadlineVenueMs,
-      scopes: armScopes(route),
-      ...(opts.signal ? { signal: opts.signal } : {}),
+      ...this.request({ kind: 'arm', deadlineVenueMs: opts.deadlineVenueMs }, armScopes(route), opts.signal),
       ...(opts.onAdmitted ? { onAdmitted: opts.onAdmitted } : {}),
     };
     return this.admit(request, endpoint, holdScopeOf(route), () =>
@@ -416,26 +392,43 @@ export class VenuePort {
   /** approveAgent / approveBuilderFee, signed by the master: after arms, before reads. */
   approve(body: SignedRequest<ApproveAgentAction | ApproveBuilderFeeAction>, opts: { signer: string; signal?: AbortSignal }): Promise<ActionOk> {
     const endpoint = `exchange:${body.action.type}`;
-    const request: RequestOptions = { kind: 'approval', scopes: [SCOPES.global, SCOPES.exchange], ...(opts.signal ? { signal: opts.signal } : {}) };
+    const request = this.request({ kind: 'approval' }, [SCOPES.global, SCOPES.exchange], opts.signal);
     return this.admit(request, endpoint, SCOPES.exchange, () => this.bySigner(opts.signer, () => this.exchange.post(body, { signal: opts.signal })));
   }
 
   private async *readPages<P>(endpoint: string, pages: AsyncGenerator<P>, signal: AbortSignal | undefined): AsyncGenerator<P> {
-    const request: RequestOptions = {
-      kind: 'read',
-      scopes: [SCOPES.global, endpointScope(endpoint)],
-      ...(this.readMaxWaitMs !== undefined ? { maxWaitMs: this.readMaxWaitMs } : {}),
-      ...(signal ? { signal } : {}),
-    };
     try {
       for (;;) {
-        const r = await this.serviceReads.track(() => this.admit(request, endpoint, endpointScope(endpoint), () => pages.next()), () => this.clock.monoMs(), signal);
+        const r = await this.serviceReads.track(() => this.admitRest({ kind: 'read' }, endpoint, signal, () => pages.next()), () => this.clock.monoMs(), signal);
         if (r.done) return;
         yield r.value;
       }
     } finally {
       await pages.return?.(undefined).catch(() => undefined);
     }
+  }
+
+  /** An info request: the `exchange` scope alone, by its weight; a 429 holds `exchange`. */
+  private admitInfo<T>(
+    cls: RequestClass,
+    type: Parameters<typeof infoRequestWeight>[0],
+    signal: AbortSignal | undefined,
+    fn: (signal: AbortSignal | undefined) => Promise<T>,
+    maxWaitMs?: number,
+  ): Promise<T> {
+    const request: RequestOptions = { ...this.request(cls, [SCOPES.exchange], signal, maxWaitMs), weight: infoRequestWeight(type, this.infoWeights) };
+    return this.admit(request, `info:${type}`, SCOPES.exchange, () => fn(signal));
+  }
+
+  /** A REST request: `global` and its endpoint's own scope, the one its 429 holds. */
+  private admitRest<T>(cls: RequestClass, endpoint: string, signal: AbortSignal | undefined, fn: () => Promise<T>, maxWaitMs?: number): Promise<T> {
+    const scope = endpointScope(endpoint);
+    return this.admit(this.request(cls, [SCOPES.global, scope], signal, maxWaitMs), endpoint, scope, fn);
+  }
+
+  /** A request of class `cls` spending `scopes`; a read is shed after `maxWaitMs`. */
+  private request(cls: RequestClass, scopes: readonly string[], signal: AbortSignal | undefined, maxWaitMs: number | undefined = this.readMaxWaitMs): RequestOptions {
+    return { ...cls, scopes, ...(cls.kind === 'read' && maxWaitMs !== undefined ? { maxWaitMs } : {}), ...(signal ? { signal } : {}) };
   }
 
   /** Admission through the budget; a 429 holds `holdScope` (or `global`, as the venue says). */
