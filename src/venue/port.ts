@@ -68,12 +68,6 @@ export class NoServiceError extends Error {
   }
 }
 
-/** A generator that fails at its first page (a read of a service there is none of). */
-// eslint-disable-next-line require-yield
-async function* failing(e: Error): AsyncGenerator<never> {
-  throw e;
-}
-
 /** An arm still queued on its route when it had to leave: it goes by the other route. */
 class RouteWithdrawn extends Error {
   constructor(route: ArmRoute) {
@@ -267,14 +261,12 @@ export class VenuePort {
 
   /** Every page of an account's open orders, each admitted as a read. */
   ordersPages(address: string, opts: { signal?: AbortSignal } = {}): AsyncGenerator<OrdersPage> {
-    if (!this.hasService) return failing(new NoServiceError());
-    return this.readPages(REST_ENDPOINTS.orders, this.rest.ordersPages(address, {}, opts), opts.signal);
+    return this.readPages(REST_ENDPOINTS.orders, () => this.rest.ordersPages(address, {}, opts), opts.signal);
   }
 
   /** Every page of an account's positions, each admitted as a read. */
   positionsPages(address: string, opts: { signal?: AbortSignal } = {}): AsyncGenerator<PositionsPage> {
-    if (!this.hasService) return failing(new NoServiceError());
-    return this.readPages(REST_ENDPOINTS.positions, this.rest.positionsPages(address, {}, opts), opts.signal);
+    return this.readPages(REST_ENDPOINTS.positions, () => this.rest.positionsPages(address, {}, opts), opts.signal);
   }
 
   /**
@@ -396,7 +388,9 @@ export class VenuePort {
     return this.admit(request, endpoint, SCOPES.exchange, () => this.bySigner(opts.signer, () => this.exchange.post(body, { signal: opts.signal })));
   }
 
-  private async *readPages<P>(endpoint: string, pages: AsyncGenerator<P>, signal: AbortSignal | undefined): AsyncGenerator<P> {
+  /** Opens the listing at its first page, so with no service that page fails (NoServiceError, from `rest`). */
+  private async *readPages<P>(endpoint: string, open: () => AsyncGenerator<P>, signal: AbortSignal | undefined): AsyncGenerator<P> {
+    const pages = open();
     try {
       for (;;) {
         const r = await this.serviceReads.track(() => this.admitRest({ kind: 'read' }, endpoint, signal, () => pages.next()), () => this.clock.monoMs(), signal);
