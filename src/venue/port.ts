@@ -48,14 +48,14 @@ export function endpointScope(endpoint: string): string {
   return `endpoint:${endpoint}`;
 }
 
-/** Scope keys a scheduleCancel spends, per route. */
-export function armScopes(route: ArmRoute): readonly string[] {
-  return route === 'rest' ? [SCOPES.global, SCOPES.scheduleCancel] : [SCOPES.global, SCOPES.exchange];
-}
-
 /** The scope a 429 on a route's schedule-cancel holds. */
 export function holdScopeOf(route: ArmRoute): string {
   return route === 'rest' ? SCOPES.scheduleCancel : SCOPES.exchange;
+}
+
+/** Scope keys a scheduleCancel spends: `global` and its route's own. */
+export function armScopes(route: ArmRoute): readonly string[] {
+  return [SCOPES.global, holdScopeOf(route)];
 }
 
 /** A REST call on a keeper configured with no service (no `venue.base_url`). */
@@ -74,6 +74,22 @@ class RouteWithdrawn extends Error {
     super(`withdrawn from the ${route} route: not admitted in time`);
     this.name = 'RouteWithdrawn';
   }
+}
+
+type BuildArm = () => Promise<SignedRequest<ScheduleCancelAction>>;
+
+interface ArmOptions {
+  signer: string;
+  deadlineVenueMs?: number;
+  signal?: AbortSignal;
+  onAdmitted?: RequestOptions['onAdmitted'];
+  alternative?: Alternative;
+  onRoute?: (route: ArmRoute) => void;
+}
+
+interface Alternative {
+  route: ArmRoute;
+  leaveByMs: number;
 }
 
 /**
@@ -283,18 +299,7 @@ export class VenuePort {
    * place a `rest_then_exchange` arm leaves its planned route: right after a REST arm failed, the
    * account's retry comes here and goes by the exchange endpoint.
    */
-  scheduleCancel(
-    route: ArmRoute,
-    build: () => Promise<SignedRequest<ScheduleCancelAction>>,
-    opts: {
-      signer: string;
-      deadlineVenueMs?: number;
-      signal?: AbortSignal;
-      onAdmitted?: RequestOptions['onAdmitted'];
-      alternative?: { route: ArmRoute; leaveByMs: number };
-      onRoute?: (route: ArmRoute) => void;
-    },
-  ): Promise<ActionOk> {
+  scheduleCancel(route: ArmRoute, build: BuildArm, opts: ArmOptions): Promise<ActionOk> {
     const alt = opts.alternative;
     if (!alt || alt.route === route) {
       opts.onRoute?.(route);
@@ -316,12 +321,7 @@ export class VenuePort {
   }
 
   /** An arm on `route`, moved to `alt.route` if it is still queued at `alt.leaveByMs`. */
-  private async armWithdrawable(
-    route: ArmRoute,
-    alt: { route: ArmRoute; leaveByMs: number },
-    build: () => Promise<SignedRequest<ScheduleCancelAction>>,
-    opts: { signer: string; deadlineVenueMs?: number; signal?: AbortSignal; onAdmitted?: RequestOptions['onAdmitted']; onRoute?: (route: ArmRoute) => void },
-  ): Promise<ActionOk> {
+  private async armWithdrawable(route: ArmRoute, alt: Alternative, build: BuildArm, opts: ArmOptions): Promise<ActionOk> {
     const outer = opts.signal;
     const inner = new AbortController();
     const withdrawn = new RouteWithdrawn(route);
@@ -352,11 +352,7 @@ export class VenuePort {
     }
   }
 
-  private armOn(
-    route: ArmRoute,
-    build: () => Promise<SignedRequest<ScheduleCancelAction>>,
-    opts: { signer: string; deadlineVenueMs?: number; signal?: AbortSignal; onAdmitted?: RequestOptions['onAdmitted'] },
-  ): Promise<ActionOk> {
+  private armOn(route: ArmRoute, build: BuildArm, opts: ArmOptions): Promise<ActionOk> {
     const endpoint = route === 'rest' ? REST_ENDPOINTS.scheduleCancel : 'exchange:scheduleCancel';
     const request: RequestOptions = {
       ...this.request({ kind: 'arm', deadlineVenueMs: opts.deadlineVenueMs }, armScopes(route), opts.signal),
