@@ -42,8 +42,6 @@ export class RouteProbe {
   private okMono = 0;
   private probeMono = 0;
 
-  constructor(private readonly everyMs = REST_PROBE_EVERY_MS) {}
-
   ok(nowMono: number): void {
     this.okMono = Math.max(this.okMono, nowMono);
   }
@@ -72,7 +70,7 @@ export class RouteProbe {
   /** Whether a request may take the route now: it works, or this request is the probe that is due. */
   take(nowMono: number): boolean {
     if (!this.failing()) return true;
-    if (nowMono < Math.max(this.failedMono, this.probeMono) + this.everyMs) return false;
+    if (nowMono < Math.max(this.failedMono, this.probeMono) + REST_PROBE_EVERY_MS) return false;
     this.probeMono = nowMono;
     return true;
   }
