@@ -234,7 +234,7 @@ describe('service_then_venue, 20 accounts, the service answering 503 for 5 minut
     expect(wrong).toBe(0);
     expect(venue429s(text)).toBe(0);
 
-    // The arms: REST is probed by one arm every 10 s for the whole keeper (venue/route-probe.ts),
+    // The arms: REST is probed by one arm every 10 s for the whole keeper (venue/routes.ts),
     // not by each account every 10 to 30 s (185 failed REST arms in 5 minutes before it).
     const REST_ARM = 'POST /v1/trading/orders/schedule-cancel';
     const failedRest = [...text.matchAll(/dms_keeper_venue_requests_total\{endpoint="([^"]+)",code="503"\} (\d+)/g)].filter((m) => m[1] === REST_ARM).reduce((n, m) => n + Number(m[2]), 0);

@@ -1,5 +1,5 @@
 import { planBudget, planReads } from '../plan/budget-plan.js';
-import type { ArmRoute } from '../venue/arm-route.js';
+import type { ArmRoute } from '../venue/routes.js';
 import { rearmsPerDay, type AccountVerdict, type ProtectionTier, type RouteBudgets } from '../plan/cadence.js';
 import type { ColdStartOrder } from '../plan/cold-start.js';
 import { instanceSpecOf } from '../sched/shared-reservoir.js';

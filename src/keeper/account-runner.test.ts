@@ -2,9 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../sched/fake-clock.js';
 import { VenueClock } from '../sched/venue-clock.js';
 import { ActionError, RestError } from '../venue/errors.js';
-import { REST_PROBE_EVERY_MS, RouteProbe } from '../venue/route-probe.js';
+import { REST_PROBE_EVERY_MS, RouteProbe, type ArmRoute } from '../venue/routes.js';
 import { AccountRunner, type RunnerReport, type ScheduleCancelSender } from './account-runner.js';
-import type { ArmRoute } from '../venue/arm-route.js';
 import type { SwitchSettings } from './switch-machine.js';
 
 const settings: SwitchSettings = {

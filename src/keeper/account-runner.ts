@@ -1,7 +1,7 @@
 import type { TimerHandle } from '../sched/clock.js';
 import type { AdmissionWait } from '../sched/scheduler.js';
 import type { VenueClock } from '../sched/venue-clock.js';
-import type { ArmRoute } from '../venue/arm-route.js';
+import type { ArmRoute } from '../venue/routes.js';
 import { ActionError, isVenueError, refusesRequest, RestError } from '../venue/errors.js';
 import {
   horizonMs,

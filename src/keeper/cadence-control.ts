@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { ArmRoute } from '../venue/arm-route.js';
+import type { ArmRoute } from '../venue/routes.js';
 import type { KeeperMetrics } from '../obs/metrics.js';
 import { coldStartPlanned, planBudget, planReads, type BudgetPlan, type PlanAccount, type Provisioning } from '../plan/budget-plan.js';
 import { armCapacityPerSecond, maxPeriodMs, type RouteBudgets } from '../plan/cadence.js';

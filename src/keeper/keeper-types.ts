@@ -10,7 +10,7 @@ import type { VenueClock } from '../sched/venue-clock.js';
 import type { AgentStore } from '../state/agent-store.js';
 import type { BudgetLog } from '../state/budget-log.js';
 import type { TriggerCounter } from '../state/triggers.js';
-import type { ArmRoute } from '../venue/arm-route.js';
+import type { ArmRoute } from '../venue/routes.js';
 import type { VenuePort } from '../venue/port.js';
 import type { Network } from '../venue/types.js';
 import type { NotificationClientEvent, SubscribeResult } from '../venue/ws.js';

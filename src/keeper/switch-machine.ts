@@ -11,7 +11,7 @@
  * 3. After a 429 no arm is planned before `retry_after` has passed.
  */
 import type { PathPolicy } from '../plan/cadence.js';
-import { otherRoute, type ArmRoute } from '../venue/arm-route.js';
+import { otherRoute, type ArmRoute } from '../venue/routes.js';
 import type { ActionReason } from '../venue/errors.js';
 import { VENUE_FACTS } from '../venue/facts.js';
 

@@ -22,7 +22,7 @@ export interface WatchSource {
   infoPositions(address: string, opts?: InfoReadOptions): Promise<InfoPositions>;
   /**
    * Under `service_then_venue`: whether this read asks the service first (it answers, or this read
-   * is the keeper's one probe of it while it fails: venue/route-probe.ts). Absent: always.
+   * is the keeper's one probe of it while it fails: venue/routes.ts). Absent: always.
    */
   serviceReadTurn?(): boolean;
 }

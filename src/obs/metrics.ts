@@ -1,5 +1,5 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import { ARM_ROUTES } from '../venue/arm-route.js';
+import { ARM_ROUTES } from '../venue/routes.js';
 import { AccountFamily, AccountTable, KeeperRegistry } from './account-series.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { ArmRoute } from '../venue/arm-route.js';
+import type { ArmRoute } from '../venue/routes.js';
 import { armCapacityPerSecond, assignRoutes, BUDGET_UTILISATION, maxPeriodMs, planProtection, type AccountVerdict, type PathPolicy, type ProtectionInput, type ProtectionTier, type RouteBudgets } from './cadence.js';
 import { chooseColdStartOrder, COLD_START_SLACK, provisioningContention, simulateColdStart, type ColdStartOrder } from './cold-start.js';
 import { keeperReadDemand, readStretch, type PlanReadWeights, type ReadMix, type ReadSourceMode } from './read-plan.js';

@@ -5,7 +5,7 @@
  * `deadline - min_horizon - lag` and no further.
  */
 import { DAY_MS } from '../sched/clock.js';
-import type { ArmRoute } from '../venue/arm-route.js';
+import type { ArmRoute } from '../venue/routes.js';
 
 export interface CadenceInput {
   rearmEveryMs: number;

@@ -62,7 +62,7 @@ export type RestReason = (typeof REST_REASONS)[number];
 
 /**
  * The statuses that refuse what we sent, not the route: a switch does not fall back on them
- * (account-runner.ts toFailure) and a failing REST route is not inferred from them (route-probe.ts).
+ * (account-runner.ts toFailure) and a failing REST route is not inferred from them (routes.ts).
  */
 export function refusesRequest(httpStatus: number): boolean {
   return httpStatus === 400 || httpStatus === 404 || httpStatus === 405;

@@ -3,10 +3,9 @@ import { FakeClock } from '../sched/fake-clock.js';
 import { RequestScheduler } from '../sched/scheduler.js';
 import { VenueClock } from '../sched/venue-clock.js';
 import { buildScheduleCancel } from './actions.js';
-import type { ArmRoute } from './arm-route.js';
 import type { HttpRequest, HttpResponse, HttpTransport } from './http.js';
 import { VenuePort } from './port.js';
-import { REST_PROBE_EVERY_MS } from './route-probe.js';
+import { REST_PROBE_EVERY_MS, type ArmRoute } from './routes.js';
 import { signerFromPrivateKey } from './signing/signer.js';
 
 /**

@@ -4,7 +4,7 @@ import { RequestScheduler } from '../sched/scheduler.js';
 import { VenueClock } from '../sched/venue-clock.js';
 import type { HttpRequest, HttpResponse, HttpTransport } from './http.js';
 import { VenuePort } from './port.js';
-import { REST_PROBE_EVERY_MS } from './route-probe.js';
+import { REST_PROBE_EVERY_MS } from './routes.js';
 
 /**
  * The service's listings as one route for every account's reads (`watch.source:

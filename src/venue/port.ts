@@ -1,4 +1,3 @@
-import type { ArmRoute } from './arm-route.js';
 import { VENUE_FACTS } from './facts.js';
 import type { Clock } from '../sched/clock.js';
 import type { RequestClass } from '../sched/request-class.js';
@@ -7,7 +6,7 @@ import type { VenueClock } from '../sched/venue-clock.js';
 import type { SharedBudget } from '../sched/shared-budget.js';
 import { tokenWait } from '../sched/request-class.js';
 import { RestError } from './errors.js';
-import { RouteProbe } from './route-probe.js';
+import { RouteProbe, type ArmRoute } from './routes.js';
 import { ExchangeClient } from './exchange.js';
 import type { HttpTransport } from './http.js';
 import { DEFAULT_INFO_WEIGHTS, InfoClient, infoRequestWeight, type InfoWeights } from './info.js';
@@ -17,46 +16,40 @@ import type { Account, ActionOk, ApproveAgentAction, ApproveBuilderFeeAction, He
 import type { VenueDateSample } from './venue-time.js';
 
 /**
- * The one way to the venue. Every REST read, arm, clear, approveAgent and approveBuilderFee goes
- * through here and nowhere else: it owns which rate scopes each call spends and its request class,
- * admits it through the shared request budget, turns a 429 into a hold on the scope that refused
- * it (and adopts the limits the venue announced), serializes each signer's requests so nonces
- * arrive in order, and feeds the venue clock from the answers the venue wrote. The keeper,
- * `disarm`, the CLI and the test harness all build one of these; nothing else holds a transport.
+ * The one way to the venue (test/architecture.test.ts holds it so): each request gets its class
+ * and scopes here, is admitted through the budget, holds its scope after a 429 and goes one at a
+ * time per signer; the answers feed the venue clock. docs/DESIGN.md section 7 walks the path.
  */
 
-/** Rate scopes (keys of the request budget) and their meaning. */
+/** The request budget's scope keys. */
 export const SCOPES = {
   /** The venue's combined rolling window (spec part 8, scope `global`). */
   global: 'global',
   /** POST /v1/trading/orders/schedule-cancel's own window (scope `endpoint`). */
   scheduleCancel: 'schedule_cancel',
   /**
-   * POST {exchange_url}/exchange: the venue's per-IP weight, a quota of its own. Its requests also
-   * spend `global`: a venue may count them in the same per-IP window as REST (our simulator does),
-   * and counting them twice only ever sends less.
-   *
-   * POST {exchange_url}/info spends this scope alone, by its weight (`infoRequestWeight`): the venue
-   * counts info and exchange requests in one weight budget per IP, and the service's `global`
-   * window does not see them (they never reach the service), so spending `global` too would take
-   * 20 of the service's requests for one openOrders read that costs the service nothing.
+   * POST {exchange_url}/exchange, the venue's per-IP weight: a quota of its own. Its requests also
+   * spend `global`, as a venue may count them in REST's per-IP window (our simulator does) and
+   * counting them twice only ever sends less. POST {exchange_url}/info spends this scope alone, by
+   * weight: the venue counts it with /exchange and the service never sees it, so spending `global`
+   * would take 20 of the service's requests for an openOrders read that costs it nothing.
    */
   exchange: 'exchange',
 } as const;
 
-/** The per-endpoint scope key of a REST read. */
+/** A REST endpoint's own scope key. */
 export function endpointScope(endpoint: string): string {
   return `endpoint:${endpoint}`;
-}
-
-/** Scope keys a scheduleCancel spends, per route. */
-export function armScopes(route: ArmRoute): readonly string[] {
-  return route === 'rest' ? [SCOPES.global, SCOPES.scheduleCancel] : [SCOPES.global, SCOPES.exchange];
 }
 
 /** The scope a 429 on a route's schedule-cancel holds. */
 export function holdScopeOf(route: ArmRoute): string {
   return route === 'rest' ? SCOPES.scheduleCancel : SCOPES.exchange;
+}
+
+/** Scope keys a scheduleCancel spends: `global` and its route's own. */
+export function armScopes(route: ArmRoute): readonly string[] {
+  return [SCOPES.global, holdScopeOf(route)];
 }
 
 /** A REST call on a keeper configured with no service (no `venue.base_url`). */
@@ -69,12 +62,6 @@ export class NoServiceError extends Error {
   }
 }
 
-/** A generator that fails at its first page (a read of a service there is none of). */
-// eslint-disable-next-line require-yield
-async function* failing(e: Error): AsyncGenerator<never> {
-  throw e;
-}
-
 /** An arm still queued on its route when it had to leave: it goes by the other route. */
 class RouteWithdrawn extends Error {
   constructor(route: ArmRoute) {
@@ -83,11 +70,26 @@ class RouteWithdrawn extends Error {
   }
 }
 
-/**
- * Positions and balances as the venue's info endpoint has them: `clearinghouseState` of the first
- * perp dex and of each builder-deployed dex asked for, then `spotClearinghouseState` once (2 weight
- * each at the published weights).
- */
+/** Signs the arm once it is admitted and its signer's turn has come, so its deadline and nonce are drawn as it leaves. */
+type BuildArm = () => Promise<SignedRequest<ScheduleCancelAction>>;
+
+interface ArmOptions {
+  signer: string;
+  deadlineVenueMs?: number;
+  signal?: AbortSignal;
+  onAdmitted?: RequestOptions['onAdmitted'];
+  /** A `rest_then_exchange` account's other route, and the monotonic time the arm must leave by. */
+  alternative?: Alternative;
+  /** Hears the route the arm finally waits on. */
+  onRoute?: (route: ArmRoute) => void;
+}
+
+interface Alternative {
+  route: ArmRoute;
+  leaveByMs: number;
+}
+
+/** Positions and balances as the venue's info endpoint has them (`VenuePort.infoPositions`). */
 export interface InfoPositions {
   /** `clearinghouseState.assetPositions[].position` of every dex read: the perp positions a fired cancel leaves open. */
   perp: InfoClearinghouseState['positions'];
@@ -97,13 +99,9 @@ export interface InfoPositions {
   accountValue?: string;
 }
 
-/** Options of the info reads that cover an account's perp dexes. */
 export interface InfoReadOptions {
   signal?: AbortSignal;
-  /**
-   * Builder-deployed perp dexes (HIP-3) to read besides the default listing (`watch.perp_dexes`):
-   * one more request each, all admitted by their weight, and the answer the sum of them all.
-   */
+  /** Builder-deployed perp dexes (HIP-3, `watch.perp_dexes`) read besides the default listing, one request each. */
   dexes?: readonly string[];
 }
 
@@ -140,13 +138,9 @@ export class VenuePort {
   private readonly signerTails = new Map<string, Promise<unknown>>();
   private readonly shared: Pick<SharedBudget, 'take'> | undefined;
   private readonly infoWeights: InfoWeights;
-  /**
-   * REST's health over every account's arms and clears, kept here and nowhere else: the switch
-   * names the plan's route, and while REST fails only one probe at a time takes it (route-probe.ts).
-   * The exchange endpoint has none: it is the fallback, with no other route behind it.
-   */
+  /** REST's health over every arm and clear; the exchange endpoint, the fallback, needs none. */
   private readonly restRoute = new RouteProbe();
-  /** The service's orders and positions listings over every account's reads, probed the same way. */
+  /** The service's listings' health over every read (serviceReadTurn). */
   private readonly serviceReads = new RouteProbe();
 
   constructor(opts: VenuePortOptions) {
@@ -169,19 +163,15 @@ export class VenuePort {
     return this.restClient;
   }
 
-  /** Resolves an account: prepares its first arm, so after every arm and before every read. */
+  /** Resolves an account, as work that prepares its first arm. */
   getAccount(address: string): Promise<Account> {
     if (!this.hasService) return Promise.reject(new NoServiceError());
-    const endpoint = REST_ENDPOINTS.account;
-    return this.admit({ kind: 'prepare', scopes: [SCOPES.global, endpointScope(endpoint)] }, endpoint, endpointScope(endpoint), () =>
-      this.rest.getAccount(address),
-    );
+    return this.admitRest({ kind: 'prepare' }, REST_ENDPOINTS.account, undefined, () => this.rest.getAccount(address));
   }
 
   /**
    * The venue's role for an address, and a subaccount's master: resolves an account without the
-   * service. Weighs 60 of the IP's 1,200 a minute, so once per account at provisioning; admitted
-   * as work that prepares a first arm (like `getAccount`).
+   * service. It weighs 60 of the IP's 1,200 a minute, so it is read once per account, at provisioning.
    */
   infoUserRole(user: string, opts: { signal?: AbortSignal } = {}): Promise<InfoUserRole> {
     return this.admitInfo({ kind: 'prepare' }, 'userRole', opts.signal, (signal) => this.info.userRole(user, signal ? { signal } : {}));
@@ -189,9 +179,8 @@ export class VenuePort {
 
   /**
    * Every open order the scheduled cancel hits, as the venue counts them: the default listing (the
-   * first perp dex, spot included) and one read per builder-deployed dex of `dexes`, each a read of
-   * weight 20 admitted on its own; the orders are listed as the venue gives them (a builder dex's
-   * coin is `dex:COIN`) and the count is the sum. All or nothing: one read failing fails the whole.
+   * first perp dex, spot included) and one read per dex of `dexes`, each of weight 20. A builder
+   * dex's coin is `dex:COIN`; the count is the sum. All or nothing (everyDex).
    */
   async infoOpenOrders(user: string, opts: InfoReadOptions = {}): Promise<InfoOpenOrders> {
     const answers = await this.everyDex(opts, (dex, signal) =>
@@ -203,9 +192,8 @@ export class VenuePort {
   }
 
   /**
-   * Perp positions and spot balances: `clearinghouseState` of the first perp dex and of each of
-   * `dexes`, then `spotClearinghouseState` once (spot is not per dex), each a read of weight 2. All
-   * or nothing, like `infoOpenOrders`.
+   * `clearinghouseState` of the first perp dex and of each of `dexes`, then `spotClearinghouseState`
+   * once (spot is not per dex), each of weight 2. All or nothing (everyDex).
    */
   async infoPositions(user: string, opts: InfoReadOptions = {}): Promise<InfoPositions> {
     const perps = await this.everyDex(opts, (dex, signal) =>
@@ -218,8 +206,8 @@ export class VenuePort {
 
   /**
    * One read of the default listing (`dex` undefined) and one per dex of `opts.dexes`, together.
-   * All or nothing: the first failure is the whole read's (never a partial answer passed off as
-   * complete), and the reads still waiting for admission are withdrawn so they spend no budget.
+   * All or nothing, so no partial answer passes for complete: the first failure is the whole read's,
+   * and the reads still waiting for admission are withdrawn so they spend no budget.
    */
   private async everyDex<T>(opts: InfoReadOptions, read: (dex: string | undefined, signal: AbortSignal | undefined) => Promise<T>): Promise<T[]> {
     const dexes = opts.dexes ?? [];
@@ -256,75 +244,36 @@ export class VenuePort {
     return this.admitInfo({ kind: 'read' }, 'extraAgents', opts.signal, (signal) => this.info.extraAgents(user, signal ? { signal } : {}), opts.maxWaitMs);
   }
 
-  /** An info request: the `exchange` scope alone, by its weight; a 429 holds `exchange`. */
-  private admitInfo<T>(
-    cls: RequestClass,
-    type: Parameters<typeof infoRequestWeight>[0],
-    signal: AbortSignal | undefined,
-    fn: (signal: AbortSignal | undefined) => Promise<T>,
-    maxWaitMs: number | undefined = this.readMaxWaitMs,
-  ): Promise<T> {
-    const request: RequestOptions = {
-      ...cls,
-      scopes: [SCOPES.exchange],
-      weight: infoRequestWeight(type, this.infoWeights),
-      ...(cls.kind === 'read' && maxWaitMs !== undefined ? { maxWaitMs } : {}),
-      ...(signal ? { signal } : {}),
-    };
-    return this.admit(request, `info:${type}`, SCOPES.exchange, () => fn(signal));
-  }
-
-  /** `/v1/health`; its `as_of` is the venue clock's precise sample. Shed after 30 s of waiting. */
+  /** `/v1/health`; its `as_of` is the venue clock's precise sample. */
   async health(): Promise<Health> {
     if (!this.hasService) throw new NoServiceError();
-    const endpoint = REST_ENDPOINTS.health;
     let sentMono = this.clock.monoMs();
-    const h = await this.admit({ kind: 'read', scopes: [SCOPES.global, endpointScope(endpoint)], maxWaitMs: HEALTH_MAX_WAIT_MS }, endpoint, endpointScope(endpoint), () => {
+    const get = (): Promise<Health> => {
       sentMono = this.clock.monoMs();
       return this.rest.getHealth();
-    });
+    };
+    const h = await this.admitRest({ kind: 'read' }, REST_ENDPOINTS.health, undefined, get, HEALTH_MAX_WAIT_MS);
     if (h.as_of) this.venueClock.observeTimestamp(h.as_of, sentMono, this.clock.monoMs());
     return h;
   }
 
   /** Every page of an account's open orders, each admitted as a read. */
   ordersPages(address: string, opts: { signal?: AbortSignal } = {}): AsyncGenerator<OrdersPage> {
-    if (!this.hasService) return failing(new NoServiceError());
-    return this.readPages(REST_ENDPOINTS.orders, this.rest.ordersPages(address, {}, opts), opts.signal);
+    return this.readPages(REST_ENDPOINTS.orders, () => this.rest.ordersPages(address, {}, opts), opts.signal);
   }
 
   /** Every page of an account's positions, each admitted as a read. */
   positionsPages(address: string, opts: { signal?: AbortSignal } = {}): AsyncGenerator<PositionsPage> {
-    if (!this.hasService) return failing(new NoServiceError());
-    return this.readPages(REST_ENDPOINTS.positions, this.rest.positionsPages(address, {}, opts), opts.signal);
+    return this.readPages(REST_ENDPOINTS.positions, () => this.rest.positionsPages(address, {}, opts), opts.signal);
   }
 
   /**
-   * Arms or clears one account's switch. `build` signs the body once the request is admitted and
-   * its signer's turn has come, so the deadline and the nonce are drawn when it leaves, not when it
-   * was queued. `deadlineVenueMs`: the venue time of the account's current deadline (absent: none).
-   *
-   * `alternative` (a `rest_then_exchange` account): the other route, and the monotonic time the
-   * arm must leave by. The arm goes by `route` only when that route is not held by a 429, is not a
-   * failing REST (unless this arm is its probe), and its budget would admit it by then; otherwise
-   * by the alternative (when that is held too, by whichever admits it sooner). Still queued on
-   * `route` at that time (a 429 held the route meanwhile, or its limit fell), it is withdrawn and
-   * queued on the alternative. `onRoute` hears the route it finally waits on. This is the one
-   * place a `rest_then_exchange` arm leaves its planned route: right after a REST arm failed, the
-   * account's retry comes here and goes by the exchange endpoint.
+   * Arms or clears one account's switch. With `opts.alternative`, the one place an arm leaves its
+   * planned route (docs/DESIGN.md section 7, "Routes"): it goes by `route` only when that is not held
+   * by a 429, not a failing REST (unless this arm is the probe) and admits it in time, and moves
+   * over if still queued at `leaveByMs` (a 429 held the route meanwhile, or its limit fell).
    */
-  scheduleCancel(
-    route: ArmRoute,
-    build: () => Promise<SignedRequest<ScheduleCancelAction>>,
-    opts: {
-      signer: string;
-      deadlineVenueMs?: number;
-      signal?: AbortSignal;
-      onAdmitted?: RequestOptions['onAdmitted'];
-      alternative?: { route: ArmRoute; leaveByMs: number };
-      onRoute?: (route: ArmRoute) => void;
-    },
-  ): Promise<ActionOk> {
+  scheduleCancel(route: ArmRoute, build: BuildArm, opts: ArmOptions): Promise<ActionOk> {
     const alt = opts.alternative;
     if (!alt || alt.route === route) {
       opts.onRoute?.(route);
@@ -335,23 +284,17 @@ export class VenuePort {
     const held = (r: ArmRoute): boolean => this.scheduler.blockedUntil(holdScopeOf(r)) > now;
     const primary = estimate(route);
     const inTime = !held(route) && primary <= alt.leaveByMs;
-    // A failing REST route takes one probe at a time; the other arms go by the alternative (route-probe.ts).
     const notProbe = inTime && route === 'rest' && !this.restRoute.take(now);
     if (inTime && !notProbe) return this.armWithdrawable(route, alt, build, opts);
     const other = estimate(alt.route);
-    // The route is held, too slow or failing: the alternative if it makes it in time, else the sooner one.
+    // The alternative when it is free and in time (or REST fails and this is not the probe), else the sooner one.
     const go = (!held(alt.route) && (other <= alt.leaveByMs || notProbe)) || other < primary ? alt.route : route;
     opts.onRoute?.(go);
     return this.armOn(go, build, opts);
   }
 
   /** An arm on `route`, moved to `alt.route` if it is still queued at `alt.leaveByMs`. */
-  private async armWithdrawable(
-    route: ArmRoute,
-    alt: { route: ArmRoute; leaveByMs: number },
-    build: () => Promise<SignedRequest<ScheduleCancelAction>>,
-    opts: { signer: string; deadlineVenueMs?: number; signal?: AbortSignal; onAdmitted?: RequestOptions['onAdmitted']; onRoute?: (route: ArmRoute) => void },
-  ): Promise<ActionOk> {
+  private async armWithdrawable(route: ArmRoute, alt: Alternative, build: BuildArm, opts: ArmOptions): Promise<ActionOk> {
     const outer = opts.signal;
     const inner = new AbortController();
     const withdrawn = new RouteWithdrawn(route);
@@ -382,17 +325,10 @@ export class VenuePort {
     }
   }
 
-  private armOn(
-    route: ArmRoute,
-    build: () => Promise<SignedRequest<ScheduleCancelAction>>,
-    opts: { signer: string; deadlineVenueMs?: number; signal?: AbortSignal; onAdmitted?: RequestOptions['onAdmitted'] },
-  ): Promise<ActionOk> {
+  private armOn(route: ArmRoute, build: BuildArm, opts: ArmOptions): Promise<ActionOk> {
     const endpoint = route === 'rest' ? REST_ENDPOINTS.scheduleCancel : 'exchange:scheduleCancel';
     const request: RequestOptions = {
-      kind: 'arm',
-      deadlineVenueMs: opts.deadlineVenueMs,
-      scopes: armScopes(route),
-      ...(opts.signal ? { signal: opts.signal } : {}),
+      ...this.request({ kind: 'arm', deadlineVenueMs: opts.deadlineVenueMs }, armScopes(route), opts.signal),
       ...(opts.onAdmitted ? { onAdmitted: opts.onAdmitted } : {}),
     };
     return this.admit(request, endpoint, holdScopeOf(route), () =>
@@ -405,10 +341,9 @@ export class VenuePort {
   }
 
   /**
-   * Whether a read that may fall back to the venue (`watch.source: service_then_venue`) should ask
-   * the service now: it answers, or it fails and the one probe is due (this read is it, and must
-   * then go to the service). While it fails, every other read goes to the venue at once instead of
-   * spending a request and a wait on the service first (route-probe.ts).
+   * Whether a `watch.source: service_then_venue` read asks the service now: while it answers, yes;
+   * while it fails, only the due probe (which must then ask it), and every other read goes to the
+   * venue at once instead of spending a request and a wait on the service first.
    */
   serviceReadTurn(): boolean {
     return this.hasService && this.serviceReads.take(this.clock.monoMs());
@@ -417,20 +352,16 @@ export class VenuePort {
   /** approveAgent / approveBuilderFee, signed by the master: after arms, before reads. */
   approve(body: SignedRequest<ApproveAgentAction | ApproveBuilderFeeAction>, opts: { signer: string; signal?: AbortSignal }): Promise<ActionOk> {
     const endpoint = `exchange:${body.action.type}`;
-    const request: RequestOptions = { kind: 'approval', scopes: [SCOPES.global, SCOPES.exchange], ...(opts.signal ? { signal: opts.signal } : {}) };
+    const request = this.request({ kind: 'approval' }, [SCOPES.global, SCOPES.exchange], opts.signal);
     return this.admit(request, endpoint, SCOPES.exchange, () => this.bySigner(opts.signer, () => this.exchange.post(body, { signal: opts.signal })));
   }
 
-  private async *readPages<P>(endpoint: string, pages: AsyncGenerator<P>, signal: AbortSignal | undefined): AsyncGenerator<P> {
-    const request: RequestOptions = {
-      kind: 'read',
-      scopes: [SCOPES.global, endpointScope(endpoint)],
-      ...(this.readMaxWaitMs !== undefined ? { maxWaitMs: this.readMaxWaitMs } : {}),
-      ...(signal ? { signal } : {}),
-    };
+  /** Opens the listing at its first page (with no service, `rest` fails that page); every page counts in serviceReads. */
+  private async *readPages<P>(endpoint: string, open: () => AsyncGenerator<P>, signal: AbortSignal | undefined): AsyncGenerator<P> {
+    const pages = open();
     try {
       for (;;) {
-        const r = await this.serviceReads.track(() => this.admit(request, endpoint, endpointScope(endpoint), () => pages.next()), () => this.clock.monoMs(), signal);
+        const r = await this.serviceReads.track(() => this.admitRest({ kind: 'read' }, endpoint, signal, () => pages.next()), () => this.clock.monoMs(), signal);
         if (r.done) return;
         yield r.value;
       }
@@ -439,12 +370,33 @@ export class VenuePort {
     }
   }
 
+  /** An info request: the `exchange` scope alone, by its weight; a 429 holds `exchange`. */
+  private admitInfo<T>(
+    cls: RequestClass,
+    type: Parameters<typeof infoRequestWeight>[0],
+    signal: AbortSignal | undefined,
+    fn: (signal: AbortSignal | undefined) => Promise<T>,
+    maxWaitMs?: number,
+  ): Promise<T> {
+    const request: RequestOptions = { ...this.request(cls, [SCOPES.exchange], signal, maxWaitMs), weight: infoRequestWeight(type, this.infoWeights) };
+    return this.admit(request, `info:${type}`, SCOPES.exchange, () => fn(signal));
+  }
+
+  /** A REST request: `global` and its endpoint's own scope, the one its 429 holds. */
+  private admitRest<T>(cls: RequestClass, endpoint: string, signal: AbortSignal | undefined, fn: () => Promise<T>, maxWaitMs?: number): Promise<T> {
+    const scope = endpointScope(endpoint);
+    return this.admit(this.request(cls, [SCOPES.global, scope], signal, maxWaitMs), endpoint, scope, fn);
+  }
+
+  /** A request of class `cls` spending `scopes`; a read is shed after `maxWaitMs`. */
+  private request(cls: RequestClass, scopes: readonly string[], signal: AbortSignal | undefined, maxWaitMs: number | undefined = this.readMaxWaitMs): RequestOptions {
+    return { ...cls, scopes, ...(cls.kind === 'read' && maxWaitMs !== undefined ? { maxWaitMs } : {}), ...(signal ? { signal } : {}) };
+  }
+
   /** Admission through the budget; a 429 holds `holdScope` (or `global`, as the venue says). */
   private async admit<T>(request: RequestOptions, endpoint: string, holdScope: string, fn: () => Promise<T>): Promise<T> {
     const shared = this.shared;
-    // Admitted by this instance's budget, then (when shared) a token from the instances' common one.
-    // It goes without that token only when its account would otherwise pass its deadline (an arm's
-    // class carries it); otherwise it waits, or is shed.
+    // This instance's budget, then (when shared) a token of the common one, waited for as tokenWait says.
     const go = shared
       ? async (): Promise<T> => {
           const wait = tokenWait({
@@ -468,11 +420,10 @@ export class VenuePort {
   private hold(e: RestError, endpoint: string, holdScope: string): void {
     const rl = e.rateLimit;
     const venueScope = rl?.scope === 'endpoint' ? 'endpoint' : 'global';
-    // The exchange endpoint is a quota of its own, unless its answer announced the combined window
-    // (a venue whose one window counts every signed action says so: holding only `exchange` would
-    // let the REST arms run into the same window). A detail we completed ourselves (no limit
-    // announced) names no scope the venue chose.
-    // An info request's 429 is the venue's weight budget, whatever its detail names: `exchange`.
+    // `exchange` is a quota of its own unless its 429 announced the combined window (a venue whose one
+    // window counts every signed action: holding `exchange` alone would let REST arms run into it). A
+    // detail we completed ourselves (no limit) announced nothing; an info 429 is the weight budget's,
+    // whatever its detail names.
     const announcedGlobal = venueScope === 'global' && rl !== undefined && rl.limit > 0 && !endpoint.startsWith('info:');
     const scope = holdScope === SCOPES.exchange && !announcedGlobal ? SCOPES.exchange : venueScope === 'global' ? SCOPES.global : holdScope;
     const retryAfterMs = Math.max(1, rl?.retry_after_seconds ?? 1) * 1000;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ActionError, RestError, TransportError } from './errors.js';
-import { REST_PROBE_EVERY_MS, RouteProbe, restRouteFailed } from './route-probe.js';
+import { REST_PROBE_EVERY_MS, RouteProbe, restRouteFailed } from './routes.js';
 
 const E = 'POST /v1/trading/orders/schedule-cancel';
 const rest = (status: number) => new RestError(E, status, { code: status, status: 'UNAVAILABLE', message: 'x', details: [] } as never);

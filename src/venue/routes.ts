@@ -1,0 +1,77 @@
+import { ActionError, refusesRequest, RestError } from './errors.js';
+
+/**
+ * Which way an arm or a clear reaches the venue, and REST's health, which decides it while REST
+ * fails (docs/DESIGN.md section 7, "Routes"). In venue/, the lowest folder that needs the route:
+ * the port sends by it; the plan, the switch and the metrics name it.
+ */
+
+/** The service's `POST /v1/trading/orders/schedule-cancel`, or the venue's exchange endpoint. */
+export const ARM_ROUTES = ['rest', 'exchange'] as const;
+export type ArmRoute = (typeof ARM_ROUTES)[number];
+
+/** Where a `rest_then_exchange` arm may go instead. */
+export function otherRoute(route: ArmRoute): ArmRoute {
+  return route === 'rest' ? 'exchange' : 'rest';
+}
+
+/**
+ * How often one request of the whole keeper probes a failing route; every other goes the other way
+ * at once. When each account probed REST on its own clock, a service outage cost 185 failed REST
+ * arms in 5 minutes at 20 accounts (bench:venue), each spending the global budget and writing a
+ * warning, with nothing learned that the first had not.
+ */
+export const REST_PROBE_EVERY_MS = 10_000;
+
+/**
+ * Whether a REST failure says the route fails (the service down or unreachable): not a 429 (the
+ * scheduler holds the route its retry_after), not a request the venue refused, not one we cancelled
+ * or shed.
+ */
+export function restRouteFailed(e: unknown, aborted: boolean): boolean {
+  if (aborted) return false;
+  if (e instanceof ActionError) return false;
+  if (e instanceof RestError) return e.httpStatus !== 429 && !refusesRequest(e.httpStatus);
+  const err = e as { name?: unknown; reason?: unknown } | null;
+  return err?.name !== 'AbortError' && err?.name !== 'RouteWithdrawn' && err?.reason !== 'shed' && err?.reason !== 'aborted';
+}
+
+/** A route's health over every request the port sends on it, kept once for the whole keeper (monotonic ms). */
+export class RouteProbe {
+  private failedMono = 0;
+  private okMono = 0;
+  private probeMono = 0;
+
+  ok(nowMono: number): void {
+    this.okMono = Math.max(this.okMono, nowMono);
+  }
+
+  failed(nowMono: number): void {
+    this.failedMono = Math.max(this.failedMono, nowMono);
+  }
+
+  /** Runs one request on the route and records its outcome at the time it ended, not began. */
+  async track<T>(work: () => Promise<T>, nowMono: () => number, signal: AbortSignal | undefined): Promise<T> {
+    let result: T;
+    try {
+      result = await work();
+    } catch (e) {
+      if (restRouteFailed(e, signal?.aborted === true)) this.failed(nowMono());
+      throw e;
+    }
+    this.ok(nowMono());
+    return result;
+  }
+
+  failing(): boolean {
+    return this.failedMono > this.okMono;
+  }
+
+  /** Whether a request may take the route now: it works, or this request is the probe that is due. */
+  take(nowMono: number): boolean {
+    if (!this.failing()) return true;
+    if (nowMono < Math.max(this.failedMono, this.probeMono) + REST_PROBE_EVERY_MS) return false;
+    this.probeMono = nowMono;
+    return true;
+  }
+}
