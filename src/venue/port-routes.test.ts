@@ -54,10 +54,20 @@ function setup() {
     while (result === undefined) await clock.advance(10);
     return { route, result };
   };
-  return { clock, state, sent, arm };
+  return { clock, state, sent, arm, port };
 }
 
 describe('VenuePort.scheduleCancel: the one place a rest_then_exchange arm leaves its planned route', () => {
+  it('an arm whose signal was aborted before the call is sent by no route, with or without an alternative', async () => {
+    const { state, sent, port } = setup();
+    state.restStatus = 200;
+    const aborted = AbortSignal.abort(new Error('account removed'));
+    const build = () => buildScheduleCancel({ signer: agent, network: 'testnet', nonce: 1_767_268_800_000, timeMs: 1_700_000_060_000 });
+    await expect(port.scheduleCancel('rest', build, { signer: agent.address, signal: aborted })).rejects.toThrow('account removed');
+    await expect(port.scheduleCancel('rest', build, { signer: agent.address, signal: aborted, alternative: { route: 'exchange', leaveByMs: Number.MAX_SAFE_INTEGER } })).rejects.toThrow('account removed');
+    expect(sent).toEqual([]);
+  });
+
   it('after a REST failure the next arm (the failed one\'s retry) goes by the exchange endpoint; one probe of REST per 10 s; a probe that gets through reopens REST', async () => {
     const { clock, state, arm } = setup();
     expect(await arm()).toEqual({ route: 'rest', result: 'unavailable' });

@@ -127,7 +127,7 @@ export interface VenuePortOptions {
 
 export class VenuePort {
   private readonly restClient: RestClient | undefined;
-  readonly info: InfoClient;
+  private readonly info: InfoClient;
   /** false when there is no REST service (`venue.base_url` absent): reads and resolves go to the venue. */
   readonly hasService: boolean;
   private readonly exchange: ExchangeClient;
@@ -157,8 +157,8 @@ export class VenuePort {
     this.infoWeights = opts.infoWeights ?? DEFAULT_INFO_WEIGHTS;
   }
 
-  /** The REST client; with no service configured, an error (never a request to a made-up URL). */
-  get rest(): RestClient {
+  /** The REST client, private so nothing reaches the service past the budget; with no service, an error (never a request to a made-up URL). */
+  private get rest(): RestClient {
     if (!this.restClient) throw new NoServiceError();
     return this.restClient;
   }
@@ -299,7 +299,9 @@ export class VenuePort {
     const inner = new AbortController();
     const withdrawn = new RouteWithdrawn(route);
     const onOuter = (): void => inner.abort(outer?.reason);
-    outer?.addEventListener('abort', onOuter, { once: true });
+    // Aborted already (its account removed meanwhile): no abort event will come, so abort now.
+    if (outer?.aborted) onOuter();
+    else outer?.addEventListener('abort', onOuter, { once: true });
     let admitted = false;
     const timer = this.clock.setTimeout(() => {
       if (!admitted) inner.abort(withdrawn);
