@@ -17,7 +17,7 @@ export function otherRoute(route: ArmRoute): ArmRoute {
 
 /**
  * How often one request of the whole keeper probes a failing route; every other goes the other way
- * at once. When each account probed REST on its own clock, a service outage cost 185 failed REST
+ * at once. When each account probed REST on its own clock, a service outage cost 204 failed REST
  * arms in 5 minutes at 20 accounts (bench:venue), each spending the global budget and writing a
  * warning, with nothing learned that the first had not.
  */
