@@ -1,6 +1,6 @@
 import Bottleneck from 'bottleneck';
 import type { Redis } from 'ioredis';
-import type { SharedReservoir } from './shared-reservoir.js';
+import type { SharedReservoir } from './shared-share.js';
 
 /**
  * The shared token buckets SharedBudget takes from, one per shared scope, each under its id in

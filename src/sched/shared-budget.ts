@@ -5,22 +5,40 @@ import type { Clock, TimerHandle } from './clock.js';
 import type { RequestKind } from './request-class.js';
 import { ShedError } from './scheduler.js';
 import type { SharedBucket, SharedBuckets } from './shared-buckets.js';
-import { budgetMoved, DEMAND_PUBLISH_PERIOD_MS, DEMAND_TTL_MS, demandKey, formatDemand, parseDemandTable, type Demand } from './shared-demand.js';
-import { budgetShare, modeStep, RESUME_RETRY_MS, type BudgetMode, type DemandView, type ModeEvent } from './shared-mode.js';
-import { bucketWindow, instanceSpecOf, SHARED_HEARTBEAT_MS, sharedChunk, sharedChunks, sharedReservoir } from './shared-reservoir.js';
+import {
+  bucketWindow,
+  budgetMoved,
+  budgetShare,
+  DEMAND_PUBLISH_PERIOD_MS,
+  DEMAND_TTL_MS,
+  demandKey,
+  formatDemand,
+  instanceSpecOf,
+  modeStep,
+  parseDemandTable,
+  RESUME_RETRY_MS,
+  SHARED_HEARTBEAT_MS,
+  sharedChunk,
+  sharedChunks,
+  sharedReservoir,
+  type BudgetMode,
+  type Demand,
+  type DemandView,
+  type ModeEvent,
+} from './shared-share.js';
 import type { TokenWait } from './request-class.js';
 
 /**
  * One request budget for every instance with the same `rate_limits.shared.name` (shards behind one
  * egress IP: the venue counts the IP, not the process), through Bottleneck's Redis clustering. Each
  * shared scope is a clustered Bottleneck limiter whose token bucket lives in Redis
- * (shared-reservoir.ts sizes it to the rolling window); a request admitted by this instance's own
+ * (shared-share.ts sizes it to the rolling window); a request admitted by this instance's own
  * budget (RequestScheduler) also takes its weight in tokens from every shared scope it spends (the
  * venue's IP weight: an info read 2, 20 or 60, an action 1), arms before approvals before reads
  * (Bottleneck's priorities).
  *
  * Why Bottleneck only for the buckets: see src/sched/shared-buckets.ts (redisBuckets). Everything
- * else here runs on the injected clock; the mode decisions and the share are pure (shared-mode.ts).
+ * else here runs on the injected clock; the mode decisions and the share are pure (shared-share.ts).
  *
  * Redis is never a single point of failure for the switch. Until Redis answers, and whenever it
  * stops (connection lost, a command failing), the keeper runs on its local budget cut to its share
@@ -34,7 +52,7 @@ import type { TokenWait } from './request-class.js';
  * not wait for it is still taken when it comes: for a bypass that is the request the venue saw,
  * counted late; for a shed one a token spent on nothing, which only ever sends less.
  *
- * Shards planned by demand (shared-demand.ts): each instance publishes its demand beside the bucket
+ * Shards planned by demand (shared-share.ts): each instance publishes its demand beside the bucket
  * (`publishDemand`) and reads the others' once a second in one Lua round trip, stamped with Redis's
  * clock, and `share()` is its part of the total for the planner.
  */
@@ -86,7 +104,7 @@ export class SharedBudget {
   private settingsLost = false;
   /** Each shared scope's bucket as a window (what it lets out per window). */
   private readonly bucketSpecs = new Map<string, WindowSpec>();
-  /** Each shared scope's largest job, in tokens (shared-reservoir.ts, sharedChunk). */
+  /** Each shared scope's largest job, in tokens (shared-share.ts, sharedChunk). */
   private readonly chunks = new Map<string, number>();
   /** The share the local budget was last cut to. */
   private appliedShare: number | undefined;
@@ -145,7 +163,7 @@ export class SharedBudget {
   }
 
   /**
-   * This instance's share of the shared budget in (0, 1]: shared-mode.ts budgetShare says when it is
+   * This instance's share of the shared budget in (0, 1]: shared-share.ts budgetShare says when it is
    * the demand's and when `fallbackShare`. On fallback the local budget is already cut to it.
    */
   share(): number {
@@ -179,7 +197,7 @@ export class SharedBudget {
    * Takes `weight` tokens (the request's venue weight, a positive integer) from every shared scope
    * among `scopes`, capped at what the scope's bucket lets out per window, as admission.ts's weightUnits
    * caps at the limit: a request heavier than the whole window counts as the whole window instead of
-   * waiting forever. The bucket holds only a few tokens (shared-reservoir.ts), so the weight goes as
+   * waiting forever. The bucket holds only a few tokens (shared-share.ts), so the weight goes as
    * several Bottleneck jobs of at most sharedChunk tokens, all queued at once: at one priority this
    * instance runs them in order, so one request's jobs are not interleaved with a later one's, while
    * a later arm still goes ahead of what is left of a read.
@@ -270,7 +288,7 @@ export class SharedBudget {
     }
   }
 
-  /** Carries out what shared-mode.ts decides for an event. */
+  /** Carries out what shared-share.ts decides for an event. */
   private handle(event: ModeEvent): void {
     const step = modeStep({ mode: this.current, stopped: this.stopped }, event);
     if (step.to?.mode === 'shared') {
