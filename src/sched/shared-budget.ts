@@ -1,10 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
+import Bottleneck from 'bottleneck';
+import type { Redis } from 'ioredis';
 import { weightUnits, type WindowSpec } from './admission.js';
 import type { Clock, TimerHandle } from './clock.js';
 import type { RequestKind } from './request-class.js';
 import { ShedError } from './scheduler.js';
-import type { SharedBucket, SharedBuckets } from './shared-buckets.js';
 import {
   bucketWindow,
   budgetMoved,
@@ -25,6 +26,7 @@ import {
   type Demand,
   type DemandView,
   type ModeEvent,
+  type SharedReservoir,
 } from './shared-share.js';
 import type { TokenWait } from './request-class.js';
 
@@ -37,7 +39,7 @@ import type { TokenWait } from './request-class.js';
  * venue's IP weight: an info read 2, 20 or 60, an action 1), arms before approvals before reads
  * (Bottleneck's priorities).
  *
- * Why Bottleneck only for the buckets: see src/sched/shared-buckets.ts (redisBuckets). Everything
+ * Why Bottleneck only for the buckets: see redisBuckets, below. Everything
  * else here runs on the injected clock; the mode decisions and the share are pure (shared-share.ts).
  *
  * Redis is never a single point of failure for the switch. Until Redis answers, and whenever it
@@ -66,13 +68,34 @@ export interface SharedRedisClient {
   disconnect(): void;
 }
 
+/**
+ * The shared token buckets SharedBudget takes from, one per shared scope, each under its id in
+ * Redis. An interface so that SharedBudget's own logic (modes, demand exchange, token waits) runs
+ * in virtual time on a fake; `redisBuckets` is the real one.
+ */
+export interface SharedBuckets {
+  /** One scope's bucket; `onError` is told each failure of its commands. */
+  open(id: string, reservoir: SharedReservoir, heartbeatMs: number, onError: (e: unknown) => void): SharedBucket;
+  /** `fn` is told each error of the connection itself. */
+  onError(fn: () => void): void;
+  /** Closes the connection (Redis's client included). */
+  close(): Promise<void>;
+}
+
+export interface SharedBucket {
+  /** Resolves when `tokens` came, priority 0 first; rejects when Redis fails the command. */
+  take(priority: number, tokens: number): Promise<void>;
+  /** Drops the jobs still waiting; its errors from here on are not told (its last heartbeats may still fail). */
+  stop(): Promise<void>;
+}
+
 export interface SharedBudgetOptions {
   /**
    * Made by the caller, with commands that fail at once while disconnected (a request must never
    * wait for Redis to come back); SharedBudget owns it from here and disconnects it on stop().
    */
   redis: SharedRedisClient;
-  /** The token buckets, on the same Redis (shared-buckets.ts, redisBuckets). */
+  /** The token buckets, on the same Redis (redisBuckets, below). */
   buckets: SharedBuckets;
   /** Every timer and time reading of this budget's own logic; only its monotonic time is read. */
   clock: Clock;
@@ -347,6 +370,47 @@ export class SharedBudget {
     this.appliedShare = share;
     for (const [scope, spec] of Object.entries(this.opts.specs)) this.opts.setLocalSpec(scope, instanceSpecOf(spec, share, this.heartbeatMs));
   }
+}
+
+/**
+ * Bottleneck's clustering on `client`: each bucket a clustered limiter whose reservoir lives in
+ * Redis and is refilled by a Lua script at every heartbeat. This is the one place the shared budget
+ * still runs on real time: Bottleneck reads the wall clock and sets its own timers for its heartbeat
+ * and bucket, and cannot take our Clock. We keep it for what we would otherwise hand-write: the
+ * atomic bucket several processes share through Redis. `RedisClass` is the client's class, which
+ * Bottleneck would otherwise require by itself.
+ */
+export function redisBuckets(client: Redis, RedisClass: typeof Redis): SharedBuckets {
+  const connection = new Bottleneck.IORedisConnection({ client, Redis: RedisClass });
+  return {
+    open(id, reservoir, heartbeatMs, onError) {
+      const limiter = new Bottleneck({
+        id,
+        datastore: 'ioredis',
+        connection,
+        clearDatastore: false,
+        maxConcurrent: null,
+        minTime: 0,
+        heartbeatInterval: heartbeatMs,
+        ...reservoir,
+      });
+      limiter.on('error', onError);
+      return {
+        take: async (priority, tokens) => {
+          await limiter.schedule({ priority, weight: tokens }, async () => undefined);
+        },
+        stop: async () => {
+          limiter.removeAllListeners('error');
+          limiter.on('error', () => undefined);
+          await Promise.resolve().then(() => limiter.stop({ dropWaitingJobs: true }));
+        },
+      };
+    },
+    onError: (fn) => connection.on('error', fn),
+    close: async () => {
+      await Promise.resolve().then(() => connection.disconnect(false));
+    },
+  };
 }
 
 /**
