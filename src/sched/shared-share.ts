@@ -1,8 +1,7 @@
 /**
  * The shared budget's decisions, pure: which budget is in force (shared through Redis, or this
- * instance's share of it while Redis does not answer), the share the planner gets by demand, and
- * the Redis bucket that keeps the venue's rolling window. SharedBudget (shared-budget.ts) feeds
- * them its state, Redis's replies and its clock's monotonic time, and carries out what they return.
+ * instance's share of it while Redis does not answer), this instance's share by demand, and the
+ * Redis bucket that keeps the venue's rolling window. SharedBudget (shared-budget.ts) carries them out.
  */
 import type { WindowSpec } from './admission.js';
 
@@ -23,7 +22,6 @@ export type ModeEvent =
   | { kind: 'ready' }
   /** The connection was lost or a command failed. */
   | { kind: 'failed'; reason: string }
-  /** The resume retry fell due; `connectionReady`: the client's connection is up. */
   | { kind: 'resume_due'; connectionReady: boolean };
 
 export interface ModeStep {
@@ -37,8 +35,7 @@ export interface ModeStep {
  * A failure puts this instance on its share and schedules a resume: an error while the connection
  * stays up (a limiter's command sent while Redis was away, failing just after it came back) brings
  * no new `ready` to resume on (measured: both shards stayed on the fallback after Redis was back).
- * A resume falling due while the connection is down waits another period; a Redis really in
- * trouble fails the resumed budget again and the fallback stands.
+ * A Redis still in trouble fails the resumed budget again and the fallback stands.
  */
 export function modeStep(s: ModeState, e: ModeEvent): ModeStep {
   if (s.stopped) return {};
@@ -54,10 +51,8 @@ export function modeStep(s: ModeState, e: ModeEvent): ModeStep {
 
 /** The others' demands as last read: Redis's time of the read, and our monotonic time when it came. */
 export interface DemandView {
-  /** Redis server time (ms) of the read. */
   redisNowMs: number;
   others: DemandEntry[];
-  /** This instance's monotonic clock (ms) when the reply came. */
   readAtMonoMs: number;
 }
 
@@ -75,11 +70,7 @@ export interface ShareState extends ModeState {
   firstReadRedisMs: number | undefined;
 }
 
-/**
- * This instance's share of the shared budget in (0, 1] (demandShare): its demand
- * over the live instances' total, or `fallbackShare` while the shared budget is not in force, the
- * last read is older than the TTL, or no demand of its own is known yet.
- */
+/** demandShare of the last read, or `fallbackShare` while the shared budget is not in force or that read is stale. */
 export function budgetShare(s: ShareState, monoMs: number): number {
   const v = s.view;
   if (s.mode !== 'shared' || s.stopped || !v || !viewFresh(v, monoMs)) return s.fallbackShare;
@@ -88,21 +79,12 @@ export function budgetShare(s: ShareState, monoMs: number): number {
 }
 
 /**
- * Shards planned by demand: each instance of one shared budget (`rate_limits.shared`) publishes what
- * it will spend beside the shared bucket in Redis, reads what the others publish, and plans against
- * the shared budget times its share of the total. This file is the arithmetic and the wire format,
- * pure; the Redis round trip is SharedBudget's (shared-budget.ts), one Lua script a second.
- *
- * A demand is requests per second: the arms its accounts need at their longest safe periods, plus
- * its provisioning backlog (approvals, first arms, resolves still to send) spread over
- * PLAN_HORIZON_S. Each instance's share is its demand over the sum of the live instances' demands:
- * when the sum fits the budget every instance's share of it covers its own demand
- * (share * B = d * B / D >= d exactly when D <= B); when it does not, every instance is cut by the
- * same factor, so no shard plans the whole budget for itself (the measured 36 arms/s on a 20/s
- * window of two shards that each did).
+ * Shards planned by demand: each instance publishes what it will spend beside the shared bucket,
+ * reads what the others publish, and plans against the shared budget times its demand over the live
+ * instances' total D. When D fits the budget B every share covers its demand d (d * B / D >= d
+ * exactly when D <= B); when it does not, every instance is cut by the same factor, so no shard
+ * plans the whole budget for itself (measured: 36 arms/s on a 20/s window, two shards that each did).
  */
-
-/** What one instance will spend. */
 export interface Demand {
   /** Arms per second at its accounts' longest safe periods. */
   armsPerSecond: number;
@@ -113,7 +95,6 @@ export interface Demand {
 /** One instance's published demand as read back, stamped with Redis's clock when it was written. */
 export interface DemandEntry extends Demand {
   id: string;
-  /** Redis server time (ms) of the publish. */
   atMs: number;
 }
 
@@ -148,11 +129,7 @@ export const MIN_SHARE = 0.01;
  */
 export const BUDGET_CHANGE_TOLERANCE = 0.02;
 
-/**
- * Whether `next` is another budget than the one `applied` (none applied yet: it is): it moved by
- * more than BUDGET_CHANGE_TOLERANCE of it. The shared share, the planned arm budget and the read
- * stretch are each re-applied only then (shared-budget.ts, keeper/cadence-control.ts).
- */
+/** Whether `next` moved from `applied` by more than BUDGET_CHANGE_TOLERANCE (nothing applied yet: it did). */
 export function budgetMoved(applied: number | undefined, next: number): boolean {
   return applied === undefined || Math.abs(next - applied) > applied * BUDGET_CHANGE_TOLERANCE;
 }
@@ -196,9 +173,9 @@ export function parseDemandTable(reply: unknown): { nowMs: number; entries: Dema
 }
 
 export interface ShareInput {
-  /** This instance's latest demand; undefined: none known yet. */
+  /** undefined: none known yet. */
   own: Demand | undefined;
-  /** The other instances' entries as last read (this instance's own entry left out). */
+  /** As last read, this instance's own entry left out. */
   others: readonly DemandEntry[];
   /** Redis time of that read. */
   nowMs: number;
@@ -210,11 +187,7 @@ export interface ShareInput {
   settled: boolean;
 }
 
-/**
- * This instance's share of the shared budget, in (0, 1]: its demand over the total of the live
- * instances' (entries older than the TTL are gone instances, ignored), or `fallbackShare` when no
- * demand of its own is known or the total is zero.
- */
+/** Its demand over the live instances' total, at least MIN_SHARE; `fallbackShare` with no demand of its own or none at all. */
 export function demandShare(input: ShareInput): number {
   const { own, fallbackShare } = input;
   if (own === undefined) return fallbackShare;
@@ -263,20 +236,16 @@ export function sharedReservoir(spec: WindowSpec, intervalMs: number): SharedRes
 /**
  * The most tokens one Bottleneck job may take of a clustered bucket. A job runs only once the bucket
  * holds its whole weight, and the bucket never holds more than `maximum` (4 at 1,200 per minute with
- * a 150 ms heartbeat), so a request heavier than that (an info read of weight 20 or 60) takes its
- * weight as several jobs of at most this many tokens (`sharedChunks`).
+ * a 150 ms heartbeat), so a heavier request (an info read of weight 20 or 60) goes as several jobs.
  *
  * Why `maximum - amount`, rounded down: while a job of c tokens waits, the bucket keeps up to just
- * under c between increases (what was left when the last job of c went). The next increase must fit
- * on top of that under `maximum`, or the cap clips it and the bucket lets out less than its rate;
- * the same reason `maximum` leaves room for a whole increase above a whole token. So c + amount <=
- * maximum. `maximum` is at least one token above `amount` by construction (while `amount` > 0), so
- * the chunk is at least 1; it is 1 at 1,200 per minute (4 - 2.98), 2 where the increase sits just
- * under a whole number (2,010 per minute: 7 - 4.995). Larger chunks cost rate, simulated under
- * saturation at 1,200 per minute: 2 tokens lose 11% of it, a full bucket's 4 a third (a job of
- * `maximum` waits for a full bucket, clipping every other increase). Small chunks also compete on
- * equal terms with the other instances' one-token jobs, where a big one would wait for the bucket to
- * fill while their jobs keep emptying it.
+ * under c between increases, and the next increase must fit on top of that under `maximum`, or the
+ * cap clips it and the bucket lets out less than its rate. `maximum` is at least one token above
+ * `amount` by construction, so the chunk is at least 1; it is 1 at 1,200 per minute (4 - 2.98), 2
+ * where the increase sits just under a whole number (2,010 per minute: 7 - 4.995). Larger chunks
+ * cost rate, simulated under saturation at 1,200 per minute: 2 tokens lose 11% of it, a full
+ * bucket's 4 a third. Small chunks also compete on equal terms with the other instances' one-token
+ * jobs, where a big one would wait for the bucket to fill while their jobs keep emptying it.
  */
 export function sharedChunk(r: SharedReservoir): number {
   return Math.max(1, Math.floor(r.reservoirIncreaseMaximum - r.reservoirIncreaseAmount));
