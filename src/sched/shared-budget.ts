@@ -107,7 +107,7 @@ export interface SharedBudgetOptions {
 }
 
 /** Bottleneck priorities of the request classes: 0 runs first. */
-export const SHARED_PRIORITY: Readonly<Record<RequestKind, number>> = { arm: 0, approval: 2, prepare: 3, read: 6 };
+const SHARED_PRIORITY: Readonly<Record<RequestKind, number>> = { arm: 0, approval: 2, prepare: 3, read: 6 };
 
 export class SharedBudget {
   private readonly client: SharedRedisClient;

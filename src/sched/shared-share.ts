@@ -260,7 +260,7 @@ export function sharedChunks(units: number, chunk: number): number[] {
 }
 
 /** Requests per second the bucket lets out in the long run. */
-export function sharedRatePerSecond(r: SharedReservoir): number {
+function sharedRatePerSecond(r: SharedReservoir): number {
   return (r.reservoirIncreaseAmount * 1000) / r.reservoirIncreaseInterval;
 }
 
