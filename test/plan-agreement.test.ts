@@ -12,7 +12,7 @@ import { benchAddresses, benchKey } from '../bench/keys.js';
 import { toAppConfig } from '../src/app/from-config.js';
 import { buildPlan } from '../src/config/plan.js';
 import { parse } from '../src/config/test-support.js';
-import { BUDGET_CHANGE_TOLERANCE } from '../src/sched/shared-demand.js';
+import { BUDGET_CHANGE_TOLERANCE } from '../src/sched/shared-share.js';
 import { MAX_READ_STRETCH } from '../src/plan/read-plan.js';
 import { startHarness, type Harness } from './support/harness.js';
 

@@ -16,7 +16,7 @@ import { BudgetLog } from '../state/budget-log.js';
 import { HttpTransport } from '../venue/http.js';
 import { buildVenue } from './venue.js';
 import type { SharedBudget } from '../sched/shared-budget.js';
-import { BUDGET_MODES, type BudgetMode } from '../sched/shared-mode.js';
+import { BUDGET_MODES, type BudgetMode } from '../sched/shared-share.js';
 import { NotificationClient } from '../venue/ws.js';
 import { loadSigningCurve, signingCurveNotice, type CurveChoice } from '../venue/signing/curve.js';
 import type { Simulator } from '../sim/simulator.js';

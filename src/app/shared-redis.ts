@@ -1,6 +1,5 @@
 import { createRequire } from 'node:module';
-import type { SharedBudgetOptions } from '../sched/shared-budget.js';
-import { redisBuckets } from '../sched/shared-buckets.js';
+import { redisBuckets, type SharedBudgetOptions } from '../sched/shared-budget.js';
 
 /**
  * The Redis client of `rate_limits.shared` and the token buckets on it, for SharedBudget; it

@@ -5,7 +5,7 @@ import { VenueClock } from '../sched/venue-clock.js';
 import type { HttpTransport } from '../venue/http.js';
 import { VenuePort } from '../venue/port.js';
 import { SharedBudget } from '../sched/shared-budget.js';
-import type { BudgetMode } from '../sched/shared-mode.js';
+import type { BudgetMode } from '../sched/shared-share.js';
 import { connectSharedRedis } from './shared-redis.js';
 import type { AppConfig } from './app-config.js';
 

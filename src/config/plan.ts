@@ -2,7 +2,7 @@ import { planBudget, planReads } from '../plan/budget-plan.js';
 import type { ArmRoute } from '../venue/routes.js';
 import { rearmsPerDay, type AccountVerdict, type ProtectionTier, type RouteBudgets } from '../plan/cadence.js';
 import type { ColdStartOrder } from '../plan/cold-start.js';
-import { instanceSpecOf } from '../sched/shared-reservoir.js';
+import { instanceSpecOf } from '../sched/shared-share.js';
 import { expectedLiveHeapMb, nodeOptionsFor } from './memory.js';
 import type { ConfigProblem } from './errors.js';
 import { retriesThatFit } from './rules.js';

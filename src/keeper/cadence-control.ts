@@ -5,7 +5,7 @@ import { coldStartPlanned, planBudget, planReads, type BudgetPlan, type PlanAcco
 import { armCapacityPerSecond, maxPeriodMs, type RouteBudgets } from '../plan/cadence.js';
 import { ratePerSecond } from '../sched/limits.js';
 import type { RequestScheduler } from '../sched/scheduler.js';
-import { budgetMoved } from '../sched/shared-demand.js';
+import { budgetMoved } from '../sched/shared-share.js';
 import { MAX_READ_STRETCH, readWeightsOf } from '../plan/read-plan.js';
 import { MAX_PULL_SHARE, SlotCalendar } from '../sched/slot-calendar.js';
 import { DEFAULT_INFO_WEIGHTS } from '../venue/info.js';

@@ -117,7 +117,7 @@ export interface KeeperDeps {
   /** The request budget in force (`local`, `shared`, `local_fallback`); absent: local. */
   budgetMode?: () => string;
   /**
-   * Shards planned by demand (`rate_limits.shared`, sched/shared-demand.ts); absent: no shared
+   * Shards planned by demand (`rate_limits.shared`, sched/shared-share.ts); absent: no shared
    * budget. `publishDemand`: what this instance will spend (at most once a second); `share()`: its
    * part of the whole configured budget in (0, 1], `fallback_share` while Redis is not answering.
    */

@@ -10,11 +10,8 @@ import { describe, expect, it } from 'vitest';
 import type { WindowSpec } from './admission.js';
 import { FakeClock } from './fake-clock.js';
 import { ShedError } from './scheduler.js';
-import type { SharedBucket, SharedBuckets } from './shared-buckets.js';
-import { SharedBudget, type SharedRedisClient } from './shared-budget.js';
-import { DEMAND_PUBLISH_PERIOD_MS, DEMAND_TTL_MS } from './shared-demand.js';
-import { RESUME_RETRY_MS, type BudgetMode } from './shared-mode.js';
-import { bucketWindow, shareOf } from './shared-reservoir.js';
+import { SharedBudget, type SharedBucket, type SharedBuckets, type SharedRedisClient } from './shared-budget.js';
+import { bucketWindow, DEMAND_PUBLISH_PERIOD_MS, DEMAND_TTL_MS, RESUME_RETRY_MS, shareOf, type BudgetMode } from './shared-share.js';
 
 /** The demand hash as the exchange script keeps it, on a Redis clock that is the fake clock's wall time. */
 class FakeRedis extends EventEmitter implements SharedRedisClient {

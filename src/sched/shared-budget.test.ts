@@ -17,10 +17,8 @@ import { systemClock } from './clock.js';
 import { ShedError } from './scheduler.js';
 import type { RequestKind } from './request-class.js';
 import { SharedBudget } from './shared-budget.js';
-import type { BudgetMode } from './shared-mode.js';
-import { bucketWindow, shareOf, sharedChunk, sharedReservoir } from './shared-reservoir.js';
+import { bucketWindow, DEMAND_PUBLISH_PERIOD_MS, DEMAND_TTL_MS, demandKey, shareOf, sharedChunk, sharedReservoir, type BudgetMode } from './shared-share.js';
 import { sharedMaxInSpan } from './test-support.js';
-import { DEMAND_PUBLISH_PERIOD_MS, DEMAND_TTL_MS, demandKey } from './shared-demand.js';
 import type { TokenWait } from './request-class.js';
 
 const SPEC: WindowSpec = { limit: 40, windowMs: 2_000 }; // 20 per second

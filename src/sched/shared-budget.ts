@@ -1,43 +1,56 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
+import Bottleneck from 'bottleneck';
+import type { Redis } from 'ioredis';
 import { weightUnits, type WindowSpec } from './admission.js';
 import type { Clock, TimerHandle } from './clock.js';
-import type { RequestKind } from './request-class.js';
+import type { RequestKind, TokenWait } from './request-class.js';
 import { ShedError } from './scheduler.js';
-import type { SharedBucket, SharedBuckets } from './shared-buckets.js';
-import { budgetMoved, DEMAND_PUBLISH_PERIOD_MS, DEMAND_TTL_MS, demandKey, formatDemand, parseDemandTable, type Demand } from './shared-demand.js';
-import { budgetShare, modeStep, RESUME_RETRY_MS, type BudgetMode, type DemandView, type ModeEvent } from './shared-mode.js';
-import { bucketWindow, instanceSpecOf, SHARED_HEARTBEAT_MS, sharedChunk, sharedChunks, sharedReservoir } from './shared-reservoir.js';
-import type { TokenWait } from './request-class.js';
+import {
+  bucketWindow,
+  budgetMoved,
+  budgetShare,
+  DEMAND_PUBLISH_PERIOD_MS,
+  DEMAND_TTL_MS,
+  demandKey,
+  formatDemand,
+  instanceSpecOf,
+  modeStep,
+  parseDemandTable,
+  RESUME_RETRY_MS,
+  SHARED_HEARTBEAT_MS,
+  sharedChunk,
+  sharedChunks,
+  sharedReservoir,
+  type BudgetMode,
+  type Demand,
+  type DemandView,
+  type ModeEvent,
+  type SharedReservoir,
+} from './shared-share.js';
 
 /**
  * One request budget for every instance with the same `rate_limits.shared.name` (shards behind one
- * egress IP: the venue counts the IP, not the process), through Bottleneck's Redis clustering. Each
- * shared scope is a clustered Bottleneck limiter whose token bucket lives in Redis
- * (shared-reservoir.ts sizes it to the rolling window); a request admitted by this instance's own
- * budget (RequestScheduler) also takes its weight in tokens from every shared scope it spends (the
- * venue's IP weight: an info read 2, 20 or 60, an action 1), arms before approvals before reads
- * (Bottleneck's priorities).
+ * egress IP: the venue counts the IP, not the process). Each shared scope is a token bucket in
+ * Redis, a clustered Bottleneck limiter; a request admitted by this instance's own budget
+ * (RequestScheduler) also takes its weight in tokens (the venue's IP weight: an info read 2, 20 or
+ * 60, an action 1) from every shared scope it spends, arms before approvals before reads. What to
+ * do is decided purely in shared-share.ts; this file carries it out on the injected clock, except
+ * Bottleneck's bucket (redisBuckets, below, says why).
  *
- * Why Bottleneck only for the buckets: see src/sched/shared-buckets.ts (redisBuckets). Everything
- * else here runs on the injected clock; the mode decisions and the share are pure (shared-mode.ts).
+ * Redis is never a single point of failure for the switch: until Redis answers, and whenever it
+ * stops, the keeper runs on its local budget cut to `fallback_share`, and requests waiting for a
+ * token go at once.
  *
- * Redis is never a single point of failure for the switch. Until Redis answers, and whenever it
- * stops (connection lost, a command failing), the keeper runs on its local budget cut to its share
- * (`fallback_share`, default 1 / shard count), and requests waiting for a token go at once. When
- * Redis is back, the shared budget resumes and the local budget is the whole one again.
+ * A saturated shared budget is not a reason to send: a request waits for its token as long as its
+ * TokenWait allows (request-class.ts). Bottleneck cannot withdraw a queued job, so the token of a
+ * request that did not wait for it is still taken when it comes: for a bypass that is the request
+ * the venue saw, counted late; for a shed one a token spent on nothing, which only ever sends less.
  *
- * A saturated shared budget is not a reason to send: a request waits for its token as long as the
- * caller's TokenWait allows (request-class.ts tokenWait: an arm until its account would otherwise pass its
- * deadline, then it goes, a bypass; a request with no deadline up to a minute, a read its max wait,
- * then they are shed). Bottleneck cannot withdraw a queued job, so the token of a request that did
- * not wait for it is still taken when it comes: for a bypass that is the request the venue saw,
- * counted late; for a shed one a token spent on nothing, which only ever sends less.
- *
- * Shards planned by demand (shared-demand.ts): each instance publishes its demand beside the bucket
- * (`publishDemand`) and reads the others' once a second in one Lua round trip, stamped with Redis's
- * clock, and `share()` is its part of the total for the planner.
+ * Shards planned by demand: each instance publishes its demand beside the bucket and reads the
+ * others' once a second in one round trip (DEMAND_SCRIPT), and `share()` is its part for the planner.
  */
+
 /** What SharedBudget itself calls on its Redis client (ioredis's, in production). */
 export interface SharedRedisClient {
   /** `ready` once connected. */
@@ -48,13 +61,33 @@ export interface SharedRedisClient {
   disconnect(): void;
 }
 
+/**
+ * The token buckets, one per shared scope under its id in Redis: an interface so that SharedBudget's
+ * own logic runs in virtual time on fakes (shared-budget-virtual.test.ts); redisBuckets is the real one.
+ */
+export interface SharedBuckets {
+  /** One scope's bucket; `onError` is told each failure of its commands. */
+  open(id: string, reservoir: SharedReservoir, heartbeatMs: number, onError: (e: unknown) => void): SharedBucket;
+  /** `fn` is told each error of the connection itself. */
+  onError(fn: () => void): void;
+  /** Closes the connection (Redis's client included). */
+  close(): Promise<void>;
+}
+
+export interface SharedBucket {
+  /** Resolves when `tokens` came, priority 0 first; rejects when Redis fails the command. */
+  take(priority: number, tokens: number): Promise<void>;
+  /** Drops the jobs still waiting; its errors from here on are not told (its last heartbeats may still fail). */
+  stop(): Promise<void>;
+}
+
 export interface SharedBudgetOptions {
   /**
    * Made by the caller, with commands that fail at once while disconnected (a request must never
    * wait for Redis to come back); SharedBudget owns it from here and disconnects it on stop().
    */
   redis: SharedRedisClient;
-  /** The token buckets, on the same Redis (shared-buckets.ts, redisBuckets). */
+  /** On the same Redis. */
   buckets: SharedBuckets;
   /** Every timer and time reading of this budget's own logic; only its monotonic time is read. */
   clock: Clock;
@@ -63,18 +96,18 @@ export interface SharedBudgetOptions {
   specs: Record<string, WindowSpec>;
   /** Share of each budget this instance keeps to while Redis is unreachable, in (0, 1]. */
   fallbackShare: number;
-  /** Sets this instance's local budget for a scope (full in shared mode, its share on fallback). */
+  /** Sets this instance's local budget for a scope: its share of what the scope's bucket lets out (applyLocal). */
   setLocalSpec: (scope: string, spec: WindowSpec) => void;
   /** Told each change of the budget in force, with the reason. */
   onModeChange?: (mode: BudgetMode, reason: string) => void;
-  /** Bottleneck's heartbeat, which also refills the bucket: 100 to 200 ms. Default 150. */
+  /** Default SHARED_HEARTBEAT_MS. */
   heartbeatMs?: number;
   /** Told each request whose token did not come in time: `bypass` (it went anyway) or `shed`. */
   onMiss?: (miss: 'bypass' | 'shed', cls: RequestKind) => void;
 }
 
 /** Bottleneck priorities of the request classes: 0 runs first. */
-export const SHARED_PRIORITY: Readonly<Record<RequestKind, number>> = { arm: 0, approval: 2, prepare: 3, read: 6 };
+const SHARED_PRIORITY: Readonly<Record<RequestKind, number>> = { arm: 0, approval: 2, prepare: 3, read: 6 };
 
 export class SharedBudget {
   private readonly client: SharedRedisClient;
@@ -84,9 +117,9 @@ export class SharedBudget {
   private resumeTimer: TimerHandle | undefined;
   /** A limiter said its settings are gone from Redis: made again before the next resume. */
   private settingsLost = false;
-  /** Each shared scope's bucket as a window (what it lets out per window). */
+  /** What each scope's bucket lets out, as a window (below the venue's: the price of no common clock). */
   private readonly bucketSpecs = new Map<string, WindowSpec>();
-  /** Each shared scope's largest job, in tokens (shared-reservoir.ts, sharedChunk). */
+  /** Each scope's largest job in tokens (sharedChunk). */
   private readonly chunks = new Map<string, number>();
   /** The share the local budget was last cut to. */
   private appliedShare: number | undefined;
@@ -98,7 +131,6 @@ export class SharedBudget {
   private readonly demandKey: string;
   private own: Demand | undefined;
   private view: DemandView | undefined;
-  /** Redis time of the first read since this instance (re)joined (see demandShare's `settled`). */
   private firstReadRedisMs: number | undefined;
   private exchanging = false;
   private demandTimer: TimerHandle;
@@ -115,14 +147,12 @@ export class SharedBudget {
     opts.buckets.onError(() => this.handle({ kind: 'failed', reason: 'redis error' }));
     this.heartbeatMs = opts.heartbeatMs ?? SHARED_HEARTBEAT_MS;
     for (const [scope, spec] of Object.entries(opts.specs)) {
-      // What the bucket really lets out (below the window: the price of no common clock), as a window.
       this.bucketSpecs.set(scope, bucketWindow(spec, this.heartbeatMs));
       this.chunks.set(scope, sharedChunk(sharedReservoir(spec, this.heartbeatMs)));
     }
     this.openBuckets();
     this.demandKey = demandKey(opts.name);
     this.demandTimer = this.clock.setTimeout(() => this.demandTick(), DEMAND_PUBLISH_PERIOD_MS);
-    // Until Redis answers, this instance keeps to its share.
     this.applyLocal('local_fallback', 'connecting to redis');
     // A client handed over already connected sends no more `ready`.
     if (this.client.status === 'ready') this.handle({ kind: 'ready' });
@@ -134,20 +164,14 @@ export class SharedBudget {
     void this.exchange();
   }
 
-  /**
-   * What this instance will spend (the planner calls it at most once a second): published with the
-   * next round trip, at most a second away, and again every second while the instance lives.
-   */
+  /** What this instance will spend: the first demand goes out at once, later ones with the next round trip. */
   publishDemand(d: Demand): void {
     const first = this.own === undefined;
     this.own = { armsPerSecond: d.armsPerSecond, backlog: d.backlog };
     if (first) void this.exchange();
   }
 
-  /**
-   * This instance's share of the shared budget in (0, 1]: shared-mode.ts budgetShare says when it is
-   * the demand's and when `fallbackShare`. On fallback the local budget is already cut to it.
-   */
+  /** budgetShare of this instance's state; on fallback the local budget is already cut to it. */
   share(): number {
     const state = { mode: this.current, stopped: this.stopped, fallbackShare: this.fallbackShare, own: this.own, view: this.view, firstReadRedisMs: this.firstReadRedisMs };
     return budgetShare(state, this.clock.monoMs());
@@ -176,20 +200,15 @@ export class SharedBudget {
   }
 
   /**
-   * Takes `weight` tokens (the request's venue weight, a positive integer) from every shared scope
-   * among `scopes`, capped at what the scope's bucket lets out per window, as admission.ts's weightUnits
-   * caps at the limit: a request heavier than the whole window counts as the whole window instead of
-   * waiting forever. The bucket holds only a few tokens (shared-reservoir.ts), so the weight goes as
-   * several Bottleneck jobs of at most sharedChunk tokens, all queued at once: at one priority this
-   * instance runs them in order, so one request's jobs are not interleaved with a later one's, while
-   * a later arm still goes ahead of what is left of a read.
+   * Takes `weight` tokens from every shared scope among `scopes`, capped like admission.ts's
+   * weightUnits at what the bucket lets out per window (a heavier request would wait forever), as
+   * jobs of at most sharedChunk tokens queued at once: at one priority Bottleneck runs them in order,
+   * so one request's jobs do not interleave with a later one's, while a later arm still goes ahead of
+   * what is left of a read.
    *
-   * Resolves when all of them came, when the shared budget is not in force (the local share applies;
-   * Redis stopping answering releases every waiting request at once), or when `wait.waitMs` passed
-   * and `wait.onTimeout` is `send` (a bypass, told to onMiss once per request). Rejects with ShedError only
-   * when `wait.waitMs` passed and `wait.onTimeout` is `shed` (told to onMiss once), and with RangeError for
-   * a weight that is not a positive integer: Redis failing never fails a request. The tokens of a
-   * request that did not wait for them are still taken as they come (the class comment), all of them.
+   * Resolves when the tokens came, when the shared budget is not in force, or at `wait.waitMs` with
+   * `send` (a bypass); rejects with ShedError at `wait.waitMs` with `shed`, and with RangeError for a
+   * weight that is not a positive integer. Redis failing never fails a request.
    */
   async take(scopes: readonly string[], cls: RequestKind, wait: TokenWait, weight = 1): Promise<void> {
     if (!Number.isSafeInteger(weight) || weight < 1) throw new RangeError(`request weight must be a positive integer, got ${weight}`);
@@ -257,8 +276,6 @@ export class SharedBudget {
    * failed and the instances never left the fallback (measured, Debian's redis-server 7.0).
    */
   private openBuckets(): void {
-    // The old ones' last heartbeats still fail until they have stopped: stop() keeps them from
-    // counting against the new ones.
     for (const b of this.buckets.values()) void b.stop().catch(() => undefined);
     this.buckets.clear();
     for (const [scope, spec] of Object.entries(this.opts.specs)) {
@@ -270,7 +287,7 @@ export class SharedBudget {
     }
   }
 
-  /** Carries out what shared-mode.ts decides for an event. */
+  /** Carries out modeStep's decision for an event. */
   private handle(event: ModeEvent): void {
     const step = modeStep({ mode: this.current, stopped: this.stopped }, event);
     if (step.to?.mode === 'shared') {
@@ -310,11 +327,10 @@ export class SharedBudget {
 
   /**
    * This instance's local budget: its share of what the shared bucket lets out, in both modes. In
-   * shared mode the share is its demand's (re-applied past BUDGET_CHANGE_TOLERANCE), so it plans and
-   * paces on what it will get instead of queueing for tokens the others take: two shards each
-   * planning the whole bucket waited past their deadlines and went anyway. On the fallback it is
-   * `fallback_share` of the same bucket, so the instances together stay under the venue's window
-   * even as Redis goes away mid-window.
+   * shared mode the share is its demand's, so it plans and paces on what it will get instead of
+   * queueing for tokens the others take: two shards each planning the whole bucket waited past their
+   * deadlines and went anyway. On the fallback it is `fallback_share` of the same bucket, so the
+   * instances together stay under the venue's window even as Redis goes away mid-window.
    */
   private applyLocal(mode: BudgetMode, reason: string): void {
     this.current = mode;
@@ -329,6 +345,46 @@ export class SharedBudget {
     this.appliedShare = share;
     for (const [scope, spec] of Object.entries(this.opts.specs)) this.opts.setLocalSpec(scope, instanceSpecOf(spec, share, this.heartbeatMs));
   }
+}
+
+/**
+ * Bottleneck's clustering on `client`: each bucket a clustered limiter whose reservoir lives in
+ * Redis, refilled by Bottleneck's Lua script at every heartbeat. The one place the shared budget runs
+ * on real time (Bottleneck reads the wall clock and sets its own timers; it cannot take our Clock),
+ * kept for what we would otherwise hand-write: an atomic bucket several processes share through
+ * Redis. `RedisClass`: the client's class, which Bottleneck would otherwise require by itself.
+ */
+export function redisBuckets(client: Redis, RedisClass: typeof Redis): SharedBuckets {
+  const connection = new Bottleneck.IORedisConnection({ client, Redis: RedisClass });
+  return {
+    open(id, reservoir, heartbeatMs, onError) {
+      const limiter = new Bottleneck({
+        id,
+        datastore: 'ioredis',
+        connection,
+        clearDatastore: false,
+        maxConcurrent: null,
+        minTime: 0,
+        heartbeatInterval: heartbeatMs,
+        ...reservoir,
+      });
+      limiter.on('error', onError);
+      return {
+        take: async (priority, tokens) => {
+          await limiter.schedule({ priority, weight: tokens }, async () => undefined);
+        },
+        stop: async () => {
+          limiter.removeAllListeners('error');
+          limiter.on('error', () => undefined);
+          await Promise.resolve().then(() => limiter.stop({ dropWaitingJobs: true }));
+        },
+      };
+    },
+    onError: (fn) => connection.on('error', fn),
+    close: async () => {
+      await Promise.resolve().then(() => connection.disconnect(false));
+    },
+  };
 }
 
 /**

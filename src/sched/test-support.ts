@@ -1,5 +1,5 @@
 import type { FakeClock } from './fake-clock.js';
-import type { SharedReservoir } from './shared-reservoir.js';
+import type { SharedReservoir } from './shared-share.js';
 
 /** For the scheduler's tests: jobs that record when they ran (virtual ms) and under which tag. */
 export function recorder(clock: FakeClock): { sent: Array<{ atMs: number; tag: string }>; job: (tag: string) => () => Promise<string> } {
@@ -13,7 +13,7 @@ export function recorder(clock: FakeClock): { sent: Array<{ atMs: number; tag: s
 
 /**
  * For the shared budget's tests: the most a bucket can let out in any span of `spanMs` (what the
- * venue's window sees), the bound shared-reservoir.ts sizes the bucket by.
+ * venue's window sees), the bound shared-share.ts sizes the bucket by.
  */
 export function sharedMaxInSpan(r: SharedReservoir, spanMs: number): number {
   return r.reservoirIncreaseMaximum + r.reservoirIncreaseAmount * (Math.floor(spanMs / r.reservoirIncreaseInterval) + 1);
