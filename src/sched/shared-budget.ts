@@ -6,28 +6,7 @@ import { weightUnits, type WindowSpec } from './admission.js';
 import type { Clock, TimerHandle } from './clock.js';
 import type { RequestKind, TokenWait } from './request-class.js';
 import { ShedError } from './scheduler.js';
-import {
-  bucketWindow,
-  budgetMoved,
-  budgetShare,
-  DEMAND_PUBLISH_PERIOD_MS,
-  DEMAND_TTL_MS,
-  demandKey,
-  formatDemand,
-  instanceSpecOf,
-  modeStep,
-  parseDemandTable,
-  RESUME_RETRY_MS,
-  SHARED_HEARTBEAT_MS,
-  sharedChunk,
-  sharedChunks,
-  sharedReservoir,
-  type BudgetMode,
-  type Demand,
-  type DemandView,
-  type ModeEvent,
-  type SharedReservoir,
-} from './shared-share.js';
+import { bucketWindow, budgetMoved, budgetShare, DEMAND_PUBLISH_PERIOD_MS, DEMAND_TTL_MS, demandKey, formatDemand, instanceSpecOf, modeStep, parseDemandTable, RESUME_RETRY_MS, SHARED_HEARTBEAT_MS, sharedChunk, sharedChunks, sharedReservoir, type BudgetMode, type Demand, type DemandView, type ModeEvent, type SharedReservoir } from './shared-share.js';
 
 /**
  * One request budget for every instance with the same `rate_limits.shared.name` (shards behind one

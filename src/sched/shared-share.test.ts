@@ -1,29 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  bucketWindow,
-  budgetMoved,
-  budgetShare,
-  DEMAND_PUBLISH_PERIOD_MS,
-  DEMAND_TTL_MS,
-  demandRate,
-  demandShare,
-  formatDemand,
-  MIN_SHARE,
-  modeStep,
-  parseDemandTable,
-  PLAN_HORIZON_S,
-  shareOf,
-  sharedChunk,
-  sharedChunks,
-  sharedReservoir,
-  viewFresh,
-  windowAtRate,
-  type BudgetMode,
-  type DemandEntry,
-  type DemandView,
-  type SharedReservoir,
-  type ShareState,
-} from './shared-share.js';
+import { bucketWindow, budgetMoved, budgetShare, DEMAND_PUBLISH_PERIOD_MS, DEMAND_TTL_MS, demandRate, demandShare, formatDemand, MIN_SHARE, modeStep, parseDemandTable, PLAN_HORIZON_S, shareOf, sharedChunk, sharedChunks, sharedReservoir, viewFresh, windowAtRate, type BudgetMode, type DemandEntry, type DemandView, type SharedReservoir, type ShareState } from './shared-share.js';
 import { sharedMaxInSpan } from './test-support.js';
 
 const NOW = 1_700_000_000_000;
