@@ -90,9 +90,10 @@ export function buildIncluded(
   return included;
 }
 
-/** Maps the venue state's answer to HTTP: an action answer is always a 200. */
+/** Maps the venue state's answer to HTTP: an action answer is always a 200; a refusal to read the body is its own status. */
 export function actionResponse(outcome: ActionOutcome): SimResponse {
-  return outcome.kind === 'answer' ? ok(outcome.body) : { status: outcome.status, body: outcome.body };
+  if (outcome.kind === 'answer') return ok(outcome.body);
+  return outcome.raw !== undefined ? { status: outcome.status, body: null, raw: outcome.raw } : { status: outcome.status, body: outcome.body };
 }
 
 function isRecord(v: unknown): v is Record<string, unknown> {

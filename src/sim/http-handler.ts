@@ -321,7 +321,7 @@ export function createSimHttpHandler(opts: SimHandlerOptions): SimHttpHandler {
       if (tooLarge) return send(x, tooLarge);
       const p = parseJsonBody(x, bytes);
       // The venue answers a body it cannot read with its own 422, not the service's envelope.
-      if (!p.ok) return send(x, family === 'info' ? infoRefusal() : p.response);
+      if (!p.ok) return send(x, family === 'rest' ? p.response : infoRefusal());
       parsedBody = p.body;
     }
 

@@ -108,3 +108,14 @@ describe('venue profiles', () => {
     expect(parseProfile('offset-300s').clockOffsetMs).toBe(-300_000);
   });
 });
+
+describe('spec_dialect', () => {
+  it('is the one profile that accepts the spec\'s venueChain; it varies no answer', () => {
+    const p = parseProfile('spec_dialect');
+    expect(p.specChainField).toBe(true);
+    expect(p.clockOffsetMs).toBe(0);
+    for (const s of SAMPLES) expect(p.transform(s.endpoint, s.status, structuredClone(s.body), CLOCKS).body).toEqual(s.body);
+    for (const name of SIM_PROFILES.filter((n) => n !== 'spec_dialect' && n !== 'random:SEED')) expect(parseProfile(name).specChainField, name).toBe(false);
+    expect(parseProfile('random:7').specChainField).toBe(false);
+  });
+});

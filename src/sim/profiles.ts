@@ -42,6 +42,7 @@ export const SIM_PROFILES = [
   'offset-300s',
   'clock_step',
   'random:SEED',
+  'spec_dialect',
 ] as const;
 
 /** Which of the body variations a profile applies (random: each with some probability). */
@@ -60,6 +61,11 @@ export interface SimProfile {
   readonly name: string;
   /** Venue clock minus base clock at start. */
   readonly clockOffsetMs: number;
+  /**
+   * `spec_dialect`: user-signed actions may name their network `venueChain` (the spec's name) as
+   * well as `hyperliquidChain` (the venue's, the only one every other profile accepts).
+   */
+  readonly specChainField: boolean;
   /** Rewrites one JSON answer; `venueNowMs`/`hostNowMs` for `Date` headers and `as_of`. */
   transform(endpoint: string, status: number, body: unknown, clocks: { venueNowMs: number; hostNowMs: number }): { body: unknown; dateMs?: number };
   /** Starts timed behaviour (proxy phases, clock steps); returns the stop. */
@@ -97,6 +103,9 @@ export function parseProfile(name: string): SimProfile {
       return makeProfile(name, NONE, 0, 1, undefined, STALE_HEALTH_MS);
     case 'clock_step':
       return makeProfile(name, NONE, 0, 1, installClockSteps);
+    // A service speaking the spec's dialect of the user-signed actions (`venueChain`): strict otherwise.
+    case 'spec_dialect':
+      return { ...makeProfile(name, NONE, 0), specChainField: true };
     default:
       throw new UnknownProfileError(`unknown simulator profile '${name}'; one of: ${SIM_PROFILES.join(', ')}`);
   }
@@ -142,6 +151,7 @@ function makeProfile(
   return {
     name,
     clockOffsetMs,
+    specChainField: false,
     install: install ?? (() => () => undefined),
     transform(endpoint, status, body, clocks) {
       if (staleHealthMs > 0 && endpoint === 'GET /v1/health' && status === 200 && isObject(body)) {

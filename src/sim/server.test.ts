@@ -230,12 +230,20 @@ describe('routing and envelopes', () => {
     expectEnvelope(await getJson(`${h.url}/v1/trading/orders/schedule-cancel`, { method: 'DELETE' }), 405, 'METHOD_NOT_ALLOWED');
   });
 
-  it('refuses invalid JSON, a wrong Content-Type and an oversized body with 400 envelopes', async () => {
+  it('refuses invalid JSON and a wrong Content-Type: the venue\'s 422 text on /exchange, 400 envelopes on REST; an oversized body 400', async () => {
     const h = await harness({ maxBodyBytes: 1024 });
     const path = `${h.url}/exchange`;
-    expectFieldViolation(await getJson(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"action":' }), 'body');
-    expectFieldViolation(await getJson(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '' }), 'body');
-    expectFieldViolation(await getJson(path, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: '{}' }), 'Content-Type');
+    const text = async (init: RequestInit): Promise<{ status: number; type: string | null; body: string }> => {
+      const res = await fetch(path, init);
+      return { status: res.status, type: res.headers.get('content-type'), body: await res.text() };
+    };
+    const refused = { status: 422, type: 'text/plain; charset=utf-8', body: 'Failed to deserialize the JSON body into the target type' };
+    expect(await text({ method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"action":' })).toEqual(refused);
+    expect(await text({ method: 'POST', headers: { 'content-type': 'application/json' }, body: '' })).toEqual(refused);
+    expect(await text({ method: 'POST', headers: { 'content-type': 'text/plain' }, body: '{}' })).toEqual(refused);
+    const rest = `${h.url}/v1/trading/orders/schedule-cancel`;
+    expectFieldViolation(await getJson(rest, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"action":' }), 'body');
+    expectFieldViolation(await getJson(rest, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: '{}' }), 'Content-Type');
     // Over the cap: drained and refused, the connection kept (the hard limit is tested below).
     expectFieldViolation(await postJson(path, { pad: 'x'.repeat(5000) }), 'body');
     expect(h.state.actions).toHaveLength(0);

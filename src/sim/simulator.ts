@@ -78,7 +78,8 @@ export interface SimulatorOptions {
   maxBodyBytes?: number;
   /**
    * How the venue varies within the spec (profiles.ts): a name such as `nulls`, `proxy` or
-   * `random:7`, default `strict`. Its clock offset applies unless `clockOffsetMs` is given.
+   * `random:7`, default `strict`; `spec_dialect` accepts user-signed actions naming their network
+   * `venueChain`. Its clock offset applies unless `clockOffsetMs` is given.
    */
   profile?: string;
 }
@@ -133,6 +134,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
     network: opts.network ?? 'testnet',
     catalog,
     verifySignatures: opts.verifySignatures ?? true,
+    specChainField: profile.specChainField,
     ...(opts.recoverSigner ? { recoverSigner: opts.recoverSigner } : {}),
     onNotification: (user: string, text: string) => {
       ws.notify(user, text);

@@ -161,7 +161,8 @@ export interface AgentInfo {
 /** Answer of an action: the venue's 200 body, or an HTTP-level error response. */
 export type ActionOutcome =
   | { kind: 'answer'; body: { status: 'ok'; response: unknown } | { status: 'err'; response: string } }
-  | { kind: 'http'; status: number; body: unknown };
+  /** `raw`: a plain-text body in place of `body` (the venue's 422 for a body it cannot read). */
+  | { kind: 'http'; status: number; body: unknown; raw?: string };
 
 export type NotificationSink = (user: string, text: string) => void;
 

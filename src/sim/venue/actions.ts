@@ -1,13 +1,16 @@
 /**
  * Shape validation of a POSTed action body, before any signature work.
  *
- * A malformed body is the caller's bug, not a venue refusal, so it answers 400 with the spec's
- * RESTError envelope and a `field_violation` naming the offending field (dotted path). Only bodies
- * that could have been signed get as far as signature recovery.
+ * A malformed body is the caller's bug, not a venue refusal. On the service's REST schedule-cancel
+ * path it answers 400 with the spec's RESTError envelope and a `field_violation` naming the
+ * offending field (dotted path); on the venue's `/exchange` the venue cannot deserialize it and
+ * answers 422 with its plain text (state.ts). Only bodies that could have been signed get as far as
+ * signature recovery.
  */
 import type { Network, Signature, VenueChain } from '../../venue/types.js';
 import { badRequest, normalizeAddress, type SimResponse } from '../http-util.js';
 import { chainName } from '../../venue/signing/user-signed.js';
+import { VENUE_TEXTS } from './texts.js';
 
 interface Common {
   /** The action exactly as it arrived: its key order and values are what was hashed. */
@@ -26,7 +29,7 @@ export interface ScheduleCancelBody extends Common {
 
 export interface ApproveAgentBody extends Common {
   kind: 'approveAgent';
-  /** The name the network field travelled under (`venueChain`, or the venue SDKs' `hyperliquidChain`). */
+  /** The name the network field travelled under (the venue's `hyperliquidChain`; `venueChain` under `spec_dialect`). */
   chainField: string;
   agentAddress: string;
   /** As signed: "" when absent (the unnamed agent), possibly with a ` valid_until <ms>` suffix. */
@@ -42,7 +45,21 @@ export interface ApproveBuilderFeeBody extends Common {
 
 export type ParsedBody = ScheduleCancelBody | ApproveAgentBody | ApproveBuilderFeeBody;
 
-export type ParseResult = { ok: ParsedBody } | { error: SimResponse; type?: string };
+/**
+ * `error`: the body fails shape validation, in the service's envelope (what the REST schedule-cancel
+ * path answers; `/exchange` answers the venue's 422 text instead, state.ts). `venueText`, when set:
+ * the venue reads such a body but refuses the action, answering HTTP 200 `status:"err"` with it.
+ */
+export type ParseResult = { ok: ParsedBody } | { error: SimResponse; type?: string; venueText?: string };
+
+/** How the simulator reads a user-signed action's network field. */
+export interface ChainDialect {
+  /**
+   * Accept the spec's `venueChain` as well as the venue's `hyperliquidChain` (the `spec_dialect`
+   * profile). Default false: only `hyperliquidChain`, as the venue deserializes it.
+   */
+  specChainField?: boolean;
+}
 
 const HEX_WORD_RE = /^0x[0-9a-fA-F]{1,64}$/;
 const HEX_RE = /^0x[0-9a-fA-F]+$/;
@@ -64,7 +81,7 @@ function fail(field: string, reason: string, message: string, type?: string): Pa
   return r;
 }
 
-export function parseActionBody(body: unknown, via: 'rest' | 'exchange', network: Network): ParseResult {
+export function parseActionBody(body: unknown, via: 'rest' | 'exchange', network: Network, dialect: ChainDialect = {}): ParseResult {
   if (!isPlainObject(body)) return fail('body', 'not_an_object', 'request body must be a JSON object');
   const action = body.action;
   if (action === undefined) return fail('action', 'required', 'action is required');
@@ -130,7 +147,7 @@ export function parseActionBody(body: unknown, via: 'rest' | 'exchange', network
         return fail('vaultAddress', 'not_allowed', `${type} is signed by the master and takes no vaultAddress`, type);
       }
       if (expiresAfter !== undefined) return fail('expiresAfter', 'not_allowed', `${type} takes no expiresAfter`, type);
-      const chain = checkChain(action, network, type);
+      const chain = checkChain(action, network, type, dialect);
       if ('error' in chain) return chain;
       if (typeof action.signatureChainId !== 'string' || !HEX_RE.test(action.signatureChainId)) {
         return fail('action.signatureChainId', 'not_hex', 'action.signatureChainId must be a hexadecimal string such as "0x66eee"', type);
@@ -161,16 +178,23 @@ export function parseActionBody(body: unknown, via: 'rest' | 'exchange', network
 }
 
 /**
- * The network field: the spec names it `venueChain`; the venue's own SDKs send `hyperliquidChain`.
- * Either is accepted (the signature covers whichever name was sent); it must match this venue.
+ * The network field. The venue and its SDKs name it `hyperliquidChain` (and sign that name: the type
+ * string is part of the hash); the spec calls it `venueChain`. The venue cannot deserialize an action
+ * without `hyperliquidChain`, so by default one in the spec's dialect is refused as unreadable (422 on
+ * `/exchange`); the `spec_dialect` profile accepts either (the signature covers whichever was sent;
+ * with both, `venueChain` as before). The value must be this venue's network: a body signed for the
+ * other one is read, then refused as an action (HTTP 200 `err`, VENUE_TEXTS.wrongChain).
  */
-function checkChain(action: Record<string, unknown>, network: Network, type: string): { chainField: string } | { error: SimResponse; type?: string } {
-  const chainField = 'venueChain' in action || !('hyperliquidChain' in action) ? 'venueChain' : 'hyperliquidChain';
+function checkChain(action: Record<string, unknown>, network: Network, type: string, dialect: ChainDialect): { chainField: string } | { error: SimResponse; type?: string; venueText?: string } {
+  const chainField = dialect.specChainField === true && ('venueChain' in action || !('hyperliquidChain' in action)) ? 'venueChain' : 'hyperliquidChain';
   const field = `action.${chainField}`;
   const value = action[chainField];
   if (value === undefined) return fail(field, 'required', `${field} is required`, type) as { error: SimResponse };
   if (value !== 'Testnet' && value !== 'Mainnet') return fail(field, 'invalid_enum', `${field} must be "Testnet" or "Mainnet"`, type) as { error: SimResponse };
   const expected: VenueChain = chainName(network);
-  if (value !== expected) return fail(field, 'wrong_network', `${field} is ${value} but this venue is ${expected}`, type) as { error: SimResponse };
+  if (value !== expected) {
+    const r = fail(field, 'wrong_network', `${field} is ${value} but this venue is ${expected}`, type) as { error: SimResponse; type?: string };
+    return { ...r, venueText: VENUE_TEXTS.wrongChain(value, expected) };
+  }
   return { chainField };
 }

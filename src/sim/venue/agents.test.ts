@@ -32,11 +32,24 @@ describe('approveAgent', () => {
     expect(h.venue.actionLog().at(-1)).toMatchObject({ type: 'scheduleCancel', account: MASTER.address, signer: AGENT_A.address, result: 'ok' });
   });
 
-  it('accepts the venue SDK field name hyperliquidChain as well as venueChain', async () => {
+  it('reads the network from hyperliquidChain only: the spec dialect (venueChain) is a body the venue cannot read', async () => {
     const h = harness();
+    const spec = await approveAgentBody(MASTER, { agent: AGENT_A.address, name: 'k', nonce: h.nonce(), chainField: 'venueChain' });
+    expect(await h.venue.handleAction(spec, 'exchange')).toEqual({ kind: 'http', status: 422, body: null, raw: 'Failed to deserialize the JSON body into the target type' });
+    expect(h.venue.agents(MASTER.address)).toEqual([]);
+    expect(h.venue.actionLog().at(-1)?.result).toBe('http 422 action.hyperliquidChain: required');
     const body = await approveAgentBody(MASTER, { agent: AGENT_A.address, name: 'k', nonce: h.nonce(), chainField: 'hyperliquidChain' });
     expect(await h.venue.handleAction(body, 'exchange')).toEqual(OK);
     expect(h.venue.agents(MASTER.address)).toEqual([{ address: AGENT_A.address, name: 'k' }]);
+  });
+
+  it('specChainField (the spec_dialect profile) accepts venueChain, signed over that name, as well', async () => {
+    const h = harness({ specChainField: true });
+    const spec = await approveAgentBody(MASTER, { agent: AGENT_A.address, name: 'k', nonce: h.nonce(), chainField: 'venueChain' });
+    expect(await h.venue.handleAction(spec, 'exchange')).toEqual(OK);
+    const venue = await approveAgentBody(MASTER, { agent: AGENT_B.address, name: 'j', nonce: h.nonce(), chainField: 'hyperliquidChain' });
+    expect(await h.venue.handleAction(venue, 'exchange')).toEqual(OK);
+    expect(h.venue.agents(MASTER.address).map((a) => a.name)).toEqual(['k', 'j']);
   });
 
   it('a replaced agent stops working at once; the master is then in pending agent removal for 5 s', async () => {
@@ -173,10 +186,12 @@ describe('approveAgent', () => {
     expect(h.venue.agents(MASTER.address)).toEqual([{ address: AGENT_A.address, name: 'k' }]);
   });
 
-  it('a body signed for Mainnet is refused by a testnet venue with a field violation', async () => {
+  it('a body signed for Mainnet is refused by a testnet venue as an action (HTTP 200 err)', async () => {
     const h = harness();
     const r = await h.venue.handleAction(await approveAgentBody(MASTER, { agent: AGENT_A.address, name: 'k', nonce: h.nonce(), chain: 'Mainnet' }), 'exchange');
-    expect(r).toMatchObject({ kind: 'http', status: 400, body: { error: { code: 400, status: 'INVALID_ARGUMENT', details: [{ type: 'field_violation', field: 'action.venueChain', reason: 'wrong_network' }] } } });
+    expect(r).toEqual(err('Invalid hyperliquidChain: the action is for Mainnet but this is Testnet'));
+    expect(h.venue.agents(MASTER.address)).toEqual([]);
+    expect(h.venue.actionLog().at(-1)?.type).toBe('approveAgent');
   });
 
   it('is refused on the REST schedule-cancel path', async () => {
@@ -204,7 +219,8 @@ describe('approveBuilderFee', () => {
   it('refuses a malformed fee rate and an agent signer', async () => {
     const h = harness();
     const r = await h.venue.handleAction(await approveBuilderFeeBody(MASTER, { builder: AGENT_B.address, maxFeeRate: '0.001', nonce: h.nonce() }), 'exchange');
-    expect(r).toMatchObject({ kind: 'http', status: 400, body: { error: { details: [{ type: 'field_violation', field: 'action.maxFeeRate', reason: 'invalid_fee_rate' }] } } });
+    expect(r).toMatchObject({ kind: 'http', status: 422, raw: 'Failed to deserialize the JSON body into the target type' });
+    expect(h.venue.actionLog().at(-1)?.result).toBe('http 422 action.maxFeeRate: invalid_fee_rate');
     await h.venue.handleAction(await approveAgentBody(MASTER, { agent: AGENT_A.address, name: 'k', nonce: h.nonce() }), 'exchange');
     expect(await h.venue.handleAction(await approveBuilderFeeBody(AGENT_A, { builder: AGENT_B.address, maxFeeRate: '0.001%', nonce: h.nonce() }), 'exchange')).toEqual(
       err(`Must deposit before performing actions. User: ${AGENT_A.address}`),

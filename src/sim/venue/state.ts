@@ -58,6 +58,11 @@ export interface VenueStateOptions {
   addressBudget?: AddressBudget | false;
   /** Entries kept in `actionLog()` (oldest dropped first). Default 10 000. */
   actionLogLimit?: number;
+  /**
+   * Accept a user-signed action in the spec's dialect (`venueChain`), the `spec_dialect` profile.
+   * Default false: the venue's `hyperliquidChain` only (actions.ts, checkChain).
+   */
+  specChainField?: boolean;
 }
 
 export interface ActionLogEntry {
@@ -95,6 +100,7 @@ export class VenueState implements VenueStateApi, VenueInfoState {
   private readonly notify: NotificationSink;
   private readonly budget: AddressBudget | false;
   private readonly logLimit: number;
+  private readonly specChainField: boolean;
 
   private readonly accounts: AccountBook;
   private readonly agentBook = new AgentBook();
@@ -119,6 +125,7 @@ export class VenueState implements VenueStateApi, VenueInfoState {
     this.notify = opts.onNotification ?? (() => undefined);
     this.budget = opts.addressBudget ?? { initial: 10_000, perUsdTraded: 1 };
     this.logLimit = opts.actionLogLimit ?? 10_000;
+    this.specChainField = opts.specChainField ?? false;
     this.accounts = new AccountBook(opts.clock, opts.catalog);
     this.schedules = new ScheduleBook(opts.clock, (address) => this.fire(address));
   }
@@ -269,10 +276,14 @@ export class VenueState implements VenueStateApi, VenueInfoState {
   // ---- actions ----
 
   async handleAction(body: unknown, via: 'rest' | 'exchange'): Promise<ActionOutcome> {
-    const parsed = parseActionBody(body, via, this.network);
+    const parsed = parseActionBody(body, via, this.network, { specChainField: this.specChainField });
     if ('error' in parsed) {
       const trace: Trace = { via, type: parsed.type ?? '?' };
-      return this.http(trace, parsed.error.status, parsed.error.body);
+      // The service's REST path answers its envelope. The venue's /exchange answers an action it
+      // read but refuses with its 200 `err`, and a body it cannot read with its 422 text.
+      if (via === 'rest') return this.http(trace, parsed.error.status, parsed.error.body);
+      if (parsed.venueText !== undefined) return this.err(trace, parsed.venueText);
+      return this.http(trace, 422, parsed.error.body, VENUE_TEXTS.exchangeUndeserializable);
     }
     const p = parsed.ok;
     const trace: Trace = { via, type: p.kind };
@@ -450,13 +461,19 @@ export class VenueState implements VenueStateApi, VenueInfoState {
     return { kind: 'answer', body: { status: 'err', response: text } };
   }
 
-  private http(trace: Trace, status: number, body: unknown): ActionOutcome {
+  /**
+   * An HTTP-level answer. `body` is the service's envelope (its field violation is logged either
+   * way); `raw`, when given, is sent in its place as plain text (the venue's 422).
+   */
+  private http(trace: Trace, status: number, body: unknown, raw?: string): ActionOutcome {
     const detail = (body as { error?: { details?: Array<{ field?: string; reason?: string }> } }).error?.details?.[0];
     this.record(trace, `http ${status} ${detail?.field ?? ''}: ${detail?.reason ?? ''}`);
-    return { kind: 'http', status, body };
+    return raw === undefined ? { kind: 'http', status, body } : { kind: 'http', status, body: null, raw };
   }
 
+  /** No signer: the service's 400 on its REST path, the venue's `err` (assumed text) on /exchange. */
   private unrecoverable(trace: Trace): ActionOutcome {
+    if (trace.via === 'exchange') return this.err(trace, VENUE_TEXTS.signatureUnrecoverable);
     const r = badRequest('signature', 'unrecoverable', 'no signer can be recovered from this signature');
     return this.http(trace, r.status, r.body);
   }

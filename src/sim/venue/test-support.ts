@@ -61,7 +61,8 @@ export async function approveAgentBody(
   master: Signer,
   opts: { agent: string; name?: string; nonce: number; chain?: 'Testnet' | 'Mainnet'; chainField?: string },
 ): Promise<unknown> {
-  const chainField = opts.chainField ?? 'venueChain';
+  // The venue's field name by default; `venueChain` (the spec's) only where a test asks for it.
+  const chainField = opts.chainField ?? 'hyperliquidChain';
   const action: Record<string, unknown> = { type: 'approveAgent', [chainField]: opts.chain ?? 'Testnet', signatureChainId: '0x66eee', nonce: opts.nonce, agentAddress: opts.agent };
   if (opts.name !== undefined) action.agentName = opts.name;
   const signature = await master.signUserAction('approveAgent', action, { chainField });
@@ -69,8 +70,8 @@ export async function approveAgentBody(
 }
 
 export async function approveBuilderFeeBody(master: Signer, opts: { builder: string; maxFeeRate: string; nonce: number }): Promise<unknown> {
-  const action = { type: 'approveBuilderFee', venueChain: 'Testnet', signatureChainId: '0x66eee', nonce: opts.nonce, maxFeeRate: opts.maxFeeRate, builder: opts.builder };
-  const signature = await master.signUserAction('approveBuilderFee', action);
+  const action = { type: 'approveBuilderFee', hyperliquidChain: 'Testnet', signatureChainId: '0x66eee', nonce: opts.nonce, maxFeeRate: opts.maxFeeRate, builder: opts.builder };
+  const signature = await master.signUserAction('approveBuilderFee', action, { chainField: 'hyperliquidChain' });
   return wire({ action, nonce: opts.nonce, signature });
 }
 
@@ -95,6 +96,7 @@ export function harness(opts: { startMs?: number; seeds?: SimAccountSeed[] } & P
     onNotification: opts.onNotification ?? sink,
     addressBudget: opts.addressBudget,
     actionLogLimit: opts.actionLogLimit,
+    specChainField: opts.specChainField,
   });
   const seeds = opts.seeds ?? defaultSeeds();
   for (const s of seeds) venue.addAccount(s);

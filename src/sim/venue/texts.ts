@@ -30,8 +30,32 @@ export const VENUE_TEXTS = {
    * the live venue in public issue reports (ccxt/ccxt#26071, NoFxAiOS/nofx#63).
    */
   infoUndeserializable: 'Failed to deserialize the JSON body into the target type',
+  /**
+   * `POST /exchange` with a body the venue cannot read (no `hyperliquidChain`, an unknown action
+   * type, a field of the wrong type): the same 422 text as `/info` (the one JSON extractor serves
+   * both; its detail after the colon, which names the serde error, is left out).
+   */
+  exchangeUndeserializable: 'Failed to deserialize the JSON body into the target type',
+  /** Seen from the live venue (SDK tests): a cancel of an order that is not open. */
+  cancelMissingOrder: (asset: number): string => `Order was never placed, already canceled, or filled. asset=${asset}`,
+  /** Seen from the live venue (SDK tests): an Ioc order with nothing to match. */
+  iocNoMatch: (asset: number): string => `Order could not immediately match against any resting orders. asset=${asset}`,
 
   // ---- (assumed): the venue's wording is not published ----
+  /** A user-signed action signed for the other network (its `hyperliquidChain`). */
+  wrongChain: (signedFor: string, venue: string): string => `Invalid hyperliquidChain: the action is for ${signedFor} but this is ${venue}`,
+  /** A signature no signer can be recovered from (r or s zero, out of range). */
+  signatureUnrecoverable: 'Invalid signature: no signer can be recovered',
+  /** An order on an asset id the venue does not list (the simulator lists outcome assets only). */
+  unknownAsset: (asset: number): string => `Invalid asset: ${asset}`,
+  /** An order whose price is not a positive decimal below 1 (an outcome side trades in (0, 1)). */
+  badPrice: (asset: number): string => `Order has invalid price. asset=${asset}`,
+  /** An order whose size is not a positive decimal. */
+  badSize: (asset: number): string => `Order has invalid size. asset=${asset}`,
+  /** A trigger (TP/SL) order on an outcome side: the simulator rests limit orders only. */
+  triggerUnsupported: (asset: number): string => `Trigger orders are not supported for this asset. asset=${asset}`,
+  /** An order naming a builder the account has not approved for at least that fee. */
+  builderFeeNotApproved: 'Builder fee has not been approved.',
   tooManyTriggers: 'Too many scheduled cancel triggers today',
   nonceDuplicate: (nonce: number): string => `Invalid nonce: duplicate nonce ${nonce}`,
   nonceTooLow: (nonce: number, smallestKept: number): string =>
