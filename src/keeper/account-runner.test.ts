@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../sched/fake-clock.js';
 import { VenueClock } from '../sched/venue-clock.js';
-import { ActionError, RestError } from '../venue/errors.js';
+import { ActionError, DecodeError, RestError } from '../venue/errors.js';
 import { REST_PROBE_EVERY_MS, RouteProbe, type ArmRoute } from '../venue/routes.js';
-import { AccountRunner, type RunnerReport, type ScheduleCancelSender } from './account-runner.js';
+import { AccountRunner, toFailure, type RunnerReport, type ScheduleCancelSender } from './account-runner.js';
 import type { SwitchSettings } from './switch-machine.js';
 
 const settings: SwitchSettings = {
@@ -260,3 +260,12 @@ describe('AccountRunner timelines (virtual time)', () => {
   });
 });
 
+
+describe('toFailure', () => {
+  it('reads the venue\'s 422 text (a body /exchange cannot read) as a refused request, like the service\'s 400', () => {
+    const venue422 = new DecodeError('exchange:scheduleCancel', 'bad_status', 'HTTP 422 without a RESTError envelope (text/plain, 55 bytes)', 422);
+    expect(toFailure(venue422)).toMatchObject({ kind: 'rejected', reason: 'invalid_request' });
+    // Any other status without an envelope (a proxy's 502 page) stays an error to retry.
+    expect(toFailure(new DecodeError('exchange:scheduleCancel', 'bad_status', 'HTTP 502 without a RESTError envelope', 502))).toMatchObject({ kind: 'error', reason: 'bad_status' });
+  });
+});

@@ -2,7 +2,7 @@ import type { TimerHandle } from '../sched/clock.js';
 import type { AdmissionWait } from '../sched/scheduler.js';
 import type { VenueClock } from '../sched/venue-clock.js';
 import type { ArmRoute } from '../venue/routes.js';
-import { ActionError, isVenueError, refusesRequest, RestError } from '../venue/errors.js';
+import { ActionError, DecodeError, isVenueError, refusesRequest, RestError } from '../venue/errors.js';
 import {
   horizonMs,
   initialState,
@@ -97,6 +97,11 @@ export function toFailure(e: unknown): Failure {
     return { kind: 'error', reason: e.reason, message: e.message };
   }
   if (e instanceof ActionError) return { kind: 'rejected', reason: e.reason, message: e.message };
+  // The venue's /exchange answers a body it cannot read with 422 and plain text, no envelope: it
+  // refuses what we sent (sending it again is refused again), it is not a failing route.
+  if (e instanceof DecodeError && e.reason === 'bad_status' && e.httpStatus === 422) {
+    return { kind: 'rejected', reason: 'invalid_request', message: e.message };
+  }
   if (isVenueError(e)) return { kind: 'error', reason: e.reason, message: e.message };
   const err = e as { reason?: unknown; message?: unknown };
   return { kind: 'error', reason: typeof err?.reason === 'string' ? err.reason : 'internal', message: String(err?.message ?? e) };
