@@ -19,6 +19,7 @@
  *                             {role: "agent", data: {user}}   (recorded `{role}`; `data` assumed)
  *   userRateLimit           {cumVlm, nRequestsUsed, nRequestsCap}                     (recorded)
  *   extraAgents             [{name, address, validUntil}]                              (recorded)
+ *   meta, spotMeta, outcomeMeta   market metadata, no `user` (market-info.ts)
  *
  * What each answer holds (state.ts, accounts.ts):
  *  - open orders: every open order of exactly this address on the dex asked for, newest first.
@@ -51,13 +52,16 @@ import type { Route, SimResponse } from './http-util.js';
 import { normalizeAddress, ok } from './http-util.js';
 import type { AgentInfo, VenueInfoState, VenueOpenOrder, VenuePerpPosition } from './types.js';
 import { VENUE_TEXTS } from './venue/texts.js';
+import type { OutcomeMarket } from './venue/assets.js';
+import { isMarketInfoType, metaAnswer, outcomeMetaAnswer, spotMetaAnswer, type MarketInfoType } from './market-info.js';
 import { infoWeight, type InfoWeightOverrides } from './weights.js';
 import { addFixed as add, formatFixed as fmt, mulFixed as mul, parseFixed as dec, subFixed as sub, type Fixed } from '../venue/decimal.js';
 
 export const INFO_ENDPOINT = 'POST /info';
 
+/** The info types about one address (they need a `user`). */
 export const INFO_TYPES = ['openOrders', 'frontendOpenOrders', 'clearinghouseState', 'spotClearinghouseState', 'userRole', 'userRateLimit', 'extraAgents'] as const;
-export type InfoType = (typeof INFO_TYPES)[number];
+export type InfoType = (typeof INFO_TYPES)[number] | MarketInfoType;
 
 /** The name an info answer carries for the profiles (profiles.ts): `POST /info clearinghouseState`. */
 export function infoAnswerName(type: InfoType): string {
@@ -70,6 +74,8 @@ export interface InfoRouteDeps {
   nowMs: () => number;
   /** Weights other than the published ones, by request type. */
   weights?: InfoWeightOverrides;
+  /** The tradable outcomes, for the market metadata (market-info.ts); none when absent. */
+  markets?: () => OutcomeMarket[];
 }
 
 /** The venue's refusal of a body it cannot read: 422 and plain text. */
@@ -92,6 +98,7 @@ export function infoRoutes(deps: InfoRouteDeps): Route[] {
 export function answerInfo(deps: InfoRouteDeps, body: unknown): SimResponse {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return infoRefusal();
   const { type, user: rawUser, dex: rawDex } = body as { type?: unknown; user?: unknown; dex?: unknown };
+  if (typeof type === 'string' && isMarketInfoType(type)) return marketInfo(deps, type, rawDex);
   if (typeof type !== 'string' || !(INFO_TYPES as readonly string[]).includes(type)) return infoRefusal();
   const user = typeof rawUser === 'string' ? normalizeAddress(rawUser) : undefined;
   if (user === undefined) return infoRefusal();
@@ -99,7 +106,7 @@ export function answerInfo(deps: InfoRouteDeps, body: unknown): SimResponse {
   // The dex asked for: '' (absent) is the first perp dex, with spot and outcomes.
   const dex = typeof rawDex === 'string' ? rawDex : '';
   const onDex = (o: { dex?: string }): boolean => (o.dex ?? '') === dex;
-  const t = type as InfoType;
+  const t = type as (typeof INFO_TYPES)[number];
   const named = (b: unknown): SimResponse => ({ ...ok(b), endpoint: infoAnswerName(t) });
   const { state } = deps;
   switch (t) {
@@ -130,6 +137,21 @@ export function answerInfo(deps: InfoRouteDeps, body: unknown): SimResponse {
           .filter((a) => a.name !== '')
           .map((a) => ({ name: a.name, address: a.address, ...(a.validUntilMs !== undefined ? { validUntil: a.validUntilMs } : {}) })),
       );
+  }
+}
+
+/** Market metadata: no `user`; `meta` takes an optional `dex` (a string). */
+function marketInfo(deps: InfoRouteDeps, type: MarketInfoType, rawDex: unknown): SimResponse {
+  if (rawDex !== undefined && rawDex !== null && typeof rawDex !== 'string') return infoRefusal();
+  const markets = deps.markets?.() ?? [];
+  const named = (b: unknown): SimResponse => ({ ...ok(b), endpoint: infoAnswerName(type) });
+  switch (type) {
+    case 'meta':
+      return named(metaAnswer(typeof rawDex === 'string' ? rawDex : ''));
+    case 'spotMeta':
+      return named(spotMetaAnswer(markets));
+    case 'outcomeMeta':
+      return named(outcomeMetaAnswer(markets));
   }
 }
 

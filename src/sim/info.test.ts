@@ -248,6 +248,42 @@ describe('POST /info: each type from the seeded state, in the venue format', () 
   });
 });
 
+describe('POST /info: market metadata for SDK clients (meta, spotMeta, outcomeMeta)', () => {
+  it('lists the perp universe, the spot tokens with one +<encoding> token per outcome side, and the outcomes with their sides\' tokens', async () => {
+    const sim = await start();
+    const markets = sim.catalog.tradableOutcomeIds();
+    expect(markets.length).toBeGreaterThan(0);
+    const first = markets[0] as string;
+    const hlId = Number(sim.catalog.outcome(first)?.hl_id);
+
+    const meta = await post(sim, '/info', { type: 'meta' });
+    expect(meta.status).toBe(200);
+    const m = meta.body as { universe: Array<{ name: string; szDecimals: number; maxLeverage: number; marginTableId: number }>; marginTables: Array<[number, unknown]>; collateralToken: number };
+    expect(m.universe.map((u) => u.name)).toEqual(['BTC', 'ETH']);
+    for (const u of m.universe) expect(m.marginTables.some(([id]) => id === u.marginTableId)).toBe(true);
+    expect(m.collateralToken).toBe(0);
+    expect((await post(sim, '/info', { type: 'meta', dex: 'xyz' })).body).toEqual({ universe: [], marginTables: [], collateralToken: 0 });
+
+    const spot = (await post(sim, '/info', { type: 'spotMeta' })).body as { universe: Array<{ tokens: number[]; name: string; index: number }>; tokens: Array<{ name: string; index: number; tokenId: string; szDecimals: number }> };
+    expect(spot.universe[0]).toMatchObject({ name: 'PURR/USDC', tokens: [1, 0], index: 0 });
+    const yes = spot.tokens.find((t) => t.name === `+${10 * hlId}`);
+    const no = spot.tokens.find((t) => t.name === `+${10 * hlId + 1}`);
+    expect(yes?.index).toBe(100_000_000 + 10 * hlId);
+    expect(no?.index).toBe(100_000_000 + 10 * hlId + 1);
+    for (const t of spot.tokens) expect(t.tokenId).toMatch(/^0x[0-9a-f]{32}$/);
+    expect(spot.tokens.filter((t) => t.name.startsWith('+'))).toHaveLength(2 * markets.length);
+
+    const outcomes = (await post(sim, '/info', { type: 'outcomeMeta' })).body as { outcomes: Array<{ outcome: number; name: string; sideSpecs: Array<{ name: string; token: number }> }>; questions: unknown[] };
+    const entry = outcomes.outcomes.find((o) => o.outcome === hlId);
+    expect(entry?.name).toBe(sim.catalog.outcome(first)?.title);
+    expect(entry?.sideSpecs.map((x) => x.token)).toEqual([100_000_000 + 10 * hlId, 100_000_000 + 10 * hlId + 1]);
+    expect(outcomes.outcomes).toHaveLength(markets.length);
+
+    // No user needed; a dex that is not a string is refused as unreadable.
+    expect(await post(sim, '/info', { type: 'meta', dex: 5 })).toMatchObject({ status: 422, text: 'Failed to deserialize the JSON body into the target type' });
+  });
+});
+
 describe('orders only the venue shows', () => {
   it('the scheduled cancel cancels them with the listed ones; the notification counts both', async () => {
     const clock = new FakeClock(T0);

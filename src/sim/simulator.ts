@@ -26,6 +26,7 @@ import { ServiceSwitch, type VenueOnlyRestStatus } from './services.js';
 import type { SimAccountSeed, VenueInfoState, VenueStateApi } from './types.js';
 import { demoAccountSeeds } from './venue/demo.js';
 import { VenueState } from './venue/index.js';
+import { outcomeMarkets } from './venue/assets.js';
 import { WsHub, type SimLogger } from './ws-server.js';
 
 export interface SimulatorOptions {
@@ -162,7 +163,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
         restingOrders: (outcomeId) => state.restingOrders(outcomeId),
         accountRef,
       }),
-      ...infoRoutes({ state, nowMs: () => clock.nowMs(), ...(opts.infoWeights ? { weights: opts.infoWeights } : {}) }),
+      ...infoRoutes({ state, nowMs: () => clock.nowMs(), markets: () => outcomeMarkets(catalog), ...(opts.infoWeights ? { weights: opts.infoWeights } : {}) }),
     ];
     const handler = createSimHttpHandler({
       clock,

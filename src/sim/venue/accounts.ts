@@ -14,6 +14,7 @@ import type {
   VenuePerpPosition,
   VenueSpotBalance,
 } from '../types.js';
+import { OUTCOME_ASSET_BASE, outcomeCoin as outcomeCoinName, outcomeIndex, outcomeTokenIndex } from './assets.js';
 import { addFixed as add, parseFixed as dec, formatFixed as fmt, isDecimal as isDecimalText, isPositiveFixed as isPositive, mulFixed as mul, subFixed as sub, cmpFixed as cmp } from '../../venue/decimal.js';
 
 const ORDER_TYPES = new Set(['limit', 'market', 'stop_limit', 'stop_market']);
@@ -382,16 +383,13 @@ export class AccountBook {
   // ---- internals ----
 
   /**
-   * An outcome side's coin and token on the venue **(assumed)**: HIP-4's encoding
-   * `10 * outcome + side`, the coin named `#<encoding>`, the token `100000000 + encoding` (the
-   * fixtures' `hl_asset_id`). An outcome with no chain id (test catalogs) is named by its id.
+   * An outcome side's coin and token index on the venue (assets.ts: coin `#<encoding>`, token index
+   * assumed to be the asset id). An outcome with no chain id (test catalogs) is named by its id.
    */
   private outcomeCoin(outcomeId: string, side: 0 | 1): { coin: string; token: number } {
-    const hlId = this.catalog.outcome(outcomeId)?.hl_id;
-    const n = hlId !== undefined && hlId !== null && /^\d+$/.test(hlId) ? Number(hlId) : undefined;
-    if (n === undefined) return { coin: `#${outcomeId}:${side}`, token: 100_000_000 };
-    const encoding = 10 * n + side;
-    return { coin: `#${encoding}`, token: 100_000_000 + encoding };
+    const n = outcomeIndex(this.catalog.outcome(outcomeId));
+    if (n === undefined) return { coin: `#${outcomeId}:${side}`, token: OUTCOME_ASSET_BASE };
+    return { coin: outcomeCoinName(n, side), token: outcomeTokenIndex(n, side) };
   }
 
   /** A service-listed (outcome) order as the venue shows it. */

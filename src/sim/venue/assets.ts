@@ -1,0 +1,115 @@
+/**
+ * HIP-4 outcome assets as the venue names them (VENUE.md, "HIP-4 outcomes"): an outcome side's
+ * encoding is `10 * outcome + side`, its asset id (what an `order` or `cancel` action names in `a`)
+ * `100_000_000 + encoding`, its spot coin `#<encoding>` (what `openOrders` lists) and its token
+ * `+<encoding>`. `outcome` is the simulator catalog's numeric outcome index (`Outcome.hl_id`).
+ *
+ * Every place in the simulator that needs an outcome asset id goes through `outcomeAssetId`; the
+ * catalog fixtures compute their display-only `hl_asset_id` on their own (catalog/fixtures.ts).
+ */
+import type { Outcome } from '../../venue/types.js';
+import type { Catalog } from '../types.js';
+import { decCanonical, isDecimal, parseFixed } from '../../venue/decimal.js';
+
+/** Where the outcome asset ids begin (perps < 10 000, spot 10 000 + index, HIP-3 100 000 + ...). */
+export const OUTCOME_ASSET_BASE = 100_000_000;
+
+export type OutcomeSideIndex = 0 | 1;
+
+/** `10 * outcome + side`. */
+export function outcomeEncoding(outcome: number, side: OutcomeSideIndex): number {
+  return 10 * outcome + side;
+}
+
+/** The venue's asset id of an outcome side: `100_000_000 + 10 * outcome + side`. */
+export function outcomeAssetId(outcome: number, side: OutcomeSideIndex): number {
+  return OUTCOME_ASSET_BASE + outcomeEncoding(outcome, side);
+}
+
+/** The outcome side an asset id names, or undefined when it is no outcome asset (or names side 2..9). */
+export function outcomeOfAssetId(asset: number): { outcome: number; side: OutcomeSideIndex } | undefined {
+  if (!Number.isSafeInteger(asset) || asset < OUTCOME_ASSET_BASE) return undefined;
+  const encoding = asset - OUTCOME_ASSET_BASE;
+  const side = encoding % 10;
+  if (side !== 0 && side !== 1) return undefined;
+  return { outcome: (encoding - side) / 10, side };
+}
+
+/** The spot coin of an outcome side, as `openOrders` and the book name it: `#<encoding>`. */
+export function outcomeCoin(outcome: number, side: OutcomeSideIndex): string {
+  return `#${outcomeEncoding(outcome, side)}`;
+}
+
+/** The token name of an outcome side: `+<encoding>`. */
+export function outcomeTokenName(outcome: number, side: OutcomeSideIndex): string {
+  return `+${outcomeEncoding(outcome, side)}`;
+}
+
+/**
+ * The token index of an outcome side in `spotMeta.tokens`, `spotClearinghouseState` balances and
+ * `outcomeMeta` side specs **(assumed)**: the venue does not publish how outcome tokens are
+ * indexed; the simulator uses the side's asset id, one number per side, clear of every other token.
+ */
+export function outcomeTokenIndex(outcome: number, side: OutcomeSideIndex): number {
+  return outcomeAssetId(outcome, side);
+}
+
+/** The numeric outcome index of a catalog outcome (`hl_id`), undefined until deployed. */
+export function outcomeIndex(o: Outcome | undefined): number | undefined {
+  const id = o?.hl_id;
+  return typeof id === 'string' && /^\d+$/.test(id) && Number.isSafeInteger(Number(id)) ? Number(id) : undefined;
+}
+
+/** One deployed, tradable outcome as the venue's metadata shows it. */
+export interface OutcomeMarket {
+  /** The catalog's id (the service's `outcome_id`). */
+  outcomeId: string;
+  /** The venue's outcome index. */
+  outcome: number;
+  name: string;
+  description: string;
+  /** Side 0's name, then side 1's. */
+  sideNames: [string, string];
+  /** Size decimals: sizes are multiples of `lotSize` (10^-szDecimals). */
+  szDecimals: number;
+  /** The catalog's trading rules (decimal strings): price step, size step, minimum order value in USDC. */
+  tickSize: string;
+  lotSize: string;
+  minNotional: string;
+}
+
+/** Defaults for an outcome whose catalog entry names no trading rules (test catalogs) **(assumed)**. */
+const DEFAULT_TRADING = { tick_size: '0.0001', lot_size: '1', min_notional: '10' } as const;
+
+/** The catalog's tradable outcomes (active and deployed), as the venue lists them, by outcome index. */
+export function outcomeMarkets(catalog: Catalog): OutcomeMarket[] {
+  const out: OutcomeMarket[] = [];
+  for (const id of catalog.tradableOutcomeIds()) {
+    const o = catalog.outcome(id);
+    const outcome = outcomeIndex(o);
+    if (o === undefined || outcome === undefined) continue;
+    const label = (side: OutcomeSideIndex, fallback: string): string => o.sides?.find((s) => s.side === side)?.label ?? fallback;
+    const t = o.trading;
+    const lotSize = isDecimal(t?.lot_size) ? t.lot_size : DEFAULT_TRADING.lot_size;
+    out.push({
+      outcomeId: id,
+      outcome,
+      name: o.title ?? id,
+      description: o.hl_rules ?? '',
+      sideNames: [label(0, 'Yes'), label(1, 'No')],
+      szDecimals: parseFixed(decCanonical(lotSize)).scale,
+      tickSize: isDecimal(t?.tick_size) ? t.tick_size : DEFAULT_TRADING.tick_size,
+      lotSize,
+      minNotional: isDecimal(t?.min_notional) ? t.min_notional : DEFAULT_TRADING.min_notional,
+    });
+  }
+  return out.sort((a, b) => a.outcome - b.outcome);
+}
+
+/** The tradable outcome side an asset id names, or undefined (unknown, not deployed, not active). */
+export function tradableOutcomeSide(catalog: Catalog, asset: number): { market: OutcomeMarket; side: OutcomeSideIndex } | undefined {
+  const named = outcomeOfAssetId(asset);
+  if (named === undefined) return undefined;
+  const market = outcomeMarkets(catalog).find((m) => m.outcome === named.outcome);
+  return market === undefined ? undefined : { market, side: named.side };
+}
