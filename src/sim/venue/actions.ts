@@ -7,7 +7,7 @@
  */
 import type { Network, Signature, VenueChain } from '../../venue/types.js';
 import { badRequest, normalizeAddress, type SimResponse } from '../http-util.js';
-import { chainName } from '../../venue/signing/user-signed.js';
+import { chainName, type ChainField } from '../../venue/signing/user-signed.js';
 
 interface Common {
   /** The action exactly as it arrived: its key order and values are what was hashed. */
@@ -27,7 +27,7 @@ export interface ScheduleCancelBody extends Common {
 export interface ApproveAgentBody extends Common {
   kind: 'approveAgent';
   /** The name the network field travelled under (`venueChain`, or the venue SDKs' `hyperliquidChain`). */
-  chainField: string;
+  chainField: ChainField;
   agentAddress: string;
   /** As signed: "" when absent (the unnamed agent), possibly with a ` valid_until <ms>` suffix. */
   agentName: string;
@@ -35,7 +35,7 @@ export interface ApproveAgentBody extends Common {
 
 export interface ApproveBuilderFeeBody extends Common {
   kind: 'approveBuilderFee';
-  chainField: string;
+  chainField: ChainField;
   maxFeeRate: string;
   builder: string;
 }
@@ -164,8 +164,8 @@ export function parseActionBody(body: unknown, via: 'rest' | 'exchange', network
  * The network field: the spec names it `venueChain`; the venue's own SDKs send `hyperliquidChain`.
  * Either is accepted (the signature covers whichever name was sent); it must match this venue.
  */
-function checkChain(action: Record<string, unknown>, network: Network, type: string): { chainField: string } | { error: SimResponse; type?: string } {
-  const chainField = 'venueChain' in action || !('hyperliquidChain' in action) ? 'venueChain' : 'hyperliquidChain';
+function checkChain(action: Record<string, unknown>, network: Network, type: string): { chainField: ChainField } | { error: SimResponse; type?: string } {
+  const chainField: ChainField = 'venueChain' in action || !('hyperliquidChain' in action) ? 'venueChain' : 'hyperliquidChain';
   const field = `action.${chainField}`;
   const value = action[chainField];
   if (value === undefined) return fail(field, 'required', `${field} is required`, type) as { error: SimResponse };

@@ -176,7 +176,7 @@ describe('approveAgent', () => {
   it('a body signed for Mainnet is refused by a testnet venue with a field violation', async () => {
     const h = harness();
     const r = await h.venue.handleAction(await approveAgentBody(MASTER, { agent: AGENT_A.address, name: 'k', nonce: h.nonce(), chain: 'Mainnet' }), 'exchange');
-    expect(r).toMatchObject({ kind: 'http', status: 400, body: { error: { code: 400, status: 'INVALID_ARGUMENT', details: [{ type: 'field_violation', field: 'action.venueChain', reason: 'wrong_network' }] } } });
+    expect(r).toMatchObject({ kind: 'http', status: 400, body: { error: { code: 400, status: 'INVALID_ARGUMENT', details: [{ type: 'field_violation', field: 'action.hyperliquidChain', reason: 'wrong_network' }] } } });
   });
 
   it('is refused on the REST schedule-cancel path', async () => {
