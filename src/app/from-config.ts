@@ -54,6 +54,7 @@ export function toAppConfig(config: Config, env: Readonly<Record<string, string 
     },
     keeper: {
       network: v.network,
+      chainField: v.chainField,
       accounts,
       watch: {
         ordersEveryMs: config.watch.ordersEverySeconds * 1000,

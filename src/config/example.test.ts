@@ -34,7 +34,7 @@ describe('config/dms-keeper.example.yaml', () => {
   it('loads against the simulator with the four demo accounts', async () => {
     const creds = await demoCredentials();
     const c = await loadConfig({ path: EXAMPLE, env: { CREDENTIALS_DIRECTORY: creds } });
-    expect(c.venue).toEqual({ simulator: true, network: 'testnet', requestTimeoutMs: 5000 });
+    expect(c.venue).toEqual({ simulator: true, network: 'testnet', requestTimeoutMs: 5000, chainField: 'hyperliquidChain' });
     expect(c.accounts.map((a) => a.name)).toEqual(['mm-main', 'mm-sub', 'arb-desk', 'small-desk']);
     expect(c.accounts.map((a) => a.masterKey?.kind === 'file' && a.masterKey.path)).toEqual([
       join(creds, 'alice.master'),

@@ -17,6 +17,7 @@ describe('defaults', () => {
       exchangeUrl: 'https://api.hyperliquid-testnet.xyz',
       wsUrl: 'wss://api.hyperliquid-testnet.xyz',
       requestTimeoutMs: 5000,
+      chainField: 'hyperliquidChain',
     });
     const sw = { deadlineSeconds: 60, rearmEverySeconds: 15, minHorizonSeconds: 20, armWhen: 'always', onShutdown: 'keep', path: 'rest' };
     expect(c.switch).toEqual(sw);
@@ -68,7 +69,7 @@ describe('defaults', () => {
 
   it('simulator: no URL needed, none defaulted; given ones are kept', async () => {
     const c = await parse('venue: { simulator: true }\naccounts: [{ name: a, address: "0x00000000000000000000000000000000000000a1", master_key: { env: K1 } }]');
-    expect(c.venue).toEqual({ simulator: true, network: 'testnet', requestTimeoutMs: 5000 });
+    expect(c.venue).toEqual({ simulator: true, network: 'testnet', requestTimeoutMs: 5000, chainField: 'hyperliquidChain' });
   });
 
   it('returns a frozen config', async () => {

@@ -645,7 +645,7 @@ function toLiveness(l: NonNullable<RawAccount['liveness']>, token: KeySource | u
 }
 
 function toVenue(v: z.output<typeof SECTION_SCHEMAS.venue>, urls: ResolvedUrls): VenueConfig {
-  const common = { network: v.network, requestTimeoutMs: v.request_timeout_ms };
+  const common = { network: v.network, requestTimeoutMs: v.request_timeout_ms, chainField: v.chain_field };
   if (!v.simulator) {
     // venueProblems guarantees the exchange and ws URLs in production (defaulted), and base_url
     // unless watch.source is venue (then every arm goes through the exchange endpoint).

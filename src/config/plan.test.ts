@@ -47,6 +47,18 @@ describe('buildPlan', () => {
     ]);
   });
 
+  it("prints the network field's name approvals are signed under: the venue's by default, the spec's dialect only by venue.chain_field, warned", async () => {
+    const plan = buildPlan(await parse(KNOWN));
+    expect(plan.venue).toEqual({ network: 'testnet', chainField: 'hyperliquidChain' });
+    expect(formatPlan(plan)).toContain('approvals (approveAgent, approveBuilderFee) carry and sign the network as hyperliquidChain');
+    expect(plan.warnings.some((w) => w.includes('chain_field'))).toBe(false);
+    const dialect = buildPlan(await parse(KNOWN.replace('venue: { base_url: "https://svc.example.com" }', 'venue: { base_url: "https://svc.example.com", chain_field: venueChain }')));
+    expect(dialect.venue.chainField).toBe('venueChain');
+    expect(formatPlan(dialect)).toContain("carry and sign the network as venueChain (the spec's dialect");
+    expect(dialect.warnings.some((w) => w.includes("venue.chain_field is venueChain") && w.includes('refuses'))).toBe(true);
+    await expect(parse(KNOWN.replace('venue: { base_url: "https://svc.example.com" }', 'venue: { base_url: "https://svc.example.com", chain_field: chain }'))).rejects.toThrow(/chain_field/);
+  });
+
   it('counts only the accounts of this shard', async () => {
     const config = await parse(KNOWN + 'shard: { index: 1, count: 2 }\n');
     const plan = buildPlan(config);
@@ -87,7 +99,7 @@ describe('buildPlan', () => {
     const agentFile = { kind: 'file' as const, path: '/creds/shared.agent', yamlPath: 'x' };
     const plan = buildPlan({
       ...base,
-      venue: { simulator: true, network: 'testnet', requestTimeoutMs: 5000, baseUrl: 'https://x.example' },
+      venue: { simulator: true, network: 'testnet', requestTimeoutMs: 5000, chainField: 'hyperliquidChain', baseUrl: 'https://x.example' },
       accounts: [
         { ...accounts[0]!, agent: { ...accounts[0]!.agent, key: agentFile } },
         { ...accounts[1]!, agent: { ...accounts[1]!.agent, key: agentFile } },

@@ -11,6 +11,8 @@ import { RETRIES_BEFORE_MIN_HORIZON, retrySlotSeconds } from './schema.js';
 import { accountsCovered } from './shard.js';
 import { switchInMs, type AccountConfig, type Config, type RateLimit, type SwitchConfig } from './types.js';
 import { VENUE_FACTS } from '../venue/facts.js';
+import { VENUE_CHAIN_FIELD, type ChainField } from '../venue/signing/user-signed.js';
+import type { Network } from '../venue/types.js';
 import { accountChecksWeightPerSecond, ADDRESS_BUDGET_READ_EVERY_MS, AGENT_CHECK_EVERY_MS, keeperReadDemand, MAX_READ_STRETCH, readWeightsOf, venueReadWeights, type PlanReadWeights } from '../plan/read-plan.js';
 
 /**
@@ -75,6 +77,8 @@ export interface BudgetUse {
 }
 
 export interface Plan {
+  /** The venue's network and the network field's name in approvals (`venue.chain_field`): what the keeper signs. */
+  venue: { network: Network; chainField: ChainField };
   shard: { index: number; count: number; replication: number; fleet?: { instance: string; leaseSeconds: number } };
   accountsTotal: number;
   accounts: PlanAccount[];
@@ -226,6 +230,7 @@ function buildPlanWith(config: Config): Plan {
   const global = use((limits.global ?? 0) * 60, arms + reads);
   const exchange = use((limits.exchange ?? 0) * 60, steady.armsByScope.exchange * 60 + fits(demand.exchangeWeightPerSecond * 60));
   return {
+    venue: { network: config.venue.network, chainField: config.venue.chainField },
     shard: { index: config.shard.index, count: config.shard.count, replication: config.shard.replication, ...(config.shard.fleet ? { fleet: { instance: config.shard.fleet.instance, leaseSeconds: config.shard.fleet.leaseSeconds } } : {}) },
     accountsTotal: config.accounts.length,
     accounts,
@@ -369,6 +374,12 @@ function planWarnings(config: Config, mine: AccountConfig[], accounts: PlanAccou
   if (!isLoopbackHost(config.server.host)) {
     w.push(`server.listen ${config.server.listen} is not loopback: /status and / have no authentication; expose only /metrics, behind a firewall`);
   }
+  if (config.venue.chainField !== VENUE_CHAIN_FIELD) {
+    w.push(
+      `venue.chain_field is ${config.venue.chainField}: approvals name the network the way the outcome service's spec does; ` +
+        `the venue's own exchange endpoint refuses them (it signs and reads ${VENUE_CHAIN_FIELD}): use it only for a service that speaks that dialect`,
+    );
+  }
   if (config.venue.simulator && (config.venue.baseUrl ?? config.venue.exchangeUrl ?? config.venue.wsUrl) !== undefined) {
     w.push("venue.simulator is true: base_url, exchange_url and ws_url are ignored; the embedded simulator's URLs are used");
   }
@@ -391,6 +402,11 @@ export function formatPlan(plan: Plan): string {
         (plan.shard.replication > 1 ? ` (replication ${plan.shard.replication}: shard ${plan.shard.index}'s and shard ${(plan.shard.index - 1 + plan.shard.count) % plan.shard.count}'s, each also armed by one other instance).` : '.'),
     );
   }
+  const { network, chainField } = plan.venue;
+  lines.push(
+    `Venue ${network}: approvals (approveAgent, approveBuilderFee) carry and sign the network as ${chainField}` +
+      (chainField === VENUE_CHAIN_FIELD ? " (the venue's own name; venue.chain_field)." : " (the spec's dialect, venue.chain_field; the venue itself refuses it)."),
+  );
   if (plan.accounts.length > 0) {
     const header = ['account', 'address', 'rearm', 'effective', 'deadline', 'min horizon', 'priority', 'verdict', 'retries', 'path', 'arm when', 'on shutdown', 'arms/min', 'reads/min'];
     const rows = plan.accounts.map((a) => [

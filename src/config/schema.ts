@@ -1,3 +1,4 @@
+import { CHAIN_FIELDS, VENUE_CHAIN_FIELD } from '../venue/signing/user-signed.js';
 import { z } from 'zod';
 import { VENUE_FACTS } from '../venue/facts.js';
 
@@ -44,7 +45,7 @@ export const DEFAULT_STATE_DIR = './state';
 
 /** Every default of DESIGN.md section 2, in one place (the schema below reads from here). */
 export const CONFIG_DEFAULTS = {
-  venue: { simulator: false, network: 'testnet', request_timeout_ms: 5000 },
+  venue: { simulator: false, network: 'testnet', request_timeout_ms: 5000, chain_field: VENUE_CHAIN_FIELD },
   switch: {
     deadline_seconds: 60,
     rearm_every_seconds: 15,
@@ -159,6 +160,7 @@ export const VenueSchema = z.strictObject({
   exchange_url: z.string().min(1).optional(),
   ws_url: z.string().min(1).optional(),
   request_timeout_ms: z.int().min(100).default(D.venue.request_timeout_ms),
+  chain_field: z.enum(CHAIN_FIELDS).default(D.venue.chain_field),
 });
 
 const switchFields = {

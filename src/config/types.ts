@@ -1,3 +1,4 @@
+import type { ChainField } from '../venue/signing/user-signed.js';
 import type { PathPolicy } from '../plan/cadence.js';
 import type { InfoWeights } from '../venue/info.js';
 import type { KeySource } from './secret.js';
@@ -40,6 +41,8 @@ export function switchInMs(sw: SwitchConfig): { deadlineMs: number; rearmEveryMs
 interface VenueCommon {
   network: Network;
   requestTimeoutMs: number;
+  /** The network field's name in user-signed actions (`venue.chain_field`; venue/signing/user-signed.ts). */
+  chainField: ChainField;
 }
 
 /** Production: every URL is known (exchange/ws default from the network), https/wss or loopback. */

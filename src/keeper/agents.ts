@@ -1,3 +1,4 @@
+import type { ChainField } from '../venue/signing/user-signed.js';
 import { DAY_MS, type Clock } from '../sched/clock.js';
 import type { VenueClock } from '../sched/venue-clock.js';
 import type { AgentStore } from '../state/agent-store.js';
@@ -22,6 +23,8 @@ export interface AgentLifecycleDeps {
   /** The secp256k1 implementation signers use (venue/signing/curve.ts); absent: viem's. */
   curve?: SigningCurve;
   network: () => Network;
+  /** `venue.chain_field`; absent: the venue's own name. */
+  chainField?: () => ChainField | undefined;
   /** `watch.source: service_then_venue`: accounts resolve by the venue's userRole while the service fails. */
   resolveFallbackToVenue?: () => boolean;
   hasAccount: (name: string) => boolean;
@@ -76,6 +79,7 @@ export class AgentLifecycle {
       const p = await provisionAccount(m.spec, {
         venue: deps.venue,
         network: this.deps.network(),
+        chainField: this.deps.chainField?.(),
         clock: deps.venueClock,
         nonces: this.deps.nonces,
         store: deps.agentStore,

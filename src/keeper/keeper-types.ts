@@ -2,6 +2,7 @@
  * The keeper's contract with its composition root and its parts: options, dependencies, the
  * per-account record, and the shapes of /status.
  */
+import type { ChainField } from '../venue/signing/user-signed.js';
 import type { Logger } from 'pino';
 import type { KeeperMetrics } from '../obs/metrics.js';
 import type { Clock, TimerHandle } from '../sched/clock.js';
@@ -56,6 +57,8 @@ export interface KeeperAccountSpec extends ProvisionSpec {
 
 export interface KeeperOptions {
   network: Network;
+  /** The network field's name in approvals (`venue.chain_field`); absent: the venue's own. */
+  chainField?: ChainField;
   accounts: KeeperAccountSpec[];
   /**
    * `source`: where orders and positions are read (watcher.ts WatchSourceMode; absent: `service`).

@@ -90,6 +90,7 @@ export class Keeper {
       ...deps,
       nonces: this.nonces,
       network: () => this.options.network,
+      chainField: () => this.options.chainField,
       resolveFallbackToVenue: () => this.options.watch.source === 'service_then_venue',
       hasAccount: (name) => this.accounts.has(name),
       accepting: () => this.state !== 'stopping' && this.state !== 'stopped',

@@ -1,3 +1,4 @@
+import type { ChainField } from '../venue/signing/user-signed.js';
 import type { VenuePort } from '../venue/port.js';
 import { ADDRESS_RE } from '../venue/address.js';
 import { generatePrivateKey } from 'viem/accounts';
@@ -72,6 +73,8 @@ export class ProvisionError extends Error {
 export interface ProvisionDeps {
   venue: ProvisionVenue;
   network: Network;
+  /** The network field's name in approvals (`venue.chain_field`); absent: the venue's own. */
+  chainField?: ChainField | undefined;
   /** Venue time. */
   clock: Clock;
   nonces: NonceSource;
@@ -233,7 +236,7 @@ export async function provisionAccount(
   if (spec.builderFee && spec.masterKey && source !== 'stored') {
     await withMaster(spec, where.masterAddress, deps.curve, async (master) => {
       const nonce = deps.nonces.next(master.address);
-      const body = await buildApproveBuilderFee({ signer: master, network: deps.network, nonce, builder: spec.builderFee!.builder, maxFeeRate: spec.builderFee!.maxFeeRate });
+      const body = await buildApproveBuilderFee({ signer: master, network: deps.network, ...chainFieldOf(deps), nonce, builder: spec.builderFee!.builder, maxFeeRate: spec.builderFee!.maxFeeRate });
       try {
         await deps.venue.approve(body, { signer: master.address });
       } catch (e) {
@@ -278,6 +281,7 @@ async function approveNewAgent(
       const body = await buildApproveAgent({
         signer: master,
         network: deps.network,
+        ...chainFieldOf(deps),
         nonce,
         agentAddress: agent.address,
         agentName: agentNameWithExpiry(spec.agentName, validUntilMs),
@@ -313,4 +317,9 @@ async function approveNewAgent(
     return { agent, validUntilMs, saveProblem: `agent approved but not saved, a restart will approve another: ${(e as Error).message}`, saveReason };
   }
   return { agent, validUntilMs };
+}
+
+/** The builders' `chainField` argument, present only when configured (exactOptionalPropertyTypes). */
+function chainFieldOf(deps: Pick<ProvisionDeps, 'chainField'>): { chainField?: ChainField } {
+  return deps.chainField !== undefined ? { chainField: deps.chainField } : {};
 }

@@ -97,7 +97,7 @@ describe('buildScheduleCancel', () => {
 });
 
 describe('buildApproveAgent', () => {
-  it('carries the spec fields, signs venueChain, action nonce == body nonce, recovers to the master', async () => {
+  it("carries the venue's fields in its clients' order, signs hyperliquidChain, action nonce == body nonce, recovers to the master", async () => {
     const body = await buildApproveAgent({
       signer: master,
       network: 'mainnet',
@@ -107,27 +107,35 @@ describe('buildApproveAgent', () => {
     });
     expect(body.action).toEqual({
       type: 'approveAgent',
-      venueChain: 'Mainnet',
       signatureChainId: '0x66eee',
-      nonce: 1687816341423,
+      hyperliquidChain: 'Mainnet',
       agentAddress: '0x1d9470d4b963f552e6f671a81619d395877bf409',
       agentName: 'dms-keeper',
+      nonce: 1687816341423,
     });
+    expect(Object.keys(body.action)).toEqual(['type', 'signatureChainId', 'hyperliquidChain', 'agentAddress', 'agentName', 'nonce']);
     expect(body.nonce).toBe(body.action.nonce);
     expect(Object.keys(body)).toEqual(['action', 'nonce', 'signature']);
     const posted = JSON.parse(toJson(body)) as { action: Record<string, unknown>; signature: typeof body.signature };
-    expect(await recoverUserSigner('approveAgent', posted.action, posted.signature)).toBe(K1_ADDRESS);
-    // it was signed under the spec's field name, not the SDK's
-    const { venueChain: _vc, ...withoutSpecName } = posted.action;
-    expect(
-      await recoverUserSigner('approveAgent', { ...withoutSpecName, hyperliquidChain: 'Mainnet' }, posted.signature, { chainField: 'hyperliquidChain' }),
-    ).not.toBe(K1_ADDRESS);
+    expect(await recoverUserSigner('approveAgent', posted.action, posted.signature, { chainField: 'hyperliquidChain' })).toBe(K1_ADDRESS);
+    // signed under the venue's field name: read under the spec's, it recovers to someone else
+    const { hyperliquidChain: _hc, ...withoutVenueName } = posted.action;
+    expect(await recoverUserSigner('approveAgent', { ...withoutVenueName, venueChain: 'Mainnet' }, posted.signature, { chainField: 'venueChain' })).not.toBe(K1_ADDRESS);
+  });
+
+  it('venue.chain_field venueChain: the spec dialect, sent and signed under that name only', async () => {
+    const body = await buildApproveAgent({ signer: master, network: 'testnet', nonce: 9, agentAddress: agent.address, agentName: 'x', chainField: 'venueChain' });
+    expect(Object.keys(body.action)).toEqual(['type', 'signatureChainId', 'venueChain', 'agentAddress', 'agentName', 'nonce']);
+    expect(await recoverUserSigner('approveAgent', { ...body.action }, body.signature, { chainField: 'venueChain' })).toBe(K1_ADDRESS);
+    const fee = await buildApproveBuilderFee({ signer: master, network: 'testnet', nonce: 10, builder: agent.address, maxFeeRate: '0.01%', chainField: 'venueChain' });
+    expect(fee.action).toMatchObject({ venueChain: 'Testnet' });
+    expect('hyperliquidChain' in fee.action).toBe(false);
   });
 
   it('without a name: the key is absent, signed as "" (the unnamed agent)', async () => {
     const body = await buildApproveAgent({ signer: master, network: 'testnet', nonce: 7, agentAddress: agent.address });
     expect('agentName' in body.action).toBe(false);
-    expect(body.action.venueChain).toBe('Testnet');
+    expect(body.action.hyperliquidChain).toBe('Testnet');
     expect(await recoverUserSigner('approveAgent', { ...body.action }, body.signature)).toBe(K1_ADDRESS);
     expect(await recoverUserSigner('approveAgent', { ...body.action, agentName: '' }, body.signature)).toBe(K1_ADDRESS);
     expect(await recoverUserSigner('approveAgent', { ...body.action, agentName: 'x' }, body.signature)).not.toBe(K1_ADDRESS);
@@ -142,7 +150,7 @@ describe('buildApproveAgent', () => {
 });
 
 describe('buildApproveBuilderFee', () => {
-  it('carries the spec fields and recovers to the master', async () => {
+  it("carries the venue's fields in its clients' order and recovers to the master", async () => {
     const body = await buildApproveBuilderFee({
       signer: master,
       network: 'mainnet',
@@ -152,12 +160,13 @@ describe('buildApproveBuilderFee', () => {
     });
     expect(body.action).toEqual({
       type: 'approveBuilderFee',
-      venueChain: 'Mainnet',
       signatureChainId: '0x66eee',
-      nonce: 1687816341423,
+      hyperliquidChain: 'Mainnet',
       maxFeeRate: '0.001%',
       builder: '0x1d9470d4b963f552e6f671a81619d395877bf409',
+      nonce: 1687816341423,
     });
+    expect(Object.keys(body.action)).toEqual(['type', 'signatureChainId', 'hyperliquidChain', 'maxFeeRate', 'builder', 'nonce']);
     expect(body.nonce).toBe(body.action.nonce);
     expect(await recoverUserSigner('approveBuilderFee', { ...body.action }, body.signature)).toBe(K1_ADDRESS);
     expect(await recoverUserSigner('approveBuilderFee', { ...body.action, maxFeeRate: '0.01%' }, body.signature)).not.toBe(K1_ADDRESS);

@@ -1,10 +1,11 @@
 import { ADDRESS_RE } from './address.js';
 import { VENUE_FACTS } from './facts.js';
 import type { Signer } from './signing/signer.js';
-import { chainName } from './signing/user-signed.js';
+import { chainName, VENUE_CHAIN_FIELD, type ChainField } from './signing/user-signed.js';
 import type {
   Address,
   ApproveAgentAction,
+  ChainNamed,
   ApproveBuilderFeeAction,
   Network,
   ScheduleCancelAction,
@@ -86,26 +87,42 @@ export interface BuildApproveAgentArgs {
   agentAddress: string;
   /** Absent means the account's single unnamed agent (signed as ""). May end in ` valid_until <ms>`. */
   agentName?: string;
+  /** The network field's name; default the venue's (signing/user-signed.ts, CHAIN_FIELDS). */
+  chainField?: ChainField;
 }
 
+/** The network field under its chosen name, placed where the venue's clients place it. */
+function chainNamed(network: Network, chainField: ChainField | undefined): ChainNamed {
+  const chain = chainName(network);
+  return (chainField ?? VENUE_CHAIN_FIELD) === 'venueChain' ? { venueChain: chain } : { hyperliquidChain: chain };
+}
+
+/**
+ * `{type, signatureChainId, hyperliquidChain, agentAddress, agentName?, nonce}`: the venue's own
+ * clients' fields and order (the JSON order is not hashed for a user-signed action, but what we
+ * post should read as what the venue's clients post). An unnamed agent omits `agentName`, as the
+ * official Python SDK does (`@nktkas/hyperliquid` sends `null`; both are signed as "").
+ */
 export async function buildApproveAgent(args: BuildApproveAgentArgs): Promise<SignedRequest<ApproveAgentAction>> {
   const nonce = nonNegativeInt('nonce', args.nonce);
-  const action: ApproveAgentAction = {
-    type: 'approveAgent',
-    venueChain: chainName(args.network),
-    signatureChainId: VENUE_FACTS.userSignedChainId,
-    nonce,
-    agentAddress: address('agentAddress', args.agentAddress),
-  };
+  let agentName: string | undefined;
   if (args.agentName !== undefined) {
     const base = args.agentName.split(VALID_UNTIL)[0] ?? '';
     if (base.length > VENUE_FACTS.agentNameMaxChars) {
       throw new RangeError(`agentName must be at most ${VENUE_FACTS.agentNameMaxChars} characters before the valid_until suffix`);
     }
-    action.agentName = args.agentName;
+    agentName = args.agentName;
   }
-  // The spec's field name (venueChain) is what is sent, so it is what is signed.
-  const signature = await args.signer.signUserAction('approveAgent', { ...action });
+  const action: ApproveAgentAction = {
+    type: 'approveAgent',
+    signatureChainId: VENUE_FACTS.userSignedChainId,
+    ...chainNamed(args.network, args.chainField),
+    agentAddress: address('agentAddress', args.agentAddress),
+    ...(agentName !== undefined ? { agentName } : {}),
+    nonce,
+  };
+  // What is sent is what is signed: the network field under the same name in both.
+  const signature = await args.signer.signUserAction('approveAgent', { ...action }, { chainField: args.chainField ?? VENUE_CHAIN_FIELD });
   return { action, nonce, signature };
 }
 
@@ -117,19 +134,22 @@ export interface BuildApproveBuilderFeeArgs {
   builder: string;
   /** A percent string such as `"0.001%"`. */
   maxFeeRate: string;
+  /** The network field's name; default the venue's (signing/user-signed.ts, CHAIN_FIELDS). */
+  chainField?: ChainField;
 }
 
+/** `{type, signatureChainId, hyperliquidChain, maxFeeRate, builder, nonce}`, as the venue's clients post it. */
 export async function buildApproveBuilderFee(args: BuildApproveBuilderFeeArgs): Promise<SignedRequest<ApproveBuilderFeeAction>> {
   const nonce = nonNegativeInt('nonce', args.nonce);
   if (!FEE_RATE_RE.test(args.maxFeeRate)) throw new TypeError('maxFeeRate must be a decimal followed by %, e.g. "0.001%"');
   const action: ApproveBuilderFeeAction = {
     type: 'approveBuilderFee',
-    venueChain: chainName(args.network),
     signatureChainId: VENUE_FACTS.userSignedChainId,
-    nonce,
+    ...chainNamed(args.network, args.chainField),
     maxFeeRate: args.maxFeeRate,
     builder: address('builder', args.builder),
+    nonce,
   };
-  const signature = await args.signer.signUserAction('approveBuilderFee', { ...action });
+  const signature = await args.signer.signUserAction('approveBuilderFee', { ...action }, { chainField: args.chainField ?? VENUE_CHAIN_FIELD });
   return { action, nonce, signature };
 }

@@ -58,8 +58,8 @@ describe('ExchangeClient.post', () => {
     await h.exchange.post(await buildApproveAgent({ signer: master, network: 'testnet', nonce: 1, agentAddress: agentSigner.address, agentName: 'dms-keeper' }));
     await h.exchange.post(await buildApproveBuilderFee({ signer: master, network: 'testnet', nonce: 2, builder: agentSigner.address, maxFeeRate: '0.001%' }));
     expect(h.seen.map((o) => o.endpoint)).toEqual(['exchange:approveAgent', 'exchange:approveBuilderFee']);
-    const bodies = (h.agent.getCallHistory()?.calls() ?? []).map((c) => JSON.parse(String(c.body)) as { action: { type: string; venueChain: string } });
-    expect(bodies.map((b) => [b.action.type, b.action.venueChain])).toEqual([
+    const bodies = (h.agent.getCallHistory()?.calls() ?? []).map((c) => JSON.parse(String(c.body)) as { action: { type: string; hyperliquidChain: string } });
+    expect(bodies.map((b) => [b.action.type, b.action.hyperliquidChain])).toEqual([
       ['approveAgent', 'Testnet'],
       ['approveBuilderFee', 'Testnet'],
     ]);

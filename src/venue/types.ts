@@ -392,23 +392,24 @@ export interface ScheduleCancelAction {
   time?: bigint;
 }
 
-export interface ApproveAgentAction {
-  type: 'approveAgent';
-  venueChain: VenueChain;
-  signatureChainId: `0x${string}`;
-  nonce: number;
+/**
+ * The network of a user-signed action, under the name `venue.chain_field` chose
+ * (signing/user-signed.ts, CHAIN_FIELDS): exactly one of the two keys is present.
+ */
+export type ChainNamed = { hyperliquidChain: VenueChain; venueChain?: never } | { venueChain: VenueChain; hyperliquidChain?: never };
+
+/** Keys in the order the venue's own clients post them: type, signatureChainId, the network, the fields, nonce. */
+export type ApproveAgentAction = { type: 'approveAgent'; signatureChainId: `0x${string}` } & ChainNamed & {
   agentAddress: Address;
   agentName?: string;
-}
-
-export interface ApproveBuilderFeeAction {
-  type: 'approveBuilderFee';
-  venueChain: VenueChain;
-  signatureChainId: `0x${string}`;
   nonce: number;
+};
+
+export type ApproveBuilderFeeAction = { type: 'approveBuilderFee'; signatureChainId: `0x${string}` } & ChainNamed & {
   maxFeeRate: string;
   builder: Address;
-}
+  nonce: number;
+};
 
 /** The body POSTed to `{exchange_url}/exchange` (and, for scheduleCancel, the REST trading path). */
 export interface SignedRequest<A> {

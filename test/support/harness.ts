@@ -24,7 +24,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createLogger } from '../../src/app/app.js';
-import { Agent } from 'undici';
+import { Agent, type Dispatcher } from 'undici';
 import { Keeper, type KeeperAccountSpec, type KeeperDeps, type KeeperOptions } from '../../src/keeper/keeper.js';
 import { createMetrics } from '../../src/obs/metrics.js';
 import { reportBudgetLimits } from '../../src/obs/budget-limits.js';
@@ -203,6 +203,8 @@ export async function startHarness(opts: {
   stateReadDelayMs?: number;
   /** The bots' health probes (liveness.probe); absent: every probe fails as `error`. */
   probe?: KeeperDeps['probe'];
+  /** Wraps the keeper's dispatcher (an undici interceptor, e.g. to keep every body it sends); the carrier is unchanged. */
+  wrapDispatcher?: (dispatcher: Dispatcher) => Dispatcher;
 }): Promise<Harness> {
   const inProcess = (opts.transport ?? 'in-process') === 'in-process';
   /** Requests in the keeper's transport, and state-file reads and writes not yet handed back. */
@@ -305,7 +307,7 @@ export async function startHarness(opts: {
     }
   }
   const transport = new TrackedTransport({
-    dispatcher,
+    dispatcher: opts.wrapDispatcher ? opts.wrapDispatcher(dispatcher) : dispatcher,
     clock,
     requestTimeoutMs: opts.requestTimeoutMs ?? 5_000,
     onResponse: (o) => metrics.venueRequests.inc({ endpoint: o.endpoint, code: String(o.status) }),

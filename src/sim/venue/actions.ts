@@ -9,7 +9,7 @@
  */
 import type { Network, Signature, VenueChain } from '../../venue/types.js';
 import { badRequest, normalizeAddress, type SimResponse } from '../http-util.js';
-import { chainName } from '../../venue/signing/user-signed.js';
+import { chainName, type ChainField } from '../../venue/signing/user-signed.js';
 import { VENUE_TEXTS } from './texts.js';
 
 interface Common {
@@ -30,7 +30,7 @@ export interface ScheduleCancelBody extends Common {
 export interface ApproveAgentBody extends Common {
   kind: 'approveAgent';
   /** The name the network field travelled under (the venue's `hyperliquidChain`; `venueChain` under `spec_dialect`). */
-  chainField: string;
+  chainField: ChainField;
   agentAddress: string;
   /** As signed: "" when absent (the unnamed agent), possibly with a ` valid_until <ms>` suffix. */
   agentName: string;
@@ -38,7 +38,7 @@ export interface ApproveAgentBody extends Common {
 
 export interface ApproveBuilderFeeBody extends Common {
   kind: 'approveBuilderFee';
-  chainField: string;
+  chainField: ChainField;
   maxFeeRate: string;
   builder: string;
 }
@@ -185,8 +185,8 @@ export function parseActionBody(body: unknown, via: 'rest' | 'exchange', network
  * with both, `venueChain` as before). The value must be this venue's network: a body signed for the
  * other one is read, then refused as an action (HTTP 200 `err`, VENUE_TEXTS.wrongChain).
  */
-function checkChain(action: Record<string, unknown>, network: Network, type: string, dialect: ChainDialect): { chainField: string } | { error: SimResponse; type?: string; venueText?: string } {
-  const chainField = dialect.specChainField === true && ('venueChain' in action || !('hyperliquidChain' in action)) ? 'venueChain' : 'hyperliquidChain';
+function checkChain(action: Record<string, unknown>, network: Network, type: string, dialect: ChainDialect): { chainField: ChainField } | { error: SimResponse; type?: string; venueText?: string } {
+  const chainField: ChainField = dialect.specChainField === true && ('venueChain' in action || !('hyperliquidChain' in action)) ? 'venueChain' : 'hyperliquidChain';
   const field = `action.${chainField}`;
   const value = action[chainField];
   if (value === undefined) return fail(field, 'required', `${field} is required`, type) as { error: SimResponse };

@@ -4,6 +4,7 @@
  */
 import { FakeClock } from '../../sched/fake-clock.js';
 import { signerFromPrivateKey, type Signer } from '../../venue/signing/signer.js';
+import { VENUE_CHAIN_FIELD, type ChainField } from '../../venue/signing/user-signed.js';
 import type { Event, Network, Outcome } from '../../venue/types.js';
 import type { Catalog, NotificationSink, SimAccountSeed } from '../types.js';
 import { VenueState, type VenueStateOptions } from './state.js';
@@ -59,10 +60,10 @@ export async function scheduleCancelBody(
 
 export async function approveAgentBody(
   master: Signer,
-  opts: { agent: string; name?: string; nonce: number; chain?: 'Testnet' | 'Mainnet'; chainField?: string },
+  opts: { agent: string; name?: string; nonce: number; chain?: 'Testnet' | 'Mainnet'; chainField?: ChainField },
 ): Promise<unknown> {
   // The venue's field name by default; `venueChain` (the spec's) only where a test asks for it.
-  const chainField = opts.chainField ?? 'hyperliquidChain';
+  const chainField = opts.chainField ?? VENUE_CHAIN_FIELD;
   const action: Record<string, unknown> = { type: 'approveAgent', [chainField]: opts.chain ?? 'Testnet', signatureChainId: '0x66eee', nonce: opts.nonce, agentAddress: opts.agent };
   if (opts.name !== undefined) action.agentName = opts.name;
   const signature = await master.signUserAction('approveAgent', action, { chainField });
@@ -71,7 +72,7 @@ export async function approveAgentBody(
 
 export async function approveBuilderFeeBody(master: Signer, opts: { builder: string; maxFeeRate: string; nonce: number }): Promise<unknown> {
   const action = { type: 'approveBuilderFee', hyperliquidChain: 'Testnet', signatureChainId: '0x66eee', nonce: opts.nonce, maxFeeRate: opts.maxFeeRate, builder: opts.builder };
-  const signature = await master.signUserAction('approveBuilderFee', action, { chainField: 'hyperliquidChain' });
+  const signature = await master.signUserAction('approveBuilderFee', action);
   return wire({ action, nonce: opts.nonce, signature });
 }
 

@@ -3,7 +3,7 @@ import type { Hex } from 'viem';
 import type { Network, Signature } from '../types.js';
 import { viemCurve, type SigningCurve } from './curve.js';
 import { l1ActionHash, l1SigningHash, l1TypedData } from './l1.js';
-import { userSignedTypedData, type UserSignedKind } from './user-signed.js';
+import { userSignedTypedData, type ChainField, type UserSignedKind } from './user-signed.js';
 import { isPrivateKeyText, isValidPrivateKey } from './key-text.js';
 export { isPrivateKeyText, isValidPrivateKey };
 
@@ -14,7 +14,7 @@ export { isPrivateKeyText, isValidPrivateKey };
 export interface Signer {
   readonly address: `0x${string}`;
   signL1(args: { action: unknown; nonce: number; network: Network; vaultAddress?: string; expiresAfter?: number }): Promise<Signature>;
-  signUserAction(kind: UserSignedKind, action: Record<string, unknown>, opts?: { chainField?: string }): Promise<Signature>;
+  signUserAction(kind: UserSignedKind, action: Record<string, unknown>, opts?: { chainField?: ChainField }): Promise<Signature>;
 }
 
 
@@ -51,7 +51,7 @@ class KeySigner implements Signer {
     return this.#curve.signDigest(l1SigningHash(connectionId, network), this.#key);
   }
 
-  async signUserAction(kind: UserSignedKind, action: Record<string, unknown>, opts?: { chainField?: string }): Promise<Signature> {
+  async signUserAction(kind: UserSignedKind, action: Record<string, unknown>, opts?: { chainField?: ChainField }): Promise<Signature> {
     const typed = userSignedTypedData(kind, action, opts);
     // viem's types are inferred from literal type tables; ours is data-driven, hence the cast.
     return this.#curve.signDigest(hashTypedData(typed as unknown as Parameters<typeof hashTypedData>[0]), this.#key);
@@ -112,7 +112,7 @@ export async function recoverUserSigner(
   kind: UserSignedKind,
   action: Record<string, unknown>,
   signature: Signature,
-  opts?: { chainField?: string },
+  opts?: { chainField?: ChainField },
   recover: SignatureRecovery = viemRecovery,
 ): Promise<`0x${string}`> {
   const typed = userSignedTypedData(kind, action, opts);

@@ -139,12 +139,13 @@ describe.each(CURVES)('user-signed actions (Python SDK vectors, chain field hype
     sameSig(await rust.signUserAction('approveBuilderFee', action, { chainField: 'hyperliquidChain' }), { r, s, v });
   });
 
-  it('signs the spec field name venueChain by default, and that is a different signature', async () => {
+  it("signs the venue's field name hyperliquidChain by default; the spec's venueChain is a different signature", async () => {
     const base = { type: 'approveAgent', signatureChainId: '0x66eee', agentAddress: agent, agentName: 'agent', nonce };
-    const viaSpec = await signer.signUserAction('approveAgent', { ...base, venueChain: 'Mainnet' });
-    const viaSdk = await signer.signUserAction('approveAgent', { ...base, hyperliquidChain: 'Mainnet' }, { chainField: 'hyperliquidChain' });
-    expect(viaSpec.r).not.toBe(viaSdk.r);
-    expect(await recoverUserSigner('approveAgent', { ...base, venueChain: 'Mainnet' }, viaSpec)).toBe(K1_ADDRESS);
+    const viaDefault = await signer.signUserAction('approveAgent', { ...base, hyperliquidChain: 'Mainnet' });
+    sameSig(viaDefault, { r: '0xa73999aeae0c688601e37a7b62b92be104d806d560794230df1a5b274b6a5de0', s: '0x121570fc3b914104f6c93c9f0abed3735db285a7579eab24310377f4e5d06184', v: 28 });
+    const viaSpec = await signer.signUserAction('approveAgent', { ...base, venueChain: 'Mainnet' }, { chainField: 'venueChain' });
+    expect(viaSpec.r).not.toBe(viaDefault.r);
+    expect(await recoverUserSigner('approveAgent', { ...base, venueChain: 'Mainnet' }, viaSpec, { chainField: 'venueChain' })).toBe(K1_ADDRESS);
   });
 });
 
