@@ -3,8 +3,9 @@
  * has 1,200 weight per minute, shared by `POST /info` and `POST /exchange`. The figures are the
  * venue's published defaults and live in one place, `VENUE_FACTS.infoWeights` (src/venue/facts.ts,
  * which the keeper's budget reads too):
- *  - an exchange action weighs 1 (a batch of n orders or cancels weighs 1 + floor(n / 40); the
- *    simulator serves no batched action, so every action weighs 1);
+ *  - an exchange action weighs 1 (on the venue a batch of n orders or cancels weighs
+ *    1 + floor(n / 40); the simulator charges every action 1, batches of 40 or more included, a
+ *    simplification: no test here sends such a batch);
  *  - `clearinghouseState`, `spotClearinghouseState` (and `l2Book`, `allMids`, `orderStatus`,
  *    `exchangeStatus`, which the simulator does not serve) weigh 2;
  *  - `userRole` weighs 60;

@@ -21,7 +21,7 @@ const ORDER_TYPES = new Set(['limit', 'market', 'stop_limit', 'stop_market']);
 const TIME_IN_FORCE = new Set(['gtc', 'ioc', 'alo']);
 
 /** Why an order left the open listing (the venue's order statuses, as far as we model them). */
-export type ClosedOrderStatus = 'scheduledCancel';
+export type ClosedOrderStatus = 'scheduledCancel' | 'canceled';
 
 export interface ClosedOrder {
   /** The order as it was listed, with `status: 'not_open'`. */
@@ -257,6 +257,21 @@ export class AccountBook {
     return orders.length + venueOrders.length;
   }
 
+  /**
+   * Cancels one service-listed (outcome) order of exactly `address` by its venue order id; false
+   * when it has no such open order.
+   */
+  cancelOrder(address: string, venueOrderId: string, status: ClosedOrderStatus, nowMs: number): boolean {
+    const a = this.accounts.get(address.toLowerCase());
+    const o = a?.orders.get(venueOrderId);
+    if (!a || !o) return false;
+    o.updatedMs = nowMs;
+    a.closed.push({ order: this.orderView(o, 'not_open'), status, closedAtMs: nowMs });
+    this.byOutcome.get(o.outcome_id)?.delete(o.venue_order_id);
+    a.orders.delete(venueOrderId);
+    return true;
+  }
+
   closedOrders(address: string): readonly ClosedOrder[] {
     return this.accounts.get(address.toLowerCase())?.closed ?? [];
   }
@@ -411,6 +426,8 @@ export class AccountBook {
       triggerCondition: 'N/A',
       isPositionTpsl: false,
       listed: true,
+      // An order placed with a cloid (an `order` action's `c`) carries it as the venue lists it.
+      ...(o.client_order_id !== undefined && /^0x[0-9a-f]{32}$/.test(o.client_order_id) ? { cloid: o.client_order_id } : {}),
     };
   }
 

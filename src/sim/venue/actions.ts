@@ -43,7 +43,44 @@ export interface ApproveBuilderFeeBody extends Common {
   builder: string;
 }
 
-export type ParsedBody = ScheduleCancelBody | ApproveAgentBody | ApproveBuilderFeeBody;
+/** One order of an `order` action, as the venue's SDKs post it (`{a, b, p, s, r, t, c?}`). */
+export interface OrderWire {
+  /** Asset id (an outcome side: assets.ts). */
+  a: number;
+  /** Buy (true) or sell. */
+  b: boolean;
+  /** Limit price and size, decimal strings as sent (checked per order: the venue answers a per-order error). */
+  p: string;
+  s: string;
+  /** Reduce-only. */
+  r: boolean;
+  /** `limit` with its time in force, or a trigger (TP/SL) order. */
+  t: { limit: { tif: 'Gtc' | 'Ioc' | 'Alo' | 'FrontendMarket' } } | { trigger: Record<string, unknown> };
+  /** Client order id: 0x + 32 hex digits. */
+  c?: string;
+}
+
+interface L1Common extends Common {
+  vaultAddress?: string;
+  expiresAfter?: number;
+}
+
+export interface OrderBody extends L1Common {
+  kind: 'order';
+  orders: OrderWire[];
+  grouping: 'na' | 'normalTpsl' | 'positionTpsl';
+  /** A builder and its fee in tenths of a basis point. */
+  builder?: { b: string; f: number };
+}
+
+export interface CancelBody extends L1Common {
+  kind: 'cancel';
+  cancels: Array<{ a: number; o: number }>;
+}
+
+export type L1Body = ScheduleCancelBody | OrderBody | CancelBody;
+
+export type ParsedBody = ScheduleCancelBody | ApproveAgentBody | ApproveBuilderFeeBody | OrderBody | CancelBody;
 
 /**
  * `error`: the body fails shape validation, in the service's envelope (what the REST schedule-cancel
@@ -122,7 +159,7 @@ export function parseActionBody(body: unknown, via: 'rest' | 'exchange', network
 
   const common: Common = { action, nonce, signature };
 
-  if (via === 'rest' && (type === 'approveAgent' || type === 'approveBuilderFee')) {
+  if (via === 'rest' && (type === 'approveAgent' || type === 'approveBuilderFee' || type === 'order' || type === 'cancel')) {
     return fail('action.type', 'unsupported_action_type', 'this endpoint takes action.type "scheduleCancel" only', type);
   }
 
@@ -141,6 +178,10 @@ export function parseActionBody(body: unknown, via: 'rest' | 'exchange', network
       if (expiresAfter !== undefined) out.expiresAfter = expiresAfter;
       return { ok: out };
     }
+    case 'order':
+      return parseOrder(action, { ...common, ...(vaultAddress !== undefined ? { vaultAddress } : {}), ...(expiresAfter !== undefined ? { expiresAfter } : {}) });
+    case 'cancel':
+      return parseCancel(action, { ...common, ...(vaultAddress !== undefined ? { vaultAddress } : {}), ...(expiresAfter !== undefined ? { expiresAfter } : {}) });
     case 'approveAgent':
     case 'approveBuilderFee': {
       if (body.vaultAddress !== undefined && body.vaultAddress !== null) {
@@ -175,6 +216,74 @@ export function parseActionBody(body: unknown, via: 'rest' | 'exchange', network
     default:
       return fail('action.type', 'unknown_action_type', `unknown action type ${JSON.stringify(type).slice(0, 64)}`, type);
   }
+}
+
+const TIFS = new Set(['Gtc', 'Ioc', 'Alo', 'FrontendMarket']);
+const GROUPINGS = new Set(['na', 'normalTpsl', 'positionTpsl']);
+const CLOID_RE = /^0x[0-9a-fA-F]{32}$/;
+const ADDRESS_RE = /^0x[0-9a-fA-F]{40}$/;
+
+/**
+ * `{type:"order", orders:[{a,b,p,s,r,t,c?}], grouping, builder?}`: what the venue must be able to
+ * deserialize (field types, the tif and grouping enums, a cloid's 16 bytes). Whether a price or a
+ * size is acceptable, and whether the asset exists, is judged per order after the signature
+ * (state.ts), as the venue answers those with a per-order error status.
+ */
+function parseOrder(action: Record<string, unknown>, common: L1Common): ParseResult {
+  const type = 'order';
+  if (!Array.isArray(action.orders)) return fail('action.orders', 'not_an_array', 'action.orders must be an array', type);
+  const orders: OrderWire[] = [];
+  for (const [i, raw] of action.orders.entries()) {
+    const f = `action.orders.${i}`;
+    if (!isPlainObject(raw)) return fail(f, 'not_an_object', `${f} must be an object`, type);
+    if (!isUint(raw.a)) return fail(`${f}.a`, 'not_an_integer', `${f}.a must be an asset id`, type);
+    for (const k of ['b', 'r'] as const) if (typeof raw[k] !== 'boolean') return fail(`${f}.${k}`, 'not_a_boolean', `${f}.${k} must be a boolean`, type);
+    for (const k of ['p', 's'] as const) if (typeof raw[k] !== 'string') return fail(`${f}.${k}`, 'not_a_string', `${f}.${k} must be a decimal string`, type);
+    const t = raw.t;
+    if (!isPlainObject(t) || Object.keys(t).length !== 1) return fail(`${f}.t`, 'invalid', `${f}.t must be {limit: {tif}} or {trigger: {...}}`, type);
+    if (isPlainObject(t.limit)) {
+      if (typeof t.limit.tif !== 'string' || !TIFS.has(t.limit.tif)) return fail(`${f}.t.limit.tif`, 'invalid_enum', `${f}.t.limit.tif must be Gtc, Ioc, Alo or FrontendMarket`, type);
+    } else if (isPlainObject(t.trigger)) {
+      const tr = t.trigger;
+      if (typeof tr.isMarket !== 'boolean' || typeof tr.triggerPx !== 'string' || (tr.tpsl !== 'tp' && tr.tpsl !== 'sl')) {
+        return fail(`${f}.t.trigger`, 'invalid', `${f}.t.trigger must be {isMarket, triggerPx, tpsl}`, type);
+      }
+    } else {
+      return fail(`${f}.t`, 'invalid', `${f}.t must be {limit: {tif}} or {trigger: {...}}`, type);
+    }
+    if (raw.c !== undefined && raw.c !== null && (typeof raw.c !== 'string' || !CLOID_RE.test(raw.c))) {
+      return fail(`${f}.c`, 'not_a_cloid', `${f}.c must be 0x followed by 32 hex digits`, type);
+    }
+    const o: OrderWire = { a: raw.a, b: raw.b as boolean, p: raw.p as string, s: raw.s as string, r: raw.r as boolean, t: t as OrderWire['t'] };
+    if (typeof raw.c === 'string') o.c = raw.c.toLowerCase();
+    orders.push(o);
+  }
+  const grouping = action.grouping;
+  if (typeof grouping !== 'string' || !GROUPINGS.has(grouping)) return fail('action.grouping', 'invalid_enum', 'action.grouping must be na, normalTpsl or positionTpsl', type);
+  const out: OrderBody = { kind: 'order', ...common, orders, grouping: grouping as OrderBody['grouping'] };
+  if (action.builder !== undefined && action.builder !== null) {
+    const b = action.builder;
+    if (!isPlainObject(b) || typeof b.b !== 'string' || !ADDRESS_RE.test(b.b) || !isUint(b.f)) {
+      return fail('action.builder', 'invalid', 'action.builder must be {b: address, f: fee in tenths of a basis point}', type);
+    }
+    out.builder = { b: b.b.toLowerCase(), f: b.f };
+  }
+  return { ok: out };
+}
+
+/** `{type:"cancel", cancels:[{a, o}]}`: asset id and order id, both unsigned integers. */
+function parseCancel(action: Record<string, unknown>, common: L1Common): ParseResult {
+  const type = 'cancel';
+  if (!Array.isArray(action.cancels)) return fail('action.cancels', 'not_an_array', 'action.cancels must be an array', type);
+  const cancels: Array<{ a: number; o: number }> = [];
+  for (const [i, raw] of action.cancels.entries()) {
+    const f = `action.cancels.${i}`;
+    if (!isPlainObject(raw)) return fail(f, 'not_an_object', `${f} must be an object`, type);
+    if (!isUint(raw.a)) return fail(`${f}.a`, 'not_an_integer', `${f}.a must be an asset id`, type);
+    if (!isUint(raw.o)) return fail(`${f}.o`, 'not_an_integer', `${f}.o must be an order id`, type);
+    cancels.push({ a: raw.a, o: raw.o });
+  }
+  return { ok: { kind: 'cancel', ...common, cancels } };
 }
 
 /**

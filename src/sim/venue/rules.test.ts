@@ -88,7 +88,7 @@ describe('malformed bodies answer 400 with a field_violation naming the field (R
     ['action not an object', (b) => ({ ...b, action: 'scheduleCancel' }), 'action', 'not_an_object'],
     ['action.type missing', (b) => ({ ...b, action: { time: 1 } }), 'action.type', 'required'],
     ['action.type not a string', (b) => ({ ...b, action: { type: 7 } }), 'action.type', 'not_a_string'],
-    ['unknown action type', (b) => ({ ...b, action: { type: 'order' } }), 'action.type', 'unknown_action_type'],
+    ['unknown action type', (b) => ({ ...b, action: { type: 'frobnicate' } }), 'action.type', 'unknown_action_type'],
     ['nonce missing', (b) => ({ ...b, nonce: undefined }), 'nonce', 'required'],
     ['nonce a string', (b) => ({ ...b, nonce: '1767268800000' }), 'nonce', 'not_an_integer'],
     ['nonce a fraction', (b) => ({ ...b, nonce: 1.5 }), 'nonce', 'not_an_integer'],

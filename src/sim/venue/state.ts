@@ -24,7 +24,9 @@ import type {
 } from '../types.js';
 import { AccountBook, SeedError, type ClosedOrder, type ClosedVenueOrder } from './accounts.js';
 import { isDecimal } from '../../venue/decimal.js';
-import { parseActionBody, type ApproveAgentBody, type ApproveBuilderFeeBody, type ScheduleCancelBody } from './actions.js';
+import { parseActionBody, type ApproveAgentBody, type ApproveBuilderFeeBody, type CancelBody, type L1Body, type OrderBody, type OrderWire, type ScheduleCancelBody } from './actions.js';
+import { outcomeAssetId, outcomeIndex, tradableOutcomeSide } from './assets.js';
+import { cmpFixed, isPositiveFixed, mulFixed, parseFixed } from '../../venue/decimal.js';
 import { AgentBook, parseAgentName } from './agents.js';
 import { NonceBook } from './nonces.js';
 import { ScheduleBook } from './schedule.js';
@@ -101,6 +103,7 @@ export class VenueState implements VenueStateApi, VenueInfoState {
   private readonly budget: AddressBudget | false;
   private readonly logLimit: number;
   private readonly specChainField: boolean;
+  private readonly catalog: Catalog;
 
   private readonly accounts: AccountBook;
   private readonly agentBook = new AgentBook();
@@ -126,6 +129,7 @@ export class VenueState implements VenueStateApi, VenueInfoState {
     this.budget = opts.addressBudget ?? { initial: 10_000, perUsdTraded: 1 };
     this.logLimit = opts.actionLogLimit ?? 10_000;
     this.specChainField = opts.specChainField ?? false;
+    this.catalog = opts.catalog;
     this.accounts = new AccountBook(opts.clock, opts.catalog);
     this.schedules = new ScheduleBook(opts.clock, (address) => this.fire(address));
   }
@@ -293,13 +297,100 @@ export class VenueState implements VenueStateApi, VenueInfoState {
       case 'approveAgent':
       case 'approveBuilderFee':
         return this.userSigned(p, trace);
+      case 'order':
+        return this.order(p, trace);
+      case 'cancel':
+        return this.cancel(p, trace);
     }
   }
 
-  private async scheduleCancel(p: ScheduleCancelBody, trace: Trace): Promise<ActionOutcome> {
+  /**
+   * `order` on outcome assets. Each order is judged on its own and answered with its own status
+   * (`resting` with its oid, or an `error` in the venue's words), in the action's order. There is no
+   * matching engine: a Gtc or Alo order rests even where it would cross the book (the venue would
+   * fill it, or refuse the Alo); an Ioc finds nothing to match and is refused. No funds are
+   * modelled, so no order is refused for want of balance. Resting orders are the same orders the
+   * seeds and the admin API place: `/info` openOrders, the service's orders listing and the
+   * scheduled cancel all see them.
+   */
+  private async order(p: OrderBody, trace: Trace): Promise<ActionOutcome> {
+    const actor = await this.l1Actor(p, trace);
+    if ('kind' in actor) return actor;
+    const { signer, account } = actor;
+    const refused = this.admit(signer, account, p.nonce, this.clock.nowMs());
+    if (refused !== undefined) return this.err(trace, refused);
+    if (p.builder !== undefined) {
+      const master = this.accounts.parentOf(account) ?? account;
+      const approved = this.builderFeeApprovals.get(master)?.get(p.builder.b);
+      if (approved === undefined || !feeWithin(p.builder.f, approved)) return this.err(trace, VENUE_TEXTS.builderFeeNotApproved);
+    }
+    const statuses = p.orders.map((o) => this.placeOne(account, signer, o));
+    this.record(trace, `ok: ${statuses.map((x) => ('resting' in x ? 'resting' : 'error')).join(',')}`);
+    return { kind: 'answer', body: { status: 'ok', response: { type: 'order', data: { statuses } } } };
+  }
+
+  private placeOne(account: string, signer: string, o: OrderWire): { resting: { oid: number; cloid?: string } } | { error: string } {
+    const a = o.a;
+    const found = tradableOutcomeSide(this.catalog, a);
+    if (found === undefined) return { error: VENUE_TEXTS.unknownAsset(a) };
+    if (!('limit' in o.t)) return { error: VENUE_TEXTS.triggerUnsupported(a) };
+    if (o.r) return { error: VENUE_TEXTS.reduceOnlyUnsupported(a) };
+    const { market, side } = found;
+    // An outcome side's price is a probability: strictly between 0 and 1, on the tick.
+    if (!isDecimal(o.p) || !isPositiveFixed(parseFixed(o.p)) || cmpFixed(parseFixed(o.p), parseFixed('1')) >= 0 || !isMultiple(o.p, market.tickSize)) {
+      return { error: VENUE_TEXTS.badPrice(a) };
+    }
+    if (!isDecimal(o.s) || !isPositiveFixed(parseFixed(o.s)) || !isMultiple(o.s, market.lotSize)) return { error: VENUE_TEXTS.badSize(a) };
+    if (cmpFixed(mulFixed(parseFixed(o.p), parseFixed(o.s)), parseFixed(market.minNotional)) < 0) return { error: VENUE_TEXTS.minValue(market.minNotional, a) };
+    const tif = o.t.limit.tif;
+    if (tif === 'Ioc' || tif === 'FrontendMarket') return { error: VENUE_TEXTS.iocNoMatch(a) };
+    const placed = this.accounts.placeOrder(account, {
+      outcome_id: market.outcomeId,
+      side,
+      direction: o.b ? 'buy' : 'sell',
+      price: o.p,
+      quantity: o.s,
+      order_type: 'limit',
+      time_in_force: tif === 'Alo' ? 'alo' : 'gtc',
+      ...(o.c !== undefined ? { client_order_id: o.c } : {}),
+      submitted_by: signer,
+    });
+    return { resting: { oid: Number(placed.venue_order_id), ...(o.c !== undefined ? { cloid: o.c } : {}) } };
+  }
+
+  /**
+   * `cancel` by asset and oid: each one `"success"`, or the venue's error when the account has no
+   * such open outcome order on that asset (never placed, already cancelled, filled, or another
+   * account's). The venue-only seeded orders (perps, spot) have no asset id here and cannot be
+   * cancelled this way.
+   */
+  private async cancel(p: CancelBody, trace: Trace): Promise<ActionOutcome> {
+    const actor = await this.l1Actor(p, trace);
+    if ('kind' in actor) return actor;
+    const { signer, account } = actor;
+    const now = this.clock.nowMs();
+    const refused = this.admit(signer, account, p.nonce, now);
+    if (refused !== undefined) return this.err(trace, refused);
+    const statuses = p.cancels.map(({ a, o }): 'success' | { error: string } => {
+      const open = this.accounts.openOrders(account).find((x) => x.venue_order_id === String(o));
+      const n = outcomeIndex(this.catalog.outcome(open?.outcome_id ?? ''));
+      const side = open?.side;
+      if (open === undefined || n === undefined || (side !== 0 && side !== 1) || outcomeAssetId(n, side) !== a) return { error: VENUE_TEXTS.cancelMissingOrder(a) };
+      this.accounts.cancelOrder(account, String(o), 'canceled', now);
+      return 'success';
+    });
+    this.record(trace, `ok: ${statuses.map((x) => (x === 'success' ? 'success' : 'error')).join(',')}`);
+    return { kind: 'answer', body: { status: 'ok', response: { type: 'cancel', data: { statuses } } } };
+  }
+
+  /**
+   * Who acts on which account for an L1 action (scheduleCancel, order, cancel): the signer is the
+   * account's master or an approved agent of it; `vaultAddress` names a subaccount of the master.
+   * Unverified mode with a known vault skips recovery altogether. An outcome is a refusal.
+   */
+  private async l1Actor(p: L1Body, trace: Trace): Promise<{ signer: string; account: string } | ActionOutcome> {
     if (p.expiresAfter !== undefined && this.clock.nowMs() > p.expiresAfter) return this.err(trace, VENUE_TEXTS.actionExpired);
 
-    // Who acts, on which account. Unverified mode with a known vault skips recovery altogether.
     let signer: string;
     if (!this.verify && p.vaultAddress !== undefined && this.accounts.has(p.vaultAddress)) {
       signer = this.accounts.parentOf(p.vaultAddress) ?? p.vaultAddress;
@@ -338,6 +429,14 @@ export class VenueState implements VenueStateApi, VenueInfoState {
       account = master;
     }
     trace.account = account;
+    return { signer, account };
+  }
+
+  private async scheduleCancel(p: ScheduleCancelBody, trace: Trace): Promise<ActionOutcome> {
+    const actor = await this.l1Actor(p, trace);
+    if ('kind' in actor) return actor;
+    const { signer, account } = actor;
+    const now = this.clock.nowMs();
 
     const refused = this.admit(signer, account, p.nonce, now);
     if (refused !== undefined) return this.err(trace, refused);
@@ -495,6 +594,20 @@ function checkRateLimitSeed(f: SeedUserRateLimit): void {
     const v = f[k];
     if (v !== undefined && (!Number.isSafeInteger(v) || v < 0)) throw new SeedError(`${k} must be a non-negative integer`);
   }
+}
+
+/** Whether decimal `value` is a whole multiple of the positive decimal `step`. */
+function isMultiple(value: string, step: string): boolean {
+  const v = parseFixed(value);
+  const st = parseFixed(step);
+  const scale = Math.max(v.scale, st.scale);
+  const sc = st.coef * 10n ** BigInt(scale - st.scale);
+  return sc > 0n && (v.coef * 10n ** BigInt(scale - v.scale)) % sc === 0n;
+}
+
+/** Whether a builder fee `f` (tenths of a basis point: 1 = 0.001%) is within an approved percent rate ("0.01%"). */
+function feeWithin(f: number, maxFeeRate: string): boolean {
+  return cmpFixed(parseFixed(String(f)), mulFixed(parseFixed(maxFeeRate.slice(0, -1)), parseFixed('1000'))) <= 0;
 }
 
 /** A number as the venue writes its float strings: "25000000.0", "4643.5". */

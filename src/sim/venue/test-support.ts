@@ -85,14 +85,14 @@ export interface Harness {
 }
 
 /** 2026-01-01T12:00:00Z unless told otherwise. */
-export function harness(opts: { startMs?: number; seeds?: SimAccountSeed[] } & Partial<Omit<VenueStateOptions, 'clock' | 'catalog'>> = {}): Harness {
+export function harness(opts: { startMs?: number; seeds?: SimAccountSeed[]; catalog?: Catalog } & Partial<Omit<VenueStateOptions, 'clock' | 'catalog'>> = {}): Harness {
   const clock = new FakeClock(opts.startMs);
   const notes: Array<{ user: string; text: string }> = [];
   const sink: NotificationSink = (user, text) => notes.push({ user, text });
   const venue = new VenueState({
     clock,
     network: opts.network ?? 'testnet',
-    catalog: stubCatalog(),
+    catalog: opts.catalog ?? stubCatalog(),
     verifySignatures: opts.verifySignatures ?? true,
     onNotification: opts.onNotification ?? sink,
     addressBudget: opts.addressBudget,

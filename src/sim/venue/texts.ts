@@ -54,6 +54,10 @@ export const VENUE_TEXTS = {
   badSize: (asset: number): string => `Order has invalid size. asset=${asset}`,
   /** A trigger (TP/SL) order on an outcome side: the simulator rests limit orders only. */
   triggerUnsupported: (asset: number): string => `Trigger orders are not supported for this asset. asset=${asset}`,
+  /** A reduce-only order on an outcome side: the simulator keeps no reduce-only accounting. */
+  reduceOnlyUnsupported: (asset: number): string => `Reduce only orders are not supported for this asset. asset=${asset}`,
+  /** An order worth less than the outcome's minimum notional (the catalog's `trading.min_notional`). */
+  minValue: (minUsd: string, asset: number): string => `Order must have minimum value of $${minUsd}. asset=${asset}`,
   /** An order naming a builder the account has not approved for at least that fee. */
   builderFeeNotApproved: 'Builder fee has not been approved.',
   tooManyTriggers: 'Too many scheduled cancel triggers today',
