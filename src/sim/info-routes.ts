@@ -6,6 +6,7 @@
  * its `hyperliquid/info.py` docstrings:
  *
  *   openOrders              [{coin, limitPx, oid, side, sz, timestamp}]                (recorded)
+ *                             + origSz, cloid?, reduceOnly?  (what @nktkas/hyperliquid 0.32 types)
  *   frontendOpenOrders      [{children, coin, isPositionTpsl, isTrigger, limitPx, oid, orderType,
  *                             origSz, reduceOnly, side, sz, tif, timestamp, triggerCondition,
  *                             triggerPx}]                                              (recorded)
@@ -155,8 +156,22 @@ function marketInfo(deps: InfoRouteDeps, type: MarketInfoType, rawDex: unknown):
   }
 }
 
+/**
+ * The Python SDK's recording (2023) has six keys; the venue has since added `origSz` (and `cloid`,
+ * `reduceOnly: true` when set), which `@nktkas/hyperliquid` types as part of the answer.
+ */
 function openOrderView(o: VenueOpenOrder): Record<string, unknown> {
-  return { coin: o.coin, limitPx: venueDec(o.limitPx), oid: o.oid, side: o.side, sz: venueDec(o.sz), timestamp: o.timestamp };
+  return {
+    coin: o.coin,
+    limitPx: venueDec(o.limitPx),
+    oid: o.oid,
+    side: o.side,
+    sz: venueDec(o.sz),
+    timestamp: o.timestamp,
+    origSz: venueDec(o.origSz),
+    ...(o.cloid !== undefined ? { cloid: o.cloid } : {}),
+    ...(o.reduceOnly ? { reduceOnly: true } : {}),
+  };
 }
 
 function frontendOrderView(o: VenueOpenOrder): Record<string, unknown> {

@@ -95,9 +95,12 @@ describe('POST /info: each type from the seeded state, in the venue format', () 
     expect(open.status).toBe(200);
     const rows = open.body as Array<Record<string, unknown>>;
     expect(rows.map((r) => r.coin)).toEqual(['PURR/USDC', 'ETH', 'BTC', coin]);
-    expect(rows[3]).toEqual({ coin, limitPx: '0.42', oid: Number(listed.data[0]?.venue_order_id), side: 'A', sz: '75.0', timestamp: T0 });
-    expect(rows[2]).toEqual({ coin: 'BTC', limitPx: '60000.0', oid: expect.any(Number) as number, side: 'B', sz: '0.5', timestamp: T0 });
-    for (const r of rows) expect(Object.keys(r).sort()).toEqual(['coin', 'limitPx', 'oid', 'side', 'sz', 'timestamp']);
+    expect(rows[3]).toEqual({ coin, limitPx: '0.42', oid: Number(listed.data[0]?.venue_order_id), side: 'A', sz: '75.0', timestamp: T0, origSz: '100.0' });
+    expect(rows[2]).toEqual({ coin: 'BTC', limitPx: '60000.0', oid: expect.any(Number) as number, side: 'B', sz: '0.5', timestamp: T0, origSz: '0.5' });
+    expect(rows[0]?.cloid).toBe('0x' + 'ab'.repeat(16));
+    expect(rows[1]?.reduceOnly).toBe(true);
+    const base = ['coin', 'limitPx', 'oid', 'origSz', 'side', 'sz', 'timestamp'];
+    expect(rows.map((r) => Object.keys(r).sort())).toEqual([[...base, 'cloid'].sort(), [...base, 'reduceOnly'].sort(), base, base]);
 
     const front = (await info(sim, 'frontendOpenOrders', MAIN)).body as Array<Record<string, unknown>>;
     expect(front).toHaveLength(4);
