@@ -243,6 +243,19 @@ describe('trading and signed actions (4.13 to 4.15)', () => {
     expect(sim.state.schedule(ALICE).timeMs).toBeUndefined();
   });
 
+  it('the venue\'s refusals on /exchange reach the keeper as the venue sends them: 422 text (spec dialect) and 200 err (wrong network)', async () => {
+    const agent = signerFromPrivateKey('0x' + '5b'.repeat(32));
+    const spec = await buildApproveAgent({ signer: alice, network: 'testnet', nonce: next(), agentAddress: agent.address, agentName: 'spec-dialect', chainField: 'venueChain' });
+    const e = await exchange.post(spec).catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(DecodeError);
+    expect(e).toMatchObject({ reason: 'bad_status', httpStatus: 422 });
+    const mainnet = await buildApproveAgent({ signer: alice, network: 'mainnet', nonce: next(), agentAddress: agent.address, agentName: 'wrong-net' });
+    const w = await exchange.post(mainnet).catch((x: unknown) => x);
+    expect(w).toBeInstanceOf(ActionError);
+    expect((w as ActionError).reason).toBe('other');
+    expect(sim.state.agents(ALICE).map((a) => a.address)).not.toContain(agent.address.toLowerCase());
+  });
+
   it('approveBuilderFee by the master', async () => {
     const body = await buildApproveBuilderFee({ signer: alice, network: 'testnet', nonce: next(), builder: '0x' + 'b1'.repeat(20), maxFeeRate: '0.01%' });
     expect((await exchange.post(body)).status).toBe('ok');
