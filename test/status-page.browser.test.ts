@@ -12,7 +12,9 @@
  * Also the last fired cancel (the panel above the table and the account's triggers cell) and the
  * cold start's progress. Asserts rows and states, a countdown that ticks between polls, the readiness banner, updates
  * within one poll, the unreachable warning, no console errors, no external requests, that the
- * page works behind a path prefix, and that data never becomes markup. Saves
+ * page works behind a path prefix, and that data never becomes markup. The silent-bot test runs in
+ * virtual time on both sides (the fake keeper on a FakeClock, the page on Playwright's clock, paused
+ * and advanced in step), so its countdown and ages are asserted as exact values. Saves
  * artifacts/status-page.png (light; also docs/status-page.png, the README's picture, regenerated on
  * every run), artifacts/status-page-dark.png and artifacts/status-page-unreachable.png.
  *
@@ -25,9 +27,11 @@ import { createServer, request, type Server } from 'node:http';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { Registry } from 'prom-client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startOpsServer, type OpsServer } from '../src/obs/http-server.js';
 import { renderStatusPage } from '../src/obs/status-page.js';
+import { systemClock, type Clock } from '../src/sched/clock.js';
+import { FakeClock } from '../src/sched/fake-clock.js';
 import { ROOT } from './support/cli.js';
 
 // Page-side callbacks run in the browser; the Node type check has no DOM lib.
@@ -41,6 +45,13 @@ if (!present && !inCi) {
 }
 
 // ---- the fake keeper -------------------------------------------------------------------------
+
+/**
+ * The fake keeper's clock: every time it serves (venue_time, horizons, ages) is read from it. Real
+ * time for the tests that watch the page run on its own; a FakeClock, advanced in step with the
+ * page's Playwright clock, where the test asserts exact figures.
+ */
+let keeperClock: Pick<Clock, 'nowMs'> = systemClock();
 
 type Phase = 'initial' | 'b-armed' | 'a-low' | 'down' | 'back' | 'bot-silent';
 let phase: Phase = 'initial';
@@ -88,7 +99,7 @@ const FIRED_AT = Date.now() - 300_000;
 const FIRED = (_now: number) => ({ at: new Date(FIRED_AT).toISOString(), orders_cancelled: 5, positions_open: 2, position_value_usdc: '1234.5', unrealized_pnl_usdc: '-12.25', triggers_today: 8 });
 
 function accounts() {
-  const now = Date.now();
+  const now = keeperClock.nowMs();
   const at = (ago: number) => new Date(now - ago).toISOString();
   // The agent check found arb-desk's agent missing from its master's list on the venue (agent-check.ts).
   const unlisted = { address: '0x' + '9a9a'.repeat(10), source: 'stored', valid_until: new Date(now + 20 * 86_400_000).toISOString(), venue: { listed: false, valid_until: null, checked_at: at(60_000) } };
@@ -151,7 +162,7 @@ function faults() {
 function status() {
   if (phase === 'down') throw new Error('keeper view unavailable');
   return {
-    venue_time: new Date().toISOString(),
+    venue_time: new Date(keeperClock.nowMs()).toISOString(),
     cadence: { stretch: 1, arms_per_second: 0.2, budget_per_second: 10, capacity_accounts: 378, holds: true },
     clock_skew_seconds: 0.012,
     ws_connected: true,
@@ -202,8 +213,10 @@ interface Watched {
   requests: string[];
 }
 
-async function open(url: string, colorScheme: 'light' | 'dark' = 'light'): Promise<Watched> {
+/** `prepare` runs on the blank page before it loads the URL (to install a clock, say). */
+async function open(url: string, colorScheme: 'light' | 'dark' = 'light', prepare?: (page: Page) => Promise<void>): Promise<Watched> {
   const page = await browser!.newPage({ viewport: { width: 1280, height: 400 }, colorScheme });
+  await prepare?.(page);
   const w: Watched = { page, errors: [], requests: [] };
   page.on('console', (m) => {
     if (m.type() === 'error') w.errors.push({ phase, text: m.text(), url: m.location().url });
@@ -248,6 +261,9 @@ describe.skipIf(!present && !inCi)('status page in headless Chromium', () => {
   });
 
   let w: Watched;
+  afterEach(() => {
+    keeperClock = systemClock();
+  });
 
   it('shows one row per account with its state, numbers, tooltip and the NOT READY banner', async () => {
     w = await open(`${base}/`);
@@ -430,13 +446,34 @@ describe.skipIf(!present && !inCi)('status page in headless Chromium', () => {
   });
 
   it("marks a silent bot's row, counts its cancel-soon deadline down and ages last seen live", async () => {
+    // Virtual time on both sides, so every figure is one exact value however busy the machine: the
+    // fake keeper reads a FakeClock; the page's Date, performance.now and timers (its 100 ms tick, its
+    // 2 s poll) run on Playwright's clock, paused at the same instant t0 and advanced in step. Only
+    // the fetch itself is real I/O, and while the page's clock is paused it cannot move any figure.
+    const t0 = Math.ceil(Date.now() / 1_000) * 1_000; // near real time: other rows' dates stay plausible
+    const keeper = new FakeClock(t0);
+    keeperClock = keeper;
     phase = 'bot-silent';
-    aDeadline = Date.now() + 45_000; // mm-main re-armed since a-low
-    botSeenAt = Date.now() - 9_000;
-    botDeadline = Date.now() + 6_000;
-    const s = await open(`${base}/`);
+    aDeadline = t0 + 45_000; // mm-main re-armed since a-low
+    bDeadline = t0 + 58_000; // arb-desk re-armed too: its horizon must not run down with the earlier tests' wall time
+    botSeenAt = t0 - 9_000;
+    botDeadline = t0 + 6_000;
+    // Installed well before t0 (pausing on the blank page must move its time forward, however slow
+    // the two calls), then paused at t0 before the page loads: its first poll is answered at keeper
+    // t0 and lands at page t0.
+    const s = await open(`${base}/`, 'light', async (p) => {
+      await p.clock.install({ time: t0 - 60_000 });
+      await p.clock.pauseAt(t0);
+    });
     const { page } = s;
+    /** Moves the keeper and the page forward together; the page runs every tick (and poll) due. */
+    const advance = async (ms: number) => {
+      await keeper.advance(ms);
+      await page.clock.runFor(ms);
+    };
     await expect.poll(() => page.locator('#rows tr').count(), { timeout: 3_000 }).toBe(4);
+    expect(await page.evaluate(() => Date.now())).toBe(t0);
+    expect(await page.locator('#age').innerText()).toBe('0.0 s ago');
 
     // the phase and the row: red like a fired cancel, the deadline counted as the cancel coming
     expect(await cell(page, 'bot-desk', 0).innerText()).toBe('bot_silent');
@@ -445,25 +482,34 @@ describe.skipIf(!present && !inCi)('status page in headless Chromium', () => {
     expect(await row(page, 'bot-desk').evaluate((e) => getComputedStyle(e).backgroundColor)).toBe('rgb(255, 235, 233)');
     expect(await cell(page, 'bot-desk', 2).locator('.v').getAttribute('class')).toContain('t-bad');
 
-    // the bot cell: state, last seen, the cancel-soon deadline; the rest in its tooltip
+    // the bot cell: state, last seen, the cancel-soon deadline; the rest in its tooltip.
+    // last seen is keeper time (venue time + the 0.012 s skew): 9.012 s at t0.
     const botCell = cell(page, 'bot-desk', 1);
+    const seen = () => botCell.locator('.l2').nth(0).innerText();
+    const cancel = () => botCell.locator('.l2').nth(1).innerText();
     expect(await botCell.locator('.l1').innerText()).toBe('silent');
     expect(await botCell.locator('.l1').getAttribute('class')).toContain('t-bad');
-    expect(await botCell.locator('.l2').nth(0).innerText()).toMatch(/^last seen (9|10) s ago$/);
-    const cancel = async () => parseFloat(/^cancel in (\d+\.\d) s$/.exec(await botCell.locator('.l2').nth(1).innerText())?.[1] ?? 'NaN');
-    const c0 = await cancel();
-    expect(c0).toBeGreaterThan(3);
-    expect(c0).toBeLessThanOrEqual(6);
+    expect(await seen()).toBe('last seen 9 s ago');
+    expect(await cancel()).toBe('cancel in 6.0 s');
     const title = await botCell.getAttribute('title');
     expect(title).toContain('heartbeat liveness · silent after 5 s without a heartbeat · on silence: cancel_soon');
     expect(title).toContain(`cancel-soon deadline: ${new Date(botDeadline).toISOString()} (venue time)`);
     expect(title).toContain("2 of the venue's 10 daily triggers left");
     expect(title).toContain(`silent since: ${new Date(botSeenAt + 5_000).toISOString()}`);
 
-    // live between polls: the cancel comes nearer and the bot ages, a second later
-    await page.waitForTimeout(1_100);
-    expect(await cancel()).toBeLessThan(c0 - 0.8);
-    expect(await botCell.locator('.l2').nth(0).innerText()).toMatch(/^last seen (10|11) s ago$/);
+    // live between polls: the cancel comes nearer and the bot ages, counted by the page's own tick
+    await advance(1_100);
+    expect(await page.locator('#age').innerText()).toBe('1 s ago'); // no poll yet: extrapolated
+    expect(await cancel()).toBe('cancel in 4.9 s');
+    expect(await seen()).toBe('last seen 10 s ago');
+
+    // and across a poll (due at t0 + 2 s): the keeper's answer, read at keeper t0 + 2 s, agrees
+    // with what the page extrapolated, to the tenth
+    await advance(900);
+    await expect.poll(() => page.locator('#age').innerText(), { timeout: 3_000 }).toBe('0.0 s ago');
+    expect(await page.locator('#venue-time').innerText()).toBe(new Date(t0 + 2_000).toISOString().slice(0, 19).replace('T', ' ') + ' UTC');
+    expect(await cancel()).toBe('cancel in 4.0 s');
+    expect(await seen()).toBe('last seen 11 s ago');
 
     // a probed bot in its start-up grace; the alive one unmarked; the fact counts both
     expect(await cell(page, 'arb-desk', 1).locator('.l1').innerText()).toBe('waiting');

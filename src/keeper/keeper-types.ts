@@ -3,6 +3,7 @@
  * per-account record, and the shapes of /status.
  */
 import type { ChainField } from '../venue/signing/user-signed.js';
+import type { OrdersSnapshot } from './fired.js';
 import type { Logger } from 'pino';
 import type { KeeperMetrics } from '../obs/metrics.js';
 import type { Clock, TimerHandle } from '../sched/clock.js';
@@ -141,8 +142,11 @@ export interface Managed {
   /** Venue time at which the agent is re-approved (AgentLifecycle.renewDue); undefined: none planned. */
   renewAtMs?: number;
   provisionAttempts: number;
-  /** The last orders read: its count and which source answered it. */
-  orders?: { count: number; atMs: number; source: ReadSource };
+  /**
+   * The last orders read: its count, which source answered it, and its snapshot (ids, venue
+   * time) with the one before it: what a fired cancel cancelled is read from them (fired.ts).
+   */
+  orders?: { count: number; atMs: number; source: ReadSource; snapshot?: OrdersSnapshot; previous?: OrdersSnapshot };
   /** The last positions read, and which source answered it. */
   positions?: PositionsSummary & { atMs: number; source: ReadSource };
   subscribed: boolean;

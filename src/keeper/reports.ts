@@ -12,6 +12,7 @@ import type { ActivityReporter } from './activity.js';
 import type { Managed } from './keeper-types.js';
 import { READ_SOURCES, type ReadFailure, type WatchReport } from './watcher.js';
 import { triggersLeft } from './liveness.js';
+import { cancelledOrders, lastReadBefore, ordersSnapshot } from './fired.js';
 
 /**
  * What the keeper tells the world about its accounts: the runners', watchers' and WebSocket's
@@ -115,7 +116,9 @@ export class AccountReports {
   async lapsed(m: Managed, deadlineMs: number, botSilent = false): Promise<void> {
     const { metrics, triggers } = this.deps;
     const account = m.spec.name;
-    const ordersBefore = m.orders?.count ?? null;
+    // The last read before the deadline, not a poll that landed after it (fired.ts).
+    const before = lastReadBefore(deadlineMs, m.orders?.snapshot, m.orders?.previous);
+    const ordersBefore = before ? before.count : (m.orders?.snapshot ? null : (m.orders?.count ?? null));
     if (!botSilent) metrics.lapses.inc({ account });
     metrics.cancelsFired.inc({ account });
     let count = triggers.get(account) + 1;
@@ -128,12 +131,14 @@ export class AccountReports {
     metrics.triggersToday.set({ account }, count);
     const seen = await m.watcher?.reconcile().catch(() => undefined);
     const positions = seen?.positions ?? m.positions;
-    const ordersAfter = seen?.orders?.length ?? null;
+    // By order id: orders gone before the deadline (an outcome that settled, a fill) are not the
+    // cancel's, nor is a primary's dual a second order (fired.ts).
+    const cancelled = before ? cancelledOrders(before, seen?.orders) : ordersBefore === null ? null : Math.max(0, ordersBefore - (seen?.orders?.length ?? 0));
     try {
       // Persisted beside the count: /status still says what fired after a restart.
       await triggers.recordFired(account, {
         at: new Date(deadlineMs).toISOString(),
-        orders_cancelled: ordersBefore === null ? null : Math.max(0, ordersBefore - (ordersAfter ?? 0)),
+        orders_cancelled: cancelled,
         positions_open: positions?.count ?? null,
         position_value_usdc: positions?.valueUsdc ?? null,
         unrealized_pnl_usdc: positions?.unrealizedPnlUsdc ?? null,
@@ -150,6 +155,7 @@ export class AccountReports {
         deadline: new Date(deadlineMs).toISOString(),
         orders_before: ordersBefore,
         orders_after: seen?.orders?.length ?? null,
+        orders_cancelled: cancelled,
         positions_open: positions?.count ?? null,
         position_value_usdc: positions?.valueUsdc ?? null,
         unrealized_pnl_usdc: positions?.unrealizedPnlUsdc ?? null,
@@ -170,7 +176,7 @@ export class AccountReports {
     const account = m.spec.name;
     switch (r.type) {
       case 'orders':
-        m.orders = { count: r.count, atMs: r.atMs, source: r.source };
+        m.orders = { count: r.count, atMs: r.atMs, source: r.source, snapshot: ordersSnapshot(r.orders, r.count, this.deps.venueClock.nowMs()), ...(m.orders?.snapshot ? { previous: m.orders.snapshot } : {}) };
         metrics.openOrders.set({ account }, r.count);
         for (const source of READ_SOURCES) metrics.ordersSource.set({ account, source }, source === r.source ? 1 : 0);
         m.runner?.observeOrders(r.count);

@@ -229,3 +229,27 @@ describe('AccountWatcher: the builder-deployed perp dexes (watch.perp_dexes)', (
     w.stop();
   });
 });
+
+describe('AccountWatcher: the merged Yes/No book (HIP-4)', () => {
+  it("counts a primary and its dual (one venue_order_id) once in the service's listing, across pages", async () => {
+    const clock = new FakeClock(Date.UTC(2026, 5, 1, 12));
+    const source = {
+      ordersPages: async function* () {
+        yield { data: [{ venue_order_id: '7', outcome_id: 'o', side: 0, direction: 'buy', price: '0.4' }, { venue_order_id: '8' }] };
+        // the dual of order 7: the other side, the opposite direction, 1 - price, the same id
+        yield { data: [{ venue_order_id: '7', outcome_id: 'o', side: 1, direction: 'sell', price: '0.6' }, { order_id: 'no-venue-id' }] };
+      },
+      positionsPages: async function* () {
+        yield { data: [] };
+      },
+    } as unknown as WatchSource;
+    const reports: WatchReport[] = [];
+    const w = new AccountWatcher('0xabc', { ordersEveryMs: 10_000, positionsEveryMs: 10_000 }, { clock, source, report: (r) => reports.push(r) });
+    w.start();
+    await clock.advance(1);
+    w.stop();
+    const orders = reports.find((r) => r.type === 'orders');
+    expect(orders).toMatchObject({ type: 'orders', count: 3 });
+    expect((orders as { orders: Array<{ venue_order_id?: string }> }).orders.map((o) => o.venue_order_id)).toEqual(['7', '8', undefined]);
+  });
+});

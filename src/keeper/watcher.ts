@@ -1,6 +1,6 @@
 import type { Clock, TimerHandle } from '../sched/clock.js';
 import { addDecimals, isDecimal } from '../venue/decimal.js';
-import type { InfoOpenOrders } from '../venue/info-decode.js';
+import { distinctOrders, type InfoOpenOrders } from '../venue/info-decode.js';
 import type { InfoPositions, InfoReadOptions } from '../venue/port.js';
 import type { OpenOrder, OrdersPage, Position, PositionsPage } from '../venue/types.js';
 
@@ -241,7 +241,8 @@ export class AccountWatcher {
     const mode = this.deps.mode ?? 'service';
     if (mode === 'venue') return fromVenue();
     const fromService = async () => {
-      const orders = await this.readAll(this.deps.source.ordersPages(this.address, { signal }));
+      // A primary and its dual (HIP-4's merged book) share the order id: one order (ASSUMED.outcomeDualSharesOid).
+      const orders = distinctOrders(await this.readAll(this.deps.source.ordersPages(this.address, { signal })), (o) => o.venue_order_id);
       return { orders, count: orders.length, source: 'service' as const };
     };
     // `arm_when: orders_open` under service_then_venue arms on the venue's count (issue 20 item 4):

@@ -178,7 +178,7 @@ describe('POST /info: each type from the seeded state, in the venue format', () 
     expect(spot.body).toEqual({
       balances: [
         // The outcome token of the listed position; its open sell order (75 left) is on hold.
-        { coin, token: 100_000_000 + Number(coin.slice(1)), hold: '75.0', total: '300.0', entryNtl: '120.0' },
+        { coin: `+${coin.slice(1)}`, token: 100_000_000 + Number(coin.slice(1)), hold: '75.0', total: '300.0', entryNtl: '120.0' },
         { coin: 'USDC', token: 0, hold: '100.0', total: '1234.5', entryNtl: '0.0' },
       ],
     });

@@ -17,7 +17,7 @@
  *  - outcomeMeta: the catalog's tradable outcomes by venue index, each side with its name and token;
  *    no questions (the simulator's catalog serves those over the service's REST API).
  */
-import { outcomeTokenIndex, outcomeTokenName, type OutcomeMarket } from './venue/assets.js';
+import { outcomeTokenIndex, outcomeToken, type OutcomeMarket } from './venue/assets.js';
 
 export const MARKET_INFO_TYPES = ['meta', 'spotMeta', 'outcomeMeta'] as const;
 export type MarketInfoType = (typeof MARKET_INFO_TYPES)[number];
@@ -57,7 +57,7 @@ export function spotMetaAnswer(markets: readonly OutcomeMarket[]): Record<string
     ([0, 1] as const).map((side) => {
       const index = outcomeTokenIndex(m.outcome, side);
       return {
-        name: outcomeTokenName(m.outcome, side),
+        name: outcomeToken(m.outcome, side),
         szDecimals: m.szDecimals,
         weiDecimals: m.szDecimals,
         index,

@@ -23,6 +23,7 @@
  * whole (no element is dropped or nulled); the 422 text answer is never varied.
  */
 import type { Clock, TimerHandle } from '../sched/clock.js';
+import { withDualOrders } from './catalog/duals.js';
 import type { FaultControl } from './faults.js';
 
 export const SIM_PROFILES = [
@@ -41,6 +42,7 @@ export const SIM_PROFILES = [
   'offset+300s',
   'offset-300s',
   'clock_step',
+  'hip4_recurring',
   'random:SEED',
   'spec_dialect',
 ] as const;
@@ -70,6 +72,11 @@ export interface SimProfile {
   transform(endpoint: string, status: number, body: unknown, clocks: { venueNowMs: number; hostNowMs: number }): { body: unknown; dateMs?: number };
   /** Starts timed behaviour (proxy phases, clock steps); returns the stop. */
   install(faults: FaultControl, baseClock: Clock): () => void;
+  /**
+   * HIP-4 as the venue runs it (`hip4_recurring`): the catalog gets a recurring 15-minute outcome
+   * series that settles on the venue clock (catalog/recurring.ts, catalog/settlement.ts).
+   */
+  readonly recurringOutcomes?: boolean;
 }
 
 export class UnknownProfileError extends Error {
@@ -103,6 +110,20 @@ export function parseProfile(name: string): SimProfile {
       return makeProfile(name, NONE, 0, 1, undefined, STALE_HEALTH_MS);
     case 'clock_step':
       return makeProfile(name, NONE, 0, 1, installClockSteps);
+    // Recurring 15-minute outcomes that settle, and the merged book's dual orders in `/info`'s
+    // open-orders listings (catalog/duals.ts).
+    case 'hip4_recurring': {
+      const base = makeProfile(name, NONE, 0);
+      return {
+        ...base,
+        recurringOutcomes: true,
+        transform: (endpoint, status, body, clocks) => {
+          const out = base.transform(endpoint, status, body, clocks);
+          const dual = status === 200 && (endpoint === `${INFO_PREFIX}openOrders` || endpoint === `${INFO_PREFIX}frontendOpenOrders`);
+          return dual ? { ...out, body: withDualOrders(out.body) } : out;
+        },
+      };
+    }
     // A service speaking the spec's dialect of the user-signed actions (`venueChain`): strict otherwise.
     case 'spec_dialect':
       return { ...makeProfile(name, NONE, 0), specChainField: true };

@@ -14,6 +14,7 @@ import type { SignatureRecovery } from '../venue/signing/signer.js';
 import { accountRoutes } from './account-routes.js';
 import { adminHandler, isLoopbackAddress } from './admin.js';
 import { buildCatalog, catalogRoutes, type SimCatalog } from './catalog/index.js';
+import { startRecurringSettlements } from './catalog/settlement.js';
 import { FaultControl } from './faults.js';
 import { parseProfile } from './profiles.js';
 import { parseBudget, RateLimiter, type RateLimitConfig } from './rate-limit.js';
@@ -128,7 +129,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
   // Windows are measured on the base clock: an offset step must not open or close a window.
   const rateLimiter = new RateLimiter(baseClock, { ...parseBudget(opts.budget ?? 'ip_window'), ...opts.rateLimits });
   const ws = new WsHub({ clock: baseClock, faults, logger: opts.logger });
-  const catalog = buildCatalog({ nowMs: clock.nowMs() });
+  const catalog = buildCatalog({ nowMs: clock.nowMs(), ...(profile.recurringOutcomes ? { recurring: { nowMs: () => clock.nowMs() } } : {}) });
   const services = new ServiceSwitch({ venueOnly: opts.venueOnly ?? false, restStatus: opts.venueOnlyRestStatus ?? 404 });
   const state = new VenueState({
     clock,
@@ -182,7 +183,15 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
     const inProcess = new InProcessLink(handler, ws);
     const server: SimServer | undefined =
       opts.listen === false ? undefined : await listenSimServer({ host, port: opts.port ?? 0, clock, routes, faults, rateLimiter, ws, handler, logger: opts.logger });
-    const uninstall = profile.install(faults, baseClock);
+    const uninstallProfile = profile.install(faults, baseClock);
+    // A recurring outcome series settles on the venue clock (catalog/settlement.ts).
+    const stopSettlements = catalog.recurring
+      ? startRecurringSettlements({ clock, series: catalog.recurring, settle: (outcomeId, fraction) => state.settleOutcome(outcomeId, fraction) })
+      : () => undefined;
+    const uninstall = (): void => {
+      stopSettlements();
+      uninstallProfile();
+    };
 
     const hostPart = host.includes(':') ? `[${host}]` : host;
     const httpBase = server ? `http://${hostPart}:${server.port}` : IN_PROCESS_ORIGIN;

@@ -77,4 +77,21 @@ export const ASSUMED = {
    * keeper compares: a volume against a $1M gate, a count of requests).
    */
   infoNumbersEitherForm: true,
+  // ---- HIP-4 outcomes ----
+  /**
+   * The merged Yes/No book: a listing may return one resting outcome order twice, as the primary
+   * and as its dual (a buy of Yes at p is also the sell of No at 1 - p). The venue publishes no
+   * field marking a dual; both carry the same order id (the venue's `oid`, the service's
+   * `venue_order_id`), so the keeper counts one order per id (open orders, and what a fired cancel
+   * left). An order without an id counts on its own.
+   */
+  outcomeDualSharesOid: true,
+  /**
+   * When a recurring outcome settles (every 15 minutes, daily at 06:00 UTC), its resting orders
+   * are gone and no scheduled cancel fired: the venue counts no trigger. The keeper decides that a
+   * cancel fired from its armed deadline passing (switch-machine.ts), never from orders vanishing;
+   * orders gone before the deadline (a settlement, fills, the bot's own cancels) are not what a
+   * fired cancel cancelled (reports.ts `cancelledOrders`).
+   */
+  settlementIsNoTrigger: true,
 } as const;

@@ -173,7 +173,24 @@ export type InfoExtraAgent = z.output<typeof InfoExtraAgentSchema>;
 export function decodeInfoOpenOrders(value: unknown, type: OpenOrdersType = ASSUMED.infoOpenOrdersType, httpStatus?: number): InfoOpenOrders {
   const orders = decodeLenient(infoEndpoint(type), InfoOpenOrdersSchema, value, CONTRACTS.openOrders, httpStatus);
   // The top-level list only (ASSUMED.infoOpenOrdersCountTopLevel): `children` are listed there too.
-  return { type, orders, count: orders.length };
+  // An outcome order's dual (the merged book) shares its oid: one order (ASSUMED.outcomeDualSharesOid).
+  const distinct = distinctOrders(orders, (o) => (o.oid === undefined ? undefined : String(o.oid)));
+  return { type, orders: distinct, count: distinct.length };
+}
+
+/**
+ * One entry per order: the first of each id kept (a primary and its dual share the id,
+ * ASSUMED.outcomeDualSharesOid); an entry without an id is kept on its own.
+ */
+export function distinctOrders<T>(orders: readonly T[], idOf: (o: T) => string | undefined): T[] {
+  const seen = new Set<string>();
+  return orders.filter((o) => {
+    const id = idOf(o);
+    if (id === undefined) return true;
+    if (seen.has(id)) return false;
+    seen.add(id);
+    return true;
+  });
 }
 
 export function decodeInfoClearinghouseState(value: unknown, httpStatus?: number): InfoClearinghouseState {

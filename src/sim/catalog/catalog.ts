@@ -16,6 +16,7 @@ import type {
 } from '../../venue/types.js';
 import type { Catalog } from '../types.js';
 import { buildFixtures, type OutcomeFixtureStats } from './fixtures.js';
+import { RECURRING_SERIES, RecurringSeries } from './recurring.js';
 
 /** The taxonomy cut shared by GET /v1/participants and GET /v1/providers; an absent key matches all. */
 export interface TaxonomyFilter {
@@ -43,6 +44,18 @@ export interface SimCatalog extends Catalog {
   template(id: string): MarketTemplate | undefined;
   /** Fixture volume, trade count and holders, for the stats route. */
   fixtureStats(outcomeId: string): OutcomeFixtureStats | undefined;
+  /** The recurring outcome series (option `recurring`), whose outcomes settle with venue time. */
+  readonly recurring?: RecurringSeries;
+}
+
+export interface BuildCatalogOptions {
+  /** Venue time the fixtures are built at. */
+  nowMs: number;
+  /**
+   * Adds a recurring 15-minute outcome series (recurring.ts) whose outcomes settle as `nowMs()`,
+   * the venue clock, passes their close. Absent: the fixed catalog alone.
+   */
+  recurring?: { nowMs: () => number };
 }
 
 function deepFreeze<T>(value: T): T {
@@ -69,8 +82,11 @@ function matches(filter: TaxonomyFilter | undefined, topic: string | undefined, 
   return true;
 }
 
-export function buildCatalog(opts: { nowMs: number }): SimCatalog {
-  const data = deepFreeze(buildFixtures(opts.nowMs));
+export function buildCatalog(opts: BuildCatalogOptions): SimCatalog {
+  const built = buildFixtures(opts.nowMs);
+  const series = opts.recurring ? new RecurringSeries(opts.nowMs) : undefined;
+  if (series) built.topics.find((t) => t.id === RECURRING_SERIES.topic_id)?.categories?.find((c) => c.id === RECURRING_SERIES.category_id)?.series?.push(structuredClone(RECURRING_SERIES));
+  const data = deepFreeze(built);
   const outcomes = data.events.flatMap((e) => e.outcomes ?? []);
   const questions = data.events.flatMap((e) => e.questions ?? []);
   const seriesList = data.topics.flatMap((t) => (t.categories ?? []).flatMap((c) => c.series ?? []));
@@ -106,13 +122,32 @@ export function buildCatalog(opts: { nowMs: number }): SimCatalog {
 
   const tradable = outcomes.filter((o) => o.status === 'active' && o.hl_id !== null).map((o) => o.id as string);
 
+  // The recurring series' outcomes and event are built per call from venue time (their status
+  // changes at each close), frozen like the rest. `tradableOutcomeIds` stays the fixed list: the
+  // demo seeds rest orders there, and orders on a 15-minute outcome would vanish under other tests.
+  const venueNow = opts.recurring?.nowMs;
+  const recurringOutcome = (id: string): Outcome | undefined => {
+    if (!series || !venueNow) return undefined;
+    const now = venueNow();
+    const n = series.indexOf(id, now);
+    return n === undefined ? undefined : deepFreeze(series.outcome(n, now));
+  };
+  const recurringEvent = (): Event | undefined => (series && venueNow ? deepFreeze(series.event(venueNow())) : undefined);
+
   return {
     builtAtMs: opts.nowMs,
-    outcome: (id) => outcomeById.get(id),
-    event: (id) => eventById.get(id),
+    ...(series ? { recurring: series } : {}),
+    outcome: (id) => outcomeById.get(id) ?? recurringOutcome(id),
+    event: (id) => eventById.get(id) ?? (series && id === series.eventId ? recurringEvent() : undefined),
     tradableOutcomeIds: () => [...tradable],
-    outcomes: () => outcomes,
-    events: () => data.events,
+    outcomes: () => {
+      const e = recurringEvent();
+      return e ? [...outcomes, ...(e.outcomes ?? [])] : outcomes;
+    },
+    events: () => {
+      const e = recurringEvent();
+      return e ? [...data.events, e] : data.events;
+    },
     question: (id) => questionById.get(id),
     topics: () => data.topics,
     topic: (id) => topicById.get(id),

@@ -4,8 +4,8 @@
  * of the keeper and of the catalog routes depend on these shapes, so the data is deterministic: a
  * pure function of the `nowMs` it is built at, with every timestamp an offset from that instant.
  *
- * Chain identifiers (`hl_*`) are invented but internally consistent; `hl_asset_id` follows the
- * HIP-4 encoding 100000000 + 10 * outcome + side (assumed, only used for display).
+ * Chain identifiers (`hl_*`) are invented but internally consistent; `hl_asset_id` is the venue's
+ * HIP-4 asset id of the side, `100000000 + 10 * outcome + side` (asset-id.ts).
  */
 import type {
   Category,
@@ -27,6 +27,7 @@ import type {
   Topic,
 } from '../../venue/types.js';
 import { decSub, pow10Neg } from '../../venue/decimal.js';
+import { outcomeAssetId } from './asset-id.js';
 
 const MINUTE_MS = 60_000;
 const HOUR_MS = 60 * MINUTE_MS;
@@ -538,7 +539,7 @@ export function buildFixtures(nowMs: number): CatalogData {
               const p = person(spec.participant);
               return { side: i, label: p.name, abbreviation: p.abbreviation ?? null, participant_id: p.id };
             })();
-      if (s.chain) side.hl_asset_id = String(100_000_000 + 10 * s.chain.outcome + i);
+      if (s.chain) side.hl_asset_id = String(outcomeAssetId(s.chain.outcome, i));
       return side;
     });
     const st = s.settlement;

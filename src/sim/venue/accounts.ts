@@ -14,14 +14,27 @@ import type {
   VenuePerpPosition,
   VenueSpotBalance,
 } from '../types.js';
-import { OUTCOME_ASSET_BASE, outcomeCoin as outcomeCoinName, outcomeIndex, outcomeTokenIndex } from './assets.js';
+import { OUTCOME_ASSET_BASE, outcomeAssetId, outcomeCoin, outcomeToken } from '../catalog/asset-id.js';
 import { addFixed as add, parseFixed as dec, formatFixed as fmt, isDecimal as isDecimalText, isPositiveFixed as isPositive, mulFixed as mul, subFixed as sub, cmpFixed as cmp } from '../../venue/decimal.js';
 
 const ORDER_TYPES = new Set(['limit', 'market', 'stop_limit', 'stop_market']);
 const TIME_IN_FORCE = new Set(['gtc', 'ioc', 'alo']);
 
-/** Why an order left the open listing (the venue's order statuses, as far as we model them). */
-export type ClosedOrderStatus = 'scheduledCancel' | 'canceled';
+/**
+ * Why an order left the open listing (the venue's order statuses, as far as we model them):
+ * `scheduledCancel` the dead man's switch fired; `delistedCanceled` its outcome settled
+ * (SETTLED_ORDER_STATUS); `canceled` a `cancel` action took it.
+ */
+export type ClosedOrderStatus = 'scheduledCancel' | 'delistedCanceled' | 'canceled';
+
+/**
+ * The status an order resting on an outcome gets when the outcome settles **(assumed)**. The
+ * service lists open orders only (spec 4.2, "no history"), so its listings just stop showing them;
+ * the venue's historical listing (`historicalOrders`, `orderStatus`) has no status for it in its
+ * published vocabulary, whose nearest is `delistedCanceled` ("canceled due to asset delisting": a
+ * settled outcome trades no more). Never `scheduledCancel`: no scheduled cancel fired.
+ */
+export const SETTLED_ORDER_STATUS: ClosedOrderStatus = 'delistedCanceled';
 
 export interface ClosedOrder {
   /** The order as it was listed, with `status: 'not_open'`. */
@@ -272,6 +285,40 @@ export class AccountBook {
     return true;
   }
 
+  /**
+   * An outcome settled: its resting orders leave every listing (the service's, `/info`'s, the
+   * book), each kept among the closed ones with `status`; no scheduled cancel fired, so nothing
+   * here touches a schedule or a trigger count. Its positions are paid out as the venue converts
+   * the tokens: side 0 gets `settleFraction` USDC per token, side 1 `1 - settleFraction`, credited
+   * to the holder's spot USDC balance (made if absent); the positions leave the listings.
+   */
+  settleOutcome(outcomeId: string, settleFraction: string, status: ClosedOrderStatus, nowMs: number): { orders: number; positions: number } {
+    if (!isDecimalText(settleFraction)) throw new SeedError('settle fraction must be a decimal');
+    let orders = 0;
+    for (const o of [...(this.byOutcome.get(outcomeId)?.values() ?? [])]) {
+      const a = this.accounts.get(o.address);
+      if (!a) continue;
+      o.updatedMs = nowMs;
+      a.closed.push({ order: this.orderView(o, 'not_open'), status, closedAtMs: nowMs });
+      a.orders.delete(o.venue_order_id);
+      orders++;
+    }
+    this.byOutcome.delete(outcomeId);
+    let positions = 0;
+    for (const a of this.accounts.values()) {
+      const settled = a.positions.filter((p) => p.outcome_id === outcomeId);
+      if (settled.length === 0) continue;
+      a.positions = a.positions.filter((p) => p.outcome_id !== outcomeId);
+      let payout = dec('0');
+      for (const p of settled) payout = add(payout, mul(dec(p.quantity), p.side === 0 ? dec(settleFraction) : sub(dec('1'), dec(settleFraction))));
+      const usdc = a.spotBalances.find((b) => b.coin === 'USDC');
+      if (usdc) usdc.total = fmt(add(dec(usdc.total), payout));
+      else a.spotBalances.push({ coin: 'USDC', token: 0, total: fmt(payout), hold: '0.0', entryNtl: '0.0' });
+      positions += settled.length;
+    }
+    return { orders, positions };
+  }
+
   closedOrders(address: string): readonly ClosedOrder[] {
     return this.accounts.get(address.toLowerCase())?.closed ?? [];
   }
@@ -317,7 +364,7 @@ export class AccountBook {
     const a = this.accounts.get(address.toLowerCase());
     if (!a) return [];
     const tokens = a.positions.map((p): VenueSpotBalance => {
-      const { coin, token } = this.outcomeCoin(p.outcome_id, p.side);
+      const { tokenName: coin, token } = this.outcomeCoin(p.outcome_id, p.side);
       let hold = dec('0');
       for (const o of a.orders.values()) {
         if (o.outcome_id === p.outcome_id && o.side === p.side && o.direction === 'sell') hold = add(hold, sub(dec(o.original), dec(o.filled)));
@@ -398,13 +445,16 @@ export class AccountBook {
   // ---- internals ----
 
   /**
-   * An outcome side's coin and token index on the venue (assets.ts: coin `#<encoding>`, token index
-   * assumed to be the asset id). An outcome with no chain id (test catalogs) is named by its id.
+   * An outcome side's spot coin and token on the venue (catalog/asset-id.ts): the coin `#<encoding>`
+   * (open orders), the balance named by the token `+<encoding>`, its `token` number the side's asset
+   * id `100000000 + encoding` **(assumed: the venue's token index for outcomes is not published)**.
+   * An outcome with no chain id (test catalogs) is named by its id.
    */
-  private outcomeCoin(outcomeId: string, side: 0 | 1): { coin: string; token: number } {
-    const n = outcomeIndex(this.catalog.outcome(outcomeId));
-    if (n === undefined) return { coin: `#${outcomeId}:${side}`, token: OUTCOME_ASSET_BASE };
-    return { coin: outcomeCoinName(n, side), token: outcomeTokenIndex(n, side) };
+  private outcomeCoin(outcomeId: string, side: 0 | 1): { coin: string; tokenName: string; token: number } {
+    const hlId = this.catalog.outcome(outcomeId)?.hl_id;
+    const n = hlId !== undefined && hlId !== null && /^\d+$/.test(hlId) ? Number(hlId) : undefined;
+    if (n === undefined) return { coin: `#${outcomeId}:${side}`, tokenName: `+${outcomeId}:${side}`, token: OUTCOME_ASSET_BASE };
+    return { coin: outcomeCoin(n, side), tokenName: outcomeToken(n, side), token: outcomeAssetId(n, side) };
   }
 
   /** A service-listed (outcome) order as the venue shows it. */

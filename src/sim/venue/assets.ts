@@ -1,30 +1,19 @@
 /**
- * HIP-4 outcome assets as the venue names them (VENUE.md, "HIP-4 outcomes"): an outcome side's
- * encoding is `10 * outcome + side`, its asset id (what an `order` or `cancel` action names in `a`)
- * `100_000_000 + encoding`, its spot coin `#<encoding>` (what `openOrders` lists) and its token
- * `+<encoding>`. `outcome` is the simulator catalog's numeric outcome index (`Outcome.hl_id`).
- *
- * Every place in the simulator that needs an outcome asset id goes through `outcomeAssetId`; the
- * catalog fixtures compute their display-only `hl_asset_id` on their own (catalog/fixtures.ts).
+ * HIP-4 outcome assets for the venue's trading actions and metadata. The formula itself (encoding
+ * `10 * outcome + side`, asset id `100_000_000 + encoding`, coin `#<encoding>`, token `+<encoding>`)
+ * lives in one place, catalog/asset-id.ts, re-exported here; this module adds what the `/exchange`
+ * and `/info` answers need on top: reading an asset id back, the outcome token's index, and the
+ * tradable outcomes as the venue lists them. `outcome` is the catalog's numeric outcome index
+ * (`Outcome.hl_id`).
  */
 import type { Outcome } from '../../venue/types.js';
 import type { Catalog } from '../types.js';
 import { decCanonical, isDecimal, parseFixed } from '../../venue/decimal.js';
+import { OUTCOME_ASSET_BASE, outcomeAssetId, outcomeCoin, outcomeEncoding, outcomeToken } from '../catalog/asset-id.js';
 
-/** Where the outcome asset ids begin (perps < 10 000, spot 10 000 + index, HIP-3 100 000 + ...). */
-export const OUTCOME_ASSET_BASE = 100_000_000;
+export { OUTCOME_ASSET_BASE, outcomeAssetId, outcomeCoin, outcomeEncoding, outcomeToken };
 
 export type OutcomeSideIndex = 0 | 1;
-
-/** `10 * outcome + side`. */
-export function outcomeEncoding(outcome: number, side: OutcomeSideIndex): number {
-  return 10 * outcome + side;
-}
-
-/** The venue's asset id of an outcome side: `100_000_000 + 10 * outcome + side`. */
-export function outcomeAssetId(outcome: number, side: OutcomeSideIndex): number {
-  return OUTCOME_ASSET_BASE + outcomeEncoding(outcome, side);
-}
 
 /** The outcome side an asset id names, or undefined when it is no outcome asset (or names side 2..9). */
 export function outcomeOfAssetId(asset: number): { outcome: number; side: OutcomeSideIndex } | undefined {
@@ -33,16 +22,6 @@ export function outcomeOfAssetId(asset: number): { outcome: number; side: Outcom
   const side = encoding % 10;
   if (side !== 0 && side !== 1) return undefined;
   return { outcome: (encoding - side) / 10, side };
-}
-
-/** The spot coin of an outcome side, as `openOrders` and the book name it: `#<encoding>`. */
-export function outcomeCoin(outcome: number, side: OutcomeSideIndex): string {
-  return `#${outcomeEncoding(outcome, side)}`;
-}
-
-/** The token name of an outcome side: `+<encoding>`. */
-export function outcomeTokenName(outcome: number, side: OutcomeSideIndex): string {
-  return `+${outcomeEncoding(outcome, side)}`;
 }
 
 /**

@@ -22,7 +22,7 @@ import type {
   VenueSpotBalance,
   VenueStateApi,
 } from '../types.js';
-import { AccountBook, SeedError, type ClosedOrder, type ClosedVenueOrder } from './accounts.js';
+import { AccountBook, SeedError, SETTLED_ORDER_STATUS, type ClosedOrder, type ClosedVenueOrder } from './accounts.js';
 import { isDecimal } from '../../venue/decimal.js';
 import { parseActionBody, type ApproveAgentBody, type ApproveBuilderFeeBody, type CancelBody, type L1Body, type OrderBody, type OrderWire, type ScheduleCancelBody } from './actions.js';
 import { outcomeAssetId, outcomeIndex, tradableOutcomeSide } from './assets.js';
@@ -243,6 +243,15 @@ export class VenueState implements VenueStateApi, VenueInfoState {
     if (seeded !== undefined) return seeded;
     if (!this.budget) return Number.MAX_SAFE_INTEGER;
     return this.budget.initial + Math.floor(this.accounts.tradedVolume(account) * this.budget.perUsdTraded);
+  }
+
+  /**
+   * An outcome settled (a recurring series' close, catalog/settlement.ts): its resting orders are
+   * gone (SETTLED_ORDER_STATUS) and its positions paid out (AccountBook.settleOutcome). No
+   * scheduled cancel fired: no schedule is touched, no trigger counted, no notification sent.
+   */
+  settleOutcome(outcomeId: string, settleFraction: string): { orders: number; positions: number } {
+    return this.accounts.settleOutcome(outcomeId, settleFraction, SETTLED_ORDER_STATUS, this.clock.nowMs());
   }
 
   /** Orders that left the listing, with the venue status that closed them (`scheduledCancel`). */
