@@ -7,7 +7,7 @@
  *
  * The SDK validates requests, not answers (its answer types are TypeScript only), so the answers
  * are held to its types here field by field (`expectMeta` and friends, written from
- * `src/api/info/_methods/*.ts` and `src/api/exchange/_methods/*.ts` of 0.32.1).
+ * the info and exchange method modules of `@nktkas/hyperliquid` 0.32.1).
  *
  * The venue clock is a FakeClock started at the host's time: the SDK's nonces (host time) fall in
  * the venue's window, and the scheduled cancel fires when the test moves the clock, not after a real
