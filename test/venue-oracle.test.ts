@@ -275,3 +275,28 @@ describe('the whole keeper: what provisioning and the switch post', () => {
     }
   });
 });
+
+describe('venue.chain_field: the named option for a service that speaks the spec\'s dialect', () => {
+  it('venueChain is refused by the venue as it is (no account armed) and served by a spec_dialect service', async () => {
+    const accounts = () => [account('mm-main', demoAddress('alice'), demoMasterKey('alice'))];
+    const run = async (profile: 'strict' | 'spec_dialect', chainField: 'hyperliquidChain' | 'venueChain') => {
+      const h = await startHarness({ accounts, chainField, sim: { profile } });
+      try {
+        await h.keeper.start().catch(() => undefined);
+        await h.advance(20_000);
+        return { horizonMs: h.venueHorizonMs(demoAddress('alice')), approvals: h.sim.state.actionLog().filter((a) => a.type === 'approveAgent').map((a) => a.result) };
+      } finally {
+        await h.close();
+      }
+    };
+    const refused = await run('strict', 'venueChain');
+    expect(refused.horizonMs).toBeNull();
+    expect(refused.approvals.length).toBeGreaterThan(0);
+    expect(refused.approvals.every((r) => r !== 'ok')).toBe(true);
+    const served = await run('spec_dialect', 'venueChain');
+    expect(served.approvals).toContain('ok');
+    expect(served.horizonMs).toBeGreaterThan(20_000);
+    const venue = await run('spec_dialect', 'hyperliquidChain');
+    expect(venue.horizonMs).toBeGreaterThan(20_000);
+  }, 60_000);
+});

@@ -304,6 +304,16 @@ describe('decodeResponse', () => {
     expect(e.message).not.toContain('internal-host');
   });
 
+  it("the venue's 422 plain text is quoted (the operator's one clue); a long or unprintable text is not", () => {
+    const text = 'Failed to deserialize the JSON body into the target type';
+    const e = errorForStatus(EP, res(422, text, { 'content-type': 'text/plain; charset=utf-8' }));
+    expect(e).toMatchObject({ reason: 'bad_status', httpStatus: 422 });
+    expect(e.message).toContain(`: "${text}"`);
+    expect(errorForStatus(EP, res(422, 'x'.repeat(600), { 'content-type': 'text/plain' })).message).not.toContain('xxx');
+    expect(errorForStatus(EP, res(422, 'bad\u0007bell', { 'content-type': 'text/plain' })).message).not.toContain('bell');
+    expect(errorForStatus(EP, res(422, 'y'.repeat(300), { 'content-type': 'text/plain' })).message).toContain(`"${'y'.repeat(160)}…"`);
+  });
+
   it('non-2xx JSON that is not the envelope -> bad_status', () => {
     expect(errorForStatus(EP, res(500, { message: 'oops' }))).toMatchObject({ reason: 'bad_status', httpStatus: 500 });
     expect(errorForStatus(EP, res(400, { error: 'x' }))).toMatchObject({ reason: 'bad_status' });

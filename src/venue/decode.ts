@@ -661,7 +661,21 @@ export function errorForStatus(endpoint: string, res: HttpResponse): RestError |
   }
   const ct = res.headers['content-type'];
   const kind = typeof ct === 'string' ? ct.split(';')[0]!.trim().slice(0, 60) : 'no content-type';
-  return new DecodeError(endpoint, 'bad_status', `HTTP ${res.status} without a RESTError envelope (${kind}, ${res.body.length} bytes)`, res.status);
+  const said = kind === 'text/plain' ? plainTextGist(res.body) : undefined;
+  return new DecodeError(endpoint, 'bad_status', `HTTP ${res.status} without a RESTError envelope (${kind}, ${res.body.length} bytes)${said ? `: ${said}` : ''}`, res.status);
+}
+
+/**
+ * The venue refuses a body it cannot read with 422 and one line of plain text ("Failed to
+ * deserialize the JSON body into the target type"): the only clue an operator gets to what was
+ * wrong, so it is quoted. Only a short text, printable ASCII, cut at 160 characters: an HTML page or
+ * a binary answer is described, never echoed into the logs.
+ */
+function plainTextGist(body: Buffer): string | undefined {
+  if (body.length === 0 || body.length > 512) return undefined;
+  const text = body.toString('utf8').trim();
+  if (!/^[\x20-\x7e]+$/.test(text)) return undefined;
+  return JSON.stringify(text.length > 160 ? `${text.slice(0, 160)}…` : text);
 }
 
 function isSuccess(status: number): boolean {

@@ -205,6 +205,8 @@ export async function startHarness(opts: {
   probe?: KeeperDeps['probe'];
   /** Wraps the keeper's dispatcher (an undici interceptor, e.g. to keep every body it sends); the carrier is unchanged. */
   wrapDispatcher?: (dispatcher: Dispatcher) => Dispatcher;
+  /** `venue.chain_field`; absent: the venue's own name. */
+  chainField?: KeeperOptions['chainField'];
 }): Promise<Harness> {
   const inProcess = (opts.transport ?? 'in-process') === 'in-process';
   /** Requests in the keeper's transport, and state-file reads and writes not yet handed back. */
@@ -378,6 +380,7 @@ export async function startHarness(opts: {
   const venue = new VenuePort({ ...(opts.noService ? {} : { baseUrl: sim.baseUrl }), exchangeUrl: sim.exchangeUrl, transport, scheduler, venueClock, clock, ...(opts.infoWeights ? { infoWeights: opts.infoWeights } : {}), ...(shared ? { shared } : {}) });
   const keeperOptions: KeeperOptions = {
     network: 'testnet',
+    ...(opts.chainField ? { chainField: opts.chainField } : {}),
     accounts: opts.accounts(sim),
     watch: { ordersEveryMs: 30_000, positionsEveryMs: 60_000, notifications: opts.notifications ?? false, ...opts.watch },
     maxClockSkewMs: 2_000,
