@@ -5,6 +5,7 @@ import {
   DEADLINE_SAFETY_MARGIN_SECONDS,
   minPreRearmHorizonSeconds,
   preRearmHorizonSeconds,
+  rearmLeavesRetries,
   RETRIES_BEFORE_MIN_HORIZON,
   retrySlotSeconds,
   VENUE_MIN_LEAD_MS,
@@ -59,10 +60,11 @@ export function switchRuleFailures(sw: Partial<RawSwitch>, requestTimeoutMs: num
   // min_horizon >= deadline already implies the next rule fails: one report is enough.
   if (requestTimeoutMs !== undefined && rearm !== undefined && out.length === 0) {
     // The arithmetic is plan/horizon.ts's; this rule only words it.
-    const slot = retrySlotSeconds(requestTimeoutMs);
-    const need = minPreRearmHorizonSeconds(minHorizon, requestTimeoutMs);
-    const preRearm = preRearmHorizonSeconds({ deadlineSeconds: deadline, rearmEverySeconds: rearm });
-    if (preRearm < need) {
+    const timing = { deadlineSeconds: deadline, rearmEverySeconds: rearm, minHorizonSeconds: minHorizon };
+    if (!rearmLeavesRetries(timing, requestTimeoutMs)) {
+      const slot = retrySlotSeconds(requestTimeoutMs);
+      const need = minPreRearmHorizonSeconds(minHorizon, requestTimeoutMs);
+      const preRearm = preRearmHorizonSeconds(timing);
       const maxRearm = Math.floor(deadline - need);
       const fix =
         maxRearm >= 1
