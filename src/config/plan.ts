@@ -5,9 +5,8 @@ import type { ColdStartOrder } from '../plan/cold-start.js';
 import { instanceSpecOf } from '../sched/shared-share.js';
 import { expectedLiveHeapMb, nodeOptionsFor } from './memory.js';
 import type { ConfigProblem } from './errors.js';
-import { retriesThatFit } from './rules.js';
 import { isLoopbackHost } from './rules.js';
-import { RETRIES_BEFORE_MIN_HORIZON, retrySlotSeconds } from './schema.js';
+import { horizonAfterOwnersLostSeconds, RETRIES_BEFORE_MIN_HORIZON, retriesThatFit, retrySlotSeconds } from '../plan/horizon.js';
 import { accountsCovered } from './shard.js';
 import { switchInMs, type AccountConfig, type Config, type RateLimit, type SwitchConfig } from './types.js';
 import { VENUE_FACTS } from '../venue/facts.js';
@@ -300,8 +299,7 @@ function planWarnings(config: Config, mine: AccountConfig[], accounts: PlanAccou
   if (fleet) {
     // Both owners of an account lost at once (or replication 1): its arms stand while the lease
     // ends and the next step gives it new owners, who still have to approve and arm.
-    const stepSeconds = fleet.leaseSeconds / 3;
-    const short = mine.filter((a) => a.switch.deadlineSeconds - a.switch.rearmEverySeconds - fleet.leaseSeconds - stepSeconds < a.switch.minHorizonSeconds);
+    const short = mine.filter((a) => horizonAfterOwnersLostSeconds(a.switch, fleet.leaseSeconds) < a.switch.minHorizonSeconds);
     if (short.length > 0) {
       w.push(
         `shard.fleet.lease_seconds ${fleet.leaseSeconds}: for ${names(short)} deadline - rearm_every - lease - lease / 3 is below min_horizon, so an account whose owners are all lost at once ` +

@@ -1,15 +1,15 @@
 import { isIPv4, isIPv6 } from 'node:net';
+import { NETWORK_URLS, type RawAccount, type RawShard, type RawSwitch, type RawVenue } from './schema.js';
 import {
   MIN_DEADLINE_SECONDS,
   DEADLINE_SAFETY_MARGIN_SECONDS,
+  minPreRearmHorizonSeconds,
+  preRearmHorizonSeconds,
+  rearmLeavesRetries,
   RETRIES_BEFORE_MIN_HORIZON,
   retrySlotSeconds,
-  NETWORK_URLS,
-  type RawAccount,
-  type RawShard,
-  type RawSwitch,
-  type RawVenue,
-} from './schema.js';
+  VENUE_MIN_LEAD_MS,
+} from '../plan/horizon.js';
 import { VENUE_FACTS } from '../venue/facts.js';
 import { AGENT_SLOTS, replicaAgentName } from './shard.js';
 
@@ -45,7 +45,7 @@ export function switchRuleFailures(sw: Partial<RawSwitch>, requestTimeoutMs: num
       keys: ['deadline_seconds'],
       message:
         `is ${deadline}; must be at least ${MIN_DEADLINE_SECONDS}: the venue refuses a cancel time less than ` +
-        `${VENUE_FACTS.scheduleCancelMinLeadMs / 1000} s ahead, and ${DEADLINE_SAFETY_MARGIN_SECONDS} s more are kept for clock skew and latency`,
+        `${VENUE_MIN_LEAD_MS / 1000} s ahead, and ${DEADLINE_SAFETY_MARGIN_SECONDS} s more are kept for clock skew and latency`,
     });
   }
   // The rules below read deadline_seconds: when it is already refused, they would only repeat it.
@@ -59,9 +59,12 @@ export function switchRuleFailures(sw: Partial<RawSwitch>, requestTimeoutMs: num
   }
   // min_horizon >= deadline already implies the next rule fails: one report is enough.
   if (requestTimeoutMs !== undefined && rearm !== undefined && out.length === 0) {
-    const slot = retrySlotSeconds(requestTimeoutMs);
-    const need = minHorizon + RETRIES_BEFORE_MIN_HORIZON * slot;
-    if (deadline - rearm < need) {
+    // The arithmetic is plan/horizon.ts's; this rule only words it.
+    const timing = { deadlineSeconds: deadline, rearmEverySeconds: rearm, minHorizonSeconds: minHorizon };
+    if (!rearmLeavesRetries(timing, requestTimeoutMs)) {
+      const slot = retrySlotSeconds(requestTimeoutMs);
+      const need = minPreRearmHorizonSeconds(minHorizon, requestTimeoutMs);
+      const preRearm = preRearmHorizonSeconds(timing);
       const maxRearm = Math.floor(deadline - need);
       const fix =
         maxRearm >= 1
@@ -71,18 +74,12 @@ export function switchRuleFailures(sw: Partial<RawSwitch>, requestTimeoutMs: num
         keys: ['rearm_every_seconds', 'deadline_seconds', 'min_horizon_seconds'],
         message:
           `is ${rearm}; too long for deadline_seconds ${deadline} and min_horizon_seconds ${minHorizon}: just before a planned re-arm the horizon is ` +
-          `${deadline} - ${rearm} = ${deadline - rearm} s, which must leave room for ${RETRIES_BEFORE_MIN_HORIZON} retries of ${fmt(slot)} s ` +
+          `${deadline} - ${rearm} = ${preRearm} s, which must leave room for ${RETRIES_BEFORE_MIN_HORIZON} retries of ${fmt(slot)} s ` +
           `(venue.request_timeout_ms / 1000 + 1) above min_horizon_seconds, i.e. at least ${fmt(need)} s; ${fix}`,
       });
     }
   }
   return out;
-}
-
-/** How many whole retry slots fit between the pre-re-arm horizon and min_horizon (for warnings). */
-export function retriesThatFit(sw: { deadlineSeconds: number; rearmEverySeconds: number; minHorizonSeconds: number }, requestTimeoutMs: number): number {
-  const room = sw.deadlineSeconds - sw.rearmEverySeconds - sw.minHorizonSeconds;
-  return Math.max(0, Math.floor(room / retrySlotSeconds(requestTimeoutMs)));
 }
 
 export function topSwitchProblems(sw: Partial<RawSwitch>, requestTimeoutMs: number | undefined): RuleProblem[] {

@@ -17,25 +17,9 @@ export const NETWORK_URLS = {
   testnet: { exchangeUrl: 'https://api.hyperliquid-testnet.xyz', wsUrl: 'wss://api.hyperliquid-testnet.xyz' },
 } as const;
 
-/**
- * Kept on top of the venue's 5 s minimum lead when checking `deadline_seconds`: the lead is
- * measured on the venue's clock after the request arrives, so skew estimation error and request
- * latency eat into it. With the margin, a deadline can still be re-armed after a slow first try.
- */
-export const DEADLINE_SAFETY_MARGIN_SECONDS = 5;
-export const MIN_DEADLINE_SECONDS = VENUE_FACTS.scheduleCancelMinLeadMs / 1000 + DEADLINE_SAFETY_MARGIN_SECONDS;
-
-/** The retries that `rearm_every_seconds` must leave room for before `min_horizon_seconds`. */
-export const RETRIES_BEFORE_MIN_HORIZON = 2;
-
-/**
- * How long one failed arm attempt can take, in seconds: the request timeout, plus 1 s for the
- * scheduler's backoff and the signer. The re-arm rule is
- * `deadline - rearm_every >= min_horizon + RETRIES_BEFORE_MIN_HORIZON * retrySlotSeconds(timeout)`.
- */
-export function retrySlotSeconds(requestTimeoutMs: number): number {
-  return requestTimeoutMs / 1000 + 1;
-}
+// The deadline's floor and the re-arm rule's retry reserve live with the rest of the horizon's
+// arithmetic (plan/horizon.ts); re-exported here, where the config's other numbers are.
+export { DEADLINE_SAFETY_MARGIN_SECONDS, MIN_DEADLINE_SECONDS, RETRIES_BEFORE_MIN_HORIZON, retrySlotSeconds } from '../plan/horizon.js';
 
 /** pino's levels (plus `silent`). */
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;

@@ -2,7 +2,8 @@ import type { Logger } from 'pino';
 import type { ArmRoute } from '../venue/routes.js';
 import type { KeeperMetrics } from '../obs/metrics.js';
 import { coldStartPlanned, planBudget, planReads, type BudgetPlan, type PlanAccount, type Provisioning } from '../plan/budget-plan.js';
-import { armCapacityPerSecond, maxPeriodMs, type RouteBudgets } from '../plan/cadence.js';
+import { armCapacityPerSecond, type RouteBudgets } from '../plan/cadence.js';
+import { longestSafePeriodMs } from '../plan/horizon.js';
 import { ratePerSecond } from '../sched/limits.js';
 import type { RequestScheduler } from '../sched/scheduler.js';
 import { budgetMoved } from '../sched/shared-share.js';
@@ -102,7 +103,7 @@ export class CadenceControl {
   publishDemand(options: KeeperOptions, backlog: number): void {
     const d = this.deps.sharedDemand;
     if (!d) return;
-    const armsPerSecond = options.accounts.reduce((sum, a) => sum + 1000 / maxPeriodMs(a.switch), 0);
+    const armsPerSecond = options.accounts.reduce((sum, a) => sum + 1000 / longestSafePeriodMs(a.switch), 0);
     d.publishDemand({ armsPerSecond, backlog });
   }
 

@@ -1,4 +1,5 @@
-import { maxPeriodMs, type CadenceInput } from '../plan/cadence.js';
+import type { CadenceInput } from '../plan/cadence.js';
+import { longestSafePeriodMs } from '../plan/horizon.js';
 import { firstArmGateMs, type ColdStartInput, type ColdStartOrder } from '../plan/cold-start.js';
 
 /** How the plan in force orders the cold start (budget-plan.ts): the order, and the window approvals and first arms share (0: none). */
@@ -30,7 +31,7 @@ export class ColdStartGate {
   /** An account is added: its provisioning is still to come. */
   added(name: string, sw: CadenceInput): void {
     this.unsettled.add(name);
-    const p = maxPeriodMs(sw);
+    const p = longestSafePeriodMs(sw);
     this.periods.set(name, p);
     this.shortestPeriodMs = Math.min(this.shortestPeriodMs, p);
   }

@@ -1,5 +1,6 @@
 import type { TimerHandle } from '../sched/clock.js';
 import { READ_UTILISATION } from '../plan/read-plan.js';
+import { keepsMinHorizon } from '../plan/horizon.js';
 import { infoRequestWeight } from '../venue/info.js';
 import type { ClockStep } from '../sched/venue-clock.js';
 import { StateWriteError } from '../state/atomic-file.js';
@@ -633,7 +634,7 @@ export class Keeper {
       const r = m.runner;
       if (!r || this.cadence.isOverBudget(m.spec.name)) continue;
       const d = r.snapshot().deadlineMs;
-      if (!r.shouldBeArmed() || (d !== null && d - venueNow >= m.spec.switch.minHorizonMs)) out.push(m.spec.name);
+      if (!r.shouldBeArmed() || (d !== null && keepsMinHorizon(d - venueNow, m.spec.switch.minHorizonMs))) out.push(m.spec.name);
     }
     return out;
   }

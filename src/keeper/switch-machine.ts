@@ -14,18 +14,22 @@ import type { PathPolicy } from '../plan/cadence.js';
 import { otherRoute, type ArmRoute } from '../venue/routes.js';
 import type { ActionReason } from '../venue/errors.js';
 import { VENUE_FACTS } from '../venue/facts.js';
+import {
+  CANCEL_SOON_LEAD_MS,
+  CANCEL_SOON_MARGIN_MS,
+  cancelSoonLeadMs,
+  latestPlannedRearmAtMs,
+  latestRearmAfterMs,
+  leaveByAtMs,
+  REARM_RESERVE_MAX_MS,
+  retryUsableHorizonMs,
+} from '../plan/horizon.js';
 
 /** What a silent bot gets (liveness.ts): one arm at the earliest time the venue accepts, or none. */
 export type OnSilence = 'cancel_soon' | 'stop_rearming';
 
-/**
- * The keeper's margin on top of the venue's minimum lead for a cancel-soon arm: the lead is measured
- * on the venue's clock after the request arrives, so latency and the clock estimate's error eat into
- * it. 1 s keeps the scheduled time within 2 s of the minimum (docs/liveness.md); each refused
- * cancel-soon attempt in a row adds another second (`cancelSoonLeadMs`).
- */
-export const CANCEL_SOON_MARGIN_MS = 1_000;
-export const CANCEL_SOON_LEAD_MS = VENUE_FACTS.scheduleCancelMinLeadMs + CANCEL_SOON_MARGIN_MS;
+// The cancel-soon lead and the latest re-arm time are the horizon's arithmetic (plan/horizon.ts).
+export { CANCEL_SOON_LEAD_MS, CANCEL_SOON_MARGIN_MS, cancelSoonLeadMs, latestRearmAfterMs };
 
 export interface SwitchSettings {
   deadlineMs: number;
@@ -197,21 +201,8 @@ export const RETRY = {
    */
   reprovisionEveryMs: 10 * 60_000,
   /** Upper bound of the retry reserve kept before the monotonic latest re-arm time. */
-  rearmReserveMaxMs: 5_000,
+  rearmReserveMaxMs: REARM_RESERVE_MAX_MS,
 } as const;
-
-/**
- * How long after an accepted arm left the next one must leave at the latest, on the monotonic clock:
- * when the horizon it set would fall to `min_horizon` plus a retry reserve. The reserve is half the
- * margin the cadence leaves (deadline - min_horizon - rearm_every), at most 5 s, so on time it is
- * never earlier than the planned period.
- */
-export function latestRearmAfterMs(settings: SwitchSettings): number {
-  const reserveMs = rearmReserveMs(settings);
-  // A period the budget stretched past the margin (short horizons, see planProtection) is the
-  // plan: forcing arms sooner would spend budget the plan does not have.
-  return Math.max(settings.rearmEveryMs, settings.deadlineMs - settings.minHorizonMs - reserveMs);
-}
 
 export function initialState(): SwitchState {
   return {
@@ -262,11 +253,6 @@ function routed(settings: SwitchSettings, leaveBy: number): { path: ArmRoute; al
   return settings.path === 'rest_then_exchange' ? { path, alternative: { path: otherRoute(path), leaveByMs: leaveBy } } : { path };
 }
 
-/** The retry reserve kept before the latest re-arm time: half the cadence's margin, at most 5 s. */
-function rearmReserveMs(settings: SwitchSettings): number {
-  return Math.min(RETRY.rearmReserveMaxMs, Math.max(0, settings.deadlineMs - settings.minHorizonMs - settings.rearmEveryMs) / 2);
-}
-
 /**
  * The venue time an arm must leave by so that the horizon keeps `min_horizon` plus the retry
  * reserve: past it, the other route is the safer one. Now when there is no deadline, or it is
@@ -274,7 +260,7 @@ function rearmReserveMs(settings: SwitchSettings): number {
  */
 export function leaveByMs(settings: SwitchSettings, state: SwitchState, nowMs: number): number {
   if (state.deadlineMs === null) return nowMs;
-  return Math.max(nowMs, state.deadlineMs - settings.minHorizonMs - rearmReserveMs(settings));
+  return Math.max(nowMs, leaveByAtMs(state.deadlineMs, settings));
 }
 
 /**
@@ -284,7 +270,7 @@ export function leaveByMs(settings: SwitchSettings, state: SwitchState, nowMs: n
 export function retryDelayMs(consecutiveFailures: number, horizon: number | null): number {
   const backoff = Math.min(RETRY.capMs, RETRY.baseMs * 2 ** Math.max(0, consecutiveFailures - 1));
   if (horizon === null) return Math.max(RETRY.floorMs, Math.min(backoff, 2_000));
-  const usable = horizon - VENUE_FACTS.scheduleCancelMinLeadMs;
+  const usable = retryUsableHorizonMs(horizon);
   const byHorizon = usable / RETRY.attemptsInHorizon;
   return Math.max(RETRY.floorMs, Math.min(backoff, byHorizon));
 }
@@ -324,7 +310,7 @@ export function step(settings: SwitchSettings, state: SwitchState, event: Switch
       // The deadline is where the venue holds it: nearer now when venue time moved forward. Re-plan
       // so the next arm still leaves with `deadline - rearm_every` of horizon at the latest.
       if (s.phase === 'armed' && s.deadlineMs !== null && s.nextArmAtMs !== null && s.stopMode === null) {
-        const byHorizon = s.deadlineMs - (settings.deadlineMs - settings.rearmEveryMs);
+        const byHorizon = latestPlannedRearmAtMs(s.deadlineMs, settings);
         if (byHorizon < s.nextArmAtMs) s.plannedSlotMs = s.nextArmAtMs = Math.max(nowMs, byHorizon);
       }
       break;
@@ -389,7 +375,7 @@ export function step(settings: SwitchSettings, state: SwitchState, event: Switch
         // Never later than when the deadline the venue accepted falls to `deadline - rearm_every`
         // of horizon: if our venue-time estimate was off when the arm left (a clock step), the
         // accepted deadline is nearer than planned, and so is the next arm.
-        const byHorizon = event.deadlineMs - (settings.deadlineMs - settings.rearmEveryMs);
+        const byHorizon = latestPlannedRearmAtMs(event.deadlineMs, settings);
         s.plannedSlotMs = Math.max(Math.min((late ? sentAt : slot) + settings.rearmEveryMs, byHorizon), nowMs);
         s.nextArmAtMs = s.plannedSlotMs;
       }
@@ -587,11 +573,6 @@ function finish(settings: SwitchSettings, s: SwitchState, nowMs: number, effects
   const wake = nextWake(s, nowMs);
   if (wake !== null) effects.push({ type: 'wake_at', atMs: wake });
   return { state: s, effects };
-}
-
-/** The lead of a cancel-soon arm: the venue's minimum plus our margin, a second more per refusal in a row (at most 5). */
-export function cancelSoonLeadMs(consecutiveFailures: number): number {
-  return CANCEL_SOON_LEAD_MS + Math.min(5, consecutiveFailures) * 1_000;
 }
 
 /**

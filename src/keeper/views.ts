@@ -8,6 +8,7 @@ import type { BotView } from './bot-liveness.js';
 import { triggersLeft } from './liveness.js';
 import type { SwitchState } from './switch-machine.js';
 import { VENUE_FACTS } from '../venue/facts.js';
+import { keepsMinHorizon } from '../plan/horizon.js';
 
 /**
  * What the keeper shows: readiness (`/readyz`) and status (`/status`, the status page), as pure
@@ -58,7 +59,7 @@ export function readinessOf(v: ViewInput): Readiness {
     const h = m.runner?.horizonMs() ?? null;
     const horizon = h === null ? null : h / 1000;
     if (!m.runner) faults.push({ account: m.spec.name, problem: `not provisioned: ${m.provisionError ?? 'pending'}`, horizon_seconds: null });
-    else if (horizon === null || horizon * 1000 < m.spec.switch.minHorizonMs) {
+    else if (horizon === null || !keepsMinHorizon(horizon * 1000, m.spec.switch.minHorizonMs)) {
       faults.push({ account: m.spec.name, problem: horizon === null ? 'not armed' : `horizon ${horizon.toFixed(1)} s below ${m.spec.switch.minHorizonMs / 1000} s`, horizon_seconds: horizon });
     }
   }

@@ -1,5 +1,6 @@
 import type { ArmRoute } from '../venue/routes.js';
-import { armCapacityPerSecond, assignRoutes, BUDGET_UTILISATION, maxPeriodMs, planProtection, type AccountVerdict, type PathPolicy, type ProtectionInput, type ProtectionTier, type RouteBudgets } from './cadence.js';
+import { armCapacityPerSecond, assignRoutes, BUDGET_UTILISATION, planProtection, type AccountVerdict, type PathPolicy, type ProtectionInput, type ProtectionTier, type RouteBudgets } from './cadence.js';
+import { longestSafePeriodMs } from './horizon.js';
 import { chooseColdStartOrder, COLD_START_SLACK, provisioningContention, simulateColdStart, type ColdStartOrder } from './cold-start.js';
 import { keeperReadDemand, readStretch, type PlanReadWeights, type ReadMix, type ReadSourceMode } from './read-plan.js';
 
@@ -157,7 +158,7 @@ export function coldStartPlanned(provisioning: Provisioning | null, steadyArmsPe
 
 /** Every account at its longest safe period (or what the budget allows below it); stretch against the configured periods. */
 function longestPeriodsPlan(accounts: readonly PlanAccount[], budget: number): Protection {
-  const plan = planProtection(accounts.map((a) => ({ ...a, rearmEveryMs: Math.max(a.rearmEveryMs, maxPeriodMs(a)) })), budget);
+  const plan = planProtection(accounts.map((a) => ({ ...a, rearmEveryMs: Math.max(a.rearmEveryMs, longestSafePeriodMs(a)) })), budget);
   const stretches = plan.periodsMs.flatMap((p, i) => (p === null ? [] : [p / accounts[i]!.rearmEveryMs]));
   return { ...plan, stretch: Math.max(1, ...stretches) };
 }
@@ -173,7 +174,7 @@ function coldStartPlan(
   const { contends, windowPerSecond, approvalsPerSecond } = provisioningContention(limits, routes.includes('exchange'));
   if (!provisioning || provisioning.firstArmsLeft <= 0) return { longestPeriods, order: 'interleaved', chosen: false, windowPerSecond, estimateSeconds: 0 };
   const { approvalsLeft, firstArmsLeft } = provisioning;
-  const periodMs = accounts.reduce((m, a) => Math.min(m, maxPeriodMs(a)), Number.POSITIVE_INFINITY);
+  const periodMs = accounts.reduce((m, a) => Math.min(m, longestSafePeriodMs(a)), Number.POSITIVE_INFINITY);
   const order = provisioning.order ?? chooseColdStartOrder({ contends: contends && approvalsLeft > 0, accounts: firstArmsLeft, perSecond: windowPerSecond, periodMs });
   if (!contends) {
     // Each on its own window: approvals at theirs, first arms right behind them at the arms' pace.

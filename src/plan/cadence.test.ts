@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { armCapacityPerSecond, assignRoutes, LAG_ALLOWANCE_MS, maxPeriodMs, planCadence, planProtection, SHORT_HORIZON_FLOOR_MS } from './cadence.js';
+import { armCapacityPerSecond, assignRoutes, planCadence, planProtection } from './cadence.js';
+import { LAG_ALLOWANCE_MS, longestSafePeriodMs, SHORT_HORIZON_FLOOR_MS } from './horizon.js';
 
 const acct = (rearmEveryMs = 15_000, deadlineMs = 60_000, minHorizonMs = 20_000) => ({ rearmEveryMs, deadlineMs, minHorizonMs });
 const many = (n: number, a = acct()) => Array.from({ length: n }, () => a);
@@ -19,7 +20,7 @@ describe('planCadence', () => {
     expect(p.armsPerSecond).toBeGreaterThan(p.usablePerSecond * 0.99); // no needless slack
     const period = p.periodsMs[0]!;
     expect(period).toBeGreaterThan(15_000);
-    expect(period).toBeLessThanOrEqual(maxPeriodMs(acct()));
+    expect(period).toBeLessThanOrEqual(longestSafePeriodMs(acct()));
     expect(new Set(p.periodsMs).size).toBe(1);
   });
 

@@ -2,16 +2,20 @@
  * The protection arithmetic, pure: when the planned re-arms approach the arm budget, every period
  * is stretched by one common factor, never past its margin. An arm sets the horizon to `deadline`,
  * which falls to `deadline - period` by the next arm, so a period may grow to
- * `deadline - min_horizon - lag` and no further.
+ * `deadline - min_horizon - lag` and no further (the horizon's arithmetic: horizon.ts).
  */
 import { DAY_MS } from '../sched/clock.js';
 import type { ArmRoute } from '../venue/routes.js';
+import {
+  keepsMinHorizon,
+  lagAllowanceMs,
+  longestPeriodWithoutReserveMs,
+  longestSafePeriodMs,
+  longestShortHorizonPeriodMs,
+  type HorizonInputMs,
+} from './horizon.js';
 
-export interface CadenceInput {
-  rearmEveryMs: number;
-  deadlineMs: number;
-  minHorizonMs: number;
-}
+export type CadenceInput = HorizonInputMs;
 
 export interface CadencePlan {
   /** Common factor applied to every configured period (1 = as configured). */
@@ -28,23 +32,8 @@ export interface CadencePlan {
   capacityAccounts: number;
 }
 
-/** Send lag the longest period still leaves room for (p99 lag is far below this). */
-export const LAG_ALLOWANCE_MS = 1_000;
 /** Fraction of the arm budget the plan may use; the rest absorbs retries and bursts of 429s. */
 export const BUDGET_UTILISATION = 0.97;
-
-export function maxPeriodMs(a: CadenceInput, lagMs = LAG_ALLOWANCE_MS): number {
-  return Math.max(a.rearmEveryMs, a.deadlineMs - a.minHorizonMs - lagMs);
-}
-
-/**
- * The send lag a plan at `usablePerSecond` leaves room for: LAG_ALLOWANCE_MS, or two slots of the
- * arm budget when longer (a re-arm may wait its turn, and one more behind a first arm). At 0.26
- * arms/s, with 1 s allowed, the horizon fell to 19.9 s against a 20 s minimum.
- */
-export function lagAllowanceMs(usablePerSecond: number): number {
-  return usablePerSecond > 0 ? Math.max(LAG_ALLOWANCE_MS, 2000 / usablePerSecond) : LAG_ALLOWANCE_MS;
-}
 
 /** Arms per second of these periods (null: an account not armed). */
 function armsRate(periodsMs: ReadonlyArray<number | null>): number {
@@ -54,7 +43,7 @@ function armsRate(periodsMs: ReadonlyArray<number | null>): number {
 export function planCadence(accounts: readonly CadenceInput[], budgetPerSecond: number): CadencePlan {
   const usable = budgetPerSecond * BUDGET_UTILISATION;
   const lag = lagAllowanceMs(usable);
-  const maxes = accounts.map((a) => maxPeriodMs(a, lag));
+  const maxes = accounts.map((a) => longestSafePeriodMs(a, lag));
   const sorted = [...maxes].sort((x, y) => x - y);
   const medianMax = sorted.length === 0 ? 0 : sorted[Math.floor(sorted.length / 2)]!;
   const capacityAccounts = Math.floor((usable * medianMax) / 1000);
@@ -66,12 +55,6 @@ export function planCadence(accounts: readonly CadenceInput[], budgetPerSecond: 
 }
 
 // ---- never refuse to protect ----
-
-/**
- * How close to the deadline an account's next arm may slip once the budget cannot keep every
- * min_horizon: the venue's own minimum lead for a new deadline, 5 s.
- */
-export const SHORT_HORIZON_FLOOR_MS = 5_000;
 
 export interface ProtectionInput extends CadenceInput {
   /** Higher is protected first when not every account fits (config `priority`, default 0). */
@@ -127,14 +110,14 @@ export function planProtection(accounts: readonly ProtectionInput[], budgetPerSe
     const armed = periodsMs.map((p, i) => (p === null ? null : p / accounts[i]!.rearmEveryMs)).filter((x): x is number => x !== null);
     return { tier, periodsMs, verdicts, armsPerSecond: armsRate(periodsMs), usablePerSecond: usable, stretch: armed.length ? Math.max(1, ...armed) : 1, capacityAccounts: base.capacityAccounts };
   };
-  const keeps = (periods: number[]): AccountVerdict[] => periods.map((p, i) => (accounts[i]!.deadlineMs - p >= accounts[i]!.minHorizonMs ? 'keeps_min_horizon' : 'short_horizon'));
+  const keeps = (periods: number[]): AccountVerdict[] => periods.map((p, i) => (keepsMinHorizon(accounts[i]!.deadlineMs - p, accounts[i]!.minHorizonMs) ? 'keeps_min_horizon' : 'short_horizon'));
   if (base.holds) return result(base.stretch > 1 ? 'stretched' : 'configured', base.periodsMs, keeps(base.periodsMs));
 
-  const reserveCaps = accounts.map((a) => Math.max(a.rearmEveryMs, a.deadlineMs - a.minHorizonMs));
+  const reserveCaps = accounts.map(longestPeriodWithoutReserveMs);
   const reserve = fitStretch(accounts, reserveCaps, usable)?.periodsMs;
   if (reserve) return result('reserve', reserve, keeps(reserve));
 
-  const shortCaps = accounts.map((a) => Math.max(a.rearmEveryMs, a.deadlineMs - SHORT_HORIZON_FLOOR_MS));
+  const shortCaps = accounts.map(longestShortHorizonPeriodMs);
   const short = fitStretch(accounts, shortCaps, usable)?.periodsMs;
   if (short) return result('short_horizon', short, keeps(short));
 
