@@ -40,7 +40,7 @@ function changedSinceLastBuild() {
   return changed;
 }
 
-/** tsc's own reason, shortened: "output 'dist/x' is older than input 'src/y.ts'" -> "src/y.ts". */
+/** tsc's own reason, shortened: "output 'dist/…' is older than input 'src/app/app.ts'" -> "src/app/app.ts". */
 function reasonOf(text) {
   const input = /is older than input '([^']+)'/.exec(text);
   if (input) return input[1];
