@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { demoAddress, demoMasterKey } from '../src/sim/venue/demo.js';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer, type AddressInfo } from 'node:net';
 import { COMMAND_HELP, EXIT_CODES } from '../src/cli/args.js';
@@ -355,6 +355,37 @@ describe('npm start (the example config, embedded simulator)', () => {
       expect((await k.exited).code, `start ${run}`).toBe(0);
     }
   }, 60_000);
+
+  it("the container's demo (scripts/demo.mjs, the Dockerfile's documented command) writes the public demo keys to the state directory and runs the example", async () => {
+    const dockerfile = await readFile(join(ROOT, 'Dockerfile'), 'utf8');
+    expect(dockerfile).toContain('docker run --rm -p 127.0.0.1:9464:9464 --entrypoint node dms-keeper scripts/demo.mjs');
+    expect(dockerfile).toMatch(/^COPY scripts\/demo\.mjs scripts\/demo-credentials\.mjs \.\/scripts\/$/m);
+    const readme = await readFile(join(ROOT, 'README.md'), 'utf8');
+    expect(readme).toContain('--entrypoint node dms-keeper scripts/demo.mjs');
+    const state = join(await tempDir(), 'state');
+    const port = await freePort();
+    // The image's environment, but on loopback and in a temporary state directory (cwd: the image's WORKDIR is the release).
+    const child = spawn(process.execPath, ['scripts/demo.mjs'], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH ?? '', STATE_DIRECTORY: state, DMS_KEEPER_STATE_DIR: state, DMS_KEEPER_SERVER__LISTEN: `127.0.0.1:${port}` },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (out += d.toString()));
+    const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+    try {
+      const t0 = Date.now();
+      while (!out.includes('start-up done') && child.exitCode === null && Date.now() - t0 < 20_000) await new Promise((r) => setTimeout(r, 100));
+      expect(out).toMatch(/INFO: start-up done in [\d.]+ s: armed 3 of 4 accounts/);
+      expect((await getJson(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
+      expect((await stat(join(state, 'demo-credentials', 'alice.master'))).mode & 0o777).toBe(0o600);
+      expect((await readFile(join(state, 'demo-credentials', 'alice.master'), 'utf8')).trim()).toBe(demoMasterKey('alice'));
+    } finally {
+      child.kill('SIGTERM');
+    }
+    expect(await exited, out.slice(-2000)).toBe(0);
+  }, 40_000);
 });
 
 describe('the README', () => {
