@@ -130,7 +130,7 @@ describe('AccountReports.runner: an account below the venue\'s volume gate', () 
     reports.runner(m, refusal); // 5 minutes later, still refused
     const warnings = lines.filter((l) => (l.level as number) >= 40);
     expect(warnings).toHaveLength(1);
-    expect(warnings[0]).toMatchObject({ event: 'ineligible', account: 'small-desk', reason: 'ineligible', required_usd: 1_000_000, retry_in_seconds: 300 });
+    expect(warnings[0]).toMatchObject({ event: 'arm', result: 'rejected', account: 'small-desk', reason: 'ineligible', required_usd: 1_000_000, retry_in_seconds: 300 });
     expect(warnings[0]?.msg).toBe(
       "ineligible: below the venue's $1000000 volume gate (traded $250000), so the venue refuses its scheduled cancel and this account cannot be protected; asking again every 5 minutes",
     );

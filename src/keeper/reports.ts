@@ -121,7 +121,7 @@ export class AccountReports {
    */
   private ineligible(m: Managed, r: Extract<RunnerReport, { type: 'arm' }>): void {
     const retryMinutes = RETRY.ineligibleMs / 60_000;
-    const fields = { event: 'ineligible', result: r.result, path: r.path, reason: r.reason, required_usd: VENUE_FACTS.scheduleCancelVolumeGateUsd, retry_in_seconds: RETRY.ineligibleMs / 1000, venue: r.message };
+    const fields = { event: 'arm', result: r.result, path: r.path, reason: r.reason, required_usd: VENUE_FACTS.scheduleCancelVolumeGateUsd, retry_in_seconds: RETRY.ineligibleMs / 1000, venue: r.message };
     // The refusal is reported before the switch takes it: already ineligible means asked again.
     if (m.runner?.snapshot().phase === 'ineligible') {
       m.log.debug(fields, `still below the venue's volume gate; asking again in ${retryMinutes} minutes`);
