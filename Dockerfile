@@ -19,12 +19,18 @@
 # - Ops endpoints listen on 0.0.0.0:9464 inside the container (no authentication): publish the port
 #   on loopback or a private network only.
 # - Other commands: `docker run --rm -v ...:ro dms-keeper check-config --config /etc/dms-keeper/dms-keeper.yaml`.
+# - The demo (README.md, "Quick start"; what `npm start` runs), nothing to mount:
+#     docker run --rm -p 127.0.0.1:9464:9464 --entrypoint node dms-keeper scripts/demo.mjs
+#   scripts/demo.mjs writes the simulator's public throwaway demo keys to the state volume
+#   (/var/lib/dms-keeper/demo-credentials) when it starts, then runs the keeper on
+#   config/dms-keeper.example.yaml against its embedded simulator. No key is in the image.
 
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json ./
+COPY scripts/build.mjs ./scripts/
 COPY src ./src
 RUN npm run build
 
@@ -44,6 +50,8 @@ COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --ignore-scripts --no-audit --no-fund && npm cache clean --force
 COPY --from=build /app/dist/src ./dist/src
 COPY config ./config
+# The demo's entry (see the top): the keys it writes are public and generated at run time.
+COPY scripts/demo.mjs scripts/demo-credentials.mjs ./scripts/
 RUN mkdir -p /var/lib/dms-keeper && chown node:node /var/lib/dms-keeper && chmod 0700 /var/lib/dms-keeper
 USER node
 VOLUME ["/var/lib/dms-keeper"]

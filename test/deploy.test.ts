@@ -175,8 +175,9 @@ describe('Dockerfile', () => {
     };
     expect(await check()).toBe(0);
 
-    // Provisioning used the keys from CREDENTIALS_DIRECTORY and kept the agents on the volume.
-    const agents = join(local(env.STATE_DIRECTORY!), 'agents');
+    // Provisioning used the keys from CREDENTIALS_DIRECTORY and kept the agents on the volume (in
+    // the embedded venue's part of it: the example runs the simulator, src/app/embedded-venue-state.ts).
+    const agents = join(local(env.STATE_DIRECTORY!), 'embedded-venue', 'agents');
     const persisted = await until(() => readdir(agents).then((f) => f.filter((n) => n.endsWith('.json')).length === 4, () => false), 10_000);
     expect(persisted, keeper.output().slice(-3000)).toBe(true);
 

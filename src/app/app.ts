@@ -28,6 +28,7 @@ import type { AccountCover, KeeperAccountSpec } from '../keeper/keeper-types.js'
 import { AGENT_SLOTS, replicaAgentName } from '../config/shard.js';
 import { renewAtMs } from '../keeper/provision.js';
 import { FleetFile } from '../state/fleet-file.js';
+import { freshEmbeddedVenueState } from './embedded-venue-state.js';
 import { Fleet } from './fleet.js';
 import { redisFleetStore } from './fleet-redis.js';
 import { newRedisClient } from './shared-redis.js';
@@ -122,11 +123,14 @@ export class App {
   private async doStart(): Promise<void> {
     const { deps, config, logger, metrics } = this;
     let { baseUrl, exchangeUrl, wsUrl } = config.venue;
+    let stateDir = config.stateDir;
     if (config.venue.simulator) {
       if (!deps.startSimulator) throw new Error('venue.simulator is set but no simulator is available');
       this.sim = await deps.startSimulator();
       ({ baseUrl, exchangeUrl, wsUrl } = this.sim);
-      logger.info({ event: 'simulator_started', base_url: baseUrl }, 'embedded venue simulator started (demo only)');
+      // A new venue: what the keeper stored about the last one (agents, pacing, triggers) is void.
+      stateDir = await freshEmbeddedVenueState(config.stateDir);
+      logger.info({ event: 'simulator_started', base_url: baseUrl, state_dir: stateDir }, 'embedded venue simulator started (demo only; its state starts empty)');
     }
 
     this.liveHeap = watchLiveHeap(metrics.registry);
@@ -197,8 +201,8 @@ export class App {
     logger[curveNotice.level](curveNotice.fields, curveNotice.msg);
 
     this.probeDispatcher = new Agent({ connections: 4, keepAliveTimeout: 10_000, headersTimeout: 30_000, bodyTimeout: 30_000 });
-    const triggers = new TriggerCounter(TriggerCounter.fileIn(config.stateDir), venueClock.nowMs());
-    const agentStore = new AgentStore(config.stateDir);
+    const triggers = new TriggerCounter(TriggerCounter.fileIn(stateDir), venueClock.nowMs());
+    const agentStore = new AgentStore(stateDir);
     // A fleet (shard.fleet): the accounts held before a restart are armed at once; the membership
     // in Redis adds and hands over the rest from the first step on (fleet.ts).
     let keeperOptions = config.keeper;
@@ -210,7 +214,7 @@ export class App {
       this.fleet = new Fleet(fleetCfg, {
           clock: deps.clock,
           store: redisFleetStore(this.fleetRedis, sharedCfg.name),
-          file: new FleetFile(FleetFile.fileIn(config.stateDir)),
+          file: new FleetFile(FleetFile.fileIn(stateDir)),
           logger,
           metrics,
           settled: () => this.keeper?.settledAccounts() ?? [],
@@ -234,7 +238,7 @@ export class App {
       logger,
       agentStore,
       triggers,
-      budgetLog: new BudgetLog(BudgetLog.fileIn(config.stateDir)),
+      budgetLog: new BudgetLog(BudgetLog.fileIn(stateDir)),
       scheduleDaily:
         deps.scheduleDaily ??
         ((fn) => {

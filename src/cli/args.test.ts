@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { parseCommand, UsageError } from './args.js';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { COMMAND_HELP, parseCommand, UsageError } from './args.js';
 
 describe('parseCommand', () => {
   it.each([
@@ -70,5 +72,21 @@ describe('the heartbeat token is never taken from argv', () => {
     } catch (e) {
       expect((e as Error).message).not.toContain('s3cret');
     }
+  });
+});
+
+describe('simulate --help', () => {
+  it('says which network it is, how to add and fund an account, and where the admin API is documented', async () => {
+    const help = COMMAND_HELP.simulate;
+    expect(help).toMatch(/Network: testnet, always/);
+    expect(help).toContain('POST http://127.0.0.1:8080/_sim/accounts');
+    expect(help).toContain('"tradedVolumeUsd": 2000000');
+    expect(help).toContain('POST /_sim/volume');
+    expect(help).toContain('docs/simulator.md');
+    const doc = await readFile(join(import.meta.dirname, '..', '..', 'docs', 'simulator.md'), 'utf8');
+    // every admin route of src/sim/admin.ts is in the reference
+    const routes = [...(await readFile(join(import.meta.dirname, '..', 'sim', 'admin.ts'), 'utf8')).matchAll(/pattern: '(\/_sim\/[a-z-]+)'/g)].map((m) => m[1]!);
+    expect(routes.length).toBeGreaterThan(5);
+    for (const route of routes) expect(doc, route).toContain(`${route}\``);
   });
 });

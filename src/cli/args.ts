@@ -124,8 +124,20 @@ Exit codes: 0 written; 1 the file could not be written; 2 usage, or FILE exists 
 `,
   simulate: `Usage: dms-keeper simulate [--port N] [--host 127.0.0.1] [--profile NAME] [--budget NAME]
 
-Runs the venue simulator on its own (for demos and manual tests): REST /v1, POST /exchange, /ws,
-and the admin routes /_sim/. Loopback only. Stop with Ctrl-C.
+Runs the venue simulator on its own (for demos and manual tests): REST /v1, POST /exchange,
+POST /info, /ws, and the admin routes /_sim/. Loopback only. Stop with Ctrl-C.
+
+Network: testnet, always (the keeper's embedded simulator takes the config's venue.network). A
+keeper against it: venue.network: testnet, and base_url, exchange_url and ws_url set to the URLs
+printed at start (http:// and ws:// are accepted on loopback).
+Accounts: the four demo accounts of npm start (their public throwaway keys:
+node scripts/demo-credentials.mjs DIR). Add one, funded over the venue's $1,000,000 volume gate so
+that its scheduled cancel is accepted (below it the venue refuses: "ineligible"):
+  dms-keeper keygen --out desk.master        # prints the new key's address
+  curl -X POST http://127.0.0.1:8080/_sim/accounts -H 'content-type: application/json' \\
+    -d '{"address": "0x...", "tradedVolumeUsd": 2000000}'
+Move an account over or under the gate: POST /_sim/volume {"address": "0x...", "usd": N}.
+Every admin route (state, orders, faults, clock, rate limits): docs/simulator.md.
 
   -p, --port N        0..65535 (default 8080; 0 picks a free port)
   --host HOST         a loopback address (default 127.0.0.1)

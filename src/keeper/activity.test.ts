@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ActivityReporter, startProgress, summaryRecord, type AccountActivity } from './activity.js';
+import { ActivityReporter, startCompleteRecord, startProgress, summaryRecord, type AccountActivity } from './activity.js';
 
 const acct = (name: string, over: Partial<AccountActivity> = {}): AccountActivity => ({
   name,
@@ -40,6 +40,15 @@ describe('startProgress', () => {
     expect(startProgress([acct('a', { everArmed: false, armed: false })], 100, 1_000, 10).eta_seconds).toBe(10);
     const done = startProgress([acct('a'), acct('x', { everArmed: false, provisionFailed: true }), acct('i', { everArmed: false, shouldBeArmed: false })], 3, 2_000);
     expect(done).toMatchObject({ complete: true, armed: 1, failed: 1, not_to_be_armed: 1, waiting: 0, eta_seconds: 0 });
+  });
+
+  it('names an ineligible account as such in the completion line, apart from the idle ones', () => {
+    const idle = { everArmed: false, armed: false, shouldBeArmed: false, horizonSeconds: null };
+    const p = startProgress([acct('a'), acct('b'), acct('small', { ...idle, ineligible: true }), acct('quiet', idle)], 4, 1_000);
+    expect(p).toMatchObject({ complete: true, armed: 2, not_to_be_armed: 2, ineligible: 1 });
+    const r = startCompleteRecord(p);
+    expect(r.level).toBe('info');
+    expect(r.msg).toBe("start-up done in 1 s: armed 2 of 4 accounts; 1 ineligible (below the venue's volume gate, cannot be protected), 1 with nothing to arm");
   });
 });
 

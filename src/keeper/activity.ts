@@ -1,7 +1,8 @@
 /**
  * What the keeper tells people about its routine work, so that the log stays readable at any
  * number of accounts: single arms are debug records, and instead
- *  - one info summary a minute (armed N of M, the lowest horizon, arms, failures, 429s, reads shed), and
+ *  - one info summary a minute (armed N of M, the accounts below the venue's volume gate, the lowest
+ *    horizon, arms, failures, ineligible refusals, 429s, reads shed), and
  *  - during a long cold start, a progress record every few seconds (armed N of M, ETA), also
  *    served in /status as `start_progress`.
  * State changes and failures are logged where they happen (keeper.ts), at info or above.
@@ -22,11 +23,20 @@ export interface AccountActivity {
   everArmed: boolean;
   /** Provisioning failed (it is retried; the account cannot be armed until it succeeds). */
   provisionFailed: boolean;
+  /** The venue's volume gate refuses its scheduled cancel (switch phase `ineligible`): it cannot be protected. */
+  ineligible?: boolean;
 }
 
 export interface ArmCounts {
   arms: number;
+  /** Arms that failed, except the refusals of an ineligible account (`ineligible`). */
   failures: number;
+  /**
+   * Arms the venue refused because the account is below its volume gate: expected, retried every
+   * 5 minutes, and said apart from failures (still `result="rejected"` in
+   * `dms_keeper_arm_requests_total`, which counts attempts by the venue's answer).
+   */
+  ineligible?: number;
   /** Arms the venue refused with 429. */
   rateLimited: number;
   /**
@@ -36,7 +46,7 @@ export interface ArmCounts {
   readsShed: number;
 }
 
-const NO_COUNTS: Readonly<ArmCounts> = { arms: 0, failures: 0, rateLimited: 0, readsShed: 0 };
+const NO_COUNTS: Readonly<ArmCounts> = { arms: 0, failures: 0, ineligible: 0, rateLimited: 0, readsShed: 0 };
 
 export interface LogRecord {
   level: 'info' | 'warn';
@@ -52,6 +62,8 @@ export interface StartProgress {
   failed: number;
   /** Accounts with nothing to arm (ineligible, or orders_open with no orders). */
   not_to_be_armed: number;
+  /** Of `not_to_be_armed`, those the venue's volume gate refuses (they cannot be protected). */
+  ineligible: number;
   /** Accounts still waiting for their first arm. */
   waiting: number;
   elapsed_seconds: number;
@@ -73,10 +85,14 @@ export function startProgress(accounts: readonly AccountActivity[], total: numbe
   let armed = 0;
   let failed = 0;
   let idle = 0;
+  let ineligible = 0;
   for (const a of accounts) {
     if (a.everArmed) armed++;
     else if (a.provisionFailed) failed++;
-    else if (!a.shouldBeArmed) idle++;
+    else if (!a.shouldBeArmed) {
+      idle++;
+      if (a.ineligible) ineligible++;
+    }
   }
   const count = Math.max(total, accounts.length);
   const waiting = count - armed - failed - idle;
@@ -84,13 +100,21 @@ export function startProgress(accounts: readonly AccountActivity[], total: numbe
   // The observed rate once a few arms landed; before that, the budget is the best guess.
   const rate = armed >= 3 && elapsedSeconds > 0 ? armed / elapsedSeconds : armsPerSecondBudget;
   const eta = waiting === 0 ? 0 : rate !== undefined && rate > 0 ? Math.ceil(waiting / rate) : null;
-  return { accounts: count, armed, failed, not_to_be_armed: idle, waiting, elapsed_seconds: round1(elapsedSeconds), eta_seconds: eta, complete: waiting === 0 };
+  return { accounts: count, armed, failed, not_to_be_armed: idle, ineligible, waiting, elapsed_seconds: round1(elapsedSeconds), eta_seconds: eta, complete: waiting === 0 };
+}
+
+const INELIGIBLE = "ineligible (below the venue's volume gate, cannot be protected)";
+
+/** "1 ineligible (below the venue's volume gate)", "2 with nothing to arm": the accounts not to be armed, by why. */
+function notToBeArmed(p: StartProgress): string[] {
+  const idle = p.not_to_be_armed - p.ineligible;
+  return [...(p.ineligible > 0 ? [`${p.ineligible} ${INELIGIBLE}`] : []), ...(idle > 0 ? [`${idle} with nothing to arm`] : [])];
 }
 
 export function progressRecord(p: StartProgress): LogRecord {
   const parts = [`starting: armed ${p.armed} of ${p.accounts} accounts`];
   if (p.failed > 0) parts.push(`${p.failed} failed to provision (retrying)`);
-  if (p.not_to_be_armed > 0) parts.push(`${p.not_to_be_armed} with nothing to arm`);
+  parts.push(...notToBeArmed(p));
   const eta = p.eta_seconds === null ? '' : `, about ${p.eta_seconds} s to go`;
   return { level: 'info', fields: { event: 'start_progress', ...p }, msg: `${parts.join(', ')}${eta}` };
 }
@@ -98,7 +122,7 @@ export function progressRecord(p: StartProgress): LogRecord {
 export function startCompleteRecord(p: StartProgress): LogRecord {
   const notes: string[] = [];
   if (p.failed > 0) notes.push(`${p.failed} failed to provision (retrying; see /readyz)`);
-  if (p.not_to_be_armed > 0) notes.push(`${p.not_to_be_armed} with nothing to arm`);
+  notes.push(...notToBeArmed(p));
   return {
     level: p.failed > 0 ? 'warn' : 'info',
     fields: { event: 'start_complete', ...p },
@@ -110,8 +134,10 @@ export function startCompleteRecord(p: StartProgress): LogRecord {
 export function summaryRecord(accounts: readonly AccountActivity[], counts: ArmCounts, periodSeconds: number): LogRecord {
   let expected = 0;
   let armed = 0;
+  let ineligible = 0;
   let min: { name: string; horizon: number } | null = null;
   for (const a of accounts) {
+    if (a.ineligible) ineligible++;
     if (!a.shouldBeArmed) continue;
     expected++;
     if (!a.armed || a.horizonSeconds === null) continue;
@@ -124,17 +150,21 @@ export function summaryRecord(accounts: readonly AccountActivity[], counts: ArmC
     accounts: accounts.length,
     should_be_armed: expected,
     armed,
+    ineligible,
     min_horizon_seconds: min === null ? null : round1(min.horizon),
     min_horizon_account: min?.name ?? null,
     arms: counts.arms,
     arm_failures: counts.failures,
+    arms_refused_ineligible: counts.ineligible ?? 0,
     rate_limited: counts.rateLimited,
     reads_shed: counts.readsShed,
   };
   const horizon = min === null ? 'no horizon' : `lowest horizon ${round1(min.horizon)} s (${min.name})`;
   const shed = counts.readsShed > 0 ? `, ${counts.readsShed} reads shed for budget` : '';
-  const traffic = `${counts.arms} arms, ${counts.failures} failed, ${counts.rateLimited} refused with 429${shed} in the last ${periodSeconds} s`;
-  return { level: armed < expected ? 'warn' : 'info', fields, msg: `armed ${armed} of ${expected} accounts that should be; ${horizon}; ${traffic}` };
+  const refused = counts.ineligible ? `, ${counts.ineligible} refused as ineligible` : '';
+  const traffic = `${counts.arms} arms, ${counts.failures} failed${refused}, ${counts.rateLimited} refused with 429${shed} in the last ${periodSeconds} s`;
+  const gate = ineligible > 0 ? `; ${ineligible} ${INELIGIBLE}` : '';
+  return { level: armed < expected ? 'warn' : 'info', fields, msg: `armed ${armed} of ${expected} accounts that should be${gate}; ${horizon}; ${traffic}` };
 }
 
 export interface ActivityTiming {
@@ -156,9 +186,11 @@ export class ActivityReporter {
 
   constructor(private readonly timing: ActivityTiming = DEFAULT_ACTIVITY_TIMING) {}
 
-  recordArm(result: string): void {
+  /** An arm's answer; `reason` 'ineligible' (the volume gate) is counted apart from the failures. */
+  recordArm(result: string, reason?: string): void {
     this.counts.arms++;
-    if (result !== 'ok') this.counts.failures++;
+    if (result === 'rejected' && reason === 'ineligible') this.counts.ineligible = (this.counts.ineligible ?? 0) + 1;
+    else if (result !== 'ok') this.counts.failures++;
     if (result === 'rate_limited') this.counts.rateLimited++;
   }
 

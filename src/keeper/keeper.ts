@@ -585,7 +585,7 @@ export class Keeper {
         const s = m.runner?.snapshot();
         const d = s?.deadlineMs ?? null;
         const armed = d !== null && d > venueNow;
-        return { name: m.spec.name, shouldBeArmed: shouldBeArmed(m), armed, horizonSeconds: armed ? (d - venueNow) / 1000 : null, everArmed: (s?.lastSuccessMs ?? null) !== null, provisionFailed: !m.runner && m.provisionError !== undefined };
+        return { name: m.spec.name, shouldBeArmed: shouldBeArmed(m), armed, horizonSeconds: armed ? (d - venueNow) / 1000 : null, everArmed: (s?.lastSuccessMs ?? null) !== null, provisionFailed: !m.runner && m.provisionError !== undefined, ineligible: s?.phase === 'ineligible' };
       });
     for (const r of this.activity.tick(this.deps.clock.nowMs(), this.options.accounts.length, views, this.cadence.armBudget(this.options))) this.deps.logger[r.level](r.fields, r.msg);
   }

@@ -107,3 +107,50 @@ describe('AccountReports.watch: which source counted the orders', () => {
     expect(await series()).toEqual({ service: 1, venue: 0 });
   });
 });
+
+describe('AccountReports.runner: an account below the venue\'s volume gate', () => {
+  const refusal = {
+    type: 'arm',
+    result: 'rejected',
+    path: 'rest',
+    latencyMs: 3,
+    reason: 'ineligible',
+    message: 'POST /v1/trading/orders/schedule-cancel: venue refused the action (ineligible): Cannot set scheduled cancel time until enough volume traded. Required: $1000000. Traded: $250000.',
+  } as const;
+
+  it('is one warning that says what it means, then debug; the summary counts the refusals as ineligible, not failed; the metric still says rejected', async () => {
+    const { reports, metrics, activity, lines, managed } = setup();
+    const m = managed('small-desk');
+    let phase = 'unarmed';
+    m.runner = { snapshot: () => ({ phase }) } as unknown as Managed['runner'];
+    // The runner reports the refusal, then the phase it leads to (account-runner.ts).
+    reports.runner(m, refusal);
+    reports.runner(m, { type: 'phase', from: 'unarmed', to: 'ineligible' });
+    phase = 'ineligible';
+    reports.runner(m, refusal); // 5 minutes later, still refused
+    const warnings = lines.filter((l) => (l.level as number) >= 40);
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatchObject({ event: 'arm', result: 'rejected', account: 'small-desk', reason: 'ineligible', required_usd: 1_000_000, retry_in_seconds: 300 });
+    expect(warnings[0]?.msg).toBe(
+      "ineligible: below the venue's $1000000 volume gate (traded $250000), so the venue refuses its scheduled cancel and this account cannot be protected; asking again every 5 minutes",
+    );
+    expect(lines.filter((l) => l.msg === 'arm failed')).toEqual([]);
+    expect(await metrics.registry.metrics()).toMatch(/^dms_keeper_arm_requests_total\{account="small-desk",result="rejected"\} 2$/m);
+    expect(await metrics.registry.metrics()).toMatch(/^dms_keeper_account_ineligible\{account="small-desk"\} 1$/m);
+
+    const views = (): AccountActivity[] => [view('mm-main'), { ...view('small-desk'), shouldBeArmed: false, armed: false, horizonSeconds: null, everArmed: false, ineligible: true }];
+    activity.tick(0, 2, views);
+    const summary = activity.tick(60_000, 2, views).find((r) => r.fields.event === 'summary');
+    expect(summary?.level).toBe('info');
+    expect(summary?.fields).toMatchObject({ arms: 2, arm_failures: 0, arms_refused_ineligible: 2, ineligible: 1, armed: 1, should_be_armed: 1 });
+    expect(summary?.msg).toMatch(/^armed 1 of 1 accounts that should be; 1 ineligible \(below the venue's volume gate, cannot be protected\); .*2 arms, 0 failed, 2 refused as ineligible, 0 refused with 429/);
+  });
+
+  it('leaves any other refusal an "arm failed" warning, counted as failed', () => {
+    const { reports, activity, lines, managed } = setup();
+    reports.runner(managed('a'), { ...refusal, reason: 'unknown_signer', message: 'User or API Wallet 0x1 does not exist.' });
+    expect(lines.filter((l) => l.level === 40).map((l) => l.msg)).toEqual(['arm failed']);
+    activity.tick(0, 1, () => [view('a')]);
+    expect(activity.tick(60_000, 1, () => [view('a')])[0]?.fields).toMatchObject({ arm_failures: 1, arms_refused_ineligible: 0 });
+  });
+});

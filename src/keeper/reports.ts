@@ -9,6 +9,7 @@ import { VENUE_FACTS } from '../venue/facts.js';
 import type { NotificationClientEvent } from '../venue/ws.js';
 import type { RunnerReport } from './account-runner.js';
 import type { ActivityReporter } from './activity.js';
+import { RETRY } from './switch-machine.js';
 import type { Managed } from './keeper-types.js';
 import { READ_SOURCES, type ReadFailure, type WatchReport } from './watcher.js';
 import { triggersLeft } from './liveness.js';
@@ -44,7 +45,7 @@ export class AccountReports {
     switch (r.type) {
       case 'arm': {
         metrics.armRequests.inc({ account, result: r.result });
-        this.deps.activity.recordArm(r.result);
+        this.deps.activity.recordArm(r.result, r.reason);
         metrics.armLatency.observe({ path: r.path }, r.latencyMs / 1000);
         if (r.result === 'ok') {
           metrics.lastArmSuccess.set({ account }, this.deps.clock.nowMs() / 1000);
@@ -81,7 +82,8 @@ export class AccountReports {
           m.log.debug({ event: 'arm', result: 'ok', path: r.path, deadline: new Date(r.deadlineMs!).toISOString(), latency_ms: r.latencyMs, venue: { status: 'ok' } }, 'armed');
         } else {
           if (r.result === 'rate_limited') metrics.rateLimited.inc({ scope: r.scope === 'global' ? 'global' : 'endpoint' });
-          m.log.warn({ event: 'arm', result: r.result, path: r.path, reason: r.reason, retry_after_ms: r.retryAfterMs, venue: r.message }, 'arm failed');
+          if (r.result === 'rejected' && r.reason === 'ineligible') this.ineligible(m, r);
+          else m.log.warn({ event: 'arm', result: r.result, path: r.path, reason: r.reason, retry_after_ms: r.retryAfterMs, venue: r.message }, 'arm failed');
         }
         break;
       }
@@ -94,8 +96,9 @@ export class AccountReports {
       case 'phase': {
         // The way into the first arm (starting -> unarmed -> armed) is start-up, which the
         // progress records cover; every later change is news and logged at info.
-        const startUp = r.from === 'starting' || (r.to === 'armed' && this.deps.activity.firstArm(account));
-        m.log[startUp ? 'debug' : 'info']({ event: 'phase', from: r.from, to: r.to }, `switch ${r.to}`);
+        const startUp = r.from === 'starting' || (r.to === 'armed' && this.deps.activity.firstArm(account) && r.from !== 'ineligible');
+        // Into `ineligible`: the refused arm's warning has just said it, and why (ineligible()).
+        m.log[startUp || r.to === 'ineligible' ? 'debug' : 'info']({ event: 'phase', from: r.from, to: r.to }, `switch ${r.to}`);
         metrics.ineligible.set({ account }, r.to === 'ineligible' ? 1 : 0);
         break;
       }
@@ -107,6 +110,30 @@ export class AccountReports {
         m.log.debug({ event: 'stopped' }, 'switch stopped'); // the phase change says it at info
         break;
     }
+  }
+
+  /**
+   * The venue refused an arm because the account is below its volume gate: not a failure of ours
+   * and not news after the first time. One warning when the account becomes ineligible, saying what
+   * it means (it cannot be protected) and what happens next (asked again every 5 minutes); each
+   * later refusal is debug, and the minute summary counts them apart from failures. The arm is
+   * still a `rejected` attempt in `dms_keeper_arm_requests_total` (docs/DESIGN.md), and
+   * `dms_keeper_account_ineligible` says it as a state.
+   */
+  private ineligible(m: Managed, r: Extract<RunnerReport, { type: 'arm' }>): void {
+    const retryMinutes = RETRY.ineligibleMs / 60_000;
+    const fields = { event: 'arm', result: r.result, path: r.path, reason: r.reason, required_usd: VENUE_FACTS.scheduleCancelVolumeGateUsd, retry_in_seconds: RETRY.ineligibleMs / 1000, venue: r.message };
+    // The refusal is reported before the switch takes it: already ineligible means asked again.
+    if (m.runner?.snapshot().phase === 'ineligible') {
+      m.log.debug(fields, `still below the venue's volume gate; asking again in ${retryMinutes} minutes`);
+      return;
+    }
+    const traded = /Traded: \$([0-9][0-9.,]*[0-9])/.exec(r.message ?? '')?.[1];
+    m.log.warn(
+      fields,
+      `ineligible: below the venue's $${VENUE_FACTS.scheduleCancelVolumeGateUsd} volume gate${traded ? ` (traded $${traded})` : ''}, ` +
+        `so the venue refuses its scheduled cancel and this account cannot be protected; asking again every ${retryMinutes} minutes`,
+    );
   }
 
   /**
