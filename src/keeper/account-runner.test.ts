@@ -28,7 +28,7 @@ function fakeVenue(clock: FakeClock, fault: Fault = () => undefined) {
   const sender: ScheduleCancelSender = {
     async send({ path: planned, timeMs, alternative, onRoute }) {
       const now = clock.nowMs();
-      const path = alternative && planned === 'rest' && !restRoute.take(clock.monoMs()) ? alternative.path : planned;
+      const path = alternative && planned === 'rest' && !restRoute.take(clock.monoMs()) ? alternative.route : planned;
       onRoute?.(path);
       const time = timeMs();
       attempts.push({ atMs: now, path });
@@ -226,6 +226,33 @@ describe('AccountRunner timelines (virtual time)', () => {
     await local.advance(120_000);
     expect(venue.attempts.length).toBe(n);
     expect(venue.accepted[venue.accepted.length - 1]!.timeMs).toBeGreaterThan(0);
+  });
+
+  it('hands the sender the class and route choice as decided: a re-arm by its deadline, a cancel-soon arm by its queue time, the choice unchanged', async () => {
+    const local = new FakeClock(Date.UTC(2026, 5, 1, 12));
+    const sent: Array<Parameters<ScheduleCancelSender['send']>[0] & { atMs: number; atMono: number }> = [];
+    const sender: ScheduleCancelSender = {
+      send: async (args) => {
+        sent.push({ ...args, atMs: local.nowMs(), atMono: local.monoMs() });
+        args.timeMs();
+      },
+    };
+    const s: SwitchSettings = { ...settings, path: 'rest_then_exchange', onSilence: 'cancel_soon' };
+    const runner = new AccountRunner('acct', s, { clock: new VenueClock(local), sender, reprovision: async () => true, report: () => undefined });
+    runner.start();
+    await local.advance(16_000); // the first arm and one re-arm
+    runner.botLiveness(false);
+    await local.advance(10);
+    const [first, rearm, soon] = sent;
+    expect(first!.cls).toEqual({ kind: 'arm', deadlineVenueMs: undefined });
+    expect(rearm!.cls).toEqual({ kind: 'arm', deadlineVenueMs: first!.atMs + 60_000 });
+    expect(soon!.cls).toEqual({ kind: 'arm', urgency: 'cancel_soon', queuedVenueMs: soon!.atMs });
+    for (const r of [first, rearm, soon]) {
+      // Venue time, as the switch chose it, and the account's reading to place it on the monotonic clock.
+      expect(r!.alternative?.route).toBe('exchange');
+      expect(r!.queuedAt).toEqual({ venueMs: r!.atMs, monoMs: r!.atMono });
+    }
+    expect(rearm!.alternative!.leaveByVenueMs).toBeGreaterThan(rearm!.atMs);
   });
 
   it('abortNow aborts the arm in flight (its own signal, made for that arm), and any arm after it leaves already aborted', async () => {

@@ -1,7 +1,8 @@
 import type { TimerHandle } from '../sched/clock.js';
 import type { AdmissionWait } from '../sched/scheduler.js';
+import type { ArmClass } from '../sched/request-class.js';
 import type { VenueClock } from '../sched/venue-clock.js';
-import type { ArmRoute } from '../venue/routes.js';
+import type { ArmRoute, RouteChoice, VenueReading } from '../venue/routes.js';
 import { ActionError, DecodeError, isVenueError, refusesRequest, RestError } from '../venue/errors.js';
 import {
   horizonMs,
@@ -9,7 +10,6 @@ import {
   latestRearmAfterMs,
   step,
   wantsArmed,
-  type Alternative,
   type Effect,
   type Failure,
   type SwitchEvent,
@@ -25,19 +25,22 @@ import {
 export interface ScheduleCancelSender {
   /**
    * `timeMs` is read once the request is admitted and leaves: the deadline to arm (undefined:
-   * clear). `deadlineVenueMs` orders arms in the budget: the venue time of the current deadline (absent: none).
+   * clear). `cls` orders arms in the budget: a re-arm by its current deadline, a cancel-soon arm by
+   * when it was queued (absent: none to protect).
    */
   send(args: {
     path: ArmRoute;
     timeMs: () => number | undefined;
-    deadlineVenueMs?: number;
+    cls?: ArmClass;
     signal?: AbortSignal;
     onAdmitted?: (wait: AdmissionWait) => void;
     /**
-     * The other route and the monotonic time the request must leave by: the port sends it that
-     * way when `path` is held by a 429, failing, or too slow (see VenuePort.scheduleCancel).
+     * The other route and the venue time the request must leave by, as the switch chose them: the
+     * port sends it that way when `path` is held by a 429, failing, or too slow (see
+     * VenuePort.scheduleCancel), timing it from `queuedAt`, the account's reading as it queued it.
      */
-    alternative?: { path: ArmRoute; leaveByMonoMs: number };
+    alternative?: RouteChoice;
+    queuedAt?: VenueReading;
     /** The route the request finally waits on. */
     onRoute?: (path: ArmRoute) => void;
   }): Promise<void>;
@@ -105,11 +108,6 @@ export function toFailure(e: unknown): Failure {
   if (isVenueError(e)) return { kind: 'error', reason: e.reason, message: e.message };
   const err = e as { reason?: unknown; message?: unknown };
   return { kind: 'error', reason: typeof err?.reason === 'string' ? err.reason : 'internal', message: String(err?.message ?? e) };
-}
-
-/** An alternative's leave-by time on the monotonic clock, as the port holds it: `nowMs` is venue time at `nowMono`. */
-function toMono(alternative: Alternative, nowMs: number, nowMono: number): { path: ArmRoute; leaveByMonoMs: number } {
-  return { path: alternative.path, leaveByMonoMs: nowMono + (alternative.leaveByMs - nowMs) };
 }
 
 /**
@@ -273,7 +271,7 @@ export class AccountRunner {
   }
 
   /** `soonLeadMs`: a cancel-soon arm, its deadline that far ahead of when it leaves (not `deadlineMs`). */
-  private sendArm(planned: ArmRoute, plannedSlotMs: number | null, alternative?: Alternative, soonLeadMs?: number): void {
+  private sendArm(planned: ArmRoute, plannedSlotMs: number | null, alternative?: RouteChoice, soonLeadMs?: number): void {
     const soon = soonLeadMs !== undefined;
     this.dispatch({ type: 'arm_sent', path: planned, ...(soon ? { soon } : {}) });
     // The route it really goes by: the port may send it the other way (a 429 hold, a long queue).
@@ -289,14 +287,15 @@ export class AccountRunner {
     this.deps.sender
       .send({
         path,
-        // A cancel-soon arm is due now: its deadline is now, ahead of every re-arm (their deadlines
-        // lie ahead) and, with a shared budget, sent without waiting for a token (request-class.ts tokenWait).
-        deadlineVenueMs: soon ? queuedAt : (this.state.deadlineMs ?? undefined),
+        // A cancel-soon arm is due now, as queued: its own class, ordered by its queue time, ahead of
+        // every re-arm whose deadline lies later (request-class.ts orderKey), and sent without waiting
+        // for a shared token (tokenWait).
+        cls: soon ? { kind: 'arm', urgency: 'cancel_soon', queuedVenueMs: queuedAt } : { kind: 'arm', deadlineVenueMs: this.state.deadlineMs ?? undefined },
         signal: ac.signal,
         onAdmitted: (w) => {
           wait = w;
         },
-        ...(alternative ? { alternative: toMono(alternative, queuedAt, sentMono), onRoute: (p: ArmRoute) => (path = p) } : {}),
+        ...(alternative ? { alternative, queuedAt: { venueMs: queuedAt, monoMs: sentMono }, onRoute: (p: ArmRoute) => (path = p) } : {}),
         timeMs: () => {
           sentAt = this.venueNowMs();
           sentMono = this.deps.clock.monoMs();
@@ -340,7 +339,7 @@ export class AccountRunner {
       );
   }
 
-  private sendClear(planned: ArmRoute, alternative?: Alternative): void {
+  private sendClear(planned: ArmRoute, alternative?: RouteChoice): void {
     this.dispatch({ type: 'clear_sent', path: planned });
     // The route it really goes by: the port may send it the other way (REST held or failing).
     let path = planned;
@@ -348,7 +347,7 @@ export class AccountRunner {
     this.deps.sender
       .send({
         path,
-        ...(alternative ? { alternative: toMono(alternative, this.venueNowMs(), sentMono), onRoute: (p: ArmRoute) => (path = p) } : {}),
+        ...(alternative ? { alternative, queuedAt: { venueMs: this.venueNowMs(), monoMs: sentMono }, onRoute: (p: ArmRoute) => (path = p) } : {}),
         timeMs: () => {
           sentMono = this.deps.clock.monoMs();
           return undefined;

@@ -15,17 +15,18 @@ export type SenderVenue = Pick<VenuePort, 'scheduleCancel'>;
 export function makeSender(args: { agent: Signer; vaultAddress?: string; network: Network; nonces: NonceSource; venue: SenderVenue }): ScheduleCancelSender {
   const { agent, vaultAddress, network, nonces, venue } = args;
   return {
-    send: async ({ path, timeMs, deadlineVenueMs, signal, onAdmitted, alternative, onRoute }: Parameters<ScheduleCancelSender['send']>[0]) => {
+    send: async ({ path, timeMs, cls, signal, onAdmitted, alternative, queuedAt, onRoute }: Parameters<ScheduleCancelSender['send']>[0]) => {
       await venue.scheduleCancel(
         path,
         // The nonce is drawn in the signer's turn, so nonces leave in the order they were drawn.
         () => buildScheduleCancel({ signer: agent, network, nonce: nonces.next(agent.address), timeMs: timeMs(), vaultAddress }),
         {
           signer: agent.address,
-          deadlineVenueMs,
+          ...(cls ? { cls } : {}),
           ...(signal ? { signal } : {}),
           ...(onAdmitted ? { onAdmitted } : {}),
-          ...(alternative ? { alternative: { route: alternative.path, leaveByMs: alternative.leaveByMonoMs } } : {}),
+          ...(alternative ? { alternative } : {}),
+          ...(queuedAt ? { queuedAt } : {}),
           ...(onRoute ? { onRoute } : {}),
         },
       );

@@ -4,7 +4,7 @@ import {
   cancelSoonLeadMs,
   initialState,
   latestRearmAfterMs,
-  leaveByMs,
+  leaveByVenueMs,
   plannedRoute,
   retryDelayMs,
   RETRY,
@@ -236,7 +236,7 @@ describe('routes (rest_then_exchange): the switch names the plan\'s route, the p
       [T0 + 5_000, { type: 'replan', atMs: T0 + 5_000 }],
     ]);
     // unarmed (no deadline yet): leave now, by whichever route admits it soonest
-    expect(log[2]!.effects).toEqual([{ type: 'send_arm', path: 'rest', plannedSlotMs: T0, alternative: { path: 'exchange', leaveByMs: T0 + 100 } }]);
+    expect(log[2]!.effects).toEqual([{ type: 'send_arm', path: 'rest', plannedSlotMs: T0, alternative: { route: 'exchange', leaveByVenueMs: T0 + 100 } }]);
     expect(sends(log).map((e) => e.type === 'send_arm' && e.path)).toEqual(['rest', 'rest', 'rest']);
     expect(state.lastResult).toMatchObject({ result: 'ok', path: 'exchange' });
   });
@@ -247,7 +247,7 @@ describe('routes (rest_then_exchange): the switch names the plan\'s route, the p
       [T0, { type: 'arm_sent', path: 'rest' }],
       [T0 + 100, { type: 'arm_failed', path: 'rest', failure: { kind: 'rate_limited', retryAfterMs: 4_000 } }],
     ]);
-    expect(log[2]!.effects).toEqual([{ type: 'send_arm', path: 'rest', plannedSlotMs: T0, alternative: { path: 'exchange', leaveByMs: T0 + 100 } }]);
+    expect(log[2]!.effects).toEqual([{ type: 'send_arm', path: 'rest', plannedSlotMs: T0, alternative: { route: 'exchange', leaveByVenueMs: T0 + 100 } }]);
     expect(state.notBeforeMs).toBe(0);
   });
 
@@ -276,7 +276,7 @@ describe('routes (rest_then_exchange): the switch names the plan\'s route, the p
       [T0 + 200 + retryDelayMs(1, null), { type: 'arm_failed', path: 'rest', failure: error }], // the probe of REST
     ]);
     expect(log[2]!.effects).toEqual([{ type: 'wake_at', atMs: T0 + 100 + retryDelayMs(1, null) }]);
-    expect(log[5]!.effects).toMatchObject([{ type: 'send_arm', path: 'rest', alternative: { path: 'exchange' } }]);
+    expect(log[5]!.effects).toMatchObject([{ type: 'send_arm', path: 'rest', alternative: { route: 'exchange' } }]);
   });
 
   it('preferredPath (the plan) names the route of every arm; fixed paths are their own', () => {
@@ -286,7 +286,7 @@ describe('routes (rest_then_exchange): the switch names the plan\'s route, the p
     expect(plannedRoute({ ...base, preferredPath: 'exchange' })).toBe('rest'); // path: rest is rest
     expect(plannedRoute({ ...base, path: 'exchange' })).toBe('exchange');
     const onExchange = timeline({ ...s, preferredPath: 'exchange' }, [[T0, { type: 'start' }]]);
-    expect(onExchange.last).toEqual([{ type: 'send_arm', path: 'exchange', plannedSlotMs: T0, alternative: { path: 'rest', leaveByMs: T0 } }]);
+    expect(onExchange.last).toEqual([{ type: 'send_arm', path: 'exchange', plannedSlotMs: T0, alternative: { route: 'rest', leaveByVenueMs: T0 } }]);
   });
 
   it('a clear names the planned route too, with the other as its alternative, to leave now', () => {
@@ -296,7 +296,7 @@ describe('routes (rest_then_exchange): the switch names the plan\'s route, the p
       [T0 + 10, { type: 'arm_ok', deadlineMs: T0 + 60_000, path: 'rest' }],
       [T0 + 1_000, { type: 'stop' }],
     ]);
-    expect(r.last).toEqual([{ type: 'send_clear', path: 'rest', alternative: { path: 'exchange', leaveByMs: T0 + 1_000 } }]);
+    expect(r.last).toEqual([{ type: 'send_clear', path: 'rest', alternative: { route: 'exchange', leaveByVenueMs: T0 + 1_000 } }]);
   });
 
   it('each arm carries the other route and when it must leave by: min_horizon plus the retry reserve before its deadline', () => {
@@ -307,8 +307,8 @@ describe('routes (rest_then_exchange): the switch names the plan\'s route, the p
       [T0 + 15_000, { type: 'tick' }],
     ]);
     // deadline 60 s, min horizon 20 s, reserve min(5 s, (60 - 20 - 15) / 2): leave by T0 + 35 s
-    expect(armed.last).toEqual([{ type: 'send_arm', path: 'rest', plannedSlotMs: T0 + 15_000, alternative: { path: 'exchange', leaveByMs: T0 + 35_000 } }]);
-    expect(leaveByMs(s, armed.state, T0 + 40_000)).toBe(T0 + 40_000); // already past: whichever route is sooner
+    expect(armed.last).toEqual([{ type: 'send_arm', path: 'rest', plannedSlotMs: T0 + 15_000, alternative: { route: 'exchange', leaveByVenueMs: T0 + 35_000 } }]);
+    expect(leaveByVenueMs(s, armed.state, T0 + 40_000)).toBe(T0 + 40_000); // already past: whichever route is sooner
     // other policies carry no alternative
     const rest = timeline(base, [[T0, { type: 'start' }]]);
     expect(rest.last).toEqual([{ type: 'send_arm', path: 'rest', plannedSlotMs: T0 }]);

@@ -11,7 +11,7 @@
  * 3. After a 429 no arm is planned before `retry_after` has passed.
  */
 import type { PathPolicy } from '../plan/cadence.js';
-import { otherRoute, type ArmRoute } from '../venue/routes.js';
+import { otherRoute, type ArmRoute, type RouteChoice } from '../venue/routes.js';
 import type { ActionReason } from '../venue/errors.js';
 import { VENUE_FACTS } from '../venue/facts.js';
 import {
@@ -143,23 +143,17 @@ export type Failure =
   | { kind: 'rejected'; reason: ActionReason | 'invalid_request'; message: string }
   | { kind: 'error'; reason: string; message: string };
 
-/**
- * `alternative` (rest_then_exchange): the other route, and the venue time the request must leave
- * by; the port sends it that way instead when `path` is held by a 429, failing, or would keep it
- * past then.
- */
-export type Alternative = { path: ArmRoute; leaveByMs: number };
-
 export type Effect =
   | {
       type: 'send_arm';
       path: ArmRoute;
       plannedSlotMs: number | null;
-      alternative?: Alternative;
+      /** `rest_then_exchange`: the other route and when to take it (RouteChoice, built here once). */
+      alternative?: RouteChoice;
       /** A cancel-soon arm: its deadline this far ahead of when it leaves, not `deadlineMs`. */
       soonLeadMs?: number;
     }
-  | { type: 'send_clear'; path: ArmRoute; alternative?: Alternative }
+  | { type: 'send_clear'; path: ArmRoute; alternative?: RouteChoice }
   | { type: 'wake_at'; atMs: number }
   | { type: 'reprovision' }
   /** `botSilent`: the deadline passed because the bot fell silent, as intended: a fired cancel, not a lapse. */
@@ -247,10 +241,10 @@ export function plannedRoute(settings: SwitchSettings): ArmRoute {
   return settings.path === 'rest_then_exchange' ? (settings.preferredPath ?? 'rest') : settings.path;
 }
 
-/** A request's route and, for `rest_then_exchange`, the other one it may go by if it leaves by `leaveBy`. */
-function routed(settings: SwitchSettings, leaveBy: number): { path: ArmRoute; alternative?: Alternative } {
+/** A request's route and, for `rest_then_exchange`, the other one it may go by if it leaves by `leaveByAtVenueMs`. */
+function routed(settings: SwitchSettings, leaveByAtVenueMs: number): { path: ArmRoute; alternative?: RouteChoice } {
   const path = plannedRoute(settings);
-  return settings.path === 'rest_then_exchange' ? { path, alternative: { path: otherRoute(path), leaveByMs: leaveBy } } : { path };
+  return settings.path === 'rest_then_exchange' ? { path, alternative: { route: otherRoute(path), leaveByVenueMs: leaveByAtVenueMs } } : { path };
 }
 
 /**
@@ -258,7 +252,7 @@ function routed(settings: SwitchSettings, leaveBy: number): { path: ArmRoute; al
  * reserve: past it, the other route is the safer one. Now when there is no deadline, or it is
  * already that near (a first arm, a retry): then the route that admits it soonest.
  */
-export function leaveByMs(settings: SwitchSettings, state: SwitchState, nowMs: number): number {
+export function leaveByVenueMs(settings: SwitchSettings, state: SwitchState, nowMs: number): number {
   if (state.deadlineMs === null) return nowMs;
   return Math.max(nowMs, leaveByAtMs(state.deadlineMs, settings));
 }
@@ -565,7 +559,7 @@ function finish(settings: SwitchSettings, s: SwitchState, nowMs: number, effects
     // A fresh plan never undercuts a 429 window.
     if (s.nextArmAtMs !== null) s.nextArmAtMs = Math.max(s.nextArmAtMs, s.notBeforeMs);
     if (s.inFlight === null && s.nextArmAtMs !== null && s.nextArmAtMs <= nowMs) {
-      effects.push({ type: 'send_arm', ...routed(settings, leaveByMs(settings, s, nowMs)), plannedSlotMs: s.plannedSlotMs });
+      effects.push({ type: 'send_arm', ...routed(settings, leaveByVenueMs(settings, s, nowMs)), plannedSlotMs: s.plannedSlotMs });
       return { state: s, effects };
     }
   }
@@ -597,7 +591,7 @@ function finishSilent(settings: SwitchSettings, s: SwitchState, nowMs: number, e
     s.nextArmAtMs = Math.max(s.nextArmAtMs, s.notBeforeMs);
     if (s.inFlight === null && s.nextArmAtMs <= nowMs) {
       // With the alternative like a re-arm: a cancel-soon arm must not wait on a failing route either.
-      effects.push({ type: 'send_arm', ...routed(settings, leaveByMs(settings, s, nowMs)), plannedSlotMs: null, soonLeadMs: cancelSoonLeadMs(s.consecutiveFailures) });
+      effects.push({ type: 'send_arm', ...routed(settings, leaveByVenueMs(settings, s, nowMs)), plannedSlotMs: null, soonLeadMs: cancelSoonLeadMs(s.consecutiveFailures) });
       return { state: s, effects };
     }
   }

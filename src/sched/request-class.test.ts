@@ -11,9 +11,17 @@ describe('orderKey', () => {
     expect(orderKey({ kind: 'read' })).toBe(orderKey({ kind: 'read' }));
   });
 
+  it('a cancel-soon arm is due when it was queued: the place of a re-arm whose deadline is that time, ahead of later ones', () => {
+    const soon: RequestClass = { kind: 'arm', urgency: 'cancel_soon', queuedVenueMs: 1_700_000_000_000 };
+    expect(orderKey(soon)).toBe(orderKey({ kind: 'arm', deadlineVenueMs: 1_700_000_000_000 }));
+    expect(orderKey(soon)).toBeGreaterThan(orderKey({ kind: 'arm' }));
+    expect(orderKey(soon)).toBeLessThan(orderKey({ kind: 'arm', deadlineVenueMs: 1_700_000_000_001 }));
+    expect(orderKey(soon)).toBeLessThan(orderKey({ kind: 'approval' }));
+  });
+
   it('reads wait in their own queue; every other class in the arm queue', () => {
     expect(queueOf({ kind: 'read' })).toBe('read');
-    for (const c of [{ kind: 'arm' }, { kind: 'approval' }, { kind: 'prepare' }] as const) expect(queueOf(c)).toBe('arm');
+    for (const c of [{ kind: 'arm' }, { kind: 'arm', urgency: 'cancel_soon', queuedVenueMs: 1 }, { kind: 'approval' }, { kind: 'prepare' }] as const) expect(queueOf(c)).toBe('arm');
   });
 });
 
@@ -32,6 +40,12 @@ describe('tokenWait', () => {
   it('a deadline already inside the lead (or passed): goes at once if no token is there', () => {
     expect(tokenWait({ cls: { kind: 'arm', deadlineVenueMs: NOW + 6_000 }, minLeadMs: LEAD, venueNowMs: NOW })).toEqual({ waitMs: 0, onTimeout: 'send' });
     expect(tokenWait({ cls: { kind: 'arm', deadlineVenueMs: NOW - 1_000 }, minLeadMs: LEAD, venueNowMs: NOW })).toEqual({ waitMs: 0, onTimeout: 'send' });
+  });
+
+  it('a cancel-soon arm, due already: goes at once if no token is there, wherever its queue time lies', () => {
+    for (const queuedVenueMs of [NOW, NOW - 1_000, NOW + 20_000]) {
+      expect(tokenWait({ cls: { kind: 'arm', urgency: 'cancel_soon', queuedVenueMs }, minLeadMs: LEAD, venueNowMs: NOW })).toEqual({ waitMs: 0, onTimeout: 'send' });
+    }
   });
 
   it('no deadline to protect (first arm, approval, resolve): waits up to the cap, then shed', () => {

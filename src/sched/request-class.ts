@@ -5,10 +5,15 @@
 export type RequestClass =
   /**
    * A scheduleCancel, arm or clear. `deadlineVenueMs`: the venue time of the account's current
-   * deadline, which this arm must beat (absent: none to protect, a first arm or a clear; a
-   * cancel-soon arm passes the time it was queued at, as it is due at once).
+   * deadline, which this arm must beat (absent: none to protect, a first arm or a clear).
    */
-  | { kind: 'arm'; deadlineVenueMs?: number }
+  | { kind: 'arm'; urgency?: 'deadline'; deadlineVenueMs?: number }
+  /**
+   * A cancel-soon arm: the keeper bringing a silent bot's scheduled cancel near (plan/horizon.ts
+   * CANCEL_SOON_LEAD_MS). It protects no deadline of ours: it is due the moment it is queued, at
+   * the account's venue time `queuedVenueMs`.
+   */
+  | { kind: 'arm'; urgency: 'cancel_soon'; queuedVenueMs: number }
   /** approveAgent / approveBuilderFee: after every arm and clear, before prepares and reads. */
   | { kind: 'approval' }
   /** Work that only prepares a first arm (resolving an account): after every approval, before reads. */
@@ -17,6 +22,9 @@ export type RequestClass =
   | { kind: 'read' };
 
 export type RequestKind = RequestClass['kind'];
+
+/** A scheduleCancel's class: a re-arm, first arm or clear, or a cancel-soon arm. */
+export type ArmClass = Extract<RequestClass, { kind: 'arm' }>;
 
 /** The scheduler's two queues: arms, approvals and prepares (never shed); reads (served with what is left, shed when late). */
 export type RequestQueue = 'arm' | 'read';
@@ -35,13 +43,16 @@ export function queueOf(c: RequestClass): RequestQueue {
 }
 
 /**
- * The one order, lowest first: arms by deadline (none to protect first), approvals, prepares; reads
- * share one key (first come, first served). Numbers past any venue time keep one sorted lane.
+ * The one order, lowest first: arms by the venue time they are due (none to protect first),
+ * approvals, prepares; reads share one key (first come, first served). Numbers past any venue time
+ * keep one sorted lane. An arm is due at its deadline; a cancel-soon arm at the time it was queued,
+ * so it goes ahead of every re-arm whose deadline lies later, behind the arms with none to protect,
+ * and among other arms due by then in the order of those times.
  */
 export function orderKey(c: RequestClass): number {
   switch (c.kind) {
     case 'arm':
-      return c.deadlineVenueMs ?? 0;
+      return c.urgency === 'cancel_soon' ? c.queuedVenueMs : (c.deadlineVenueMs ?? 0);
     case 'approval':
       return Number.MAX_SAFE_INTEGER - 1;
     case 'prepare':
@@ -57,7 +68,7 @@ export function orderKey(c: RequestClass): number {
  * How long a request waits for its shared token, and what then (pure). A saturated shared budget
  * must not become a 429 storm, so only an arm whose deadline would otherwise pass goes without one:
  * it waits until that deadline less the venue's minimum lead less BYPASS_MARGIN_MS, then goes (a
- * bypass, counted). A request with no deadline waits NO_DEADLINE_TOKEN_CAP_MS and is shed (the
+ * bypass, counted); a cancel-soon arm, due already, goes at once. A request with no deadline waits NO_DEADLINE_TOKEN_CAP_MS and is shed (the
  * caller's backoff retries it); a read waits its max wait and is shed.
  */
 export interface TokenWait {
@@ -84,6 +95,8 @@ export interface TokenWaitInput {
 
 export function tokenWait(r: TokenWaitInput): TokenWait {
   if (r.cls.kind === 'read') return { waitMs: Math.max(0, r.readMaxWaitMs ?? DEFAULT_READ_MAX_WAIT_MS), onTimeout: 'shed' };
+  // Due the moment it was queued: it waits for no token.
+  if (r.cls.kind === 'arm' && r.cls.urgency === 'cancel_soon') return { waitMs: 0, onTimeout: 'send' };
   const deadlineVenueMs = r.cls.kind === 'arm' ? (r.cls.deadlineVenueMs ?? 0) : 0;
   if (deadlineVenueMs > 0) {
     const latest = deadlineVenueMs - r.minLeadMs - BYPASS_MARGIN_MS;

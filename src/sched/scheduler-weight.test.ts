@@ -44,7 +44,7 @@ describe('RequestScheduler: weights', () => {
     const weights = [20, 2, 2, 60, 1, 20, 1, 1, 2, 20];
     for (let i = 0; i < 60; i++) {
       const w = weights[i % weights.length]!;
-      void s.run({ kind: i % 3 === 0 ? 'arm' : 'read', scopes: ['exchange'], weight: w, maxWaitMs: 600_000 }, async () => {
+      void s.run({ ...(i % 3 === 0 ? { kind: 'arm' as const } : { kind: 'read' as const }), scopes: ['exchange'], weight: w, maxWaitMs: 600_000 }, async () => {
         sent.push({ atMs: clock.nowMs(), w });
       });
     }

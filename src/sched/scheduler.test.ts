@@ -76,6 +76,19 @@ describe('RequestScheduler', () => {
     expect(sent.map((x) => x.tag)).toEqual(['read-first', 'arm-urgent', 'arm-late-deadline', 'read']);
   });
 
+  it('a cancel-soon arm goes by the venue time it was queued: ahead of re-arms due later, behind arms with none to protect', async () => {
+    const clock = new FakeClock(0);
+    const s = new RequestScheduler(clock, { global: { limit: 1, windowMs: 1_000 } });
+    const { sent, job } = recorder(clock);
+    void s.run({ kind: 'read', scopes: ['global'] }, job('read-first'));
+    void s.run({ kind: 'arm', deadlineVenueMs: 1_000_500, scopes: ['global'] }, job('rearm-due-later'));
+    void s.run({ kind: 'arm', deadlineVenueMs: 999_000, scopes: ['global'] }, job('rearm-due-earlier'));
+    void s.run({ kind: 'arm', urgency: 'cancel_soon', queuedVenueMs: 1_000_000, scopes: ['global'] }, job('cancel-soon'));
+    void s.run({ kind: 'arm', scopes: ['global'] }, job('first-arm'));
+    await clock.advance(10_000);
+    expect(sent.map((x) => x.tag)).toEqual(['read-first', 'first-arm', 'rearm-due-earlier', 'cancel-soon', 'rearm-due-later']);
+  });
+
   it('obeys a 429 block on a scope to the millisecond, and only on that scope', async () => {
     const clock = new FakeClock(0);
     const s = new RequestScheduler(clock, {

@@ -60,7 +60,11 @@ interface Pending {
   sig: string;
   /** Admissions of its signature when it was queued (AdmissionWait.wentAhead). */
   sigAdmittedAtEnqueue: number;
-  /** orderKey of its class. */
+  /**
+   * orderKey of its class: the order lanes admit in. Arms go by the venue time they are due: a
+   * re-arm at its deadline, a cancel-soon arm at the time it was queued (ahead of every re-arm whose
+   * deadline lies later), an arm with none to protect first.
+   */
   key: number;
   throttled?: boolean;
   enqueuedMs: number;

@@ -44,7 +44,9 @@ function setup() {
     void port
       .scheduleCancel('rest', () => buildScheduleCancel({ signer: agent, network: 'testnet', nonce: nonce++, timeMs }), {
         signer: agent.address,
-        alternative: { route: 'exchange', leaveByMs: clock.monoMs() + 30_000 },
+        // The account's reading as it queues the arm; it must leave REST within 30 s of it.
+        alternative: { route: 'exchange', leaveByVenueMs: clock.nowMs() + 30_000 },
+        queuedAt: { venueMs: clock.nowMs(), monoMs: clock.monoMs() },
         onRoute: (r) => (route = r),
       })
       .then(
@@ -64,7 +66,7 @@ describe('VenuePort.scheduleCancel: the one place a rest_then_exchange arm leave
     const aborted = AbortSignal.abort(new Error('account removed'));
     const build = () => buildScheduleCancel({ signer: agent, network: 'testnet', nonce: 1_767_268_800_000, timeMs: 1_700_000_060_000 });
     await expect(port.scheduleCancel('rest', build, { signer: agent.address, signal: aborted })).rejects.toThrow('account removed');
-    await expect(port.scheduleCancel('rest', build, { signer: agent.address, signal: aborted, alternative: { route: 'exchange', leaveByMs: Number.MAX_SAFE_INTEGER } })).rejects.toThrow('account removed');
+    await expect(port.scheduleCancel('rest', build, { signer: agent.address, signal: aborted, alternative: { route: 'exchange', leaveByVenueMs: Number.MAX_SAFE_INTEGER } })).rejects.toThrow('account removed');
     expect(sent).toEqual([]);
   });
 

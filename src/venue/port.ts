@@ -1,12 +1,12 @@
 import { VENUE_FACTS } from './facts.js';
 import type { Clock } from '../sched/clock.js';
-import type { RequestClass } from '../sched/request-class.js';
+import type { ArmClass, RequestClass } from '../sched/request-class.js';
 import type { RequestOptions, RequestScheduler } from '../sched/scheduler.js';
 import type { VenueClock } from '../sched/venue-clock.js';
 import type { SharedBudget } from '../sched/shared-budget.js';
 import { tokenWait } from '../sched/request-class.js';
 import { RestError } from './errors.js';
-import { RouteProbe, type ArmRoute } from './routes.js';
+import { leaveByMonoMs, RouteProbe, type ArmRoute, type RouteChoice, type VenueReading } from './routes.js';
 import { ExchangeClient } from './exchange.js';
 import type { HttpTransport } from './http.js';
 import { DEFAULT_INFO_WEIGHTS, InfoClient, infoRequestWeight, type InfoWeights } from './info.js';
@@ -75,18 +75,19 @@ type BuildArm = () => Promise<SignedRequest<ScheduleCancelAction>>;
 
 interface ArmOptions {
   signer: string;
-  deadlineVenueMs?: number;
+  /** Orders it in the budget (request-class.ts orderKey); absent: an arm with no deadline to protect. */
+  cls?: ArmClass;
   signal?: AbortSignal;
   onAdmitted?: RequestOptions['onAdmitted'];
-  /** A `rest_then_exchange` account's other route, and the monotonic time the arm must leave by. */
-  alternative?: Alternative;
+  /** A `rest_then_exchange` account's other route, and the venue time the arm must leave by. */
+  alternative?: RouteChoice;
+  /**
+   * The account's venue time and monotonic instant as it queued the request: what places
+   * `alternative.leaveByVenueMs` on the monotonic clock (absent: the port's own reading now).
+   */
+  queuedAt?: VenueReading;
   /** Hears the route the arm finally waits on. */
   onRoute?: (route: ArmRoute) => void;
-}
-
-interface Alternative {
-  route: ArmRoute;
-  leaveByMs: number;
 }
 
 /** Positions and balances as the venue's info endpoint has them (`VenuePort.infoPositions`). */
@@ -271,7 +272,7 @@ export class VenuePort {
    * Arms or clears one account's switch. With `opts.alternative`, the one place an arm leaves its
    * planned route (docs/DESIGN.md section 7, "Routes"): it goes by `route` only when that is not held
    * by a 429, not a failing REST (unless this arm is the probe) and admits it in time, and moves
-   * over if still queued at `leaveByMs` (a 429 held the route meanwhile, or its limit fell).
+   * over if still queued at its leave-by time (a 429 held the route meanwhile, or its limit fell).
    */
   scheduleCancel(route: ArmRoute, build: BuildArm, opts: ArmOptions): Promise<ActionOk> {
     const alt = opts.alternative;
@@ -280,21 +281,27 @@ export class VenuePort {
       return this.armOn(route, build, opts);
     }
     const now = this.clock.monoMs();
-    const estimate = (r: ArmRoute): number => this.scheduler.estimateAdmitMs({ kind: 'arm', deadlineVenueMs: opts.deadlineVenueMs, scopes: armScopes(r) });
+    // The port's timers and the budget's estimates are monotonic: the leave-by goes there once, here.
+    const leaveByMono = leaveByMonoMs(alt, opts.queuedAt ?? { venueMs: this.venueClock.nowMs(), monoMs: now });
+    const estimate = (r: ArmRoute): number => this.scheduler.estimateAdmitMs({ ...this.armClass(opts), scopes: armScopes(r) });
     const held = (r: ArmRoute): boolean => this.scheduler.blockedUntil(holdScopeOf(r)) > now;
     const primary = estimate(route);
-    const inTime = !held(route) && primary <= alt.leaveByMs;
+    const inTime = !held(route) && primary <= leaveByMono;
     const notProbe = inTime && route === 'rest' && !this.restRoute.take(now);
-    if (inTime && !notProbe) return this.armWithdrawable(route, alt, build, opts);
+    if (inTime && !notProbe) return this.armWithdrawable(route, alt.route, leaveByMono, build, opts);
     const other = estimate(alt.route);
     // The alternative when it is free and in time (or REST fails and this is not the probe), else the sooner one.
-    const go = (!held(alt.route) && (other <= alt.leaveByMs || notProbe)) || other < primary ? alt.route : route;
+    const go = (!held(alt.route) && (other <= leaveByMono || notProbe)) || other < primary ? alt.route : route;
     opts.onRoute?.(go);
     return this.armOn(go, build, opts);
   }
 
-  /** An arm on `route`, moved to `alt.route` if it is still queued at `alt.leaveByMs`. */
-  private async armWithdrawable(route: ArmRoute, alt: Alternative, build: BuildArm, opts: ArmOptions): Promise<ActionOk> {
+  private armClass(opts: ArmOptions): ArmClass {
+    return opts.cls ?? { kind: 'arm' };
+  }
+
+  /** An arm on `route`, moved to `other` if it is still queued at `leaveByMono` (monotonic ms). */
+  private async armWithdrawable(route: ArmRoute, other: ArmRoute, leaveByMono: number, build: BuildArm, opts: ArmOptions): Promise<ActionOk> {
     const outer = opts.signal;
     const inner = new AbortController();
     const withdrawn = new RouteWithdrawn(route);
@@ -305,7 +312,7 @@ export class VenuePort {
     let admitted = false;
     const timer = this.clock.setTimeout(() => {
       if (!admitted) inner.abort(withdrawn);
-    }, alt.leaveByMs - this.clock.monoMs());
+    }, leaveByMono - this.clock.monoMs());
     opts.onRoute?.(route);
     try {
       return await this.armOn(route, build, {
@@ -319,8 +326,8 @@ export class VenuePort {
       });
     } catch (e) {
       if (e !== withdrawn || outer?.aborted) throw e;
-      opts.onRoute?.(alt.route);
-      return this.armOn(alt.route, build, opts);
+      opts.onRoute?.(other);
+      return this.armOn(other, build, opts);
     } finally {
       this.clock.clearTimeout(timer);
       outer?.removeEventListener('abort', onOuter);
@@ -330,7 +337,7 @@ export class VenuePort {
   private armOn(route: ArmRoute, build: BuildArm, opts: ArmOptions): Promise<ActionOk> {
     const endpoint = route === 'rest' ? REST_ENDPOINTS.scheduleCancel : 'exchange:scheduleCancel';
     const request: RequestOptions = {
-      ...this.request({ kind: 'arm', deadlineVenueMs: opts.deadlineVenueMs }, armScopes(route), opts.signal),
+      ...this.request(this.armClass(opts), armScopes(route), opts.signal),
       ...(opts.onAdmitted ? { onAdmitted: opts.onAdmitted } : {}),
     };
     return this.admit(request, endpoint, holdScopeOf(route), () =>

@@ -16,6 +16,35 @@ export function otherRoute(route: ArmRoute): ArmRoute {
 }
 
 /**
+ * A `rest_then_exchange` request's other route, and the venue time it must leave its planned route
+ * by: the port sends it the other way instead when the planned route is held by a 429, failing, or
+ * would keep it queued past then. Built once, by the switch (keeper/switch-machine.ts), and passed
+ * down as it is. Venue time, because that is the clock it is decided on: the switch is pure and
+ * plans in venue time, and the leave-by follows from the account's deadline, a venue time
+ * (plan/horizon.ts leaveByAtMs). The port, whose timers and budget estimates run on the monotonic
+ * clock, places it there once, with leaveByMonoMs.
+ */
+export interface RouteChoice {
+  route: ArmRoute;
+  leaveByVenueMs: number;
+}
+
+/** Venue time as an account read it (its own floor included, AccountRunner.venueNowMs) and the monotonic instant of that reading. */
+export interface VenueReading {
+  venueMs: number;
+  monoMs: number;
+}
+
+/**
+ * The one place a route choice's leave-by moves from venue to monotonic time: by the account's own
+ * reading taken as it queued the request, not the shared estimate read later, so a correction of the
+ * estimate in between moves neither.
+ */
+export function leaveByMonoMs(choice: RouteChoice, queuedAt: VenueReading): number {
+  return queuedAt.monoMs + (choice.leaveByVenueMs - queuedAt.venueMs);
+}
+
+/**
  * How often one request of the whole keeper probes a failing route; every other goes the other way
  * at once. When each account probed REST on its own clock, a service outage cost 204 failed REST
  * arms in 5 minutes at 20 accounts (bench:venue), each spending the global budget and writing a
