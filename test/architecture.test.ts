@@ -111,3 +111,23 @@ describe('architecture: folders ranked one way, no circles', () => {
     expect(cycles.map((c) => c.join(' -> '))).toEqual([]);
   });
 });
+
+/**
+ * The venue as data: the switch and the plan take the account's venue's facts (minimum lead, daily
+ * trigger limit, kind of switch: venue/switch-facts.ts) as a parameter, from the port
+ * (VenuePort.switchFacts), so a second venue is another value and not another import threaded
+ * through every layer. Type-only imports of venue/facts count too.
+ */
+describe('architecture: the core takes the venue as data', () => {
+  const core = sources(join(ROOT, 'src'))
+    .map((f) => relative(ROOT, f))
+    .filter((f) => f === 'src/keeper/switch-machine.ts' || f.startsWith('src/plan/'));
+
+  it('no file under src/plan/ nor src/keeper/switch-machine.ts imports venue/facts', () => {
+    expect(core.filter((f) => importsOf(join(ROOT, f)).includes('src/venue/facts.ts'))).toEqual([]);
+    // not vacuous: the switch and the plan's files are there, and they do get the facts' type
+    expect(core).toContain('src/keeper/switch-machine.ts');
+    expect(core.filter((f) => f.startsWith('src/plan/')).length).toBeGreaterThan(3);
+    expect(core.filter((f) => importsOf(join(ROOT, f)).includes('src/venue/switch-facts.ts')).length).toBeGreaterThanOrEqual(2);
+  });
+});

@@ -22,17 +22,22 @@ import { CadenceControl } from '../src/keeper/cadence-control.js';
 import { latestRearmAfterMs } from '../src/keeper/switch-machine.js';
 import { createMetrics } from '../src/obs/metrics.js';
 import {
-  CANCEL_SOON_LEAD_MS,
+  cancelSoonBaseLeadMs,
   keepsMinHorizon,
   LAG_ALLOWANCE_MS,
   leaveByAtMs,
-  MIN_DEADLINE_SECONDS,
+  minDeadlineSeconds,
   rearmLeavesRetries,
   rearmReserveMs,
   RETRIES_BEFORE_MIN_HORIZON,
   retriesThatFit,
-  SHORT_HORIZON_FLOOR_MS,
+  shortHorizonFloorMs,
 } from '../src/plan/horizon.js';
+import { HYPERLIQUID_SWITCH_FACTS } from '../src/venue/facts.js';
+
+/** The one venue we speak: the facts the port hands the switch and the plan. */
+const LEAD_MS = HYPERLIQUID_SWITCH_FACTS.minLeadMs;
+const MIN_DEADLINE_SECONDS = minDeadlineSeconds(LEAD_MS);
 
 /** One account's switch, drawn so that many land on each side of the rules. */
 const switchArb = fc
@@ -123,6 +128,7 @@ describe('the horizon: rules, plan, switch, readiness and check-config agree', (
           exchange: { limit: 1200, windowMs: 60_000 },
         };
         const cadence = new CadenceControl({
+          venue: { switchFacts: HYPERLIQUID_SWITCH_FACTS },
           scheduler: { specOf: (scope) => scopes[scope], queuedOn: () => 0 },
           metrics: createMetrics({ version: 't', defaultMetrics: false }),
           logger: pino({ level: 'silent' }),
@@ -147,8 +153,8 @@ describe('the horizon: rules, plan, switch, readiness and check-config agree', (
           // never planned below min_horizon and the short-horizon floor both (the rules accept a
           // min_horizon under the floor; tier `reserve` then plans down to it); a cancel-soon arm is
           // nearer than any deadline
-          expect(D - P).toBeGreaterThanOrEqual(Math.min(M, SHORT_HORIZON_FLOOR_MS));
-          expect(CANCEL_SOON_LEAD_MS).toBeLessThan(D);
+          expect(D - P).toBeGreaterThanOrEqual(Math.min(M, shortHorizonFloorMs(LEAD_MS)));
+          expect(cancelSoonBaseLeadMs(LEAD_MS)).toBeLessThan(D);
           if (line.verdict !== 'keeps_min_horizon') {
             tight++;
             return;

@@ -6,9 +6,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { demoAddress, demoMasterKey } from '../src/sim/venue/demo.js';
 import type { LivenessSpec } from '../src/keeper/liveness.js';
-import { CANCEL_SOON_LEAD_MS, type OnSilence } from '../src/keeper/switch-machine.js';
+import { cancelSoonBaseLeadMs, type OnSilence } from '../src/keeper/switch-machine.js';
 import { VENUE_FACTS } from '../src/venue/facts.js';
 import { account, gauge, startHarness, type Harness } from './support/harness.js';
+
+const CANCEL_SOON_LEAD_MS = cancelSoonBaseLeadMs(VENUE_FACTS.scheduleCancelMinLeadMs);
 
 const ALICE = demoAddress('alice');
 const ALICE_SUB = demoAddress('alice-sub');

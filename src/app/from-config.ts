@@ -4,7 +4,7 @@ import { switchInMs, type AccountConfig, type Config, type LivenessConfig, type 
 import { replicaOnSilence, type LivenessSpec } from '../keeper/liveness.js';
 import type { ForeignAccountSpec } from '../keeper/heartbeat-relay.js';
 import type { AccountCover, KeeperAccountSpec } from '../keeper/keeper-types.js';
-import { VENUE_FACTS } from '../venue/facts.js';
+import { HYPERLIQUID_SWITCH_FACTS } from '../venue/facts.js';
 import type { AppConfig } from './app-config.js';
 import type { DemoBotConfig } from './demo-bots.js';
 
@@ -65,7 +65,7 @@ export function toAppConfig(config: Config, env: Readonly<Record<string, string 
         perpDexes: [...config.watch.perpDexes],
       },
       maxClockSkewMs: MAX_CLOCK_SKEW_MS,
-      triggerWarnAt: VENUE_FACTS.maxTriggersPerUtcDay - 2,
+      triggerWarnAt: HYPERLIQUID_SWITCH_FACTS.maxTriggersPerUtcDay - 2,
       armBudgetPerSecond: config.rateLimits.scheduleCancel.requests / config.rateLimits.scheduleCancel.perSeconds,
       infoWeights: config.rateLimits.infoWeights,
       ...(foreignAccounts ? { foreignAccounts } : {}),

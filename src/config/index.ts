@@ -11,7 +11,7 @@ export { ENV_PREFIX, envVarFor, overridableScalars } from './env.js';
 export {
   CONFIG_DEFAULTS,
   NETWORK_URLS,
-  MIN_DEADLINE_SECONDS,
+  minDeadlineSeconds,
   DEADLINE_SAFETY_MARGIN_SECONDS,
   RETRIES_BEFORE_MIN_HORIZON,
   retrySlotSeconds,

@@ -2,6 +2,7 @@ import { hostname } from 'node:os';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { isAlias, isMap, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node } from 'yaml';
 import { mapLimited } from '../sched/pool.js';
+import { HYPERLIQUID_SWITCH_FACTS } from '../venue/facts.js';
 import type { z } from 'zod';
 import { collectEnvOverrides, applyEnvOverrides, HEARTBEAT_TOKEN_ENV } from './env.js';
 import { ConfigError, formatPath, safeKeyName, shownKeyName, sortProblems, type ConfigProblem } from './errors.js';
@@ -180,11 +181,13 @@ class Loader {
     }
     const urls: ResolvedUrls = v.urls;
     const timeoutMs = venueP.fields.request_timeout_ms;
-    this.addRules(topSwitchProblems(swP.fields, timeoutMs));
+    // The configured venue is Hyperliquid's: its switch facts, the value the port hands the keeper.
+    const minLeadMs = HYPERLIQUID_SWITCH_FACTS.minLeadMs;
+    this.addRules(topSwitchProblems(swP.fields, timeoutMs, minLeadMs));
     if (accounts) {
       this.addRules(accountProblems(accounts.parsed, accounts.identities));
       accounts.parsed.forEach((a, i) => {
-        if (a?.switch) this.addRules(accountSwitchProblems(i, swP.fields, a.switch, timeoutMs));
+        if (a?.switch) this.addRules(accountSwitchProblems(i, swP.fields, a.switch, timeoutMs, minLeadMs));
         if (a?.liveness) this.addRules(livenessProblems(i, a.liveness));
       });
     }

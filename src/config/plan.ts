@@ -9,7 +9,7 @@ import { isLoopbackHost } from './rules.js';
 import { horizonAfterOwnersLostSeconds, RETRIES_BEFORE_MIN_HORIZON, retriesThatFit, retrySlotSeconds } from '../plan/horizon.js';
 import { accountsCovered } from './shard.js';
 import { switchInMs, type AccountConfig, type Config, type RateLimit, type SwitchConfig } from './types.js';
-import { VENUE_FACTS } from '../venue/facts.js';
+import { HYPERLIQUID_SWITCH_FACTS, VENUE_FACTS } from '../venue/facts.js';
 import { VENUE_CHAIN_FIELD, type ChainField } from '../venue/signing/user-signed.js';
 import type { Network } from '../venue/types.js';
 import { accountChecksWeightPerSecond, ADDRESS_BUDGET_READ_EVERY_MS, AGENT_CHECK_EVERY_MS, keeperReadDemand, MAX_READ_STRETCH, readWeightsOf, venueReadWeights, type PlanReadWeights } from '../plan/read-plan.js';
@@ -178,7 +178,8 @@ function buildPlanWith(config: Config): Plan {
   const { limits, share } = configuredLimits(config);
   // A second replica always approves an agent of its own (src/config/shard.ts replicaAgentName).
   const startupApprovals = covered.reduce((n, c) => n + (c.account.agent.key && c.replica === 0 ? 0 : 1) + (c.account.builderFee ? 1 : 0), 0);
-  const inputs = mine.map((a) => ({ ...switchInMs(a.switch), path: a.switch.path, priority: a.priority }));
+  // Each account's venue's switch facts: the configured venue is Hyperliquid's, the value the port hands the keeper.
+  const inputs = mine.map((a) => ({ ...switchInMs(a.switch), path: a.switch.path, priority: a.priority, venue: HYPERLIQUID_SWITCH_FACTS }));
   // What the keeper runs once every account is armed, and the cold start before it. The configured
   // limits are always known, so both plans come back.
   const steady = planBudget({ accounts: inputs, limits, provisioning: null })!;

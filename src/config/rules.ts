@@ -1,14 +1,13 @@
 import { isIPv4, isIPv6 } from 'node:net';
 import { NETWORK_URLS, type RawAccount, type RawShard, type RawSwitch, type RawVenue } from './schema.js';
 import {
-  MIN_DEADLINE_SECONDS,
   DEADLINE_SAFETY_MARGIN_SECONDS,
+  minDeadlineSeconds,
   minPreRearmHorizonSeconds,
   preRearmHorizonSeconds,
   rearmLeavesRetries,
   RETRIES_BEFORE_MIN_HORIZON,
   retrySlotSeconds,
-  VENUE_MIN_LEAD_MS,
 } from '../plan/horizon.js';
 import { VENUE_FACTS } from '../venue/facts.js';
 import { AGENT_SLOTS, replicaAgentName } from './shard.js';
@@ -34,18 +33,20 @@ interface SwitchRuleFailure {
 /**
  * The three timing rules of a switch block (top level, or one account's effective settings).
  * `sw` may be partial (the fields that passed their own checks when a sibling did not): a rule
- * runs only when every value it reads is there.
+ * runs only when every value it reads is there. `minLeadMs`: the venue's minimum lead
+ * (VenueSwitchFacts.minLeadMs of the accounts' venue).
  */
-export function switchRuleFailures(sw: Partial<RawSwitch>, requestTimeoutMs: number | undefined): SwitchRuleFailure[] {
+export function switchRuleFailures(sw: Partial<RawSwitch>, requestTimeoutMs: number | undefined, minLeadMs: number): SwitchRuleFailure[] {
   const out: SwitchRuleFailure[] = [];
   const { deadline_seconds: deadline, rearm_every_seconds: rearm, min_horizon_seconds: minHorizon } = sw;
   if (deadline === undefined) return out;
-  if (deadline < MIN_DEADLINE_SECONDS) {
+  const minDeadline = minDeadlineSeconds(minLeadMs);
+  if (deadline < minDeadline) {
     out.push({
       keys: ['deadline_seconds'],
       message:
-        `is ${deadline}; must be at least ${MIN_DEADLINE_SECONDS}: the venue refuses a cancel time less than ` +
-        `${VENUE_MIN_LEAD_MS / 1000} s ahead, and ${DEADLINE_SAFETY_MARGIN_SECONDS} s more are kept for clock skew and latency`,
+        `is ${deadline}; must be at least ${minDeadline}: the venue refuses a cancel time less than ` +
+        `${minLeadMs / 1000} s ahead, and ${DEADLINE_SAFETY_MARGIN_SECONDS} s more are kept for clock skew and latency`,
     });
   }
   // The rules below read deadline_seconds: when it is already refused, they would only repeat it.
@@ -82,8 +83,8 @@ export function switchRuleFailures(sw: Partial<RawSwitch>, requestTimeoutMs: num
   return out;
 }
 
-export function topSwitchProblems(sw: Partial<RawSwitch>, requestTimeoutMs: number | undefined): RuleProblem[] {
-  return switchRuleFailures(sw, requestTimeoutMs).map((f) => ({ segments: ['switch', f.keys[0] as string], message: f.message }));
+export function topSwitchProblems(sw: Partial<RawSwitch>, requestTimeoutMs: number | undefined, minLeadMs: number): RuleProblem[] {
+  return switchRuleFailures(sw, requestTimeoutMs, minLeadMs).map((f) => ({ segments: ['switch', f.keys[0] as string], message: f.message }));
 }
 
 /**
@@ -95,12 +96,13 @@ export function accountSwitchProblems(
   top: Partial<RawSwitch>,
   own: Partial<RawSwitch>,
   requestTimeoutMs: number | undefined,
+  minLeadMs: number,
 ): RuleProblem[] {
   const ownKeys = (Object.keys(own) as SwitchKey[]).filter((k) => own[k] !== undefined);
   if (ownKeys.length === 0) return [];
   const effective: Partial<RawSwitch> = { ...top, ...definedOnly(own) };
   const out: RuleProblem[] = [];
-  for (const f of switchRuleFailures(effective, requestTimeoutMs)) {
+  for (const f of switchRuleFailures(effective, requestTimeoutMs, minLeadMs)) {
     const overridden = f.keys.filter((k) => ownKeys.includes(k));
     const at = overridden[0];
     if (at === undefined) continue;

@@ -19,7 +19,7 @@ export const NETWORK_URLS = {
 
 // The deadline's floor and the re-arm rule's retry reserve live with the rest of the horizon's
 // arithmetic (plan/horizon.ts); re-exported here, where the config's other numbers are.
-export { DEADLINE_SAFETY_MARGIN_SECONDS, MIN_DEADLINE_SECONDS, RETRIES_BEFORE_MIN_HORIZON, retrySlotSeconds } from '../plan/horizon.js';
+export { DEADLINE_SAFETY_MARGIN_SECONDS, minDeadlineSeconds, RETRIES_BEFORE_MIN_HORIZON, retrySlotSeconds } from '../plan/horizon.js';
 
 /** pino's levels (plus `silent`). */
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;

@@ -1,12 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../sched/fake-clock.js';
 import { VenueClock } from '../sched/venue-clock.js';
+import { HYPERLIQUID_SWITCH_FACTS } from '../venue/facts.js';
 import { ActionError, DecodeError, RestError } from '../venue/errors.js';
 import { REST_PROBE_EVERY_MS, RouteProbe, type ArmRoute } from '../venue/routes.js';
 import { AccountRunner, toFailure, type RunnerReport, type ScheduleCancelSender } from './account-runner.js';
 import type { SwitchSettings } from './switch-machine.js';
 
 const settings: SwitchSettings = {
+  venue: HYPERLIQUID_SWITCH_FACTS,
   deadlineMs: 60_000,
   rearmEveryMs: 15_000,
   minHorizonMs: 20_000,

@@ -3,11 +3,13 @@ import { describe, expect, it } from 'vitest';
 import { createMetrics } from '../obs/metrics.js';
 import { CadenceControl } from './cadence-control.js';
 import type { KeeperAccountSpec, KeeperOptions } from './keeper-types.js';
+import { HYPERLIQUID_SWITCH_FACTS } from '../venue/facts.js';
 
 const SWITCH = { deadlineMs: 60_000, rearmEveryMs: 15_000, minHorizonMs: 20_000, armWhen: 'always', onShutdown: 'keep', path: 'rest' } as const;
 
 function control(queued: () => number) {
   const c = new CadenceControl({
+    venue: { switchFacts: HYPERLIQUID_SWITCH_FACTS },
     scheduler: { specOf: () => ({ limit: 6_000, windowMs: 60_000 }), queuedOn: (scope) => (scope === 'schedule_cancel' ? queued() : 0) },
     metrics: createMetrics({ version: 't', defaultMetrics: false }),
     logger: pino({ level: 'silent' }),
@@ -61,6 +63,7 @@ describe('CadenceControl routes with a shared budget', () => {
       global: { limit: 12_000, windowMs: 60_000 },
     };
     const c = new CadenceControl({
+      venue: { switchFacts: HYPERLIQUID_SWITCH_FACTS },
       scheduler: { specOf: (scope) => specs[scope], queuedOn: () => 0 },
       metrics: createMetrics({ version: 't', defaultMetrics: false }),
       logger: pino({ level: 'silent' }),

@@ -10,6 +10,8 @@ import { budgetMoved } from '../sched/shared-share.js';
 import { MAX_READ_STRETCH, readWeightsOf } from '../plan/read-plan.js';
 import { MAX_PULL_SHARE, SlotCalendar } from '../sched/slot-calendar.js';
 import { DEFAULT_INFO_WEIGHTS } from '../venue/info.js';
+import type { VenuePort } from '../venue/port.js';
+import type { VenueSwitchFacts } from '../venue/switch-facts.js';
 import type { ColdStartWindow } from './cold-start-gate.js';
 import type { KeeperAccountSpec, KeeperOptions, KeeperStatus, Managed } from './keeper-types.js';
 import type { SwitchSettings } from './switch-machine.js';
@@ -43,6 +45,8 @@ export class CadenceControl {
   constructor(
     private readonly deps: {
       scheduler: Pick<RequestScheduler, 'specOf' | 'queuedOn'>;
+      /** The venue port: each account's venue's switch facts (VenuePort.switchFacts). */
+      venue: Pick<VenuePort, 'switchFacts'>;
       metrics: KeeperMetrics;
       logger: Logger;
       sharedDemand?: SharedDemand;
@@ -107,12 +111,18 @@ export class CadenceControl {
     d.publishDemand({ armsPerSecond, backlog });
   }
 
+  /** The account's venue's switch facts, as the port hands them out (one venue today). */
+  venueOf(_spec: KeeperAccountSpec): VenueSwitchFacts {
+    return this.deps.venue.switchFacts;
+  }
+
   effectiveSettings(spec: KeeperAccountSpec): SwitchSettings {
+    const configured: SwitchSettings = { ...spec.switch, venue: this.venueOf(spec) };
     const planned = this.planned(spec.name);
-    if (!planned) return spec.switch;
-    if (planned.periodMs === null) return { ...spec.switch, overBudget: true };
+    if (!planned) return configured;
+    if (planned.periodMs === null) return { ...configured, overBudget: true };
     // The plan's route matters only where the account may take either (rest_then_exchange).
-    return { ...spec.switch, rearmEveryMs: planned.periodMs, ...(spec.switch.path === 'rest_then_exchange' ? { preferredPath: planned.route } : {}) };
+    return { ...configured, rearmEveryMs: planned.periodMs, ...(spec.switch.path === 'rest_then_exchange' ? { preferredPath: planned.route } : {}) };
   }
 
   /** The plan's route and verdict for an account (null before the first plan, or for one it does not know). */
@@ -151,7 +161,7 @@ export class CadenceControl {
     const specs = options.accounts;
     const inputs: PlanAccount[] = specs.map((a) => {
       const s = managed.get(a.name)?.runner?.snapshot();
-      return { ...a.switch, priority: a.priority ?? 0, noOpenOrders: a.switch.armWhen === 'orders_open' && s?.openOrders === 0 };
+      return { ...a.switch, venue: this.venueOf(a), priority: a.priority ?? 0, noOpenOrders: a.switch.armWhen === 'orders_open' && s?.openOrders === 0 };
     });
     // The cold start keeps the order its first plan chose (Provisioning.order).
     const provisioning = this.provisioning && { ...this.provisioning, ...(this.plan?.coldStart.chosen ? { order: this.plan.coldStart.order } : {}) };

@@ -17,6 +17,7 @@ import { cancelledOrders, lastReadBefore, ordersSnapshot } from './fired.js';
 import type { Managed } from './keeper-types.js';
 import { AccountReports } from './reports.js';
 import type { AccountWatcher } from './watcher.js';
+import { HYPERLIQUID_SWITCH_FACTS } from '../venue/facts.js';
 
 const order = (id: string): OpenOrder => ({ venue_order_id: id, status: 'open' });
 const T = 1_800_000_000_000;
@@ -58,6 +59,7 @@ describe('AccountReports.lapsed: what the fired cancel cancelled', () => {
     const fired: LastCancelFired[] = [];
     const triggers = { get: () => 0, record: () => Promise.resolve(1), recordFired: (_a: string, f: LastCancelFired) => Promise.resolve(void fired.push(f)) } as unknown as TriggerCounter;
     const reports = new AccountReports({
+      venue: { switchFacts: HYPERLIQUID_SWITCH_FACTS },
       clock,
       venueClock: new VenueClock(clock),
       metrics: createMetrics({ version: 'test', defaultMetrics: false }),

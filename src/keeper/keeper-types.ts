@@ -20,7 +20,7 @@ import type { AccountRunner, ScheduleCancelSender } from './account-runner.js';
 import type { LastCancelFired, StartProgress } from './activity.js';
 import type { ProvisionSpec, ProvisionVenue, Provisioned } from './provision.js';
 import type { SenderVenue } from './sender.js';
-import type { SwitchSettings } from './switch-machine.js';
+import type { SwitchConfig } from './switch-machine.js';
 import type { AccountWatcher, PositionsSummary, ReadSource, WatchSource, WatchSourceMode } from './watcher.js';
 import type { SigningCurve } from '../venue/signing/curve.js';
 import type { InfoWeights } from '../venue/info.js';
@@ -39,7 +39,8 @@ export interface AccountCover {
 }
 
 export interface KeeperAccountSpec extends ProvisionSpec {
-  switch: SwitchSettings;
+  /** As configured; the keeper adds the account's venue's switch facts (CadenceControl.effectiveSettings). */
+  switch: SwitchConfig;
   /** Protected first when the budget cannot arm every account (config `priority`, default 0). */
   priority?: number;
   /** Compared on reload: anything that changes who signs (address, agent name, key sources). */
@@ -98,7 +99,7 @@ export interface KeeperDeps {
   venueClock: VenueClock;
   scheduler: RequestScheduler;
   /** The venue port: every request, admitted through the shared budget (venue/port.ts). */
-  venue: ProvisionVenue & SenderVenue & WatchSource & Pick<VenuePort, 'health'> & Partial<Pick<VenuePort, 'infoUserRateLimit' | 'infoExtraAgents'>>;
+  venue: ProvisionVenue & SenderVenue & WatchSource & Pick<VenuePort, 'health' | 'switchFacts'> & Partial<Pick<VenuePort, 'infoUserRateLimit' | 'infoExtraAgents'>>;
   /** Built lazily with the event sink; undefined when notifications are off. */
   notifications?: (onEvent: (e: NotificationClientEvent) => void) => NotificationFeed;
   metrics: KeeperMetrics;

@@ -6,7 +6,7 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { OnSilence } from './switch-machine.js';
-import { VENUE_FACTS } from '../venue/facts.js';
+import type { VenueSwitchFacts } from '../venue/switch-facts.js';
 import type { HttpAnswer } from '../obs/http-server.js';
 import type { HeartbeatRefusal } from '../obs/metrics.js';
 export type { HeartbeatRefusal, HttpAnswer };
@@ -40,8 +40,8 @@ export function replicaOnSilence(onSilence: OnSilence, replica: number): OnSilen
 }
 
 /** The day's fired cancels the venue still allows an account: what a silent bot's cancel would spend. */
-export function triggersLeft(triggersToday: number): number {
-  return Math.max(0, VENUE_FACTS.maxTriggersPerUtcDay - triggersToday);
+export function triggersLeft(triggersToday: number, venue: Pick<VenueSwitchFacts, 'maxTriggersPerUtcDay'>): number {
+  return Math.max(0, venue.maxTriggersPerUtcDay - triggersToday);
 }
 
 /** `waiting`: not heard from since the keeper (re)started, still inside the silence period it grants. */

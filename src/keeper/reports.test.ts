@@ -15,6 +15,7 @@ import { ActivityReporter, type AccountActivity } from './activity.js';
 import type { Managed } from './keeper-types.js';
 import { AccountReports } from './reports.js';
 import type { WatchReport } from './watcher.js';
+import { HYPERLIQUID_SWITCH_FACTS } from '../venue/facts.js';
 
 function setup(): { reports: AccountReports; metrics: KeeperMetrics; activity: ActivityReporter; lines: Array<Record<string, unknown>>; managed: (name: string) => Managed } {
   const clock = new FakeClock(1_700_000_000_000);
@@ -29,6 +30,7 @@ function setup(): { reports: AccountReports; metrics: KeeperMetrics; activity: A
   const metrics = createMetrics({ version: 'test', defaultMetrics: false });
   const activity = new ActivityReporter();
   const reports = new AccountReports({
+    venue: { switchFacts: HYPERLIQUID_SWITCH_FACTS },
     clock,
     venueClock: new VenueClock(clock),
     metrics,

@@ -6,6 +6,7 @@ import { StateWriteError } from '../state/atomic-file.js';
 import type { TriggerCounter } from '../state/triggers.js';
 import { decToNumber } from '../venue/decimal.js';
 import { VENUE_FACTS } from '../venue/facts.js';
+import type { VenuePort } from '../venue/port.js';
 import type { NotificationClientEvent } from '../venue/ws.js';
 import type { RunnerReport } from './account-runner.js';
 import type { ActivityReporter } from './activity.js';
@@ -29,6 +30,8 @@ export interface ReportsDeps {
   activity: ActivityReporter;
   /** Warn when this many of the day's triggers are spent (the config may change on reload). */
   triggerWarnAt: () => number;
+  /** The venue port: the venue's daily trigger limit (VenuePort.switchFacts). */
+  venue: Pick<VenuePort, 'switchFacts'>;
   accounts: () => Iterable<Managed>;
 }
 
@@ -73,7 +76,7 @@ export class AccountReports {
           if (r.soon) {
             metrics.cancelSoon.inc({ account });
             m.log.warn(
-              { event: 'cancel_soon_sent', path: r.path, deadline: new Date(r.deadlineMs!).toISOString(), triggers_left: triggersLeft(this.deps.triggers.get(account)) },
+              { event: 'cancel_soon_sent', path: r.path, deadline: new Date(r.deadlineMs!).toISOString(), triggers_left: triggersLeft(this.deps.triggers.get(account), this.deps.venue.switchFacts) },
               `bot silent: the venue cancels this account's orders at ${new Date(r.deadlineMs!).toISOString()}`,
             );
             break;
@@ -187,14 +190,14 @@ export class AccountReports {
         position_value_usdc: positions?.valueUsdc ?? null,
         unrealized_pnl_usdc: positions?.unrealizedPnlUsdc ?? null,
         triggers_today: count,
-        triggers_cap: VENUE_FACTS.maxTriggersPerUtcDay,
+        triggers_cap: this.deps.venue.switchFacts.maxTriggersPerUtcDay,
       },
       positions && positions.count > 0
         ? `scheduled cancel fired: orders cancelled, ${positions.count} open position(s) remain (not flattened)`
         : 'scheduled cancel fired: orders cancelled',
     );
     if (count >= this.deps.triggerWarnAt()) {
-      m.log.warn({ event: 'trigger_budget', triggers_today: count, cap: VENUE_FACTS.maxTriggersPerUtcDay }, 'daily scheduled-cancel trigger budget nearly spent');
+      m.log.warn({ event: 'trigger_budget', triggers_today: count, cap: this.deps.venue.switchFacts.maxTriggersPerUtcDay }, 'daily scheduled-cancel trigger budget nearly spent');
     }
   }
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { HYPERLIQUID_SWITCH_FACTS } from '../venue/facts.js';
 import {
-  CANCEL_SOON_LEAD_MS,
+  cancelSoonBaseLeadMs,
   cancelSoonLeadMs,
   initialState,
   latestRearmAfterMs,
@@ -16,7 +17,12 @@ import {
   type SwitchState,
 } from './switch-machine.js';
 
+const VENUE = HYPERLIQUID_SWITCH_FACTS;
+const LEAD = VENUE.minLeadMs;
+const CANCEL_SOON_LEAD_MS = cancelSoonBaseLeadMs(LEAD);
+
 const base: SwitchSettings = {
+  venue: VENUE,
   deadlineMs: 60_000,
   rearmEveryMs: 15_000,
   minHorizonMs: 20_000,
@@ -157,13 +163,13 @@ describe('arming on the cadence', () => {
 describe('retries are planned against the deadline', () => {
   it('retries sooner as the horizon shrinks', () => {
     // long horizon: backoff dominates; short horizon: a third of what is left above the 5 s lead
-    expect(retryDelayMs(1, 50_000)).toBe(1_000);
-    expect(retryDelayMs(4, 50_000)).toBe(8_000);
-    expect(retryDelayMs(6, 50_000)).toBe(15_000);
-    expect(retryDelayMs(6, 20_000)).toBe(5_000);
-    expect(retryDelayMs(6, 8_000)).toBe(1_000);
-    expect(retryDelayMs(6, 5_100)).toBe(RETRY.floorMs);
-    expect(retryDelayMs(6, -1_000)).toBe(RETRY.floorMs);
+    expect(retryDelayMs(1, 50_000, LEAD)).toBe(1_000);
+    expect(retryDelayMs(4, 50_000, LEAD)).toBe(8_000);
+    expect(retryDelayMs(6, 50_000, LEAD)).toBe(15_000);
+    expect(retryDelayMs(6, 20_000, LEAD)).toBe(5_000);
+    expect(retryDelayMs(6, 8_000, LEAD)).toBe(1_000);
+    expect(retryDelayMs(6, 5_100, LEAD)).toBe(RETRY.floorMs);
+    expect(retryDelayMs(6, -1_000, LEAD)).toBe(RETRY.floorMs);
   });
 
   it('after a transient error it retries within the horizon, repeatedly', () => {
@@ -259,7 +265,7 @@ describe('routes (rest_then_exchange): the switch names the plan\'s route, the p
       [T0 + 100, { type: 'arm_sent', path: 'rest' }],
       [T0 + 200, { type: 'arm_failed', path: 'rest', failure: error }],
     ]);
-    expect(log[4]!.effects).toEqual([{ type: 'wake_at', atMs: T0 + 200 + retryDelayMs(2, null) }]);
+    expect(log[4]!.effects).toEqual([{ type: 'wake_at', atMs: T0 + 200 + retryDelayMs(2, null, LEAD) }]);
     // a 429 twice in a row on REST: its retry_after is honoured like any fixed route's
     const limited = step(s, { ...state, inFlight: { op: 'arm', path: 'rest', sentAtMs: T0 + 300 } }, { type: 'arm_failed', path: 'rest', failure: { kind: 'rate_limited', retryAfterMs: 7_000 } }, T0 + 400);
     expect(limited.state.notBeforeMs).toBe(T0 + 7_400);
@@ -271,11 +277,11 @@ describe('routes (rest_then_exchange): the switch names the plan\'s route, the p
       [T0, { type: 'start' }],
       [T0, { type: 'arm_sent', path: 'rest' }],
       [T0 + 100, { type: 'arm_failed', path: 'exchange', failure: error }], // the port had moved it
-      [T0 + 100 + retryDelayMs(1, null), { type: 'tick' }],
-      [T0 + 100 + retryDelayMs(1, null), { type: 'arm_sent', path: 'rest' }],
-      [T0 + 200 + retryDelayMs(1, null), { type: 'arm_failed', path: 'rest', failure: error }], // the probe of REST
+      [T0 + 100 + retryDelayMs(1, null, LEAD), { type: 'tick' }],
+      [T0 + 100 + retryDelayMs(1, null, LEAD), { type: 'arm_sent', path: 'rest' }],
+      [T0 + 200 + retryDelayMs(1, null, LEAD), { type: 'arm_failed', path: 'rest', failure: error }], // the probe of REST
     ]);
-    expect(log[2]!.effects).toEqual([{ type: 'wake_at', atMs: T0 + 100 + retryDelayMs(1, null) }]);
+    expect(log[2]!.effects).toEqual([{ type: 'wake_at', atMs: T0 + 100 + retryDelayMs(1, null, LEAD) }]);
     expect(log[5]!.effects).toMatchObject([{ type: 'send_arm', path: 'rest', alternative: { route: 'exchange' } }]);
   });
 
@@ -363,7 +369,7 @@ describe('rejections', () => {
     expect(first.last[0]).toMatchObject({ type: 'send_arm' });
     const st = step(base, first.state, { type: 'arm_sent', path: 'rest' }, T0 + 20).state;
     const second = step(base, st, { type: 'arm_failed', path: 'rest', failure: { kind: 'rejected', reason: 'invalid_nonce', message: 'x' } }, T0 + 30);
-    expect(second.effects[0]).toEqual({ type: 'wake_at', atMs: T0 + 30 + retryDelayMs(2, null) });
+    expect(second.effects[0]).toEqual({ type: 'wake_at', atMs: T0 + 30 + retryDelayMs(2, null, LEAD) });
   });
 
   it('daily trigger cap: blocked, asks again only every 5 minutes', () => {
@@ -373,7 +379,7 @@ describe('rejections', () => {
   });
 
   it('pending agent removal waits about 5 s; address budget 10 s', () => {
-    expect(failWith('pending_agent_removal').last).toEqual([{ type: 'wake_at', atMs: T0 + 10 + RETRY.pendingAgentRemovalMs }]);
+    expect(failWith('pending_agent_removal').last).toEqual([{ type: 'wake_at', atMs: T0 + 10 + VENUE.pendingAgentRemovalMs + RETRY.pendingAgentRemovalExtraMs }]);
     expect(failWith('address_budget').last).toEqual([{ type: 'wake_at', atMs: T0 + 10 + 10_000 }]);
   });
 });
@@ -557,8 +563,8 @@ describe('the bot falls silent (liveness)', () => {
     const r = timeline(soonSettings, [[T0 + 5_050, { type: 'arm_failed', path: 'rest', failure: { kind: 'rejected', reason: 'other', message: 'time too soon' } }]], s.state);
     const retry = r.last.find((e) => e.type === 'wake_at') as { atMs: number };
     const again = timeline(soonSettings, [[retry.atMs, { type: 'tick' }]], r.state);
-    expect(again.last).toEqual([{ type: 'send_arm', path: 'rest', plannedSlotMs: null, soonLeadMs: cancelSoonLeadMs(1) }]);
-    expect(cancelSoonLeadMs(1)).toBe(CANCEL_SOON_LEAD_MS + 1_000);
+    expect(again.last).toEqual([{ type: 'send_arm', path: 'rest', plannedSlotMs: null, soonLeadMs: cancelSoonLeadMs(1, LEAD) }]);
+    expect(cancelSoonLeadMs(1, LEAD)).toBe(CANCEL_SOON_LEAD_MS + 1_000);
   });
 
   it('stop_rearming: nothing is sent; the last deadline fires', () => {

@@ -13,9 +13,9 @@
 import type { PathPolicy } from '../plan/cadence.js';
 import { otherRoute, type ArmRoute, type RouteChoice } from '../venue/routes.js';
 import type { ActionReason } from '../venue/errors.js';
-import { VENUE_FACTS } from '../venue/facts.js';
+import type { VenueSwitchFacts } from '../venue/switch-facts.js';
 import {
-  CANCEL_SOON_LEAD_MS,
+  cancelSoonBaseLeadMs,
   CANCEL_SOON_MARGIN_MS,
   cancelSoonLeadMs,
   latestPlannedRearmAtMs,
@@ -29,9 +29,17 @@ import {
 export type OnSilence = 'cancel_soon' | 'stop_rearming';
 
 // The cancel-soon lead and the latest re-arm time are the horizon's arithmetic (plan/horizon.ts).
-export { CANCEL_SOON_LEAD_MS, CANCEL_SOON_MARGIN_MS, cancelSoonLeadMs, latestRearmAfterMs };
+export { cancelSoonBaseLeadMs, CANCEL_SOON_MARGIN_MS, cancelSoonLeadMs, latestRearmAfterMs };
+
+/** An account's switch as configured (config/, app/from-config.ts): SwitchSettings without its venue. */
+export type SwitchConfig = Omit<SwitchSettings, 'venue'>;
 
 export interface SwitchSettings {
+  /**
+   * The account's venue's switch (minimum lead, daily trigger limit, kind, the waits its refusals
+   * ask for), as data from the port (VenuePort.switchFacts): the machine imports no venue facts.
+   */
+  venue: VenueSwitchFacts;
   deadlineMs: number;
   rearmEveryMs: number;
   minHorizonMs: number;
@@ -176,8 +184,8 @@ export const RETRY = {
   attemptsInHorizon: 3,
   ineligibleMs: 5 * 60_000,
   blockedMs: 60_000,
-  addressBudgetMs: VENUE_FACTS.addressBudgetExhaustedIntervalMs,
-  pendingAgentRemovalMs: VENUE_FACTS.pendingAgentRemovalMs + 500,
+  /** Waited on top of the venue's pending agent removal (VenueSwitchFacts.pendingAgentRemovalMs). */
+  pendingAgentRemovalExtraMs: 500,
   /**
    * A clear on a clean stop is tried this often, waiting `clearRetryMs` doubling in between, so a
    * few seconds' outage (a proxy's 502s) does not leave a schedule the operator asked to remove.
@@ -259,12 +267,12 @@ export function leaveByVenueMs(settings: SwitchSettings, state: SwitchState, now
 
 /**
  * How long to wait before retrying an arm that failed transiently: exponential backoff, but never
- * so long that fewer than `attemptsInHorizon` attempts fit before the deadline's 5 s minimum lead.
+ * so long that fewer than `attemptsInHorizon` attempts fit before the venue's minimum lead (`minLeadMs`).
  */
-export function retryDelayMs(consecutiveFailures: number, horizon: number | null): number {
+export function retryDelayMs(consecutiveFailures: number, horizon: number | null, minLeadMs: number): number {
   const backoff = Math.min(RETRY.capMs, RETRY.baseMs * 2 ** Math.max(0, consecutiveFailures - 1));
   if (horizon === null) return Math.max(RETRY.floorMs, Math.min(backoff, 2_000));
-  const usable = retryUsableHorizonMs(horizon);
+  const usable = retryUsableHorizonMs(horizon, minLeadMs);
   const byHorizon = usable / RETRY.attemptsInHorizon;
   return Math.max(RETRY.floorMs, Math.min(backoff, byHorizon));
 }
@@ -468,12 +476,12 @@ function planRetry(settings: SwitchSettings, s: SwitchState, path: ArmRoute, f: 
 
   if (f.kind === 'rate_limited') {
     s.notBeforeMs = Math.max(s.notBeforeMs, nowMs + f.retryAfterMs);
-    s.nextArmAtMs = Math.max(s.notBeforeMs, nowMs + retryDelayMs(s.consecutiveFailures, horizon));
+    s.nextArmAtMs = Math.max(s.notBeforeMs, nowMs + retryDelayMs(s.consecutiveFailures, horizon, settings.venue.minLeadMs));
     return;
   }
 
   if (f.kind === 'error') {
-    s.nextArmAtMs = nowMs + retryDelayMs(s.consecutiveFailures, horizon);
+    s.nextArmAtMs = nowMs + retryDelayMs(s.consecutiveFailures, horizon, settings.venue.minLeadMs);
     return;
   }
 
@@ -504,11 +512,11 @@ function planRetry(settings: SwitchSettings, s: SwitchState, path: ArmRoute, f: 
         s.nonceRetried = true;
         s.nextArmAtMs = nowMs;
       } else {
-        s.nextArmAtMs = nowMs + retryDelayMs(s.consecutiveFailures, horizon);
+        s.nextArmAtMs = nowMs + retryDelayMs(s.consecutiveFailures, horizon, settings.venue.minLeadMs);
       }
       return;
     case 'address_budget':
-      s.nextArmAtMs = nowMs + RETRY.addressBudgetMs;
+      s.nextArmAtMs = nowMs + settings.venue.addressBudgetExhaustedIntervalMs;
       return;
     case 'trigger_cap':
       // The day's 10 triggers are spent: the venue refuses arms until 00:00 UTC. The account is
@@ -517,11 +525,11 @@ function planRetry(settings: SwitchSettings, s: SwitchState, path: ArmRoute, f: 
       s.nextArmAtMs = nowMs + RETRY.ineligibleMs;
       return;
     case 'pending_agent_removal':
-      s.nextArmAtMs = nowMs + RETRY.pendingAgentRemovalMs;
+      s.nextArmAtMs = nowMs + settings.venue.pendingAgentRemovalMs + RETRY.pendingAgentRemovalExtraMs;
       return;
     case 'other':
     case 'invalid_request':
-      s.nextArmAtMs = nowMs + Math.max(retryDelayMs(s.consecutiveFailures, horizon), 1_000);
+      s.nextArmAtMs = nowMs + Math.max(retryDelayMs(s.consecutiveFailures, horizon, settings.venue.minLeadMs), 1_000);
       return;
   }
 }
@@ -578,7 +586,7 @@ function finish(settings: SwitchSettings, s: SwitchState, nowMs: number, effects
 function finishSilent(settings: SwitchSettings, s: SwitchState, nowMs: number, effects: Effect[]): StepResult {
   let silence = s.silence!;
   s.phase = 'bot_silent';
-  if (silence.cancelAtMs === null && s.inFlight === null && s.deadlineMs !== null && s.deadlineMs <= nowMs + cancelSoonLeadMs(0)) {
+  if (silence.cancelAtMs === null && s.inFlight === null && s.deadlineMs !== null && s.deadlineMs <= nowMs + cancelSoonLeadMs(0, settings.venue.minLeadMs)) {
     silence = s.silence = { ...silence, cancelAtMs: s.deadlineMs };
   }
   // `orders_open` with no open orders (a known 0, not an unknown count): nothing to cancel, and a
@@ -591,7 +599,7 @@ function finishSilent(settings: SwitchSettings, s: SwitchState, nowMs: number, e
     s.nextArmAtMs = Math.max(s.nextArmAtMs, s.notBeforeMs);
     if (s.inFlight === null && s.nextArmAtMs <= nowMs) {
       // With the alternative like a re-arm: a cancel-soon arm must not wait on a failing route either.
-      effects.push({ type: 'send_arm', ...routed(settings, leaveByVenueMs(settings, s, nowMs)), plannedSlotMs: null, soonLeadMs: cancelSoonLeadMs(s.consecutiveFailures) });
+      effects.push({ type: 'send_arm', ...routed(settings, leaveByVenueMs(settings, s, nowMs)), plannedSlotMs: null, soonLeadMs: cancelSoonLeadMs(s.consecutiveFailures, settings.venue.minLeadMs) });
       return { state: s, effects };
     }
   }

@@ -8,6 +8,7 @@ import type { BotView } from './bot-liveness.js';
 import { triggersLeft } from './liveness.js';
 import type { SwitchState } from './switch-machine.js';
 import { VENUE_FACTS } from '../venue/facts.js';
+import type { VenueSwitchFacts } from '../venue/switch-facts.js';
 import { keepsMinHorizon } from '../plan/horizon.js';
 
 /**
@@ -123,7 +124,7 @@ export function statusOf(v: ViewInput, ready: boolean): KeeperStatus & { budget_
       coverage: m.spec.coveredBy ? { instances: [...m.spec.coveredBy], replica: m.spec.replica ?? 0 } : null,
       last_cancel_fired: v.lastCancelFired(m.spec.name),
       ...addressBudgetStatus(v.addressBudget?.(m.spec.name)),
-      bot: botStatus(v.bot?.(m.spec.name) ?? null, s, v.triggersToday(m.spec.name)),
+      bot: botStatus(v.bot?.(m.spec.name) ?? null, s, v.triggersToday(m.spec.name), v.cadence.effectiveSettings(m.spec).venue),
     });
   }
   return {
@@ -139,13 +140,13 @@ export function statusOf(v: ViewInput, ready: boolean): KeeperStatus & { budget_
   };
 }
 
-function botStatus(view: BotView | null, s: Readonly<SwitchState> | undefined, triggersToday: number): AccountStatus['bot'] {
+function botStatus(view: BotView | null, s: Readonly<SwitchState> | undefined, triggersToday: number, venue: VenueSwitchFacts): AccountStatus['bot'] {
   if (!view) return null;
   const cancelAt = s?.silence?.cancelAtMs ?? null;
   return {
     ...view,
     cancel_soon_deadline: cancelAt === null ? null : new Date(cancelAt).toISOString(),
-    triggers_left: triggersLeft(triggersToday),
+    triggers_left: triggersLeft(triggersToday, venue),
   };
 }
 

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { HYPERLIQUID_SWITCH_FACTS } from '../venue/facts.js';
 import { planBudget, type PlanAccount } from './budget-plan.js';
 
-const SW = { rearmEveryMs: 10_000, deadlineMs: 60_000, minHorizonMs: 20_000, priority: 0 };
+const SW = { rearmEveryMs: 10_000, deadlineMs: 60_000, minHorizonMs: 20_000, priority: 0, venue: HYPERLIQUID_SWITCH_FACTS };
 const acct = (path: PlanAccount['path'], over: Partial<PlanAccount> = {}): PlanAccount => ({ ...SW, path, ...over });
 
 describe('planBudget', () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { armCapacityPerSecond, assignRoutes, planCadence, planProtection } from './cadence.js';
-import { LAG_ALLOWANCE_MS, longestSafePeriodMs, SHORT_HORIZON_FLOOR_MS } from './horizon.js';
+import { HYPERLIQUID_SWITCH_FACTS } from '../venue/facts.js';
+import { LAG_ALLOWANCE_MS, longestSafePeriodMs, shortHorizonFloorMs } from './horizon.js';
 
 const acct = (rearmEveryMs = 15_000, deadlineMs = 60_000, minHorizonMs = 20_000) => ({ rearmEveryMs, deadlineMs, minHorizonMs });
 const many = (n: number, a = acct()) => Array.from({ length: n }, () => a);
@@ -56,7 +57,7 @@ describe('planCadence', () => {
 
 describe('planProtection: never refuse to protect', () => {
   // The figures: B = 20 arms/s, deadline 20 s, min horizon 8 s, configured every 10 s.
-  const a = (priority = 0, noOpenOrders = false) => ({ rearmEveryMs: 10_000, deadlineMs: 20_000, minHorizonMs: 8_000, priority, noOpenOrders });
+  const a = (priority = 0, noOpenOrders = false) => ({ rearmEveryMs: 10_000, deadlineMs: 20_000, minHorizonMs: 8_000, priority, noOpenOrders, venue: HYPERLIQUID_SWITCH_FACTS });
   const n = (count: number) => Array.from({ length: count }, () => a());
   const rate = (p: { periodsMs: Array<number | null> }) => p.periodsMs.reduce<number>((s, x) => s + (x === null ? 0 : 1000 / x), 0);
 
@@ -72,7 +73,7 @@ describe('planProtection: never refuse to protect', () => {
     const p = planProtection(n(270), 20);
     expect(p.tier).toBe('short_horizon');
     expect(p.verdicts.every((v) => v === 'short_horizon')).toBe(true);
-    for (const period of p.periodsMs) expect(20_000 - period!).toBeGreaterThanOrEqual(SHORT_HORIZON_FLOOR_MS);
+    for (const period of p.periodsMs) expect(20_000 - period!).toBeGreaterThanOrEqual(shortHorizonFloorMs(HYPERLIQUID_SWITCH_FACTS.minLeadMs));
     expect(rate(p)).toBeLessThanOrEqual(p.usablePerSecond + 1e-9);
   });
 

@@ -6,6 +6,7 @@
  */
 import { DAY_MS } from '../sched/clock.js';
 import type { ArmRoute } from '../venue/routes.js';
+import type { VenueSwitchFacts } from '../venue/switch-facts.js';
 import {
   keepsMinHorizon,
   lagAllowanceMs,
@@ -61,12 +62,14 @@ export interface ProtectionInput extends CadenceInput {
   priority: number;
   /** Known to have no open orders (arm_when: orders_open, last read 0): protected last. */
   noOpenOrders?: boolean;
+  /** The account's venue's switch (its minimum lead bounds tier `short_horizon`), from the port. */
+  venue: VenueSwitchFacts;
 }
 
 /**
  * What the budget allows, best first: `configured`; `stretched` (one factor, within each margin);
  * `reserve` (the lag and retry reserve given up: periods up to deadline - min_horizon);
- * `short_horizon` (everyone armed, horizons below min_horizon, down to SHORT_HORIZON_FLOOR_MS);
+ * `short_horizon` (everyone armed, horizons below min_horizon, down to the venue's minimum lead);
  * `over_budget` (the highest priorities armed, the rest reported and not armed).
  */
 export type ProtectionTier = 'configured' | 'stretched' | 'reserve' | 'short_horizon' | 'over_budget';
@@ -117,7 +120,7 @@ export function planProtection(accounts: readonly ProtectionInput[], budgetPerSe
   const reserve = fitStretch(accounts, reserveCaps, usable)?.periodsMs;
   if (reserve) return result('reserve', reserve, keeps(reserve));
 
-  const shortCaps = accounts.map(longestShortHorizonPeriodMs);
+  const shortCaps = accounts.map((a) => longestShortHorizonPeriodMs(a, a.venue.minLeadMs));
   const short = fitStretch(accounts, shortCaps, usable)?.periodsMs;
   if (short) return result('short_horizon', short, keeps(short));
 

@@ -22,14 +22,15 @@
  *                                 (45 >= 20 + 2 x 6): two failed attempts still leave M.
  *   lag reserve (plan):           the longest safe period is D - M - lagAllowanceMs (1 s, or two arm-budget
  *                                 slots when longer); giving it up (tier `reserve`) allows D - M; below
- *                                 that only SHORT_HORIZON_FLOOR_MS (tier `short_horizon`).
+ *                                 that only shortHorizonFloorMs, the venue's minimum lead (tier `short_horizon`).
  *   retry reserve (switch):       latest re-arm = D - M - min(5 s, (D - M - P) / 2), never before P.
- *   deadline itself:              D >= MIN_DEADLINE_SECONDS = the venue's 5 s minimum lead + 5 s margin.
+ *   deadline itself:              D >= minDeadlineSeconds = the venue's 5 s minimum lead + 5 s margin.
  *
  * Some of these reserves look alike and differ (the rule's two retry slots, the plan's lag, the
  * switch's half-margin): each is kept as the behaviour it always had, and named for what it is.
+ * The venue's minimum lead is the account's venue's fact (VenueSwitchFacts.minLeadMs, from the
+ * port): every function that needs it takes it as `minLeadMs`.
  */
-import { VENUE_FACTS } from '../venue/facts.js';
 
 /** An account's switch timing, in ms: what the plan and the switch reason about. */
 export interface HorizonInputMs {
@@ -47,8 +48,8 @@ export interface HorizonInputSeconds {
 
 // ---- the deadline ----
 
-/** The venue refuses a cancel time less than this far ahead of its own clock. */
-export const VENUE_MIN_LEAD_MS = VENUE_FACTS.scheduleCancelMinLeadMs;
+// The venue's minimum lead (`minLeadMs`) is the account's venue's fact (venue/switch-facts.ts,
+// VenueSwitchFacts.minLeadMs): a parameter here, never imported.
 
 /**
  * Kept on top of the venue's 5 s minimum lead when checking `deadline_seconds`: the lead is
@@ -56,7 +57,10 @@ export const VENUE_MIN_LEAD_MS = VENUE_FACTS.scheduleCancelMinLeadMs;
  * latency eat into it. With the margin, a deadline can still be re-armed after a slow first try.
  */
 export const DEADLINE_SAFETY_MARGIN_SECONDS = 5;
-export const MIN_DEADLINE_SECONDS = VENUE_MIN_LEAD_MS / 1000 + DEADLINE_SAFETY_MARGIN_SECONDS;
+/** The shortest `deadline_seconds` on a venue whose minimum lead is `minLeadMs`. */
+export function minDeadlineSeconds(minLeadMs: number): number {
+  return minLeadMs / 1000 + DEADLINE_SAFETY_MARGIN_SECONDS;
+}
 
 // ---- the rule's retry reserve (config rules, check-config) ----
 
@@ -125,11 +129,13 @@ export function longestPeriodWithoutReserveMs(a: HorizonInputMs): number {
  * How close to the deadline an account's next arm may slip once the budget cannot keep every
  * min_horizon (tier `short_horizon`): the venue's own minimum lead for a new deadline, 5 s.
  */
-export const SHORT_HORIZON_FLOOR_MS = VENUE_MIN_LEAD_MS;
+export function shortHorizonFloorMs(minLeadMs: number): number {
+  return minLeadMs;
+}
 
-/** Tier `short_horizon`: periods up to `deadline - SHORT_HORIZON_FLOOR_MS`. */
-export function longestShortHorizonPeriodMs(a: Pick<HorizonInputMs, 'deadlineMs' | 'rearmEveryMs'>): number {
-  return Math.max(a.rearmEveryMs, a.deadlineMs - SHORT_HORIZON_FLOOR_MS);
+/** Tier `short_horizon`: periods up to `deadline - shortHorizonFloorMs(minLeadMs)`. */
+export function longestShortHorizonPeriodMs(a: Pick<HorizonInputMs, 'deadlineMs' | 'rearmEveryMs'>, minLeadMs: number): number {
+  return Math.max(a.rearmEveryMs, a.deadlineMs - shortHorizonFloorMs(minLeadMs));
 }
 
 // ---- the minimum horizon: the plan's verdict, readiness, the fleet's handover ----
@@ -196,8 +202,8 @@ export function latestPlannedRearmAtMs(deadlineAtMs: number, s: Pick<HorizonInpu
 }
 
 /** The part of a horizon retries may use: up to the venue's minimum lead, after which no new deadline is accepted. */
-export function retryUsableHorizonMs(horizonMs: number): number {
-  return horizonMs - VENUE_MIN_LEAD_MS;
+export function retryUsableHorizonMs(horizonMs: number, minLeadMs: number): number {
+  return horizonMs - minLeadMs;
 }
 
 // ---- a silent bot's cancel-soon arm (keeper/liveness.ts, switch-machine.ts) ----
@@ -209,9 +215,12 @@ export function retryUsableHorizonMs(horizonMs: number): number {
  * cancel-soon attempt in a row adds another second (`cancelSoonLeadMs`).
  */
 export const CANCEL_SOON_MARGIN_MS = 1_000;
-export const CANCEL_SOON_LEAD_MS = VENUE_MIN_LEAD_MS + CANCEL_SOON_MARGIN_MS;
+/** The lead of a first cancel-soon arm: the venue's minimum plus our margin. */
+export function cancelSoonBaseLeadMs(minLeadMs: number): number {
+  return minLeadMs + CANCEL_SOON_MARGIN_MS;
+}
 
 /** The lead of a cancel-soon arm: the venue's minimum plus our margin, a second more per refusal in a row (at most 5). */
-export function cancelSoonLeadMs(consecutiveFailures: number): number {
-  return CANCEL_SOON_LEAD_MS + Math.min(5, consecutiveFailures) * 1_000;
+export function cancelSoonLeadMs(consecutiveFailures: number, minLeadMs: number): number {
+  return cancelSoonBaseLeadMs(minLeadMs) + Math.min(5, consecutiveFailures) * 1_000;
 }

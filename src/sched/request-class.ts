@@ -10,7 +10,7 @@ export type RequestClass =
   | { kind: 'arm'; urgency?: 'deadline'; deadlineVenueMs?: number }
   /**
    * A cancel-soon arm: the keeper bringing a silent bot's scheduled cancel near (plan/horizon.ts
-   * CANCEL_SOON_LEAD_MS). It protects no deadline of ours: it is due the moment it is queued, at
+   * cancelSoonLeadMs). It protects no deadline of ours: it is due the moment it is queued, at
    * the account's venue time `queuedVenueMs`.
    */
   | { kind: 'arm'; urgency: 'cancel_soon'; queuedVenueMs: number }

@@ -3,6 +3,8 @@
  * one the keeper relies on is pinned by a test. The things we merely assume live in
  * `assumptions.ts`, not here.
  */
+import type { VenueSwitchFacts } from './switch-facts.js';
+
 export const VENUE_FACTS = {
   /** scheduleCancel `time` must be at least this far after venue now. */
   scheduleCancelMinLeadMs: 5_000,
@@ -62,3 +64,12 @@ export const VENUE_FACTS = {
     } as Readonly<Record<string, number>>,
   },
 } as const;
+
+/** Hyperliquid's switch as the core sees it (switch-facts.ts): handed out by the port, never imported by the core. */
+export const HYPERLIQUID_SWITCH_FACTS: VenueSwitchFacts = {
+  kind: 'scheduled_cancel',
+  minLeadMs: VENUE_FACTS.scheduleCancelMinLeadMs,
+  maxTriggersPerUtcDay: VENUE_FACTS.maxTriggersPerUtcDay,
+  addressBudgetExhaustedIntervalMs: VENUE_FACTS.addressBudgetExhaustedIntervalMs,
+  pendingAgentRemovalMs: VENUE_FACTS.pendingAgentRemovalMs,
+};

@@ -1,4 +1,5 @@
-import { VENUE_FACTS } from './facts.js';
+import { HYPERLIQUID_SWITCH_FACTS } from './facts.js';
+import type { VenueSwitchFacts } from './switch-facts.js';
 import type { Clock } from '../sched/clock.js';
 import type { ArmClass, RequestClass } from '../sched/request-class.js';
 import type { RequestOptions, RequestScheduler } from '../sched/scheduler.js';
@@ -124,6 +125,8 @@ export interface VenuePortOptions {
   shared?: Pick<SharedBudget, 'take'>;
   /** What each info request weighs (`rate_limits.info_weights`); absent: the venue's published defaults. */
   infoWeights?: InfoWeights;
+  /** The venue's switch (venue/switch-facts.ts); absent: Hyperliquid's, the one venue we speak. */
+  switchFacts?: VenueSwitchFacts;
 }
 
 export class VenuePort {
@@ -139,6 +142,12 @@ export class VenuePort {
   private readonly signerTails = new Map<string, Promise<unknown>>();
   private readonly shared: Pick<SharedBudget, 'take'> | undefined;
   private readonly infoWeights: InfoWeights;
+  /**
+   * This venue's switch as the core sees it: the minimum lead, the daily trigger limit, the kind
+   * of switch and the waits its refusals ask for. The one place the keeper's switch and plan get
+   * them (CadenceControl.effectiveSettings, the plan's inputs); the core imports no venue facts.
+   */
+  readonly switchFacts: VenueSwitchFacts;
   /** REST's health over every arm and clear; the exchange endpoint, the fallback, needs none. */
   private readonly restRoute = new RouteProbe();
   /** The service's listings' health over every read (serviceReadTurn). */
@@ -156,6 +165,7 @@ export class VenuePort {
     this.readMaxWaitMs = opts.readMaxWaitMs;
     this.shared = opts.shared;
     this.infoWeights = opts.infoWeights ?? DEFAULT_INFO_WEIGHTS;
+    this.switchFacts = opts.switchFacts ?? HYPERLIQUID_SWITCH_FACTS;
   }
 
   /** The REST client, private so nothing reaches the service past the budget; with no service, an error (never a request to a made-up URL). */
@@ -411,7 +421,7 @@ export class VenuePort {
           const wait = tokenWait({
             cls: request,
             venueNowMs: this.venueClock.nowMs(),
-            minLeadMs: VENUE_FACTS.scheduleCancelMinLeadMs,
+            minLeadMs: this.switchFacts.minLeadMs,
             readMaxWaitMs: request.maxWaitMs ?? this.readMaxWaitMs,
           });
           await shared.take(request.scopes, request.kind, wait, request.weight ?? 1);

@@ -40,7 +40,7 @@ import { HttpTransport } from '../../src/venue/http.js';
 import { loadSigningCurve } from '../../src/venue/signing/curve.js';
 import { VenuePort } from '../../src/venue/port.js';
 import { NotificationClient } from '../../src/venue/ws.js';
-import type { SwitchSettings } from '../../src/keeper/switch-machine.js';
+import type { SwitchConfig } from '../../src/keeper/switch-machine.js';
 
 export const T_START = Date.UTC(2026, 10, 22, 12, 0, 0);
 
@@ -64,7 +64,7 @@ afterAll(async () => {
   for (const d of madeDirs.splice(0)) await rm(d, { recursive: true, force: true });
 });
 
-export const DEFAULT_SWITCH: SwitchSettings = {
+export const DEFAULT_SWITCH: SwitchConfig = {
   deadlineMs: 60_000,
   rearmEveryMs: 15_000,
   minHorizonMs: 20_000,
@@ -92,7 +92,7 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export function account(name: string, address: string, key: string, over: Partial<KeeperAccountSpec> = {}, sw: Partial<SwitchSettings> = {}): KeeperAccountSpec {
+export function account(name: string, address: string, key: string, over: Partial<KeeperAccountSpec> = {}, sw: Partial<SwitchConfig> = {}): KeeperAccountSpec {
   return {
     name,
     address,

@@ -1,0 +1,22 @@
+/**
+ * What the core needs to know about an account's venue's dead man's switch, as data: the switch
+ * (keeper/switch-machine.ts) and the plan (plan/) take it as a parameter and import no venue facts,
+ * so a second venue (another minimum lead, another daily limit, another kind of switch) is another
+ * value, not another import through every layer. The port hands it out (VenuePort.switchFacts); the
+ * one venue we have is `HYPERLIQUID_SWITCH_FACTS` in facts.ts.
+ */
+
+/** How the venue's switch works: `scheduled_cancel`, a cancel-all at a time we keep pushing out. */
+export type SwitchKind = 'scheduled_cancel';
+
+export interface VenueSwitchFacts {
+  readonly kind: SwitchKind;
+  /** The venue refuses a switch deadline less than this far ahead of its own clock. */
+  readonly minLeadMs: number;
+  /** Fired switches allowed per account per UTC day. */
+  readonly maxTriggersPerUtcDay: number;
+  /** How long to wait after the venue says the address's action budget is spent. */
+  readonly addressBudgetExhaustedIntervalMs: number;
+  /** How long the venue refuses a new agent's requests after it replaced another. */
+  readonly pendingAgentRemovalMs: number;
+}
