@@ -23,10 +23,9 @@ import type {
   VenueStateApi,
 } from '../types.js';
 import { AccountBook, SeedError, SETTLED_ORDER_STATUS, type ClosedOrder, type ClosedVenueOrder } from './accounts.js';
-import { isDecimal } from '../../venue/decimal.js';
 import { parseActionBody, type ApproveAgentBody, type ApproveBuilderFeeBody, type CancelBody, type L1Body, type OrderBody, type OrderWire, type ScheduleCancelBody } from './actions.js';
 import { outcomeAssetId, outcomeIndex, tradableOutcomeSide } from './assets.js';
-import { cmpFixed, isPositiveFixed, mulFixed, parseFixed } from '../../venue/decimal.js';
+import { cmpFixed, isDecimal, isPositiveFixed, mulFixed, parseFixed } from '../../venue/decimal.js';
 import { AgentBook, parseAgentName } from './agents.js';
 import { NonceBook } from './nonces.js';
 import { ScheduleBook } from './schedule.js';
@@ -323,11 +322,9 @@ export class VenueState implements VenueStateApi, VenueInfoState {
    * scheduled cancel all see them.
    */
   private async order(p: OrderBody, trace: Trace): Promise<ActionOutcome> {
-    const actor = await this.l1Actor(p, trace);
-    if ('kind' in actor) return actor;
-    const { signer, account } = actor;
-    const refused = this.admit(signer, account, p.nonce, this.clock.nowMs());
-    if (refused !== undefined) return this.err(trace, refused);
+    const taken = await this.takeL1(p, trace);
+    if ('kind' in taken) return taken;
+    const { signer, account } = taken;
     if (p.builder !== undefined) {
       const master = this.accounts.parentOf(account) ?? account;
       const approved = this.builderFeeApprovals.get(master)?.get(p.builder.b);
@@ -374,12 +371,9 @@ export class VenueState implements VenueStateApi, VenueInfoState {
    * cancelled this way.
    */
   private async cancel(p: CancelBody, trace: Trace): Promise<ActionOutcome> {
-    const actor = await this.l1Actor(p, trace);
-    if ('kind' in actor) return actor;
-    const { signer, account } = actor;
-    const now = this.clock.nowMs();
-    const refused = this.admit(signer, account, p.nonce, now);
-    if (refused !== undefined) return this.err(trace, refused);
+    const taken = await this.takeL1(p, trace);
+    if ('kind' in taken) return taken;
+    const { account, now } = taken;
     const statuses = p.cancels.map(({ a, o }): 'success' | { error: string } => {
       const open = this.accounts.openOrders(account).find((x) => x.venue_order_id === String(o));
       const n = outcomeIndex(this.catalog.outcome(open?.outcome_id ?? ''));
@@ -441,14 +435,23 @@ export class VenueState implements VenueStateApi, VenueInfoState {
     return { signer, account };
   }
 
-  private async scheduleCancel(p: ScheduleCancelBody, trace: Trace): Promise<ActionOutcome> {
+  /**
+   * An L1 action taken in: its actor found (l1Actor), then its nonce and the address's action budget
+   * spent (admit), as every L1 action is charged before its own rules judge it. A refusal is an outcome.
+   */
+  private async takeL1(p: L1Body, trace: Trace): Promise<{ signer: string; account: string; now: number } | ActionOutcome> {
     const actor = await this.l1Actor(p, trace);
     if ('kind' in actor) return actor;
-    const { signer, account } = actor;
     const now = this.clock.nowMs();
-
-    const refused = this.admit(signer, account, p.nonce, now);
+    const refused = this.admit(actor.signer, actor.account, p.nonce, now);
     if (refused !== undefined) return this.err(trace, refused);
+    return { ...actor, now };
+  }
+
+  private async scheduleCancel(p: ScheduleCancelBody, trace: Trace): Promise<ActionOutcome> {
+    const taken = await this.takeL1(p, trace);
+    if ('kind' in taken) return taken;
+    const { account, now } = taken;
 
     // From here the action has been taken in (nonce used, budget spent) whatever the outcome.
     const traded = this.accounts.tradedVolume(account);
