@@ -19,7 +19,7 @@ import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FakeClock } from '../src/sched/fake-clock.js';
 import { startSimulator, type Simulator } from '../src/sim/simulator.js';
-import { outcomeAssetId } from '../src/sim/venue/assets.js';
+import { outcomeAssetId } from '../src/sim/catalog/asset-id.js';
 import { VENUE_TEXTS } from '../src/sim/venue/texts.js';
 
 const sims: Simulator[] = [];

@@ -12,12 +12,13 @@
  *    empty universe (assumed: the simulator lists no builder-deployed perps);
  *  - spotMeta: USDC (token 0) and PURR (token 1) with their pair PURR/USDC (the venue's first
  *    pair), then one token per tradable outcome side, named `+<encoding>` with the token index
- *    assets.ts assumes; outcome sides trade by asset id (`100_000_000 + encoding`), not as spot
+ *    catalog/asset-id.ts assumes; outcome sides trade by asset id (`100_000_000 + encoding`), not as spot
  *    pairs, so they add no pair;
  *  - outcomeMeta: the catalog's tradable outcomes by venue index, each side with its name and token;
  *    no questions (the simulator's catalog serves those over the service's REST API).
  */
-import { outcomeTokenIndex, outcomeToken, type OutcomeMarket } from './venue/assets.js';
+import type { OutcomeMarket } from './venue/assets.js';
+import { outcomeToken, outcomeTokenIndex } from './catalog/asset-id.js';
 
 export const MARKET_INFO_TYPES = ['meta', 'spotMeta', 'outcomeMeta'] as const;
 export type MarketInfoType = (typeof MARKET_INFO_TYPES)[number];

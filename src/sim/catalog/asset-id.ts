@@ -33,12 +33,35 @@ export function outcomeToken(outcome: number, side: number): string {
   return `+${outcomeEncoding(outcome, side)}`;
 }
 
-/** Outcome and side of a spot coin `#<encoding>`; undefined for anything else. */
-export function parseOutcomeCoin(coin: string): { outcome: number; side: 0 | 1 } | undefined {
-  const m = /^#(\d{1,15})$/.exec(coin);
-  if (!m) return undefined;
-  const encoding = Number(m[1]);
+/** Outcome and side of an encoding `10 * outcome + side`; undefined when it names side 2..9. */
+function decodeEncoding(encoding: number): { outcome: number; side: 0 | 1 } | undefined {
   const side = encoding % 10;
   if (side !== 0 && side !== 1) return undefined;
   return { outcome: (encoding - side) / 10, side };
+}
+
+/** Outcome and side of a spot coin `#<encoding>`; undefined for anything else. */
+export function parseOutcomeCoin(coin: string): { outcome: number; side: 0 | 1 } | undefined {
+  const m = /^#(\d{1,15})$/.exec(coin);
+  return m ? decodeEncoding(Number(m[1])) : undefined;
+}
+
+/** Outcome and side an asset id names; undefined when it is no outcome asset (or names side 2..9). */
+export function outcomeOfAssetId(asset: number): { outcome: number; side: 0 | 1 } | undefined {
+  if (!Number.isSafeInteger(asset) || asset < OUTCOME_ASSET_BASE) return undefined;
+  return decodeEncoding(asset - OUTCOME_ASSET_BASE);
+}
+
+/**
+ * The token index of an outcome side (`spotMeta.tokens`, balances' `token`, `outcomeMeta` side specs)
+ * **(assumed)**: the venue does not publish how outcome tokens are indexed; the simulator uses the
+ * side's asset id, one number per side, clear of every other token.
+ */
+export function outcomeTokenIndex(outcome: number, side: 0 | 1): number {
+  return outcomeAssetId(outcome, side);
+}
+
+/** The numeric outcome index of a catalog outcome's `hl_id`; undefined until it is deployed (or not a number). */
+export function outcomeIndexOf(hlId: string | null | undefined): number | undefined {
+  return typeof hlId === 'string' && /^\d+$/.test(hlId) && Number.isSafeInteger(Number(hlId)) ? Number(hlId) : undefined;
 }

@@ -14,7 +14,7 @@ import type {
   VenuePerpPosition,
   VenueSpotBalance,
 } from '../types.js';
-import { OUTCOME_ASSET_BASE, outcomeAssetId, outcomeCoin, outcomeToken } from '../catalog/asset-id.js';
+import { OUTCOME_ASSET_BASE, outcomeCoin, outcomeIndexOf, outcomeToken, outcomeTokenIndex } from '../catalog/asset-id.js';
 import { addFixed as add, parseFixed as dec, formatFixed as fmt, isDecimal as isDecimalText, isPositiveFixed as isPositive, mulFixed as mul, subFixed as sub, cmpFixed as cmp } from '../../venue/decimal.js';
 
 const ORDER_TYPES = new Set(['limit', 'market', 'stop_limit', 'stop_market']);
@@ -446,15 +446,14 @@ export class AccountBook {
 
   /**
    * An outcome side's spot coin and token on the venue (catalog/asset-id.ts): the coin `#<encoding>`
-   * (open orders), the balance named by the token `+<encoding>`, its `token` number the side's asset
-   * id `100000000 + encoding` **(assumed: the venue's token index for outcomes is not published)**.
+   * (open orders), the balance named by the token `+<encoding>`, its `token` number the side's token
+   * index (outcomeTokenIndex, assumed).
    * An outcome with no chain id (test catalogs) is named by its id.
    */
   private outcomeCoin(outcomeId: string, side: 0 | 1): { coin: string; tokenName: string; token: number } {
-    const hlId = this.catalog.outcome(outcomeId)?.hl_id;
-    const n = hlId !== undefined && hlId !== null && /^\d+$/.test(hlId) ? Number(hlId) : undefined;
+    const n = outcomeIndexOf(this.catalog.outcome(outcomeId)?.hl_id);
     if (n === undefined) return { coin: `#${outcomeId}:${side}`, tokenName: `+${outcomeId}:${side}`, token: OUTCOME_ASSET_BASE };
-    return { coin: outcomeCoin(n, side), tokenName: outcomeToken(n, side), token: outcomeAssetId(n, side) };
+    return { coin: outcomeCoin(n, side), tokenName: outcomeToken(n, side), token: outcomeTokenIndex(n, side) };
   }
 
   /** A service-listed (outcome) order as the venue shows it. */

@@ -45,7 +45,7 @@ export interface ApproveBuilderFeeBody extends Common {
 
 /** One order of an `order` action, as the venue's SDKs post it (`{a, b, p, s, r, t, c?}`). */
 export interface OrderWire {
-  /** Asset id (an outcome side: assets.ts). */
+  /** Asset id (an outcome side: catalog/asset-id.ts). */
   a: number;
   /** Buy (true) or sell. */
   b: boolean;

@@ -1,43 +1,13 @@
 /**
- * HIP-4 outcome assets for the venue's trading actions and metadata. The formula itself (encoding
- * `10 * outcome + side`, asset id `100_000_000 + encoding`, coin `#<encoding>`, token `+<encoding>`)
- * lives in one place, catalog/asset-id.ts, re-exported here; this module adds what the `/exchange`
- * and `/info` answers need on top: reading an asset id back, the outcome token's index, and the
- * tradable outcomes as the venue lists them. `outcome` is the catalog's numeric outcome index
- * (`Outcome.hl_id`).
+ * The tradable HIP-4 outcomes as the venue's trading actions and metadata see them. The formula
+ * (encoding, asset id, coin, token, reading an asset id back, the token index) lives in one place,
+ * catalog/asset-id.ts; `outcome` is the catalog's numeric outcome index (`Outcome.hl_id`).
  */
-import type { Outcome } from '../../venue/types.js';
 import type { Catalog } from '../types.js';
 import { decCanonical, isDecimal, parseFixed } from '../../venue/decimal.js';
-import { OUTCOME_ASSET_BASE, outcomeAssetId, outcomeCoin, outcomeEncoding, outcomeToken } from '../catalog/asset-id.js';
-
-export { OUTCOME_ASSET_BASE, outcomeAssetId, outcomeCoin, outcomeEncoding, outcomeToken };
+import { outcomeIndexOf, outcomeOfAssetId } from '../catalog/asset-id.js';
 
 export type OutcomeSideIndex = 0 | 1;
-
-/** The outcome side an asset id names, or undefined when it is no outcome asset (or names side 2..9). */
-export function outcomeOfAssetId(asset: number): { outcome: number; side: OutcomeSideIndex } | undefined {
-  if (!Number.isSafeInteger(asset) || asset < OUTCOME_ASSET_BASE) return undefined;
-  const encoding = asset - OUTCOME_ASSET_BASE;
-  const side = encoding % 10;
-  if (side !== 0 && side !== 1) return undefined;
-  return { outcome: (encoding - side) / 10, side };
-}
-
-/**
- * The token index of an outcome side in `spotMeta.tokens`, `spotClearinghouseState` balances and
- * `outcomeMeta` side specs **(assumed)**: the venue does not publish how outcome tokens are
- * indexed; the simulator uses the side's asset id, one number per side, clear of every other token.
- */
-export function outcomeTokenIndex(outcome: number, side: OutcomeSideIndex): number {
-  return outcomeAssetId(outcome, side);
-}
-
-/** The numeric outcome index of a catalog outcome (`hl_id`), undefined until deployed. */
-export function outcomeIndex(o: Outcome | undefined): number | undefined {
-  const id = o?.hl_id;
-  return typeof id === 'string' && /^\d+$/.test(id) && Number.isSafeInteger(Number(id)) ? Number(id) : undefined;
-}
 
 /** One deployed, tradable outcome as the venue's metadata shows it. */
 export interface OutcomeMarket {
@@ -65,7 +35,7 @@ export function outcomeMarkets(catalog: Catalog): OutcomeMarket[] {
   const out: OutcomeMarket[] = [];
   for (const id of catalog.tradableOutcomeIds()) {
     const o = catalog.outcome(id);
-    const outcome = outcomeIndex(o);
+    const outcome = outcomeIndexOf(o?.hl_id);
     if (o === undefined || outcome === undefined) continue;
     const label = (side: OutcomeSideIndex, fallback: string): string => o.sides?.find((s) => s.side === side)?.label ?? fallback;
     const t = o.trading;

@@ -24,7 +24,8 @@ import type {
 } from '../types.js';
 import { AccountBook, SeedError, SETTLED_ORDER_STATUS, type ClosedOrder, type ClosedVenueOrder } from './accounts.js';
 import { parseActionBody, type ApproveAgentBody, type ApproveBuilderFeeBody, type CancelBody, type L1Body, type OrderBody, type OrderWire, type ScheduleCancelBody } from './actions.js';
-import { outcomeAssetId, outcomeIndex, tradableOutcomeSide } from './assets.js';
+import { tradableOutcomeSide } from './assets.js';
+import { outcomeAssetId, outcomeIndexOf } from '../catalog/asset-id.js';
 import { cmpFixed, isDecimal, isPositiveFixed, mulFixed, parseFixed } from '../../venue/decimal.js';
 import { AgentBook, parseAgentName } from './agents.js';
 import { NonceBook } from './nonces.js';
@@ -376,7 +377,7 @@ export class VenueState implements VenueStateApi, VenueInfoState {
     const { account, now } = taken;
     const statuses = p.cancels.map(({ a, o }): 'success' | { error: string } => {
       const open = this.accounts.openOrders(account).find((x) => x.venue_order_id === String(o));
-      const n = outcomeIndex(this.catalog.outcome(open?.outcome_id ?? ''));
+      const n = outcomeIndexOf(this.catalog.outcome(open?.outcome_id ?? '')?.hl_id);
       const side = open?.side;
       if (open === undefined || n === undefined || (side !== 0 && side !== 1) || outcomeAssetId(n, side) !== a) return { error: VENUE_TEXTS.cancelMissingOrder(a) };
       this.accounts.cancelOrder(account, String(o), 'canceled', now);

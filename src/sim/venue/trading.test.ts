@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import type { Event, Outcome } from '../../venue/types.js';
 import type { Signer } from '../../venue/signing/signer.js';
 import type { Catalog } from '../types.js';
-import { outcomeAssetId } from './assets.js';
+import { outcomeAssetId } from '../catalog/asset-id.js';
 import { AGENT_A, approveAgentBody, approveBuilderFeeBody, harness, MASTER, OTHER_MASTER, scheduleCancelBody, STRANGER, SUB, wire } from './test-support.js';
 
 /** Two deployed outcomes (venue indexes 7 and 8), one not deployed. */
