@@ -17,23 +17,24 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const buildInfo = join(root, 'dist', 'tsconfig.tsbuildinfo');
 const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
 
-/** The inputs of the last build (the build info's file list, our own files only) changed since it was written. */
-function changedSinceLastBuild() {
-  let info;
-  let builtMs;
+/** The last build's record: its build info and when it was written; null when there is none usable (tsc says why). */
+function lastBuild() {
   try {
-    builtMs = statSync(buildInfo).mtimeMs;
-    info = JSON.parse(readFileSync(buildInfo, 'utf8'));
+    return { builtMs: statSync(buildInfo).mtimeMs, info: JSON.parse(readFileSync(buildInfo, 'utf8')) };
   } catch {
-    return null; // no usable build info: tsc says why below
+    return null;
   }
-  const names = [...(Array.isArray(info.fileNames) ? info.fileNames : []), '../tsconfig.json', '../package.json'];
+}
+
+/** The inputs of the last build (the build info's file list, our own files only, tsconfig.json, package.json) changed since it was written. */
+function changedSince(last) {
+  const names = [...(Array.isArray(last.info.fileNames) ? last.info.fileNames : []), '../tsconfig.json', '../package.json'];
   const changed = [];
   for (const name of names) {
     if (typeof name !== 'string' || name.includes('node_modules/')) continue;
     const file = join(dirname(buildInfo), name);
     try {
-      if (statSync(file).mtimeMs > builtMs) changed.push(relative(root, file));
+      if (statSync(file).mtimeMs > last.builtMs) changed.push(relative(root, file));
     } catch {
       changed.push(`${relative(root, file)} (deleted)`);
     }
@@ -62,16 +63,15 @@ function changedList(changed, tscReason) {
  * lists, and every file tsconfig's `include` matches is one of those inputs (none added). Anything
  * else, or anything it cannot read, is left to tsc, which decides.
  */
-function upToDateWithoutTsc() {
+function upToDateWithoutTsc(last) {
+  if (last === null) return false;
   try {
-    const builtMs = statSync(buildInfo).mtimeMs;
-    const info = JSON.parse(readFileSync(buildInfo, 'utf8'));
+    const { info } = last;
     const clean = new Set(['fileNames', 'fileIdsList', 'fileInfos', 'root', 'options', 'referencedMap', 'version']);
     if (!Object.keys(info).every((k) => clean.has(k))) return false;
     if (info.version !== createRequire(import.meta.url)('typescript/package.json').version) return false;
-    if (statSync(join(root, 'tsconfig.json')).mtimeMs > builtMs || statSync(join(root, 'package.json')).mtimeMs > builtMs) return false;
+    if (changedSince(last).length > 0) return false;
     const inputs = new Set(info.fileNames.map((f) => join(dirname(buildInfo), f)));
-    for (const file of inputs) if (!file.includes(`${'/'}node_modules/`) && statSync(file).mtimeMs > builtMs) return false;
     const { include } = JSON.parse(readFileSync(join(root, 'tsconfig.json'), 'utf8'));
     for (const pattern of include) {
       const tree = /^([\w.-]+)\/\*\*\/\*\.ts$/.exec(pattern);
@@ -93,12 +93,13 @@ function tsFilesUnder(dir) {
   );
 }
 
-if (upToDateWithoutTsc()) {
+const last = lastBuild();
+if (upToDateWithoutTsc(last)) {
   process.stdout.write('build: up to date\n');
   process.exit(0);
 }
 
-const changed = changedSinceLastBuild();
+const changed = last === null ? null : changedSince(last);
 const pretty = process.stdout.isTTY ? [] : ['--pretty', 'false'];
 const child = spawn(process.execPath, [tsc, '-b', 'tsconfig.json', '--incremental', '--verbose', ...pretty], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
 
