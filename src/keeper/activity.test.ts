@@ -15,7 +15,7 @@ describe('summaryRecord', () => {
   it('counts the accounts that should be armed, names the lowest horizon, and reports the traffic', () => {
     const r = summaryRecord(
       [acct('a', { horizonSeconds: 41.24 }), acct('b', { horizonSeconds: 55 }), acct('idle', { shouldBeArmed: false, armed: false, horizonSeconds: null })],
-      { arms: 24, failures: 1, rateLimited: 1, readsShed: 0 },
+      { arms: 24, failures: 1, ineligible: 0, rateLimited: 1, readsShed: 0 },
       60,
     );
     expect(r.level).toBe('info');
@@ -24,7 +24,7 @@ describe('summaryRecord', () => {
   });
 
   it('is a warning while an account that should be armed is not', () => {
-    const r = summaryRecord([acct('a'), acct('b', { armed: false, horizonSeconds: null })], { arms: 0, failures: 3, rateLimited: 0, readsShed: 0 }, 60);
+    const r = summaryRecord([acct('a'), acct('b', { armed: false, horizonSeconds: null })], { arms: 0, failures: 3, ineligible: 0, rateLimited: 0, readsShed: 0 }, 60);
     expect(r.level).toBe('warn');
     expect(r.msg).toMatch(/^armed 1 of 2 /);
   });

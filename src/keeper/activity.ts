@@ -36,7 +36,7 @@ export interface ArmCounts {
    * 5 minutes, and said apart from failures (still `result="rejected"` in
    * `dms_keeper_arm_requests_total`, which counts attempts by the venue's answer).
    */
-  ineligible?: number;
+  ineligible: number;
   /** Arms the venue refused with 429. */
   rateLimited: number;
   /**
@@ -155,7 +155,7 @@ export function summaryRecord(accounts: readonly AccountActivity[], counts: ArmC
     min_horizon_account: min?.name ?? null,
     arms: counts.arms,
     arm_failures: counts.failures,
-    arms_refused_ineligible: counts.ineligible ?? 0,
+    arms_refused_ineligible: counts.ineligible,
     rate_limited: counts.rateLimited,
     reads_shed: counts.readsShed,
   };
@@ -189,7 +189,7 @@ export class ActivityReporter {
   /** An arm's answer; `reason` 'ineligible' (the volume gate) is counted apart from the failures. */
   recordArm(result: string, reason?: string): void {
     this.counts.arms++;
-    if (result === 'rejected' && reason === 'ineligible') this.counts.ineligible = (this.counts.ineligible ?? 0) + 1;
+    if (result === 'rejected' && reason === 'ineligible') this.counts.ineligible++;
     else if (result !== 'ok') this.counts.failures++;
     if (result === 'rate_limited') this.counts.rateLimited++;
   }
