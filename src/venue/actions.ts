@@ -92,9 +92,9 @@ export interface BuildApproveAgentArgs {
 }
 
 /** The network field under its chosen name, placed where the venue's clients place it. */
-function chainNamed(network: Network, chainField: ChainField | undefined): ChainNamed {
+function chainNamed(network: Network, chainField: ChainField): ChainNamed {
   const chain = chainName(network);
-  return (chainField ?? VENUE_CHAIN_FIELD) === 'venueChain' ? { venueChain: chain } : { hyperliquidChain: chain };
+  return chainField === 'venueChain' ? { venueChain: chain } : { hyperliquidChain: chain };
 }
 
 /**
@@ -113,16 +113,17 @@ export async function buildApproveAgent(args: BuildApproveAgentArgs): Promise<Si
     }
     agentName = args.agentName;
   }
+  const chainField = args.chainField ?? VENUE_CHAIN_FIELD;
   const action: ApproveAgentAction = {
     type: 'approveAgent',
     signatureChainId: VENUE_FACTS.userSignedChainId,
-    ...chainNamed(args.network, args.chainField),
+    ...chainNamed(args.network, chainField),
     agentAddress: address('agentAddress', args.agentAddress),
     ...(agentName !== undefined ? { agentName } : {}),
     nonce,
   };
   // What is sent is what is signed: the network field under the same name in both.
-  const signature = await args.signer.signUserAction('approveAgent', { ...action }, { chainField: args.chainField ?? VENUE_CHAIN_FIELD });
+  const signature = await args.signer.signUserAction('approveAgent', { ...action }, { chainField });
   return { action, nonce, signature };
 }
 
@@ -142,14 +143,16 @@ export interface BuildApproveBuilderFeeArgs {
 export async function buildApproveBuilderFee(args: BuildApproveBuilderFeeArgs): Promise<SignedRequest<ApproveBuilderFeeAction>> {
   const nonce = nonNegativeInt('nonce', args.nonce);
   if (!FEE_RATE_RE.test(args.maxFeeRate)) throw new TypeError('maxFeeRate must be a decimal followed by %, e.g. "0.001%"');
+  const chainField = args.chainField ?? VENUE_CHAIN_FIELD;
   const action: ApproveBuilderFeeAction = {
     type: 'approveBuilderFee',
     signatureChainId: VENUE_FACTS.userSignedChainId,
-    ...chainNamed(args.network, args.chainField),
+    ...chainNamed(args.network, chainField),
     maxFeeRate: args.maxFeeRate,
     builder: address('builder', args.builder),
     nonce,
   };
-  const signature = await args.signer.signUserAction('approveBuilderFee', { ...action }, { chainField: args.chainField ?? VENUE_CHAIN_FIELD });
+  // What is sent is what is signed: the network field under the same name in both.
+  const signature = await args.signer.signUserAction('approveBuilderFee', { ...action }, { chainField });
   return { action, nonce, signature };
 }
