@@ -199,7 +199,7 @@ describe('a bot written with @nktkas/hyperliquid trades an outcome on the simula
 
     const strict = (await start()).sim;
     await seedAccount(strict, master.address.toLowerCase());
-    expect(await post(strict, await specBody())).toEqual({ status: 422, type: 'text/plain; charset=utf-8', text: VENUE_TEXTS.exchangeUndeserializable });
+    expect(await post(strict, await specBody())).toEqual({ status: 422, type: 'text/plain; charset=utf-8', text: VENUE_TEXTS.undeserializable });
     expect(strict.state.agents(master.address)).toEqual([]);
 
     const dialect = (await start('spec_dialect')).sim;

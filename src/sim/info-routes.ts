@@ -47,7 +47,7 @@
  *
  * A body that is not an object with a known `type` and a `user` address, or whose `dex` is not a
  * string, is refused as the venue refuses what it cannot deserialize: 422, a text body
- * (VENUE_TEXTS.infoUndeserializable).
+ * (VENUE_TEXTS.undeserializable).
  */
 import type { Route, SimResponse } from './http-util.js';
 import { normalizeAddress, ok } from './http-util.js';
@@ -81,7 +81,7 @@ export interface InfoRouteDeps {
 
 /** The venue's refusal of a body it cannot read: 422 and plain text. */
 export function infoRefusal(): SimResponse {
-  return { status: 422, body: null, raw: VENUE_TEXTS.infoUndeserializable };
+  return { status: 422, body: null, raw: VENUE_TEXTS.undeserializable };
 }
 
 export function infoRoutes(deps: InfoRouteDeps): Route[] {

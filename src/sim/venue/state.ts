@@ -296,7 +296,7 @@ export class VenueState implements VenueStateApi, VenueInfoState {
       // read but refuses with its 200 `err`, and a body it cannot read with its 422 text.
       if (via === 'rest') return this.http(trace, parsed.error.status, parsed.error.body);
       if (parsed.venueText !== undefined) return this.err(trace, parsed.venueText);
-      return this.http(trace, 422, parsed.error.body, VENUE_TEXTS.exchangeUndeserializable);
+      return this.http(trace, 422, parsed.error.body, VENUE_TEXTS.undeserializable);
     }
     const p = parsed.ok;
     const trace: Trace = { via, type: p.kind };

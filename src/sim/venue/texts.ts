@@ -25,17 +25,13 @@ export const VENUE_TEXTS = {
     `Too many cumulative requests sent (${used} > ${budget}) for cumulative volume traded $${formatUsd(tradedUsd)}. Place taker orders to free up 1 request per USDC traded.`,
 
   /**
-   * `POST /info` with a body the venue cannot read (an unknown `type`, no `user`): the venue answers
-   * 422 with this plain text. Not in the official SDK (which only passes a 4xx text on); seen from
+   * A body the venue cannot read, on `POST /info` (an unknown `type`, no `user`) or `POST /exchange`
+   * (no `hyperliquidChain`, an unknown action type, a field of the wrong type): the venue answers 422
+   * with this plain text, one JSON extractor serving both (its detail after the colon, which names the
+   * serde error, is left out). Not in the official SDK (which only passes a 4xx text on); seen from
    * the live venue in public issue reports (ccxt/ccxt#26071, NoFxAiOS/nofx#63).
    */
-  infoUndeserializable: 'Failed to deserialize the JSON body into the target type',
-  /**
-   * `POST /exchange` with a body the venue cannot read (no `hyperliquidChain`, an unknown action
-   * type, a field of the wrong type): the same 422 text as `/info` (the one JSON extractor serves
-   * both; its detail after the colon, which names the serde error, is left out).
-   */
-  exchangeUndeserializable: 'Failed to deserialize the JSON body into the target type',
+  undeserializable: 'Failed to deserialize the JSON body into the target type',
   /** Seen from the live venue (SDK tests): a cancel of an order that is not open. */
   cancelMissingOrder: (asset: number): string => `Order was never placed, already canceled, or filled. asset=${asset}`,
   /** Seen from the live venue (SDK tests): an Ioc order with nothing to match. */
