@@ -82,7 +82,5 @@ describe('ActivityReporter', () => {
     r.tick(0, 1, () => [acct('a')]);
     const s = r.tick(10_000, 1, () => [acct('a')]).find((x) => x.fields.event === 'summary');
     expect(s?.fields).toMatchObject({ arms: 3, arm_failures: 2, rate_limited: 1 });
-    expect(r.firstArm('a')).toBe(true);
-    expect(r.firstArm('a')).toBe(false);
   });
 });

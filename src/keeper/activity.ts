@@ -182,7 +182,6 @@ export class ActivityReporter {
   private lastProgressMs = 0;
   private lastLoggedSettled = 0;
   private progress: StartProgress | null = null;
-  private readonly armedOnce = new Set<string>();
 
   constructor(private readonly timing: ActivityTiming = DEFAULT_ACTIVITY_TIMING) {}
 
@@ -197,13 +196,6 @@ export class ActivityReporter {
   /** A read the request budget shed (the minute summary's `reads_shed`). */
   recordReadShed(): void {
     this.counts.readsShed++;
-  }
-
-  /** True the first time `account` is armed since the keeper started (then false). */
-  firstArm(account: string): boolean {
-    if (this.armedOnce.has(account)) return false;
-    this.armedOnce.add(account);
-    return true;
   }
 
   /** The cold start's progress as last computed (null before the first tick). */

@@ -4,7 +4,7 @@ import { ADDRESS_BUDGET_READ_EVERY_MS } from '../plan/read-plan.js';
 import type { KeeperMetrics } from '../obs/metrics.js';
 import type { InfoUserRateLimit } from '../venue/info-decode.js';
 import { VENUE_FACTS } from '../venue/facts.js';
-import type { Managed } from './keeper-types.js';
+import type { AccountState } from './keeper-types.js';
 import { readFailureOf, type ReadFailure } from './watcher.js';
 
 /**
@@ -46,15 +46,7 @@ export const SHED_RETRY_MS = 60_000;
  */
 export const FIRST_READ_WAIT_MS = 250;
 
-export interface AddressBudgetView {
-  cumVlm: string;
-  used: number;
-  cap: number;
-  left: number;
-  belowVolumeGate: boolean;
-  /** The warn state (a day of re-arms over the share of `left`). */
-  low: boolean;
-}
+export type { AddressBudgetView } from './keeper-types.js';
 
 export interface AddressBudgetDeps {
   clock: Clock;
@@ -62,13 +54,13 @@ export interface AddressBudgetDeps {
   /** The port's read (weight 20, `exchange` scope), waiting at most `maxWaitMs`; absent: no reads (a venue without info). */
   read?: (user: string, opts: { maxWaitMs: number }) => Promise<InfoUserRateLimit>;
   /** The account's planned re-arm period now (CadenceControl.effectiveSettings). */
-  periodMs: (m: Managed) => number;
+  periodMs: (m: AccountState) => number;
   /** Whether to read now (the keeper reads the venue: watch.source venue or service_then_venue). */
   enabled: () => boolean;
   /** `watch.address_budget_warn_share` (the config may change on reload). */
   warnShare: () => number;
   /** A read that failed (AccountReports.readFailed: a shed one counted like every shed read, another a warning). */
-  onReadFailed: (m: Managed, f: ReadFailure) => void;
+  onReadFailed: (m: AccountState, f: ReadFailure) => void;
 }
 
 /**
@@ -86,26 +78,18 @@ export function belowVolumeGate(cumVlm: string): boolean {
   return Number.isFinite(v) && v < VENUE_FACTS.scheduleCancelVolumeGateUsd;
 }
 
+/** The reads' shell; each account's last read and next timer are its own (`AccountState.addressBudget`). */
 export class AddressBudgets {
-  private readonly views = new Map<string, AddressBudgetView>();
-  private readonly timers = new Map<string, TimerHandle>();
-  /** Accounts being read (the first read started, not forgotten). */
-  private readonly active = new Set<string>();
-
   constructor(private readonly deps: AddressBudgetDeps) {}
-
-  view(name: string): AddressBudgetView | undefined {
-    return this.views.get(name);
-  }
 
   /**
    * The first read of an account (after provisioning); resolves when it answered or failed, or
    * after FIRST_READ_WAIT_MS, whichever comes first. Later reads follow every
-   * ADDRESS_BUDGET_READ_EVERY_MS until `forget`.
+   * ADDRESS_BUDGET_READ_EVERY_MS until `stop`.
    */
-  first(m: Managed): Promise<void> {
-    if (!this.deps.read || !this.deps.enabled() || this.active.has(m.spec.name)) return Promise.resolve();
-    this.active.add(m.spec.name);
+  first(m: AccountState): Promise<void> {
+    if (!this.deps.read || !this.deps.enabled() || m.addressBudget.reading) return Promise.resolve();
+    m.addressBudget.reading = true;
     const read = this.readNow(m);
     let timer: TimerHandle | undefined;
     const bound = new Promise<void>((resolve) => {
@@ -116,26 +100,21 @@ export class AddressBudgets {
     });
   }
 
-  forget(name: string): void {
-    const t = this.timers.get(name);
-    if (t) this.deps.clock.clearTimeout(t);
-    this.timers.delete(name);
-    this.active.delete(name);
-    this.views.delete(name);
+  /** No more reads of the account (removed, or the keeper stopping); `forget`: its last read goes too. */
+  stop(m: AccountState, forget = false): void {
+    const b = m.addressBudget;
+    if (b.timer) this.deps.clock.clearTimeout(b.timer);
+    b.timer = undefined;
+    b.reading = false;
+    if (forget) b.view = undefined;
   }
 
-  stop(): void {
-    for (const t of this.timers.values()) this.deps.clock.clearTimeout(t);
-    this.timers.clear();
-    this.active.clear();
+  private schedule(m: AccountState, afterMs: number): void {
+    if (m.removed || !m.addressBudget.reading) return;
+    m.addressBudget.timer = this.deps.clock.setTimeout(() => void this.readNow(m), afterMs);
   }
 
-  private schedule(m: Managed, afterMs: number): void {
-    if (m.removed || !this.active.has(m.spec.name)) return;
-    this.timers.set(m.spec.name, this.deps.clock.setTimeout(() => void this.readNow(m), afterMs));
-  }
-
-  private async readNow(m: Managed): Promise<void> {
+  private async readNow(m: AccountState): Promise<void> {
     let nextMs = ADDRESS_BUDGET_READ_EVERY_MS;
     try {
       if (!this.deps.enabled()) return;
@@ -150,15 +129,15 @@ export class AddressBudgets {
     }
   }
 
-  private observe(m: Managed, r: InfoUserRateLimit): void {
+  private observe(m: AccountState, r: InfoUserRateLimit): void {
     const account = m.spec.name;
     const left = r.nRequestsCap - r.nRequestsUsed;
-    const before = this.views.get(account);
+    const before = m.addressBudget.view;
     const periodMs = this.deps.periodMs(m);
     const share = this.deps.warnShare();
     const { rearmsPerDay, low } = budgetLow(left, periodMs, share, m.spec.coveredBy?.length ?? 1);
     const below = belowVolumeGate(r.cumVlm);
-    this.views.set(account, { cumVlm: r.cumVlm, used: r.nRequestsUsed, cap: r.nRequestsCap, left, belowVolumeGate: below, low });
+    m.addressBudget.view = { cumVlm: r.cumVlm, used: r.nRequestsUsed, cap: r.nRequestsCap, left, belowVolumeGate: below, low };
     this.deps.metrics.addressActionsLeft.set({ account }, left);
     const fields = { actions_left: left, n_requests_used: r.nRequestsUsed, n_requests_cap: r.nRequestsCap, rearm_every_seconds: periodMs / 1000, rearms_per_day: rearmsPerDay, warn_share: share };
     if (low && !before?.low) {

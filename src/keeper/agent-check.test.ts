@@ -4,7 +4,8 @@ import { createMetrics } from '../obs/metrics.js';
 import { FakeClock } from '../sched/fake-clock.js';
 import type { InfoExtraAgent } from '../venue/info-decode.js';
 import { AGENT_CHECK_FIRST_DELAY_MS, AGENT_CHECK_SHED_RETRY_MS, AgentChecks, findAgent, judgeAgentCheck } from './agent-check.js';
-import type { Managed } from './keeper-types.js';
+import type { AccountState } from './keeper-types.js';
+import { bareAccount } from './test-support.js';
 import type { Provisioned } from './provision.js';
 
 const AGENT = '0x00000000000000000000000000000000000000a9';
@@ -39,16 +40,9 @@ describe('judgeAgentCheck: what a read means', () => {
 });
 
 /** An account record as the keeper holds one, provisioned with an approved agent. */
-function managed(over: Partial<Provisioned> = {}): Managed {
+function managed(over: Partial<Provisioned> = {}): AccountState {
   const provisioned = { accountType: 'main', masterAddress: MASTER, agent: { address: AGENT }, source: 'approved', agentValidUntilMs: 30 * DAY, builderFeeApproved: false, warnings: [], ...over } as unknown as Provisioned;
-  return {
-    spec: { name: 'acct', address: MASTER, agentName: 'dms-keeper', validDays: 30, masterKey: async () => 'k' } as unknown as Managed['spec'],
-    log: pino({ level: 'silent' }),
-    provisioned,
-    provisionAttempts: 0,
-    subscribed: false,
-    removed: false,
-  };
+  return bareAccount({ name: 'acct', address: MASTER, agentName: 'dms-keeper', validDays: 30, masterKey: async () => 'k' } as unknown as AccountState['spec'], pino({ level: 'silent' }), { provisioned });
 }
 
 function setup(answers: Array<InfoExtraAgent[] | Error>, enabled = true) {
@@ -97,7 +91,7 @@ describe('AgentChecks: reads the master\'s agents after a provisioning, then dai
     expect(h.calls).toEqual([]);
     await h.clock.advance(1);
     expect(h.calls).toEqual([MASTER]);
-    expect(h.checks.view('acct')).toEqual({ listed: true, validUntilMs: 30 * DAY, checkedAtMs: AGENT_CHECK_FIRST_DELAY_MS });
+    expect(m.agentCheck?.view).toEqual({ listed: true, validUntilMs: 30 * DAY, checkedAtMs: AGENT_CHECK_FIRST_DELAY_MS });
     expect(await gauge(h.metrics, 'dms_keeper_agent_listed')).toBe('1');
     expect(h.events).toEqual([]);
   });
@@ -128,7 +122,7 @@ describe('AgentChecks: reads the master\'s agents after a provisioning, then dai
     await never.clock.advance(AGENT_CHECK_FIRST_DELAY_MS + 2 * DAY);
     expect(never.calls.length).toBe(3);
     expect(never.events).toEqual([]);
-    expect(never.checks.view('acct')!.listed).toBe(false);
+    expect(n.agentCheck?.view!.listed).toBe(false);
   });
 
   it('a keeper that does not read the venue reads nothing, and still exports its own record of the expiry', async () => {
@@ -143,12 +137,13 @@ describe('AgentChecks: reads the master\'s agents after a provisioning, then dai
   it('a shed read is asked again a minute later, not a day', async () => {
     const shed = Object.assign(new Error('shed: no budget'), { reason: 'shed' });
     const h = setup([shed, [{ address: AGENT }]]);
-    h.checks.afterProvision(managed());
+    const m = managed();
+    h.checks.afterProvision(m);
     await h.clock.advance(AGENT_CHECK_FIRST_DELAY_MS);
     expect(h.events).toEqual(['shed']);
     await h.clock.advance(AGENT_CHECK_SHED_RETRY_MS);
     expect(h.calls.length).toBe(2);
-    expect(h.checks.view('acct')!.listed).toBe(true);
+    expect(m.agentCheck?.view!.listed).toBe(true);
   });
 
   it('a new agent starts afresh: the old one\'s listing does not make the new one "gone"', async () => {

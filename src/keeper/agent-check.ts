@@ -2,7 +2,7 @@ import { DAY_MS, type Clock, type TimerHandle } from '../sched/clock.js';
 import { AGENT_CHECK_EVERY_MS } from '../plan/read-plan.js';
 import type { KeeperMetrics } from '../obs/metrics.js';
 import type { InfoExtraAgent } from '../venue/info-decode.js';
-import type { Managed } from './keeper-types.js';
+import type { AccountState, AgentCheckRecord as Checked } from './keeper-types.js';
 import { readFailureOf, type ReadFailure } from './watcher.js';
 
 /**
@@ -82,14 +82,7 @@ export function judgeAgentCheck(listing: AgentListing, s: { recordValidUntilMs?:
   return differs ? { kind: 'adopt_expiry', validUntilMs: v } : { kind: 'confirmed' };
 }
 
-/** `/status` `agent.venue`: the last read. */
-export interface AgentCheckView {
-  listed: boolean;
-  /** The venue's expiry (venue ms); undefined when it states none. */
-  validUntilMs?: number;
-  /** Venue ms of the read. */
-  checkedAtMs: number;
-}
+export type { AgentCheckView } from './keeper-types.js';
 
 export interface AgentCheckDeps {
   /** Local clock: timers. */
@@ -102,43 +95,32 @@ export interface AgentCheckDeps {
   /** Whether to read now (the keeper reads the venue: `watch.source` venue or service_then_venue). */
   enabled: () => boolean;
   /** A read that failed (AccountReports.readFailed: a shed one counted like every shed read, another a warning). */
-  onReadFailed: (m: Managed, f: ReadFailure) => void;
+  onReadFailed: (m: AccountState, f: ReadFailure) => void;
   /** Approve a new agent for the account (AgentLifecycle.provision with force). */
-  reprovision: (m: Managed) => Promise<boolean>;
+  reprovision: (m: AccountState) => Promise<boolean>;
   /** Plan the account's renewal by this expiry (AgentLifecycle.adoptVenueExpiry). */
-  adoptExpiry: (m: Managed, validUntilMs: number) => void;
+  adoptExpiry: (m: AccountState, validUntilMs: number) => void;
 }
 
-interface Checked {
-  /** The agent these facts are about: a re-provisioning with a new agent starts afresh. */
-  agent: string;
-  everListed: boolean;
-  warnedUnlisted: boolean;
-  warnedExpiring: boolean;
-  view?: AgentCheckView;
-  timer?: TimerHandle;
-}
 
+/**
+ * The checks' shared part (the spread of first reads); each account's record is its own
+ * (`AccountState.agentCheck`).
+ */
 export class AgentChecks {
-  private readonly checked = new Map<string, Checked>();
   /** First reads scheduled so far: the position of the next in the spread. */
   private scheduledFirst = 0;
 
   constructor(private readonly deps: AgentCheckDeps) {}
 
-  view(name: string): AgentCheckView | undefined {
-    return this.checked.get(name)?.view;
-  }
-
   /** The account's agent was provisioned (any source): read the venue's list about it soon. */
-  afterProvision(m: Managed): void {
+  afterProvision(m: AccountState): void {
     const p = m.provisioned;
     if (!this.deps.read || !p || m.removed) return;
-    const name = m.spec.name;
-    const before = this.checked.get(name);
+    const before = m.agentCheck;
     if (before?.timer) this.deps.clock.clearTimeout(before.timer);
     const c: Checked = before && before.agent === p.agent.address ? { ...before, timer: undefined } : { agent: p.agent.address, everListed: false, warnedUnlisted: false, warnedExpiring: false };
-    this.checked.set(name, c);
+    m.agentCheck = c;
     this.publishExpiry(m, c);
     // A keeper that does not read the venue plans no read (no timer per account for nothing), as the address budget.
     if (!this.deps.enabled()) return;
@@ -146,32 +128,27 @@ export class AgentChecks {
     this.schedule(m, c, AGENT_CHECK_FIRST_DELAY_MS + spread);
   }
 
-  forget(name: string): void {
-    const c = this.checked.get(name);
+  /** Stops the account's checks (removed, or the keeper stopping); `forget`: its record goes too. */
+  stop(m: AccountState, forget = false): void {
+    const c = m.agentCheck;
     if (c?.timer) this.deps.clock.clearTimeout(c.timer);
-    this.checked.delete(name);
+    if (c) c.timer = undefined;
+    if (forget) m.agentCheck = undefined;
   }
 
-  stop(): void {
-    for (const c of this.checked.values()) {
-      if (c.timer) this.deps.clock.clearTimeout(c.timer);
-      c.timer = undefined;
-    }
-  }
-
-  private schedule(m: Managed, c: Checked, afterMs: number): void {
-    if (m.removed || this.checked.get(m.spec.name) !== c) return;
+  private schedule(m: AccountState, c: Checked, afterMs: number): void {
+    if (m.removed || m.agentCheck !== c) return;
     c.timer = this.deps.clock.setTimeout(() => void this.readNow(m, c), afterMs);
   }
 
-  private async readNow(m: Managed, c: Checked): Promise<void> {
+  private async readNow(m: AccountState, c: Checked): Promise<void> {
     c.timer = undefined;
     let nextMs = AGENT_CHECK_EVERY_MS;
     const p = m.provisioned;
     try {
       if (!this.deps.enabled() || !p || p.agent.address !== c.agent) return;
       const list = await this.deps.read!(p.masterAddress, { maxWaitMs: AGENT_CHECK_MAX_WAIT_MS });
-      if (m.removed || this.checked.get(m.spec.name) !== c || m.provisioned?.agent.address !== c.agent) return;
+      if (m.removed || m.agentCheck !== c || m.provisioned?.agent.address !== c.agent) return;
       if (this.observe(m, c, findAgent(list, c.agent)) === 'reprovisioning') return; // afterProvision plans the next read
     } catch (e) {
       const f = readFailureOf(e);
@@ -181,7 +158,7 @@ export class AgentChecks {
     this.schedule(m, c, nextMs);
   }
 
-  private observe(m: Managed, c: Checked, listing: AgentListing): 'reprovisioning' | 'done' {
+  private observe(m: AccountState, c: Checked, listing: AgentListing): 'reprovisioning' | 'done' {
     const p = m.provisioned!;
     const account = m.spec.name;
     const nowMs = this.deps.venueClock.nowMs();
@@ -229,7 +206,7 @@ export class AgentChecks {
   }
 
   /** `dms_keeper_agent_valid_until_timestamp_seconds`: the earlier of the venue's expiry (when read) and our record; absent when neither states one. */
-  private publishExpiry(m: Managed, c: Checked): void {
+  private publishExpiry(m: AccountState, c: Checked): void {
     const account = m.spec.name;
     const venue = c.view?.listed ? c.view.validUntilMs : undefined;
     const record = m.provisioned?.agentValidUntilMs;

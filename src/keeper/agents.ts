@@ -5,7 +5,7 @@ import type { AgentStore } from '../state/agent-store.js';
 import type { KeeperMetrics } from '../obs/metrics.js';
 import type { NonceSource } from '../venue/signing/nonce.js';
 import type { Network } from '../venue/types.js';
-import type { Managed } from './keeper-types.js';
+import type { AccountState } from './keeper-types.js';
 import { ProvisionError, provisionAccount, renewAtMs, type ProvisionVenue } from './provision.js';
 import type { SigningCurve } from '../venue/signing/curve.js';
 
@@ -30,8 +30,6 @@ export interface AgentLifecycleDeps {
   hasAccount: (name: string) => boolean;
   /** False once the keeper is stopping: no more retries are planned. */
   accepting: () => boolean;
-  /** An account's agent is approved (or reused): start or re-key its switch. */
-  onProvisioned: (m: Managed) => void;
 }
 
 /**
@@ -42,7 +40,7 @@ export interface AgentLifecycleDeps {
 export class AgentLifecycle {
   /** `master|agentName` -> the account that uses that agent slot. */
   private readonly agentNames = new Map<string, string>();
-  private readonly inFlight = new WeakMap<Managed, Promise<boolean>>();
+  private readonly inFlight = new WeakMap<AccountState, Promise<boolean>>();
 
   constructor(private readonly deps: AgentLifecycleDeps) {}
 
@@ -50,7 +48,7 @@ export class AgentLifecycle {
    * Two accounts under one master must not share an agent name: approving a name replaces the
    * agent that had it, so they would prune each other's agent forever.
    */
-  private claimAgentName(m: Managed, masterAddress: string): string | undefined {
+  private claimAgentName(m: AccountState, masterAddress: string): string | undefined {
     if (m.spec.agentKey) return undefined; // a configured agent is managed elsewhere
     const key = `${masterAddress}|${m.spec.agentName}`;
     const holder = this.agentNames.get(key);
@@ -64,7 +62,7 @@ export class AgentLifecycle {
    * One provisioning per account at a time: the arm that finds the signer gone and the agent check
    * that finds it unlisted may both ask, and two approvals would rotate the agent twice.
    */
-  provision(m: Managed, force: boolean): Promise<boolean> {
+  provision(m: AccountState, force: boolean): Promise<boolean> {
     const running = this.inFlight.get(m);
     if (running) return running;
     const p = this.provisionOnce(m, force).finally(() => this.inFlight.delete(m));
@@ -72,7 +70,7 @@ export class AgentLifecycle {
     return p;
   }
 
-  private async provisionOnce(m: Managed, force: boolean): Promise<boolean> {
+  private async provisionOnce(m: AccountState, force: boolean): Promise<boolean> {
     const { deps } = this;
     m.provisionAttempts += 1;
     try {
@@ -112,7 +110,8 @@ export class AgentLifecycle {
         m.log.warn({ event: 'state_unreadable', file: 'agent', problem: p.stateUnreadable, action: 'approved a new agent' }, `state file unreadable (${p.stateUnreadable}): a new agent was approved instead`);
       }
       this.scheduleRenewal(m);
-      this.deps.onProvisioned(m);
+      // The account starts or re-keys its switch (account.ts).
+      m.agentReady();
       return true;
     } catch (e) {
       if (m.removed) return false;
@@ -133,7 +132,7 @@ export class AgentLifecycle {
    * not a timer per account: 10,000 timers of different lengths, each waiting weeks, cost 10,000
    * Timeout objects and as many timer lists (2.5 MB of heap) for one event a month.
    */
-  private scheduleRenewal(m: Managed): void {
+  private scheduleRenewal(m: AccountState): void {
     m.renewAtMs = renewalOf(m);
   }
 
@@ -142,7 +141,7 @@ export class AgentLifecycle {
    * renewal is planned by it (for an agent the keeper approves), at the same share of the validity
    * before the lapse as after an approval of its own, and never later than planned already.
    */
-  adoptVenueExpiry(m: Managed, validUntilMs: number): void {
+  adoptVenueExpiry(m: AccountState, validUntilMs: number): void {
     const p = m.provisioned;
     if (!p) return;
     p.agentValidUntilMs = validUntilMs;
@@ -151,7 +150,7 @@ export class AgentLifecycle {
   }
 
   /** Re-approves every agent whose renewal time has come (the keeper calls this every minute). */
-  renewDue(accounts: Iterable<Managed>): void {
+  renewDue(accounts: Iterable<AccountState>): void {
     if (!this.deps.accepting()) return;
     const now = this.deps.venueClock.nowMs();
     for (const m of accounts) {
@@ -167,7 +166,7 @@ export class AgentLifecycle {
  * undefined for an agent the keeper does not approve (configured, or no master key) or whose expiry
  * it does not know.
  */
-function renewalOf(m: Managed): number | undefined {
+function renewalOf(m: AccountState): number | undefined {
   const p = m.provisioned;
   if (!p || p.source === 'configured' || p.agentValidUntilMs === undefined || !m.spec.masterKey) return undefined;
   return renewAtMs(p.agentValidUntilMs - m.spec.validDays * DAY_MS, p.agentValidUntilMs);

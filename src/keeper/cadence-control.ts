@@ -13,7 +13,7 @@ import { DEFAULT_INFO_WEIGHTS } from '../venue/info.js';
 import type { VenuePort } from '../venue/port.js';
 import type { VenueSwitchFacts } from '../venue/switch-facts.js';
 import type { ColdStartWindow } from './cold-start-gate.js';
-import type { KeeperAccountSpec, KeeperOptions, KeeperStatus, Managed } from './keeper-types.js';
+import type { KeeperAccountSpec, KeeperOptions, KeeperStatus, AccountState } from './keeper-types.js';
 import type { SwitchSettings } from './switch-machine.js';
 
 /** What the shared budget (Redis) tells the planner: this instance's share of the demand. */
@@ -89,7 +89,7 @@ export class CadenceControl {
   }
 
   /** The provisioning left (null: none). Re-plans only when a cold start begins, ends or flips its rule: a plan at 50,000 accounts is not free. */
-  setProvisioning(p: Provisioning | null, options: KeeperOptions, accounts: Iterable<Managed>): void {
+  setProvisioning(p: Provisioning | null, options: KeeperOptions, accounts: Iterable<AccountState>): void {
     const before = this.provisioning;
     this.provisioning = p;
     const plan = this.plan;
@@ -156,7 +156,7 @@ export class CadenceControl {
     return this.calendar.claim(wishMs, Math.max(nowMs + drainMs, pullLimitMs));
   }
 
-  apply(options: KeeperOptions, accounts: Iterable<Managed>): void {
+  apply(options: KeeperOptions, accounts: Iterable<AccountState>): void {
     const managed = new Map([...accounts].map((m) => [m.spec.name, m]));
     const specs = options.accounts;
     const inputs: PlanAccount[] = specs.map((a) => {
@@ -187,7 +187,7 @@ export class CadenceControl {
   }
 
   /** The read stretch (read-plan.ts) on the watchers' live mix of sources; at most MAX_READ_STRETCH, 1 before the first plan. */
-  readStretch(options: KeeperOptions, accounts: Iterable<Managed>): number {
+  readStretch(options: KeeperOptions, accounts: Iterable<AccountState>): number {
     if (!this.plan) return 1;
     const mode = options.watch.source ?? 'service';
     // Counted, not listed: this runs every second over every account.
@@ -210,7 +210,7 @@ export class CadenceControl {
   }
 
   /** Re-plans the reads (once a second) and hands the watchers new periods when the stretch moved; `force`: anyway. */
-  applyReads(options: KeeperOptions, accounts: Iterable<Managed>, force = false): void {
+  applyReads(options: KeeperOptions, accounts: Iterable<AccountState>, force = false): void {
     const list = [...accounts];
     const k = this.readStretch(options, list);
     const moved = budgetMoved(this.appliedReadStretch, k);

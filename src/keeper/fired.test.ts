@@ -14,7 +14,8 @@ import type { LastCancelFired, TriggerCounter } from '../state/triggers.js';
 import type { OpenOrder } from '../venue/types.js';
 import { ActivityReporter } from './activity.js';
 import { cancelledOrders, lastReadBefore, ordersSnapshot } from './fired.js';
-import type { Managed } from './keeper-types.js';
+import type { AccountState } from './keeper-types.js';
+import { bareAccount } from './test-support.js';
 import { AccountReports } from './reports.js';
 import type { AccountWatcher } from './watcher.js';
 import { HYPERLIQUID_SWITCH_FACTS } from '../venue/facts.js';
@@ -70,14 +71,7 @@ describe('AccountReports.lapsed: what the fired cancel cancelled', () => {
       accounts: () => [],
     });
     const after: OpenOrder[] = [order('40')]; // a new order the bot placed after the cancel
-    const m: Managed = {
-      spec: { name: 'acct' } as Managed['spec'],
-      log: logger,
-      provisionAttempts: 0,
-      subscribed: false,
-      removed: false,
-      watcher: { reconcile: () => Promise.resolve({ orders: after }) } as unknown as AccountWatcher,
-    };
+    const m: AccountState = bareAccount({ name: 'acct' }, logger, { watcher: { reconcile: () => Promise.resolve({ orders: after }) } as unknown as AccountWatcher });
     const read = (ids: string[]) => reports.watch(m, { type: 'orders', count: ids.length, orders: ids.map(order), atMs: clock.nowMs(), source: 'service' });
 
     await clock.advance(1_000);

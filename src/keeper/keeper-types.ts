@@ -130,7 +130,7 @@ export interface KeeperDeps {
 }
 
 /** What the keeper holds per account (the parts of it share). */
-export interface Managed {
+export interface AccountState {
   spec: KeeperAccountSpec;
   log: Logger;
   runner?: AccountRunner;
@@ -152,6 +152,43 @@ export interface Managed {
   positions?: PositionsSummary & { atMs: number; source: ReadSource };
   subscribed: boolean;
   removed: boolean;
+  /** The address's action budget and volume gate (address-budget.ts): the last read, the next one's timer. */
+  addressBudget: { view?: AddressBudgetView; timer?: TimerHandle; reading: boolean };
+  /** What the venue's list of the master's agents said of this account's agent (agent-check.ts); undefined: not checked. */
+  agentCheck?: AgentCheckRecord;
+  /** Armed at least once since it was added (its first arm is logged at info). */
+  everArmed: boolean;
+  /** Its agent is approved (or reused, or re-approved): the parts call this, the account starts or re-keys its switch (account.ts). */
+  agentReady(): void;
+}
+
+/** The address's action budget at the last `userRateLimit` read (address-budget.ts). */
+export interface AddressBudgetView {
+  cumVlm: string;
+  used: number;
+  cap: number;
+  left: number;
+  belowVolumeGate: boolean;
+  /** The warn state (a day of re-arms over the share of `left`). */
+  low: boolean;
+}
+
+/** `/status` `agent.venue`, as read (agent-check.ts). */
+export interface AgentCheckView {
+  listed: boolean;
+  validUntilMs?: number;
+  checkedAtMs: number;
+}
+
+/** The agent check's record of an account (agent-check.ts). */
+export interface AgentCheckRecord {
+  /** The agent these facts are about: a re-provisioning with a new agent starts afresh. */
+  agent: string;
+  everListed: boolean;
+  warnedUnlisted: boolean;
+  warnedExpiring: boolean;
+  view?: AgentCheckView;
+  timer?: TimerHandle;
 }
 
 /** `/status` `agent.venue`: the last read of the master's `extraAgents` about the account's agent. */

@@ -12,12 +12,13 @@ import { ShedError } from '../sched/scheduler.js';
 import { VenueClock } from '../sched/venue-clock.js';
 import type { TriggerCounter } from '../state/triggers.js';
 import { ActivityReporter, type AccountActivity } from './activity.js';
-import type { Managed } from './keeper-types.js';
+import type { AccountState } from './keeper-types.js';
+import { bareAccount } from './test-support.js';
 import { AccountReports } from './reports.js';
 import type { WatchReport } from './watcher.js';
 import { HYPERLIQUID_SWITCH_FACTS } from '../venue/facts.js';
 
-function setup(): { reports: AccountReports; metrics: KeeperMetrics; activity: ActivityReporter; lines: Array<Record<string, unknown>>; managed: (name: string) => Managed } {
+function setup(): { reports: AccountReports; metrics: KeeperMetrics; activity: ActivityReporter; lines: Array<Record<string, unknown>>; managed: (name: string) => AccountState } {
   const clock = new FakeClock(1_700_000_000_000);
   const lines: Array<Record<string, unknown>> = [];
   const stream = new Writable({
@@ -40,7 +41,7 @@ function setup(): { reports: AccountReports; metrics: KeeperMetrics; activity: A
     triggerWarnAt: () => 8,
     accounts: () => [],
   });
-  const managed = (name: string): Managed => ({ spec: { name } as Managed['spec'], log: logger.child({ account: name }), provisionAttempts: 0, subscribed: false, removed: false });
+  const managed = (name: string): AccountState => bareAccount({ name }, logger.child({ account: name }));
   return { reports, metrics, activity, lines, managed };
 }
 
@@ -124,7 +125,7 @@ describe('AccountReports.runner: an account below the venue\'s volume gate', () 
     const { reports, metrics, activity, lines, managed } = setup();
     const m = managed('small-desk');
     let phase = 'unarmed';
-    m.runner = { snapshot: () => ({ phase }) } as unknown as Managed['runner'];
+    m.runner = { snapshot: () => ({ phase }) } as unknown as AccountState['runner'];
     // The runner reports the refusal, then the phase it leads to (account-runner.ts).
     reports.runner(m, refusal);
     reports.runner(m, { type: 'phase', from: 'unarmed', to: 'ineligible' });

@@ -11,7 +11,7 @@ import type { NotificationClientEvent } from '../venue/ws.js';
 import type { RunnerReport } from './account-runner.js';
 import type { ActivityReporter } from './activity.js';
 import { RETRY } from './switch-machine.js';
-import type { Managed } from './keeper-types.js';
+import type { AccountState } from './keeper-types.js';
 import { READ_SOURCES, type ReadFailure, type WatchReport } from './watcher.js';
 import { triggersLeft } from './liveness.js';
 import { cancelledOrders, lastReadBefore, ordersSnapshot } from './fired.js';
@@ -32,7 +32,7 @@ export interface ReportsDeps {
   triggerWarnAt: () => number;
   /** The venue port: the venue's daily trigger limit (VenuePort.switchFacts). */
   venue: Pick<VenuePort, 'switchFacts'>;
-  accounts: () => Iterable<Managed>;
+  accounts: () => Iterable<AccountState>;
 }
 
 /** A re-arm later than this after its planned slot is logged (`arm_late`) with where the time went. */
@@ -42,7 +42,7 @@ export class AccountReports {
   constructor(private readonly deps: ReportsDeps) {}
 
 
-  runner(m: Managed, r: RunnerReport): void {
+  runner(m: AccountState, r: RunnerReport): void {
     const { metrics } = this.deps;
     const account = m.spec.name;
     switch (r.type) {
@@ -99,7 +99,7 @@ export class AccountReports {
       case 'phase': {
         // The way into the first arm (starting -> unarmed -> armed) is start-up, which the
         // progress records cover; every later change is news and logged at info.
-        const startUp = r.from === 'starting' || (r.to === 'armed' && this.deps.activity.firstArm(account) && r.from !== 'ineligible');
+        const startUp = r.from === 'starting' || (r.to === 'armed' && firstArm(m) && r.from !== 'ineligible');
         // Into `ineligible`: the refused arm's warning has just said it, and why (ineligible()).
         m.log[startUp || r.to === 'ineligible' ? 'debug' : 'info']({ event: 'phase', from: r.from, to: r.to }, `switch ${r.to}`);
         metrics.ineligible.set({ account }, r.to === 'ineligible' ? 1 : 0);
@@ -123,7 +123,7 @@ export class AccountReports {
    * still a `rejected` attempt in `dms_keeper_arm_requests_total` (docs/DESIGN.md), and
    * `dms_keeper_account_ineligible` says it as a state.
    */
-  private ineligible(m: Managed, r: Extract<RunnerReport, { type: 'arm' }>): void {
+  private ineligible(m: AccountState, r: Extract<RunnerReport, { type: 'arm' }>): void {
     const retryMinutes = RETRY.ineligibleMs / 60_000;
     const fields = { event: 'arm', result: r.result, path: r.path, reason: r.reason, required_usd: VENUE_FACTS.scheduleCancelVolumeGateUsd, retry_in_seconds: RETRY.ineligibleMs / 1000, venue: r.message };
     // The refusal is reported before the switch takes it: already ineligible means asked again.
@@ -143,7 +143,7 @@ export class AccountReports {
    * A deadline passed: the venue cancelled the account's orders. Count it and say what is left. A
    * lapse unless its bot fell silent (`botSilent`): then the cancel is the switch doing its job.
    */
-  async lapsed(m: Managed, deadlineMs: number, botSilent = false): Promise<void> {
+  async lapsed(m: AccountState, deadlineMs: number, botSilent = false): Promise<void> {
     const { metrics, triggers } = this.deps;
     const account = m.spec.name;
     // The last read before the deadline, not a poll that landed after it (fired.ts).
@@ -201,7 +201,7 @@ export class AccountReports {
     }
   }
 
-  watch(m: Managed, r: WatchReport): void {
+  watch(m: AccountState, r: WatchReport): void {
     const { metrics } = this.deps;
     const account = m.spec.name;
     switch (r.type) {
@@ -249,7 +249,7 @@ export class AccountReports {
     const byAddress = (addr: string) => [...this.deps.accounts()].find((m) => m.spec.address === addr);
     switch (e.type) {
       case 'notification': {
-        const targets = (e.user ? [e.user] : e.users).map(byAddress).filter((m): m is Managed => m !== undefined);
+        const targets = (e.user ? [e.user] : e.users).map(byAddress).filter((m): m is AccountState => m !== undefined);
         for (const m of targets) {
           this.deps.metrics.notifications.inc({ account: m.spec.name });
           m.log.info({ event: 'notification', text: e.text.slice(0, 500), attributed: e.user !== undefined }, 'venue notification');
@@ -271,4 +271,11 @@ export class AccountReports {
         break;
     }
   }
+}
+
+/** True the first time the account is armed since it was added (then false). */
+function firstArm(m: AccountState): boolean {
+  if (m.everArmed) return false;
+  m.everArmed = true;
+  return true;
 }

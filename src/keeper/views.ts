@@ -1,9 +1,9 @@
-import type { ActivityReporter, LastCancelFired } from './activity.js';
+import type { AccountActivity, ActivityReporter, LastCancelFired } from './activity.js';
+import type { KeeperMetrics } from '../obs/metrics.js';
 import type { CadenceControl } from './cadence-control.js';
 import { ratePerSecond, type ScopeLimit } from '../sched/limits.js';
-import type { AccountStatus, AgentVenueStatus, KeeperStatus, Managed } from './keeper-types.js';
-import type { AddressBudgetView } from './address-budget.js';
-import type { AgentCheckView } from './agent-check.js';
+import type { AccountStatus, AgentVenueStatus, KeeperStatus, AccountState } from './keeper-types.js';
+import type { AddressBudgetView, AgentCheckView } from './keeper-types.js';
 import type { BotView } from './bot-liveness.js';
 import { triggersLeft } from './liveness.js';
 import type { SwitchState } from './switch-machine.js';
@@ -17,7 +17,7 @@ import { keepsMinHorizon } from '../plan/horizon.js';
  */
 export interface ViewInput {
   state: 'new' | 'starting' | 'running' | 'stopping' | 'stopped';
-  accounts: readonly Managed[];
+  accounts: readonly AccountState[];
   venueNowMs: number;
   skewSeconds: number;
   wsConnected: boolean;
@@ -29,10 +29,6 @@ export interface ViewInput {
   /** Persisted with the trigger counts: it survives a restart (state/triggers.ts). */
   lastCancelFired: (name: string) => LastCancelFired | null;
   activity: Pick<ActivityReporter, 'startProgress'>;
-  /** The address's action budget at its last `userRateLimit` read (address-budget.ts); absent: none. */
-  addressBudget?: (name: string) => AddressBudgetView | undefined;
-  /** The last read of the master's approved agents about the account's agent (agent-check.ts); absent: none. */
-  agentCheck?: (name: string) => AgentCheckView | undefined;
   /** The account's bot (bot-liveness.ts); absent or null: no liveness. */
   bot?: (name: string) => BotView | null;
 }
@@ -43,7 +39,7 @@ export interface Readiness {
 }
 
 /** Whether an account should carry a schedule now; not provisioned yet counts as yes (it is not). */
-export function shouldBeArmed(m: Managed): boolean {
+export function shouldBeArmed(m: AccountState): boolean {
   if (!m.runner) return true;
   return m.runner.shouldBeArmed();
 }
@@ -113,7 +109,7 @@ export function statusOf(v: ViewInput, ready: boolean): KeeperStatus & { budget_
       orders_source: m.orders?.source ?? null,
       positions: m.positions ? { count: m.positions.count, value_usdc: m.positions.valueUsdc, unrealized_pnl_usdc: m.positions.unrealizedPnlUsdc, source: m.positions.source } : null,
       triggers_today: v.triggersToday(m.spec.name),
-      agent: p ? { address: p.agent.address, source: p.source, valid_until: p.agentValidUntilMs ? new Date(p.agentValidUntilMs).toISOString() : null, venue: agentCheckStatus(v.agentCheck?.(m.spec.name)) } : null,
+      agent: p ? { address: p.agent.address, source: p.source, valid_until: p.agentValidUntilMs ? new Date(p.agentValidUntilMs).toISOString() : null, venue: agentCheckStatus(m.agentCheck?.view) } : null,
       provision_error: m.provisionError ?? null,
       path: m.spec.switch.path,
       arm_when: m.spec.switch.armWhen,
@@ -123,7 +119,7 @@ export function statusOf(v: ViewInput, ready: boolean): KeeperStatus & { budget_
       plan: v.cadence.accountPlan(m.spec.name),
       coverage: m.spec.coveredBy ? { instances: [...m.spec.coveredBy], replica: m.spec.replica ?? 0 } : null,
       last_cancel_fired: v.lastCancelFired(m.spec.name),
-      ...addressBudgetStatus(v.addressBudget?.(m.spec.name)),
+      ...addressBudgetStatus(m.addressBudget.view),
       bot: botStatus(v.bot?.(m.spec.name) ?? null, s, v.triggersToday(m.spec.name), v.cadence.effectiveSettings(m.spec).venue),
     });
   }
@@ -162,4 +158,48 @@ function addressBudgetStatus(b: AddressBudgetView | undefined): Pick<AccountStat
     address_budget: { cum_vlm: b.cumVlm, actions_used: b.used, actions_cap: b.cap, actions_left: b.left, low: b.low },
     problem: b.belowVolumeGate ? `below_volume_gate: the venue reports $${b.cumVlm} traded, below its $${VENUE_FACTS.scheduleCancelVolumeGateUsd} gate (it refuses the scheduled cancel)` : null,
   };
+}
+
+/** Each account's gauges (armed, horizon, deadline, should-be-armed, configured figures), at every scrape. */
+export function publishAccountGauges(metrics: KeeperMetrics, accounts: Iterable<AccountState>, venueNowMs: number): void {
+  for (const acct of accounts) {
+    const name = acct.spec.name;
+    const s = acct.runner?.snapshot();
+    const deadline = s?.deadlineMs ?? null;
+    const armed = deadline !== null && deadline > venueNowMs;
+    metrics.armed.set({ account: name }, armed ? 1 : 0);
+    metrics.horizon.set({ account: name }, armed ? (deadline - venueNowMs) / 1000 : 0);
+    if (deadline !== null) metrics.deadline.set({ account: name }, deadline / 1000);
+    metrics.shouldBeArmed.set({ account: name }, shouldBeArmed(acct) ? 1 : 0);
+    metrics.minHorizonConfigured.set({ account: name }, acct.spec.switch.minHorizonMs / 1000);
+    metrics.deadlineConfigured.set({ account: name }, acct.spec.switch.deadlineMs / 1000);
+  }
+}
+
+/** What the minute summary and the start-up progress read of each account (activity.ts). */
+export function activityOf(accounts: Iterable<AccountState>, venueNowMs: number): AccountActivity[] {
+  return [...accounts].map((m) => {
+    const s = m.runner?.snapshot();
+    const d = s?.deadlineMs ?? null;
+    const armed = d !== null && d > venueNowMs;
+    return { name: m.spec.name, shouldBeArmed: shouldBeArmed(m), armed, horizonSeconds: armed ? (d - venueNowMs) / 1000 : null, everArmed: (s?.lastSuccessMs ?? null) !== null, provisionFailed: !m.runner && m.provisionError !== undefined, ineligible: s?.phase === 'ineligible' };
+  });
+}
+
+/**
+ * The accounts this instance has settled: armed by itself with at least their minimum horizon
+ * left, or judged by its switch not to be armed (ineligible, `orders_open` with no orders, a silent
+ * bot), as the previous owner would judge them. What a fleet publishes, so an instance handing an
+ * account over lets go only once its new owner protects it (src/app/fleet.ts). An account still
+ * provisioning, or over budget here, is not settled: the previous owner keeps arming it.
+ */
+export function settledOf(accounts: Iterable<AccountState>, venueNowMs: number, cadence: Pick<CadenceControl, 'isOverBudget'>): string[] {
+  const out: string[] = [];
+  for (const m of accounts) {
+    const r = m.runner;
+    if (!r || cadence.isOverBudget(m.spec.name)) continue;
+    const d = r.snapshot().deadlineMs;
+    if (!r.shouldBeArmed() || (d !== null && keepsMinHorizon(d - venueNowMs, m.spec.switch.minHorizonMs))) out.push(m.spec.name);
+  }
+  return out;
 }
