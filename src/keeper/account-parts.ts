@@ -93,19 +93,18 @@ export function buildAccountParts(deps: KeeperDeps, host: AccountsHost): Account
   });
   // The relay and the bots' judge ask each other (a relayed heartbeat is applied as one heard here;
   // a heartbeat for another shard is relayed): `bots` is read when a heartbeat comes, after both exist.
-  let bots: BotLiveness | undefined;
-  const relay = deps.heartbeatBus
+  const relay: HeartbeatRelay | undefined = deps.heartbeatBus
     ? new HeartbeatRelay({
         bus: deps.heartbeatBus,
         clock: deps.clock,
         metrics: deps.metrics,
         logger: deps.logger,
         clockAllowanceMs: () => host.options().maxClockSkewMs,
-        silenceOf: (name) => bots!.heartbeatSilenceMs(name),
-        apply: (name, agoMs) => bots!.relayedHeartbeat(name, agoMs),
+        silenceOf: (name) => bots.heartbeatSilenceMs(name),
+        apply: (name, agoMs) => bots.relayedHeartbeat(name, agoMs),
       })
     : undefined;
-  bots = new BotLiveness({
+  const bots: BotLiveness = new BotLiveness({
     clock: deps.clock,
     metrics: deps.metrics,
     logger: deps.logger,

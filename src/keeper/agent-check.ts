@@ -1,4 +1,4 @@
-import { DAY_MS, type Clock, type TimerHandle } from '../sched/clock.js';
+import { DAY_MS, type Clock } from '../sched/clock.js';
 import { AGENT_CHECK_EVERY_MS } from '../plan/read-plan.js';
 import type { KeeperMetrics } from '../obs/metrics.js';
 import type { InfoExtraAgent } from '../venue/info-decode.js';
