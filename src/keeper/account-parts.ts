@@ -7,7 +7,7 @@ import { BotLiveness } from './bot-liveness.js';
 import { CadenceControl } from './cadence-control.js';
 import { ColdStartGate } from './cold-start-gate.js';
 import { HeartbeatRelay } from './heartbeat-relay.js';
-import type { KeeperAccountSpec, KeeperDeps, KeeperOptions, NotificationFeed } from './keeper-types.js';
+import type { AccountState, KeeperAccountSpec, KeeperDeps, KeeperOptions, NotificationFeed } from './keeper-types.js';
 import { firstReadDelays } from './read-stagger.js';
 import { AccountReports } from './reports.js';
 
@@ -16,7 +16,7 @@ export interface AccountsHost {
   options(): KeeperOptions;
   /** The account of that name, if this keeper holds it. */
   account(name: string): { botVerdict(alive: boolean): void } | undefined;
-  accounts(): Iterable<Parameters<AccountReports['runner']>[0]>;
+  accounts(): Iterable<AccountState>;
   /** False once the keeper is stopping: no more retries are planned. */
   accepting(): boolean;
   /** Set as soon as a stop is asked for: a switch not yet started never starts. */
@@ -135,4 +135,22 @@ export function buildAccountParts(deps: KeeperDeps, host: AccountsHost): Account
         planned: () => cadence.readIntervals(host.options()),
       }),
   };
+}
+
+/**
+ * The cold start's plan: on while provisioning is under way (armed accounts at their longest safe
+ * periods), parked first arms released once the gate opens, accounts that no longer want arming
+ * (no open orders, ineligible, over budget) taken out of it. `sweep` is the loop's (once a
+ * second), not every provisioning's: it walks the accounts awaiting their first arm.
+ */
+export function updateColdStart(parts: AccountParts, accounts: ReadonlyMap<string, AccountState & { shouldBeArmed(): boolean }>, options: KeeperOptions, nowMonoMs: number, sweep: boolean): void {
+  const { gate, cadence } = parts;
+  if (sweep) {
+    for (const name of [...gate.awaitingNames()]) {
+      const m = accounts.get(name);
+      if (!m || (m.runner && !m.shouldBeArmed())) gate.forget(name);
+    }
+  }
+  cadence.setProvisioning(gate.active() ? gate.provisioning() : null, options, accounts.values());
+  gate.release(nowMonoMs, cadence.coldStartWindow());
 }

@@ -1,10 +1,9 @@
 import type { TimerHandle } from '../sched/clock.js';
-import type { ClockStep } from '../sched/venue-clock.js';
 import { mapLimited } from '../sched/pool.js';
 import { Account } from './account.js';
-import { buildAccountParts, type AccountParts } from './account-parts.js';
-import { activityOf, publishAccountGauges, readinessOf, settledOf, statusOf, type Readiness, type ViewInput } from './views.js';
-import { loadCarriedState, rollDay, saveBudget, VenueClockCheck } from './upkeep.js';
+import { buildAccountParts, updateColdStart, type AccountParts } from './account-parts.js';
+import { activityOf, publishGauges, readinessOf, settledOf, statusOf, type Readiness, type ViewInput } from './views.js';
+import { loadCarriedState, rollDay, saveBudget, settledWithin, VenueClockCheck, venueClockStepped } from './upkeep.js';
 import type { AccountRunner } from './account-runner.js';
 import type { HeartbeatRefusal, HttpAnswer } from './liveness.js';
 import type { KeeperAccountSpec, KeeperDeps, KeeperOptions, KeeperStatus, NotificationFeed } from './keeper-types.js';
@@ -59,24 +58,9 @@ export class Keeper {
       feed: () => this.feed,
     });
     this.clockCheck = new VenueClockCheck(deps, this.parts.reports);
-    deps.metrics.onCollect.push(() => this.refreshGauges());
+    deps.metrics.onCollect.push(() => publishGauges(deps, this.state, this.feed, this.accounts.values()));
     for (const direction of ['forward', 'backward']) deps.metrics.venueClockSteps.inc({ direction }, 0);
-    this.unsubscribeClock = deps.venueClock.onStep((step) => this.onVenueClockStep(step));
-  }
-
-  /**
-   * The venue clock estimate moved by more than a second: every plan made in venue time is stale.
-   * Re-plan every account now (each keeps its real instants, see AccountRunner.clockStepped) and
-   * say so loudly: a venue clock that jumps is worth a look even when nothing lapsed.
-   */
-  private onVenueClockStep(step: ClockStep): void {
-    const direction = step.deltaMs > 0 ? 'forward' : 'backward';
-    this.deps.metrics.venueClockSteps.inc({ direction });
-    this.deps.logger.error(
-      { event: 'venue_clock_step', direction, delta_ms: step.deltaMs, offset_ms: step.offsetMs, samples: step.samples, accounts: this.accounts.size },
-      `venue clock estimate moved ${direction} by ${(Math.abs(step.deltaMs) / 1000).toFixed(1)} s; every account re-planned`,
-    );
-    for (const m of this.accounts.values()) m.runner?.clockStepped();
+    this.unsubscribeClock = deps.venueClock.onStep((step) => venueClockStepped(deps, step, this.accounts.values()));
   }
 
   /** Idempotent. Resolves once every account had its first provisioning attempt. */
@@ -123,16 +107,7 @@ export class Keeper {
     parts.bots.stop();
     parts.relay?.stop();
     for (const m of all) m.stopReading();
-    const stops = all.map((m) => m.stopSwitch());
-    let timer: TimerHandle | undefined;
-    const timedOut = await Promise.race([
-      Promise.all(stops).then(() => false),
-      new Promise<boolean>((resolve) => {
-        timer = deps.clock.setTimeout(() => resolve(true), timeoutMs);
-      }),
-    ]);
-    if (timer) deps.clock.clearTimeout(timer);
-    if (timedOut) {
+    if (!(await settledWithin(deps.clock, all.map((m) => m.stopSwitch()), timeoutMs))) {
       deps.logger.error({ event: 'stop_timeout', timeout_ms: timeoutMs }, 'stop timed out; abandoning in-flight requests (schedules stay armed)');
       for (const m of all) m.abort();
     }
@@ -214,23 +189,9 @@ export class Keeper {
     }, { initial: PROVISION_FIRST });
   }
 
-  /**
-   * The cold start's plan: on while provisioning is under way (armed accounts at their longest safe
-   * periods), parked first arms released once the gate opens, accounts that no longer want arming
-   * (no open orders, ineligible, over budget) taken out of it.
-   */
+  /** The cold start's plan, kept in force (account-parts.ts updateColdStart). */
   private updateColdStart(sweep = true): void {
-    const { gate, cadence } = this.parts;
-    const now = this.deps.clock.monoMs();
-    // The sweep is the loop's (once a second), not every provisioning's: it walks the awaiting accounts.
-    if (sweep) {
-      for (const name of [...gate.awaitingNames()]) {
-        const m = this.accounts.get(name);
-        if (!m || (m.runner && !m.shouldBeArmed())) gate.forget(name);
-      }
-    }
-    cadence.setProvisioning(gate.active() ? gate.provisioning() : null, this.options, this.accounts.values());
-    gate.release(now, cadence.coldStartWindow());
+    updateColdStart(this.parts, this.accounts, this.options, this.deps.clock.monoMs(), sweep);
   }
 
   private loop(): void {
@@ -256,17 +217,6 @@ export class Keeper {
     if (this.state !== 'stopped') {
       this.loopTimer = deps.clock.setTimeout(() => this.loop(), LOOP_EVERY_MS);
     }
-  }
-
-  /** Gauges derived from state; run at every scrape. */
-  private refreshGauges(): void {
-    const { deps } = this;
-    const m = deps.metrics;
-    const venueNow = deps.venueClock.nowMs();
-    m.up.set(this.state === 'stopped' || this.state === 'new' ? 0 : 1);
-    m.clockSkew.set(deps.venueClock.skewSeconds());
-    m.wsConnected.set(this.feed?.connected() ? 1 : 0);
-    publishAccountGauges(m, this.accounts.values(), venueNow);
   }
 
   private scheduleHealthCheck(): void {

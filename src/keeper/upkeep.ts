@@ -1,4 +1,7 @@
 import type { Logger } from 'pino';
+import type { Clock, TimerHandle } from '../sched/clock.js';
+import type { ClockStep } from '../sched/venue-clock.js';
+import type { AccountRunner } from './account-runner.js';
 import { StateWriteError } from '../state/atomic-file.js';
 import type { KeeperDeps } from './keeper-types.js';
 import type { AccountReports } from './reports.js';
@@ -82,6 +85,35 @@ export class VenueClockCheck {
       this.skewLogged = false;
     }
   }
+}
+
+/**
+ * The venue clock estimate moved by more than a second: every plan made in venue time is stale.
+ * Re-plan every account now (each keeps its real instants, see AccountRunner.clockStepped) and
+ * say so loudly: a venue clock that jumps is worth a look even when nothing lapsed.
+ */
+export function venueClockStepped(deps: UpkeepDeps, step: ClockStep, accounts: Iterable<{ runner?: Pick<AccountRunner, 'clockStepped'> }>): void {
+  const list = [...accounts];
+  const direction = step.deltaMs > 0 ? 'forward' : 'backward';
+  deps.metrics.venueClockSteps.inc({ direction });
+  deps.logger.error(
+    { event: 'venue_clock_step', direction, delta_ms: step.deltaMs, offset_ms: step.offsetMs, samples: step.samples, accounts: list.length },
+    `venue clock estimate moved ${direction} by ${(Math.abs(step.deltaMs) / 1000).toFixed(1)} s; every account re-planned`,
+  );
+  for (const m of list) m.runner?.clockStepped();
+}
+
+/** Whether every one of `work` settled within `timeoutMs` (on the injected clock); false: the time ran out first. */
+export async function settledWithin(clock: Pick<Clock, 'setTimeout' | 'clearTimeout'>, work: Array<Promise<unknown>>, timeoutMs: number): Promise<boolean> {
+  let timer: TimerHandle | undefined;
+  const timedOut = await Promise.race([
+    Promise.all(work).then(() => false),
+    new Promise<boolean>((resolve) => {
+      timer = clock.setTimeout(() => resolve(true), timeoutMs);
+    }),
+  ]);
+  if (timer) clock.clearTimeout(timer);
+  return !timedOut;
 }
 
 /** Moves every recorded time by `deltaMs` (between the wall and the monotonic clock). */

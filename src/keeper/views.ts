@@ -2,7 +2,7 @@ import type { AccountActivity, ActivityReporter, LastCancelFired } from './activ
 import type { KeeperMetrics } from '../obs/metrics.js';
 import type { CadenceControl } from './cadence-control.js';
 import { ratePerSecond, type ScopeLimit } from '../sched/limits.js';
-import type { AccountStatus, AgentVenueStatus, KeeperStatus, AccountState } from './keeper-types.js';
+import type { AccountStatus, AgentVenueStatus, KeeperDeps, KeeperStatus, AccountState } from './keeper-types.js';
 import type { AddressBudgetView, AgentCheckView } from './keeper-types.js';
 import type { BotView } from './bot-liveness.js';
 import { triggersLeft } from './liveness.js';
@@ -158,6 +158,16 @@ function addressBudgetStatus(b: AddressBudgetView | undefined): Pick<AccountStat
     address_budget: { cum_vlm: b.cumVlm, actions_used: b.used, actions_cap: b.cap, actions_left: b.left, low: b.low },
     problem: b.belowVolumeGate ? `below_volume_gate: the venue reports $${b.cumVlm} traded, below its $${VENUE_FACTS.scheduleCancelVolumeGateUsd} gate (it refuses the scheduled cancel)` : null,
   };
+}
+
+/** The keeper's gauges derived from state (up, skew, WebSocket, each account's), at every scrape. */
+export function publishGauges(deps: Pick<KeeperDeps, 'metrics' | 'venueClock'>, state: ViewInput['state'], feed: { connected(): boolean } | undefined, accounts: Iterable<AccountState>): void {
+  const m = deps.metrics;
+  const venueNow = deps.venueClock.nowMs();
+  m.up.set(state === 'stopped' || state === 'new' ? 0 : 1);
+  m.clockSkew.set(deps.venueClock.skewSeconds());
+  m.wsConnected.set(feed?.connected() ? 1 : 0);
+  publishAccountGauges(m, accounts, venueNow);
 }
 
 /** Each account's gauges (armed, horizon, deadline, should-be-armed, configured figures), at every scrape. */
