@@ -4,10 +4,15 @@ import { initAccountSeries, removeAccountSeries } from '../obs/metrics.js';
 import { AccountRunner, type ScheduleCancelSender } from './account-runner.js';
 import type { AccountParts } from './account-parts.js';
 import { makeSender } from './sender.js';
-import { shouldBeArmed } from './views.js';
 import { AccountWatcher } from './watcher.js';
 import type { AccountState, AgentCheckRecord, KeeperAccountSpec } from './keeper-types.js';
 import type { Provisioned } from './provision.js';
+
+/** Whether an account should carry a schedule now; not provisioned yet counts as yes (it is not). */
+export function shouldBeArmed(m: Pick<AccountState, 'runner'>): boolean {
+  if (!m.runner) return true;
+  return m.runner.shouldBeArmed();
+}
 
 /**
  * One account, whole: its settings, its agent, its switch (runner), its watcher, its address's

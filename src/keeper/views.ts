@@ -2,6 +2,7 @@ import type { AccountActivity, ActivityReporter, LastCancelFired } from './activ
 import type { KeeperMetrics } from '../obs/metrics.js';
 import type { CadenceControl } from './cadence-control.js';
 import { ratePerSecond, type ScopeLimit } from '../sched/limits.js';
+import { shouldBeArmed } from './account.js';
 import type { AccountStatus, AgentVenueStatus, KeeperDeps, KeeperStatus, AccountState } from './keeper-types.js';
 import type { AddressBudgetView, AgentCheckView } from './keeper-types.js';
 import type { BotView } from './bot-liveness.js';
@@ -36,12 +37,6 @@ export interface ViewInput {
 export interface Readiness {
   ready: boolean;
   faults: Array<{ account: string; problem: string; horizon_seconds: number | null }>;
-}
-
-/** Whether an account should carry a schedule now; not provisioned yet counts as yes (it is not). */
-export function shouldBeArmed(m: AccountState): boolean {
-  if (!m.runner) return true;
-  return m.runner.shouldBeArmed();
 }
 
 export function readinessOf(v: ViewInput): Readiness {
