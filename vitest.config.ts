@@ -11,7 +11,7 @@ import { defineConfig } from 'vitest/config';
 const LONG_FIRST = [
   'test/shared-budget-processes.test.ts',
   'test/cli.test.ts',
-  'src/sched/shared-budget.test.ts',
+  'src/budget/shared-budget.test.ts',
   'test/process-faults.test.ts',
   'src/obs/http-server.test.ts',
   'test/kubernetes.test.ts',

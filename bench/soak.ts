@@ -31,7 +31,7 @@ import { privateKeyToAddress } from 'viem/accounts';
 import { startSimulator, type Simulator } from '../src/sim/simulator.js';
 import type { RequestFaultSpec } from '../src/sim/faults.js';
 import { ROUTES_CYCLE, routeRecoveryLags, startFaultCycle, type RouteSecond } from '../src/sim/fault-cycle.js';
-import { systemClock } from '../src/sched/clock.js';
+import { systemClock } from '../src/time/clock.js';
 import { runMain } from './results.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');

@@ -4,7 +4,7 @@
 // `tsc -p` takes 20 to 50 s on 2 cores), and after a change tsc re-checks from its recorded
 // signatures. One line says which:
 //   build: up to date
-//   building… (changed: src/app/app.ts, src/keeper/reports.ts)
+//   building… (changed: src/app/app.ts, src/account/reports.ts)
 // Compiler errors are printed as tsc prints them, and its exit code is this script's.
 // `rm -rf dist` forces a full build (dist/ is only ever this script's output).
 import { spawn } from 'node:child_process';

@@ -1,6 +1,6 @@
 /**
  * Issue 20 item 1, `extraAgents`: the whole keeper against the simulator in virtual time confirms
- * its approval landed and learns when it lapses from the venue (keeper/agent-check.ts):
+ * its approval landed and learns when it lapses from the venue (account/agent-check.ts):
  * (a) an agent replaced under its name on an account that is not arming (`arm_when: orders_open`,
  *     no orders) is found by the daily read and re-approved before any order needs the switch;
  * (b) an expiry on the venue earlier than the keeper's record (the agent re-approved elsewhere with

@@ -38,21 +38,29 @@ describe('architecture', () => {
  * Folders ranked one way: a file imports only from its own folder or a folder ranked below it.
  * The ranking, lowest first, and why each sits where it does:
  * - state: the state directory's files (atomic writes, trigger counts, stored agents); imports nothing of ours.
- * - sched: clocks and the request budget (scheduler, request classes, limits, shared budget): time and pacing, no venue facts.
- * - venue: the venue client (transport, decoders, port, signing) and its facts; paced by sched.
- * - plan: the budget plan, pure (budget-plan.ts the entry; the protection arithmetic, the cold start's order,
- *   the read plan): every figure the keeper acts on and check-config prints; reads the request classes (sched) and
- *   the venue's read weights (venue).
- * - config: the YAML, its rules and the request plan; reads venue facts and the budget's arithmetic.
- * - obs: metrics, logs, the ops HTTP server, the heartbeat client; reads the config's grammar.
- * - keeper: the per-account switch and everything around it; reports through obs.
- * - sim: the venue simulator; speaks the venue's interface (venue), on our clocks (sched).
+ * - time: the clocks (the injected local clock, its fake for tests, the venue clock estimate).
+ * - budget: the request budget (scheduler, request classes, limits, the slot calendar, the shared budget
+ *   through Redis): pacing, no venue facts.
+ * - venue: the venue client (transport, decoders, port, signing) and its facts; paced by the budget.
+ * - plan: the budget plan, pure (budget-plan.ts the entry; the horizon arithmetic, the cold start's order,
+ *   the read plan): every figure the keeper acts on and check-config prints.
+ * - heartbeat-client: the bot-side heartbeat client (the `heartbeat` command, the demo bots); on our clocks only.
+ * - config: the YAML, its schema and rules, shards; reads venue facts and the plan's arithmetic.
+ * - obs: metrics, logs, the ops HTTP server and the status page; reads the config's grammar.
+ * - switch: one account's dead man's switch: the pure machine, its runner (timers, one request at a time),
+ *   the signer that sends its arms, a fired cancel read back.
+ * - liveness: whether each account's bot is alive (heartbeats, probes, the fleet's relay); verdicts for the switch.
+ * - account: one account whole (account.ts) and the parts accounts share (account-parts.ts: the plan's shell,
+ *   the cold start's gate, agents, the address's action budget, the agent check, the watcher, the reports).
+ * - keeper: the set of accounts, its loop, reload, start and stop, and what it shows (/status, /readyz).
+ * - fleet: instances sharing accounts (membership through Redis, ownership, the handover).
+ * - sim: the venue simulator; speaks the venue's interface (venue), on our clocks (time).
  * - app: the composition root; builds all of the above.
- * - cli: the shell (argv, env, signals, exit codes); main.ts above it.
+ * - cli: the shell (argv, env, signals, exit codes) and check-config's printout; main.ts above it.
  * Tests are exempt (a test may drive its subject from above). Type-only imports count too: a
  * type that must be imported from above belongs lower.
  */
-const FOLDER_RANK = ['state', 'sched', 'venue', 'plan', 'config', 'obs', 'keeper', 'sim', 'app', 'cli', 'main.ts'] as const;
+const FOLDER_RANK = ['state', 'time', 'budget', 'venue', 'plan', 'heartbeat-client', 'config', 'obs', 'switch', 'liveness', 'account', 'keeper', 'fleet', 'sim', 'app', 'cli', 'main.ts'] as const;
 
 /** Every relative import (static, type-only or dynamic) of a source file, as repository paths. */
 function importsOf(file: string): string[] {
@@ -121,12 +129,12 @@ describe('architecture: folders ranked one way, no circles', () => {
 describe('architecture: the core takes the venue as data', () => {
   const core = sources(join(ROOT, 'src'))
     .map((f) => relative(ROOT, f))
-    .filter((f) => f === 'src/keeper/switch-machine.ts' || f.startsWith('src/plan/'));
+    .filter((f) => f === 'src/switch/switch-machine.ts' || f.startsWith('src/plan/'));
 
-  it('no file under src/plan/ nor src/keeper/switch-machine.ts imports venue/facts', () => {
+  it('no file under src/plan/ nor src/switch/switch-machine.ts imports venue/facts', () => {
     expect(core.filter((f) => importsOf(join(ROOT, f)).includes('src/venue/facts.ts'))).toEqual([]);
     // not vacuous: the switch and the plan's files are there, and they do get the facts' type
-    expect(core).toContain('src/keeper/switch-machine.ts');
+    expect(core).toContain('src/switch/switch-machine.ts');
     expect(core.filter((f) => f.startsWith('src/plan/')).length).toBeGreaterThan(3);
     expect(core.filter((f) => importsOf(join(ROOT, f)).includes('src/venue/switch-facts.ts')).length).toBeGreaterThanOrEqual(2);
   });

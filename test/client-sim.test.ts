@@ -4,7 +4,7 @@
  * paths, and WebSocket reconnects after a drop and after a silent peer.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { systemClock } from '../src/sched/clock.js';
+import { systemClock } from '../src/time/clock.js';
 import { startSimulator, type Simulator } from '../src/sim/simulator.js';
 import { demoAddress, demoMasterKey } from '../src/sim/venue/demo.js';
 import { buildApproveAgent, buildApproveBuilderFee, buildScheduleCancel } from '../src/venue/actions.js';

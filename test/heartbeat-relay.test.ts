@@ -9,11 +9,11 @@ import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { connectHeartbeatBus } from '../src/app/heartbeat-bus.js';
 import { newRedisClient } from '../src/app/shared-redis.js';
-import { BotLiveness } from '../src/keeper/bot-liveness.js';
-import { HeartbeatRelay } from '../src/keeper/heartbeat-relay.js';
-import { relayChannel } from '../src/keeper/relay.js';
+import { BotLiveness } from '../src/liveness/bot-liveness.js';
+import { HeartbeatRelay } from '../src/liveness/heartbeat-relay.js';
+import { relayChannel } from '../src/liveness/relay.js';
 import { createMetrics, type KeeperMetrics } from '../src/obs/metrics.js';
-import { FakeClock } from '../src/sched/fake-clock.js';
+import { FakeClock } from '../src/time/fake-clock.js';
 import { findRedisServer, noRedisMessage, startRedis, type TestRedis } from './support/redis.js';
 
 const binary = findRedisServer();

@@ -16,10 +16,10 @@ import { describe, expect, it } from 'vitest';
 import { benchAddresses, benchKey } from '../bench/keys.js';
 import { toAppConfig } from '../src/app/from-config.js';
 import { ConfigError } from '../src/config/errors.js';
-import { buildPlan } from '../src/config/plan.js';
+import { buildPlan } from '../src/cli/check-config-plan.js';
 import { parse } from '../src/config/test-support.js';
-import { CadenceControl } from '../src/keeper/cadence-control.js';
-import { latestRearmAfterMs } from '../src/keeper/switch-machine.js';
+import { CadenceControl } from '../src/account/cadence-control.js';
+import { latestRearmAfterMs } from '../src/switch/switch-machine.js';
 import { createMetrics } from '../src/obs/metrics.js';
 import {
   cancelSoonBaseLeadMs,

@@ -228,8 +228,8 @@ describe('heartbeats under hostile requests', () => {
   const OTHER = 'another-bot-token-0123456789';
 
   it('random bodies and Authorization headers :: a 4xx JSON refusal or a 200 for a right token only; nothing refused changes a bot', async () => {
-    const { BotLiveness } = await import('../src/keeper/bot-liveness.js');
-    const { FakeClock } = await import('../src/sched/fake-clock.js');
+    const { BotLiveness } = await import('../src/liveness/bot-liveness.js');
+    const { FakeClock } = await import('../src/time/fake-clock.js');
     const { createMetrics } = await import('../src/obs/metrics.js');
     const { pino } = await import('pino');
     const clock = new FakeClock(Date.UTC(2026, 10, 22, 12));

@@ -6,8 +6,8 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { Agent } from 'undici';
-import { systemClock } from '../src/sched/clock.js';
-import { FakeClock } from '../src/sched/fake-clock.js';
+import { systemClock } from '../src/time/clock.js';
+import { FakeClock } from '../src/time/fake-clock.js';
 import type { RequestFaultSpec } from '../src/sim/faults.js';
 import { startSimulator, type Simulator } from '../src/sim/simulator.js';
 import { demoAccountSeeds } from '../src/sim/venue/demo.js';

@@ -5,8 +5,8 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { demoAddress, demoMasterKey } from '../src/sim/venue/demo.js';
-import type { LivenessSpec } from '../src/keeper/liveness.js';
-import { cancelSoonBaseLeadMs, type OnSilence } from '../src/keeper/switch-machine.js';
+import type { LivenessSpec } from '../src/liveness/liveness.js';
+import { cancelSoonBaseLeadMs, type OnSilence } from '../src/switch/switch-machine.js';
 import { VENUE_FACTS } from '../src/venue/facts.js';
 import { account, gauge, startHarness, type Harness } from './support/harness.js';
 

@@ -10,9 +10,9 @@ import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { benchAddresses, benchKey } from '../bench/keys.js';
 import { toAppConfig } from '../src/app/from-config.js';
-import { buildPlan } from '../src/config/plan.js';
+import { buildPlan } from '../src/cli/check-config-plan.js';
 import { parse } from '../src/config/test-support.js';
-import { BUDGET_CHANGE_TOLERANCE } from '../src/sched/shared-share.js';
+import { BUDGET_CHANGE_TOLERANCE } from '../src/budget/shared-share.js';
 import { MAX_READ_STRETCH } from '../src/plan/read-plan.js';
 import { startHarness, type Harness } from './support/harness.js';
 

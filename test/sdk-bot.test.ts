@@ -17,7 +17,7 @@ import { ApiRequestError, ExchangeClient, HttpTransport, InfoClient } from '@nkt
 import { SymbolConverter } from '@nktkas/hyperliquid/utils';
 import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts';
 import { afterEach, describe, expect, it } from 'vitest';
-import { FakeClock } from '../src/sched/fake-clock.js';
+import { FakeClock } from '../src/time/fake-clock.js';
 import { startSimulator, type Simulator } from '../src/sim/simulator.js';
 import { outcomeAssetId } from '../src/sim/catalog/asset-id.js';
 import { VENUE_TEXTS } from '../src/sim/venue/texts.js';

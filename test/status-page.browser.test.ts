@@ -30,8 +30,8 @@ import { Registry } from 'prom-client';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startOpsServer, type OpsServer } from '../src/obs/http-server.js';
 import { renderStatusPage } from '../src/obs/status-page.js';
-import { systemClock, type Clock } from '../src/sched/clock.js';
-import { FakeClock } from '../src/sched/fake-clock.js';
+import { systemClock, type Clock } from '../src/time/clock.js';
+import { FakeClock } from '../src/time/fake-clock.js';
 import { ROOT } from './support/cli.js';
 
 // Page-side callbacks run in the browser; the Node type check has no DOM lib.

@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { Agent } from 'undici';
 import { disarmAccounts } from '../src/app/disarm.js';
 import { buildVenue } from '../src/app/venue.js';
-import { systemClock } from '../src/sched/clock.js';
+import { systemClock } from '../src/time/clock.js';
 import { startSimulator } from '../src/sim/simulator.js';
 import { AgentStore } from '../src/state/agent-store.js';
 import { HttpTransport } from '../src/venue/http.js';

@@ -3,7 +3,7 @@
  * composition root (app.ts) and what it composes (venue.ts) do not import each other.
  */
 import type { KeeperOptions } from '../keeper/keeper.js';
-import type { AccountCover, KeeperAccountSpec } from '../keeper/keeper-types.js';
+import type { AccountCover, KeeperAccountSpec } from '../account/keeper-types.js';
 import type { LogFormat } from '../obs/logger.js';
 import type { InfoWeights } from '../venue/info.js';
 import type { DemoBotConfig } from './demo-bots.js';
@@ -37,7 +37,7 @@ export interface AppConfig {
     scheduleCancel: { requests: number; perSeconds: number };
     /** POST {exchange_url}/exchange: approvals and exchange-path arms (`rate_limits.exchange`). */
     exchange: { requests: number; perSeconds: number };
-    /** One budget with every instance of the same name, through Redis (sched/shared-budget.ts). */
+    /** One budget with every instance of the same name, through Redis (budget/shared-budget.ts). */
     shared?: { redisUrl: string; name: string; fallbackShare: number; password?: () => Promise<string> };
     /** `rate_limits.info_weights`; absent: the venue's published weights. */
     infoWeights?: InfoWeights;
@@ -50,7 +50,7 @@ export interface AppConfig {
   logFormat?: LogFormat;
   /**
    * `shard.fleet`: the membership in the shared budget's Redis decides which accounts this
-   * instance arms (src/app/fleet.ts); `keeper.accounts` then starts empty.
+   * instance arms (src/fleet/fleet.ts); `keeper.accounts` then starts empty.
    */
   fleet?: FleetConfig;
   /** `demo.bots` (simulator only): heartbeating bots for `npm start` (demo-bots.ts). */

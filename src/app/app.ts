@@ -9,28 +9,28 @@ import { heapLimitProblem } from '../config/memory.js';
 import { getHeapStatistics } from 'node:v8';
 import { startOpsServer, type OpsServer } from '../obs/http-server.js';
 import { renderStatusPage } from '../obs/status-page.js';
-import type { Clock } from '../sched/clock.js';
+import type { Clock } from '../time/clock.js';
 import { AgentStore } from '../state/agent-store.js';
 import { TriggerCounter } from '../state/triggers.js';
 import { BudgetLog } from '../state/budget-log.js';
 import { HttpTransport } from '../venue/http.js';
 import { buildVenue } from './venue.js';
-import type { SharedBudget } from '../sched/shared-budget.js';
-import { BUDGET_MODES, type BudgetMode } from '../sched/shared-share.js';
+import type { SharedBudget } from '../budget/shared-budget.js';
+import { BUDGET_MODES, type BudgetMode } from '../budget/shared-share.js';
 import { NotificationClient } from '../venue/ws.js';
 import { loadSigningCurve, signingCurveNotice, type CurveChoice } from '../venue/signing/curve.js';
 import type { Simulator } from '../sim/simulator.js';
 import { httpProbe } from './probe.js';
 import { DemoBots } from './demo-bots.js';
 import { connectHeartbeatBus } from './heartbeat-bus.js';
-import { relayChannel } from '../keeper/relay.js';
-import type { AccountCover, KeeperAccountSpec } from '../keeper/keeper-types.js';
+import { relayChannel } from '../liveness/relay.js';
+import type { AccountCover, KeeperAccountSpec } from '../account/keeper-types.js';
 import { AGENT_SLOTS, replicaAgentName } from '../config/shard.js';
-import { renewAtMs } from '../keeper/provision.js';
-import { FleetFile } from '../state/fleet-file.js';
+import { renewAtMs } from '../account/provision.js';
+import { FleetFile } from '../fleet/fleet-file.js';
 import { freshEmbeddedVenueState } from './embedded-venue-state.js';
-import { Fleet } from './fleet.js';
-import { redisFleetStore } from './fleet-redis.js';
+import { Fleet } from '../fleet/fleet.js';
+import { redisFleetStore } from '../fleet/fleet-redis.js';
 import { newRedisClient } from './shared-redis.js';
 
 export type { AppConfig } from './app-config.js';
@@ -353,7 +353,7 @@ function waitReady(client: import('ioredis').Redis, ms: number, clock: Clock): P
 /**
  * The agent slot (src/config/shard.ts replicaAgentName) in which this instance can sign for an
  * account without approving anything: slot 0 with a configured agent key, else the first slot
- * whose stored agent provisioning would reuse (not yet at its renewal, keeper/provision.ts
+ * whose stored agent provisioning would reuse (not yet at its renewal, account/provision.ts
  * renewAtMs); -1 for none.
  */
 async function usableSlot(store: AgentStore, slot0: KeeperAccountSpec | undefined, venueNowMs: number): Promise<number> {

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
-import { runHeartbeats, type HeartbeatRun, type HttpRequest } from '../obs/heartbeat-client.js';
-import type { Clock, TimerHandle } from '../sched/clock.js';
+import { runHeartbeats, type HeartbeatRun, type HttpRequest } from '../heartbeat-client/heartbeat-client.js';
+import type { Clock, TimerHandle } from '../time/clock.js';
 
 /** A demo bot as the app runs it (`demo.bots[]`, durations in ms, the token read on start). */
 export interface DemoBotConfig {

@@ -1,11 +1,11 @@
-import { resolveAccount, type ProvisionVenue } from '../keeper/provision.js';
+import { resolveAccount, type ProvisionVenue } from '../account/provision.js';
 import type { KeeperAccountSpec } from '../keeper/keeper.js';
 import { NonceSource } from '../venue/signing/nonce.js';
 import { signerFromPrivateKey, type Signer } from '../venue/signing/signer.js';
 import type { SigningCurve } from '../venue/signing/curve.js';
 import { buildScheduleCancel } from '../venue/actions.js';
 import type { AgentStore } from '../state/agent-store.js';
-import type { Clock } from '../sched/clock.js';
+import type { Clock } from '../time/clock.js';
 import type { Network } from '../venue/types.js';
 import type { VenuePort } from '../venue/port.js';
 

@@ -1,9 +1,9 @@
 import { readKey, readPassword, readToken, type KeySource } from '../config/secret.js';
 import { accountsCovered, replicaAgentName } from '../config/shard.js';
 import { switchInMs, type AccountConfig, type Config, type LivenessConfig, type SharedBudgetConfig } from '../config/types.js';
-import { replicaOnSilence, type LivenessSpec } from '../keeper/liveness.js';
-import type { ForeignAccountSpec } from '../keeper/heartbeat-relay.js';
-import type { AccountCover, KeeperAccountSpec } from '../keeper/keeper-types.js';
+import { replicaOnSilence, type LivenessSpec } from '../liveness/liveness.js';
+import type { ForeignAccountSpec } from '../liveness/heartbeat-relay.js';
+import type { AccountCover, KeeperAccountSpec } from '../account/keeper-types.js';
 import { HYPERLIQUID_SWITCH_FACTS } from '../venue/facts.js';
 import type { AppConfig } from './app-config.js';
 import type { DemoBotConfig } from './demo-bots.js';
@@ -26,7 +26,7 @@ export function toAppConfig(config: Config, env: Readonly<Record<string, string 
   const fleet = config.shard.fleet;
   // Static sharding: every account this instance covers, its shard's and with replication the
   // previous shard's too, each replica in the agent slot of its number. A fleet starts with none:
-  // src/app/fleet.ts adds what the membership gives it (and what it held before a restart).
+  // src/fleet/fleet.ts adds what the membership gives it (and what it held before a restart).
   const accounts: KeeperAccountSpec[] = fleet
     ? []
     : accountsCovered(config.accounts, config.shard).map(({ account, replica, shards }) =>
@@ -96,7 +96,7 @@ export function toAppConfig(config: Config, env: Readonly<Record<string, string 
 /**
  * One account's keeper spec as this instance covers it: its agent in `cover.slot` (a configured
  * agent key is slot 0's; another slot generates and approves its own), and a silent bot's deadline
- * brought near by replica 0 only (keeper/liveness.ts replicaOnSilence).
+ * brought near by replica 0 only (liveness/liveness.ts replicaOnSilence).
  */
 function accountSpec(a: AccountConfig, cover: AccountCover, env: Readonly<Record<string, string | undefined>>, relays: boolean): KeeperAccountSpec {
   const loader = (source: KeySource | undefined) => (source ? async () => (await readKey(source, { env })).reveal() : undefined);
@@ -131,7 +131,7 @@ export function relaysHeartbeats(config: Pick<Config, 'rateLimits' | 'shard'>): 
 /**
  * The heartbeat accounts other instances hold: their tokens read like this instance's (when the
  * keeper starts or reloads, kept as digests). A fleet starts with every account here and narrows
- * the list as it gains accounts (src/app/fleet.ts).
+ * the list as it gains accounts (src/fleet/fleet.ts).
  */
 function foreignHeartbeatAccounts(config: Config, env: Readonly<Record<string, string | undefined>>, here: ReadonlySet<string>): ForeignAccountSpec[] {
   return config.accounts.flatMap((a) => {

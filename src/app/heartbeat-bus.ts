@@ -1,4 +1,4 @@
-import type { HeartbeatBus } from '../keeper/heartbeat-relay.js';
+import type { HeartbeatBus } from '../liveness/heartbeat-relay.js';
 import { newRedisClient } from './shared-redis.js';
 
 /** What the bus calls on an ioredis client (a fake in tests). */

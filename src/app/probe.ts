@@ -1,5 +1,5 @@
 import { request, type Dispatcher } from 'undici';
-import type { ProbeFn } from '../keeper/bot-liveness.js';
+import type { ProbeFn } from '../liveness/bot-liveness.js';
 
 /**
  * `liveness.probe`: GET the bot's health URL on a connection pool of its own, so a bot that hangs

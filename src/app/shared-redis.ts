@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module';
-import { redisBuckets, type SharedBudgetOptions } from '../sched/shared-budget.js';
+import { redisBuckets, type SharedBudgetOptions } from '../budget/shared-budget.js';
 
 /**
  * The Redis client of `rate_limits.shared` and the token buckets on it, for SharedBudget; it

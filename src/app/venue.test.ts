@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parse, minimal } from '../config/test-support.js';
-import { systemClock } from '../sched/clock.js';
+import { systemClock } from '../time/clock.js';
 import type { HttpTransport } from '../venue/http.js';
 import { SCOPES } from '../venue/port.js';
 import { toAppConfig } from './from-config.js';

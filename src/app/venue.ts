@@ -1,11 +1,11 @@
-import { monotonicView, type Clock } from '../sched/clock.js';
-import type { RequestKind, RequestQueue } from '../sched/request-class.js';
-import { RequestScheduler } from '../sched/scheduler.js';
-import { VenueClock } from '../sched/venue-clock.js';
+import { monotonicView, type Clock } from '../time/clock.js';
+import type { RequestKind, RequestQueue } from '../budget/request-class.js';
+import { RequestScheduler } from '../budget/scheduler.js';
+import { VenueClock } from '../time/venue-clock.js';
 import type { HttpTransport } from '../venue/http.js';
 import { VenuePort } from '../venue/port.js';
-import { SharedBudget } from '../sched/shared-budget.js';
-import type { BudgetMode } from '../sched/shared-share.js';
+import { SharedBudget } from '../budget/shared-budget.js';
+import type { BudgetMode } from '../budget/shared-share.js';
 import { connectSharedRedis } from './shared-redis.js';
 import type { AppConfig } from './app-config.js';
 

@@ -1,5 +1,5 @@
 import { ACCOUNT_NAME_MAX, ACCOUNT_NAME_RE } from '../config/names.js';
-import { heartbeatEndpoint, HeartbeatUrlError, parseHttpUrl } from '../obs/heartbeat-url.js';
+import { heartbeatEndpoint, HeartbeatUrlError, parseHttpUrl } from '../heartbeat-client/heartbeat-url.js';
 import { parseProfile, SIM_PROFILES } from '../sim/profiles.js';
 import { parseBudget, SIM_BUDGETS } from '../sim/rate-limit.js';
 import { parseArgs } from 'node:util';

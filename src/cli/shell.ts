@@ -8,12 +8,12 @@ import { readFileSync } from 'node:fs';
 import { COMMAND_HELP, EXIT_CODES, helpText, parseCommand, USAGE, UsageError, type Command } from './args.js';
 import { keygen } from './keygen.js';
 import { readHeartbeatToken } from './heartbeat-token.js';
-import { runHeartbeats } from '../obs/heartbeat-client.js';
-import { heartbeatLogLine } from '../obs/heartbeat-log.js';
-import { redactUrl } from '../obs/heartbeat-url.js';
+import { runHeartbeats } from '../heartbeat-client/heartbeat-client.js';
+import { heartbeatLogLine } from '../heartbeat-client/heartbeat-log.js';
+import { redactUrl } from '../heartbeat-client/heartbeat-url.js';
 import { createLogger } from '../obs/logger.js';
 import { ConfigError, formatProblems } from '../config/errors.js';
-import { systemClock } from '../sched/clock.js';
+import { systemClock } from '../time/clock.js';
 
 // The keeper, the config loader and the venue client (viem, prom-client, the budget) are loaded
 // by the commands that use them: `heartbeat` runs beside every bot, often as a sidecar, and
@@ -24,7 +24,7 @@ const keeperModules = async () => {
     import('../app/disarm.js'),
     import('../app/from-config.js'),
     import('../config/load.js'),
-    import('../config/plan.js'),
+    import('./check-config-plan.js'),
     import('../obs/systemd.js'),
     import('../state/agent-store.js'),
     import('../venue/http.js'),

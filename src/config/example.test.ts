@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from './load.js';
-import { buildPlan, formatPlan } from './plan.js';
+import { buildPlan, formatPlan } from '../cli/check-config-plan.js';
 import { KEY1, KEY2 } from './test-support.js';
 import { demoAddress } from '../sim/venue/demo.js';
 

@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import { dirname, isAbsolute, resolve } from 'node:path';
 import { isAlias, isMap, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node } from 'yaml';
-import { mapLimited } from '../sched/pool.js';
+import { mapLimited } from '../budget/pool.js';
 import { HYPERLIQUID_SWITCH_FACTS } from '../venue/facts.js';
 import type { z } from 'zod';
 import { collectEnvOverrides, applyEnvOverrides, HEARTBEAT_TOKEN_ENV } from './env.js';
@@ -277,7 +277,7 @@ class Loader {
     };
 
     // Budget arithmetic never makes a config invalid: the keeper protects what the budget allows
-    // (src/config/plan.ts), and `check-config` says how much that is.
+    // (src/cli/check-config-plan.ts), and `check-config` says how much that is.
     return deepFreeze(config);
   }
 

@@ -219,7 +219,7 @@ const limit = (d: { requests: number; per_seconds: number }) =>
       .prefault({}),
   );
 
-/** One budget for every instance with the same `name`, kept in Redis (sched/shared-budget.ts). */
+/** One budget for every instance with the same `name`, kept in Redis (budget/shared-budget.ts). */
 export const SharedBudgetSchema = z.strictObject({
   redis_url: z
     .string()

@@ -57,7 +57,7 @@ export function coveringShards(held: number, shard: { count: number; replication
  * The agent an instance approves in agent slot `slot`: slot 0 the configured name, slot k
  * `<name>-<k+1>`. Two instances must not share a named agent: approving the same name again
  * replaces it, and each would keep revoking the other's. Static replication gives replica r slot r;
- * a fleet claims a free slot per account in Redis (src/app/fleet-redis.ts).
+ * a fleet claims a free slot per account in Redis (src/fleet/fleet-redis.ts).
  */
 export function replicaAgentName(name: string, slot: number): string {
   return slot === 0 ? name : `${name}-${slot + 1}`;

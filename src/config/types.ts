@@ -118,7 +118,7 @@ export interface Config {
   /** The top-level defaults; each account carries its effective copy. */
   switch: SwitchConfig;
   /**
-   * `source`: where orders and positions are read (keeper/watcher.ts WatchSourceMode). `perpDexes`:
+   * `source`: where orders and positions are read (account/watcher.ts WatchSourceMode). `perpDexes`:
    * builder-deployed perp dexes read on the venue besides the default listing (`perp_dexes`).
    */
   watch: {
@@ -134,7 +134,7 @@ export interface Config {
   /** Every account in the file, in file order; `accountsForShard` picks this instance's. */
   accounts: AccountConfig[];
   /**
-   * `fleet`: the live instances come from the shared budget's Redis (src/app/fleet.ts); `index`
+   * `fleet`: the live instances come from the shared budget's Redis (src/fleet/fleet.ts); `index`
    * and `count` are then unused (0 and 1). `fallbackShareFollows`: no `fallback_share` was set, so
    * it follows the membership (1 / live instances).
    */

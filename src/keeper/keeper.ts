@@ -1,14 +1,14 @@
-import type { TimerHandle } from '../sched/clock.js';
-import { mapLimited } from '../sched/pool.js';
-import { Account } from './account.js';
-import { buildAccountParts, updateColdStart, type AccountParts } from './account-parts.js';
+import type { TimerHandle } from '../time/clock.js';
+import { mapLimited } from '../budget/pool.js';
+import { Account } from '../account/account.js';
+import { buildAccountParts, updateColdStart, type AccountParts } from '../account/account-parts.js';
 import { activityOf, publishGauges, readinessOf, settledOf, statusOf, type Readiness, type ViewInput } from './views.js';
 import { loadCarriedState, rollDay, saveBudget, settledWithin, VenueClockCheck, venueClockStepped } from './upkeep.js';
-import type { AccountRunner } from './account-runner.js';
-import type { HeartbeatRefusal, HttpAnswer } from './liveness.js';
-import type { KeeperAccountSpec, KeeperDeps, KeeperOptions, KeeperStatus, NotificationFeed } from './keeper-types.js';
+import type { AccountRunner } from '../switch/account-runner.js';
+import type { HeartbeatRefusal, HttpAnswer } from '../liveness/liveness.js';
+import type { KeeperAccountSpec, KeeperDeps, KeeperOptions, KeeperStatus, NotificationFeed } from '../account/keeper-types.js';
 
-export type { AccountStatus, KeeperAccountSpec, KeeperDeps, KeeperOptions, KeeperStatus, NotificationFeed } from './keeper-types.js';
+export type { AccountStatus, KeeperAccountSpec, KeeperDeps, KeeperOptions, KeeperStatus, NotificationFeed } from '../account/keeper-types.js';
 
 const LOOP_EVERY_MS = 1_000;
 const HEALTH_EVERY_MS = 60_000;

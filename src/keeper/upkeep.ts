@@ -1,10 +1,10 @@
 import type { Logger } from 'pino';
-import type { Clock, TimerHandle } from '../sched/clock.js';
-import type { ClockStep } from '../sched/venue-clock.js';
-import type { AccountRunner } from './account-runner.js';
+import type { Clock, TimerHandle } from '../time/clock.js';
+import type { ClockStep } from '../time/venue-clock.js';
+import type { AccountRunner } from '../switch/account-runner.js';
 import { StateWriteError } from '../state/atomic-file.js';
-import type { KeeperDeps } from './keeper-types.js';
-import type { AccountReports } from './reports.js';
+import type { KeeperDeps } from '../account/keeper-types.js';
+import type { AccountReports } from '../account/reports.js';
 
 /**
  * The keeper's upkeep beside its accounts: what a previous instance left (trigger counts, the

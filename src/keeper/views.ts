@@ -1,13 +1,13 @@
-import type { AccountActivity, ActivityReporter, LastCancelFired } from './activity.js';
+import type { AccountActivity, ActivityReporter, LastCancelFired } from '../account/activity.js';
 import type { KeeperMetrics } from '../obs/metrics.js';
-import type { CadenceControl } from './cadence-control.js';
-import { ratePerSecond, type ScopeLimit } from '../sched/limits.js';
-import { shouldBeArmed } from './account.js';
-import type { AccountStatus, AgentVenueStatus, KeeperDeps, KeeperStatus, AccountState } from './keeper-types.js';
-import type { AddressBudgetView, AgentCheckView } from './keeper-types.js';
-import type { BotView } from './bot-liveness.js';
-import { triggersLeft } from './liveness.js';
-import type { SwitchState } from './switch-machine.js';
+import type { CadenceControl } from '../account/cadence-control.js';
+import { ratePerSecond, type ScopeLimit } from '../budget/limits.js';
+import { shouldBeArmed } from '../account/account.js';
+import type { AccountStatus, AgentVenueStatus, KeeperDeps, KeeperStatus, AccountState } from '../account/keeper-types.js';
+import type { AddressBudgetView, AgentCheckView } from '../account/keeper-types.js';
+import type { BotView } from '../liveness/bot-liveness.js';
+import { triggersLeft } from '../liveness/liveness.js';
+import type { SwitchState } from '../switch/switch-machine.js';
 import { VENUE_FACTS } from '../venue/facts.js';
 import type { VenueSwitchFacts } from '../venue/switch-facts.js';
 import { keepsMinHorizon } from '../plan/horizon.js';
@@ -195,7 +195,7 @@ export function activityOf(accounts: Iterable<AccountState>, venueNowMs: number)
  * The accounts this instance has settled: armed by itself with at least their minimum horizon
  * left, or judged by its switch not to be armed (ineligible, `orders_open` with no orders, a silent
  * bot), as the previous owner would judge them. What a fleet publishes, so an instance handing an
- * account over lets go only once its new owner protects it (src/app/fleet.ts). An account still
+ * account over lets go only once its new owner protects it (src/fleet/fleet.ts). An account still
  * provisioning, or over budget here, is not settled: the previous owner keeps arming it.
  */
 export function settledOf(accounts: Iterable<AccountState>, venueNowMs: number, cadence: Pick<CadenceControl, 'isOverBudget'>): string[] {

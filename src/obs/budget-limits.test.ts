@@ -2,9 +2,9 @@ import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { createLogger } from '../app/app.js';
 import { budgetLimitsView } from '../keeper/views.js';
-import { FakeClock } from '../sched/fake-clock.js';
-import { LIMIT_QUIET_MS } from '../sched/limits.js';
-import { RequestScheduler } from '../sched/scheduler.js';
+import { FakeClock } from '../time/fake-clock.js';
+import { LIMIT_QUIET_MS } from '../budget/limits.js';
+import { RequestScheduler } from '../budget/scheduler.js';
 import { reportBudgetLimits } from './budget-limits.js';
 import { createMetrics } from './metrics.js';
 

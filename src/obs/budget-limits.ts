@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
-import { ratePerSecond, type LimitChange } from '../sched/limits.js';
-import type { RequestScheduler } from '../sched/scheduler.js';
+import { ratePerSecond, type LimitChange } from '../budget/limits.js';
+import type { RequestScheduler } from '../budget/scheduler.js';
 import type { KeeperMetrics } from './metrics.js';
 
 /**

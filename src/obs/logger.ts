@@ -1,5 +1,5 @@
 import { pino, type DestinationStream, type Logger } from 'pino';
-import type { Clock } from '../sched/clock.js';
+import type { Clock } from '../time/clock.js';
 import { logSerializers, redactPaths } from './log.js';
 import { createRequire } from 'node:module';
 

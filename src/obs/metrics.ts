@@ -13,11 +13,11 @@ export const ARM_RESULTS = ['ok', 'rate_limited', 'rejected', 'error'] as const;
  * back is ordinary pacing, not a refusal, and is counted apart (dms_keeper_client_pacing_waits_total).
  */
 export const RATE_LIMIT_SCOPES = ['endpoint', 'global'] as const;
-/** Queues of the client budget (sched/request-class.ts RequestQueue). */
+/** Queues of the client budget (budget/request-class.ts RequestQueue). */
 export const PACING_KINDS = ['arm', 'read'] as const;
 /** The state directory's files, as `dms_keeper_state_unreadable_total` names them. */
 export const STATE_FILES = ['agent', 'triggers', 'budget', 'fleet'] as const;
-/** Where a read came from: the service's listing or the venue's info endpoint (keeper/watcher.ts). */
+/** Where a read came from: the service's listing or the venue's info endpoint (account/watcher.ts). */
 export const READ_SOURCES = ['service', 'venue'] as const;
 export type ReadSource = (typeof READ_SOURCES)[number];
 /** Why a heartbeat was refused (docs/liveness.md, the heartbeat API): one HTTP status each. */

@@ -7,8 +7,8 @@ import { keeperReadDemand, readStretch, type PlanReadWeights, type ReadMix, type
 /**
  * The budget plan: one pure function from (the accounts and their settings, the limits in force,
  * the provisioning left) to every figure the keeper acts on and `check-config` prints. The keeper
- * (keeper/cadence-control.ts) feeds it the scheduler's limits (learned from 429s, cut to this
- * instance's share); check-config (src/config/plan.ts) the configured ones, cut the same way. Steps:
+ * (account/cadence-control.ts) feeds it the scheduler's limits (learned from 429s, cut to this
+ * instance's share); check-config (src/cli/check-config-plan.ts) the configured ones, cut the same way. Steps:
  * 1. the arm budget: what the accounts' routes carry together (armCapacityPerSecond);
  * 2. the periods, fitted to it without ever refusing (planProtection);
  * 3. during a cold start the steady re-arms would crowd, every account at its longest safe period;

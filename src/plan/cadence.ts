@@ -4,7 +4,7 @@
  * which falls to `deadline - period` by the next arm, so a period may grow to
  * `deadline - min_horizon - lag` and no further (the horizon's arithmetic: horizon.ts).
  */
-import { DAY_MS } from '../sched/clock.js';
+import { DAY_MS } from '../time/clock.js';
 import type { ArmRoute } from '../venue/routes.js';
 import type { VenueSwitchFacts } from '../venue/switch-facts.js';
 import {

@@ -162,7 +162,7 @@ export function horizonAfterOwnersLostSeconds(sw: Pick<HorizonInputSeconds, 'dea
   return sw.deadlineSeconds - sw.rearmEverySeconds - leaseSeconds - fleetStepSeconds(leaseSeconds);
 }
 
-// ---- the switch's retry reserve (keeper/switch-machine.ts, account-runner.ts) ----
+// ---- the switch's retry reserve (switch/switch-machine.ts, account-runner.ts) ----
 
 /** Upper bound of the retry reserve kept before the latest re-arm time. */
 export const REARM_RESERVE_MAX_MS = 5_000;
@@ -206,7 +206,7 @@ export function retryUsableHorizonMs(horizonMs: number, minLeadMs: number): numb
   return horizonMs - minLeadMs;
 }
 
-// ---- a silent bot's cancel-soon arm (keeper/liveness.ts, switch-machine.ts) ----
+// ---- a silent bot's cancel-soon arm (liveness/liveness.ts, switch-machine.ts) ----
 
 /**
  * The keeper's margin on top of the venue's minimum lead for a cancel-soon arm: the lead is measured

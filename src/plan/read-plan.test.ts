@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { LOW_HEADROOM_PERCENT } from '../config/plan.js';
+import { LOW_HEADROOM_PERCENT } from '../cli/check-config-plan.js';
 import { accountReads, keeperReadDemand, readDemand, readStretch, READ_UTILISATION, venueReadWeights } from './read-plan.js';
 
 const W = { openOrders: 20, clearinghouseState: 2, spotClearinghouseState: 2 };

@@ -4,8 +4,8 @@
  * what they need first, and every read period is stretched by one common factor to fit the rest:
  * a read late by a period beats a read shed at random.
  */
-import { DAY_MS } from '../sched/clock.js';
-import { ARM_RESERVE_SHARE } from '../sched/request-class.js';
+import { DAY_MS } from '../time/clock.js';
+import { ARM_RESERVE_SHARE } from '../budget/request-class.js';
 import { ASSUMED } from '../venue/assumptions.js';
 import type { InfoWeights } from '../venue/info.js';
 
@@ -57,12 +57,12 @@ export function accountReads(mode: ReadSourceMode, w: ReadWeights, a: { ordersOn
 
 /**
  * How often the address budget reads `userRateLimit` per account when the keeper reads the venue
- * (keeper/address-budget.ts). At one re-arm per 15 s the headroom moves by 40 in that time, and the
+ * (account/address-budget.ts). At one re-arm per 15 s the headroom moves by 40 in that time, and the
  * read costs a sixth of one percent of the venue's 1,200 weight a minute.
  */
 export const ADDRESS_BUDGET_READ_EVERY_MS = 10 * 60_000;
 
-/** How often the agent check reads `extraAgents` per account (keeper/agent-check.ts), besides after each approval. */
+/** How often the agent check reads `extraAgents` per account (account/agent-check.ts), besides after each approval. */
 export const AGENT_CHECK_EVERY_MS = DAY_MS;
 
 /** The reads of every account at the configured periods: each kind of account's reads, and how many read so. */

@@ -1,6 +1,6 @@
 /** The admin API's loopback check, unit-tested (over a socket every peer is loopback). */
 import { describe, expect, it } from 'vitest';
-import { FakeClock } from '../sched/fake-clock.js';
+import { FakeClock } from '../time/fake-clock.js';
 import { adminHandler, isLoopbackAddress } from './admin.js';
 import { FaultControl } from './faults.js';
 import { RateLimiter } from './rate-limit.js';

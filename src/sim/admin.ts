@@ -31,7 +31,7 @@
  */
 import { ADDRESS_RE } from '../venue/address.js';
 import { z } from 'zod';
-import type { Clock } from '../sched/clock.js';
+import type { Clock } from '../time/clock.js';
 import type { FaultControl, FaultSpec } from './faults.js';
 import { badRequest, normalizeAddress, notFound, ok, restError, Router, type Route, type SimRequest, type SimResponse } from './http-util.js';
 import { parseBudget, type RateLimiter } from './rate-limit.js';

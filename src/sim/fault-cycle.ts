@@ -8,7 +8,7 @@
  * schedule-cancel endpoint whose `rate_limit` detail announces 10 per 10 s. The exchange endpoint
  * is never touched: a `rest_then_exchange` keeper always has a route with room.
  */
-import type { Clock, TimerHandle } from '../sched/clock.js';
+import type { Clock, TimerHandle } from '../time/clock.js';
 import type { FaultControl, RequestFaultSpec } from './faults.js';
 import { SCHEDULE_CANCEL_ENDPOINT } from './rate-limit.js';
 

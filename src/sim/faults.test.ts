@@ -1,6 +1,6 @@
 /** Fault bookkeeping: targeting, counts, time spans, precedence, settings and change notification. */
 import { describe, expect, it } from 'vitest';
-import { FakeClock } from '../sched/fake-clock.js';
+import { FakeClock } from '../time/fake-clock.js';
 import { FaultControl } from './faults.js';
 
 describe('FaultControl', () => {

@@ -11,7 +11,7 @@
  * The clock offset and the WebSocket switches are plain settings; the WebSocket hub subscribes to
  * changes so that `wsDropEveryMs` takes effect without polling.
  */
-import type { Clock } from '../sched/clock.js';
+import type { Clock } from '../time/clock.js';
 
 /** `rest`: the service (`/v1`); `exchange` and `info`: the venue host's `POST /exchange` and `POST /info`. */
 export type FaultPath = 'rest' | 'exchange' | 'info';

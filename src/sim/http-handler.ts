@@ -15,7 +15,7 @@
  * venue (a proxy, the network), not traffic the venue admitted.
  */
 import { STATUS_CODES } from 'node:http';
-import { sleep, type Clock } from '../sched/clock.js';
+import { sleep, type Clock } from '../time/clock.js';
 import type { BodyFault, FaultControl, FaultPath, ResetFault, StatusFault } from './faults.js';
 import { badRequest, notFound, restError, Router, type Route, type SimRequest, type SimResponse } from './http-util.js';
 import type { RateLimiter } from './rate-limit.js';

@@ -5,7 +5,7 @@
  * boundary, the venue-only option, the REST 503 fault, and the profiles applied to the answers.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { FakeClock } from '../sched/fake-clock.js';
+import { FakeClock } from '../time/fake-clock.js';
 import {
   decodeInfoClearinghouseState,
   decodeInfoExtraAgents,

@@ -22,7 +22,7 @@
  * `liquidationPx`, `tif`): a reader that relies on nothing else survives every variation. Lists stay
  * whole (no element is dropped or nulled); the 422 text answer is never varied.
  */
-import type { Clock, TimerHandle } from '../sched/clock.js';
+import type { Clock, TimerHandle } from '../time/clock.js';
 import { withDualOrders } from './catalog/duals.js';
 import type { FaultControl } from './faults.js';
 

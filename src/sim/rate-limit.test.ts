@@ -3,7 +3,7 @@
  * isolation, and run-time reconfiguration.
  */
 import { describe, expect, it } from 'vitest';
-import { FakeClock } from '../sched/fake-clock.js';
+import { FakeClock } from '../time/fake-clock.js';
 import { parseBudget, RateLimiter, SCHEDULE_CANCEL_ENDPOINT, UnknownBudgetError, type RateDecision } from './rate-limit.js';
 
 function refused(d: RateDecision): Extract<RateDecision, { ok: false }>['detail'] {

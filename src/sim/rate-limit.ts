@@ -25,7 +25,7 @@
  *
  * Time comes from the injected clock, so whole scenarios run in virtual time.
  */
-import type { Clock } from '../sched/clock.js';
+import type { Clock } from '../time/clock.js';
 import type { RateLimitDetail } from '../venue/errors.js';
 
 export interface WindowSpec {

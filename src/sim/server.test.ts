@@ -6,9 +6,9 @@
  */
 import net from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Clock } from '../sched/clock.js';
-import { systemClock, offsetClock } from '../sched/clock.js';
-import { FakeClock } from '../sched/fake-clock.js';
+import type { Clock } from '../time/clock.js';
+import { systemClock, offsetClock } from '../time/clock.js';
+import { FakeClock } from '../time/fake-clock.js';
 import type { Account, Event, OpenOrder, Outcome, Position } from '../venue/types.js';
 import { ACCOUNT_ENDPOINTS, accountRoutes } from './account-routes.js';
 import { adminHandler } from './admin.js';

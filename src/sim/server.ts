@@ -15,7 +15,7 @@
  */
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import { systemClock } from '../sched/clock.js';
+import { systemClock } from '../time/clock.js';
 import { createSimHttpHandler, HARD_BODY_LIMIT_BYTES, type BodyRead, type SimExchange, type SimHandlerOptions, type SimHttpHandler } from './http-handler.js';
 import type { WsHub } from './ws-server.js';
 

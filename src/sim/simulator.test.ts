@@ -6,7 +6,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { FakeClock } from '../sched/fake-clock.js';
+import { FakeClock } from '../time/fake-clock.js';
 import { signerFromPrivateKey } from '../venue/signing/signer.js';
 import type { Event, Health, OpenOrder, Outcome } from '../venue/types.js';
 import { startSimulator, type Simulator } from './simulator.js';

@@ -8,7 +8,7 @@
  * schedule deadline follows it. Each call builds its own instances: no module-level state, so any
  * number of simulators can run side by side in one process.
  */
-import { offsetClock, systemClock, type Clock } from '../sched/clock.js';
+import { offsetClock, systemClock, type Clock } from '../time/clock.js';
 import type { AccountRef } from '../venue/types.js';
 import type { SignatureRecovery } from '../venue/signing/signer.js';
 import { accountRoutes } from './account-routes.js';

@@ -5,8 +5,8 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { systemClock, type Clock } from '../sched/clock.js';
-import { FakeClock } from '../sched/fake-clock.js';
+import { systemClock, type Clock } from '../time/clock.js';
+import { FakeClock } from '../time/fake-clock.js';
 import { FaultControl } from './faults.js';
 import { RateLimiter } from './rate-limit.js';
 import { listenSimServer, type SimServer } from './server.js';

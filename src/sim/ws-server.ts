@@ -13,7 +13,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type RawData, type WebSocket } from 'ws';
-import type { Clock, TimerHandle } from '../sched/clock.js';
+import type { Clock, TimerHandle } from '../time/clock.js';
 import { VENUE_FACTS } from '../venue/facts.js';
 import type { FaultControl } from './faults.js';
 import { normalizeAddress } from './http-util.js';

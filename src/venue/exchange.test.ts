@@ -4,7 +4,7 @@ import { buildApproveAgent, buildApproveBuilderFee, buildScheduleCancel } from '
 import { ACTION_REASONS, ActionError, DecodeError, RestError, TransportError } from './errors.js';
 import { ExchangeClient } from './exchange.js';
 import { HttpTransport, type ResponseObservation } from './http.js';
-import { FakeClock } from '../sched/fake-clock.js';
+import { FakeClock } from '../time/fake-clock.js';
 import { signerFromPrivateKey } from './signing/signer.js';
 
 const ORIGIN = 'http://exchange.test';

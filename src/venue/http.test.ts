@@ -5,7 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { MockAgent } from 'undici';
 import { DecodeError, TransportError } from './errors.js';
 import { HttpTransport, type ResponseObservation } from './http.js';
-import { FakeClock } from '../sched/fake-clock.js';
+import { FakeClock } from '../time/fake-clock.js';
 
 const ORIGIN = 'http://venue.test';
 

@@ -2,7 +2,7 @@ import { Agent, request, type Dispatcher } from 'undici';
 import { ASSUMED } from './assumptions.js';
 import { DecodeError, TransportError, type DecodeReason, type TransportReason } from './errors.js';
 import { toJson } from './json.js';
-import { systemClock, type Clock, type TimerHandle } from '../sched/clock.js';
+import { systemClock, type Clock, type TimerHandle } from '../time/clock.js';
 
 /**
  * One HTTP exchange with the venue, bounded in time and size, and nothing more: no retries (the

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { FakeClock } from '../sched/fake-clock.js';
-import { RequestScheduler, type RequestOptions } from '../sched/scheduler.js';
-import { VenueClock } from '../sched/venue-clock.js';
+import { FakeClock } from '../time/fake-clock.js';
+import { RequestScheduler, type RequestOptions } from '../budget/scheduler.js';
+import { VenueClock } from '../time/venue-clock.js';
 import type { HttpRequest, HttpResponse, HttpTransport } from './http.js';
 import { NoServiceError, SCOPES, VenuePort } from './port.js';
 

@@ -1,11 +1,11 @@
 import { HYPERLIQUID_SWITCH_FACTS } from './facts.js';
 import type { VenueSwitchFacts } from './switch-facts.js';
-import type { Clock } from '../sched/clock.js';
-import type { ArmClass, RequestClass } from '../sched/request-class.js';
-import type { RequestOptions, RequestScheduler } from '../sched/scheduler.js';
-import type { VenueClock } from '../sched/venue-clock.js';
-import type { SharedBudget } from '../sched/shared-budget.js';
-import { tokenWait } from '../sched/request-class.js';
+import type { Clock } from '../time/clock.js';
+import type { ArmClass, RequestClass } from '../budget/request-class.js';
+import type { RequestOptions, RequestScheduler } from '../budget/scheduler.js';
+import type { VenueClock } from '../time/venue-clock.js';
+import type { SharedBudget } from '../budget/shared-budget.js';
+import { tokenWait } from '../budget/request-class.js';
 import { RestError } from './errors.js';
 import { leaveByMonoMs, RouteProbe, type ArmRoute, type RouteChoice, type VenueReading } from './routes.js';
 import { ExchangeClient } from './exchange.js';
@@ -249,7 +249,7 @@ export class VenuePort {
 
   /**
    * The named agents `user` (a master) has approved, with their expiry (a read of weight 20):
-   * whether the keeper's approval is on the venue and when it lapses (keeper/agent-check.ts).
+   * whether the keeper's approval is on the venue and when it lapses (account/agent-check.ts).
    */
   infoExtraAgents(user: string, opts: { signal?: AbortSignal; maxWaitMs?: number } = {}): Promise<InfoExtraAgent[]> {
     return this.admitInfo({ kind: 'read' }, 'extraAgents', opts.signal, (signal) => this.info.extraAgents(user, signal ? { signal } : {}), opts.maxWaitMs);

@@ -18,7 +18,7 @@ export function otherRoute(route: ArmRoute): ArmRoute {
 /**
  * A `rest_then_exchange` request's other route, and the venue time it must leave its planned route
  * by: the port sends it the other way instead when the planned route is held by a 429, failing, or
- * would keep it queued past then. Built once, by the switch (keeper/switch-machine.ts), and passed
+ * would keep it queued past then. Built once, by the switch (switch/switch-machine.ts), and passed
  * down as it is. Venue time, because that is the clock it is decided on: the switch is pure and
  * plans in venue time, and the leave-by follows from the account's deadline, a venue time
  * (plan/horizon.ts leaveByAtMs). The port, whose timers and budget estimates run on the monotonic

@@ -1,6 +1,6 @@
 /**
  * What the core needs to know about an account's venue's dead man's switch, as data: the switch
- * (keeper/switch-machine.ts) and the plan (plan/) take it as a parameter and import no venue facts,
+ * (switch/switch-machine.ts) and the plan (plan/) take it as a parameter and import no venue facts,
  * so a second venue (another minimum lead, another daily limit, another kind of switch) is another
  * value, not another import through every layer. The port hands it out (VenuePort.switchFacts); the
  * one venue we have is `HYPERLIQUID_SWITCH_FACTS` in facts.ts.

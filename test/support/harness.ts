@@ -28,11 +28,11 @@ import { Agent, type Dispatcher } from 'undici';
 import { Keeper, type KeeperAccountSpec, type KeeperDeps, type KeeperOptions } from '../../src/keeper/keeper.js';
 import { createMetrics } from '../../src/obs/metrics.js';
 import { reportBudgetLimits } from '../../src/obs/budget-limits.js';
-import { monotonicView } from '../../src/sched/clock.js';
-import { FakeClock } from '../../src/sched/fake-clock.js';
-import { RequestScheduler } from '../../src/sched/scheduler.js';
-import { SharedBudget, type SharedBuckets, type SharedRedisClient } from '../../src/sched/shared-budget.js';
-import { VenueClock } from '../../src/sched/venue-clock.js';
+import { monotonicView } from '../../src/time/clock.js';
+import { FakeClock } from '../../src/time/fake-clock.js';
+import { RequestScheduler } from '../../src/budget/scheduler.js';
+import { SharedBudget, type SharedBuckets, type SharedRedisClient } from '../../src/budget/shared-budget.js';
+import { VenueClock } from '../../src/time/venue-clock.js';
 import { startSimulator, type Simulator, type SimulatorOptions } from '../../src/sim/simulator.js';
 import { AgentStore } from '../../src/state/agent-store.js';
 import { TriggerCounter } from '../../src/state/triggers.js';
@@ -40,7 +40,7 @@ import { HttpTransport } from '../../src/venue/http.js';
 import { loadSigningCurve } from '../../src/venue/signing/curve.js';
 import { VenuePort } from '../../src/venue/port.js';
 import { NotificationClient } from '../../src/venue/ws.js';
-import type { SwitchConfig } from '../../src/keeper/switch-machine.js';
+import type { SwitchConfig } from '../../src/switch/switch-machine.js';
 
 export const T_START = Date.UTC(2026, 10, 22, 12, 0, 0);
 

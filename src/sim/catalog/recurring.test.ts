@@ -5,7 +5,7 @@
  * orders in `/info`'s open-orders listings.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { FakeClock } from '../../sched/fake-clock.js';
+import { FakeClock } from '../../time/fake-clock.js';
 import { decodeInfoOpenOrders } from '../../venue/info-decode.js';
 import type { Event, OpenOrder, Outcome } from '../../venue/types.js';
 import { startSimulator, type Simulator } from '../simulator.js';

@@ -5,7 +5,7 @@
  * re-reads venue time, so a FakeClock jump across several closes settles each of them, in order,
  * and a wake-up that came early (a clock offset changed) waits again.
  */
-import type { Clock, TimerHandle } from '../../sched/clock.js';
+import type { Clock, TimerHandle } from '../../time/clock.js';
 import type { RecurringSeries } from './recurring.js';
 
 /** Node's setTimeout overflows above 2^31 - 1 ms. */

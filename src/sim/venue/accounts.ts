@@ -1,4 +1,4 @@
-import type { Clock } from '../../sched/clock.js';
+import type { Clock } from '../../time/clock.js';
 import type { Account, AccountLocation, AccountRef, OpenOrder, Position } from '../../venue/types.js';
 import { normalizeAddress } from '../http-util.js';
 import type {

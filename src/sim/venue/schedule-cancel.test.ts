@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { VENUE_FACTS } from '../../venue/facts.js';
-import { FakeClock } from '../../sched/fake-clock.js';
-import { offsetClock } from '../../sched/clock.js';
+import { FakeClock } from '../../time/fake-clock.js';
+import { offsetClock } from '../../time/clock.js';
 import { VenueState } from './state.js';
 import { defaultSeeds, stubCatalog, harness, MASTER, OTHER_MASTER, STRANGER, SUB, AGENT_A, approveAgentBody, scheduleCancelBody } from './test-support.js';
 

@@ -1,4 +1,4 @@
-import type { Clock, TimerHandle } from '../../sched/clock.js';
+import type { Clock, TimerHandle } from '../../time/clock.js';
 import type { ScheduleInfo } from '../types.js';
 
 const DAY_MS = 24 * 3600 * 1000;

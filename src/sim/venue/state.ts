@@ -1,4 +1,4 @@
-import type { Clock } from '../../sched/clock.js';
+import type { Clock } from '../../time/clock.js';
 import { VENUE_FACTS } from '../../venue/facts.js';
 import { recoverL1Signer, recoverUserSigner, type SignatureRecovery } from '../../venue/signing/signer.js';
 import type { Account, Network, OpenOrder, Position } from '../../venue/types.js';

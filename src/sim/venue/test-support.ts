@@ -2,7 +2,7 @@
  * Helpers for this folder's tests: a stub catalog, fixed throwaway keys, and signed bodies shaped
  * exactly as `JSON.parse` of the posted JSON gives them (`time` a plain number, not a BigInt).
  */
-import { FakeClock } from '../../sched/fake-clock.js';
+import { FakeClock } from '../../time/fake-clock.js';
 import { signerFromPrivateKey, type Signer } from '../../venue/signing/signer.js';
 import { VENUE_CHAIN_FIELD, type ChainField } from '../../venue/signing/user-signed.js';
 import type { Event, Network, Outcome } from '../../venue/types.js';

@@ -1,4 +1,4 @@
-import type { Clock } from '../../sched/clock.js';
+import type { Clock } from '../../time/clock.js';
 
 /**
  * Per-signer nonces: `max(now_ms, last + 1)` (VENUE.md). `now` is venue time when the caller has an

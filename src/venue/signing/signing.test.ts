@@ -7,7 +7,7 @@ import { l1ActionHash, l1SigningHash, l1TypedData, msgpackAction } from './l1.js
 import { recoverL1Signer, recoverUserSigner, signerFromPrivateKey, InvalidKeyError } from './signer.js';
 import { NonceSource } from './nonce.js';
 import { loadSigningCurve, viemCurve, type SigningCurve } from './curve.js';
-import { FakeClock } from '../../sched/fake-clock.js';
+import { FakeClock } from '../../time/fake-clock.js';
 
 // Published vectors (VENUE.md): official Python/Rust SDK tests. K1 is a public test key.
 const K1 = '0x0123456789012345678901234567890123456789012345678901234567890123';

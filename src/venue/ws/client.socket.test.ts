@@ -4,7 +4,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket, { WebSocketServer } from 'ws';
-import { systemClock, type Clock, type TimerHandle } from '../../sched/clock.js';
+import { systemClock, type Clock, type TimerHandle } from '../../time/clock.js';
 import { VENUE_FACTS } from '../facts.js';
 import { NotificationClient } from './client.js';
 import type { NotificationClientEvent, NotificationClientOptions } from './types.js';

@@ -4,7 +4,7 @@
  */
 import { EventEmitter } from 'node:events';
 import { describe, expect, it } from 'vitest';
-import { FakeClock, flushMicrotasks } from '../../sched/fake-clock.js';
+import { FakeClock, flushMicrotasks } from '../../time/fake-clock.js';
 import { VENUE_FACTS } from '../facts.js';
 import { NotificationClient } from './client.js';
 import type { NotificationClientEvent, NotificationClientOptions, SocketLike } from './types.js';

@@ -2,7 +2,7 @@
  * One connection's worth of state. The client owns the transitions; this file keeps the plain
  * data and the helpers that do not need the client.
  */
-import type { Clock, TimerHandle } from '../../sched/clock.js';
+import type { Clock, TimerHandle } from '../../time/clock.js';
 import type { ConnectionInfo, ConnectionStateName, SocketLike } from './types.js';
 
 export interface Slot {

@@ -2,7 +2,7 @@
  * Socket chores that must never throw into a callback, and the set of sockets not yet closed, so
  * `stop()` can wait for every one of them (abandoned ones included) within a bound.
  */
-import type { Clock } from '../../sched/clock.js';
+import type { Clock } from '../../time/clock.js';
 import type { SocketLike } from './types.js';
 
 export function sendQuietly(sock: SocketLike, text: string): void {

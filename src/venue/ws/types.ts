@@ -3,7 +3,7 @@
  * consumes; reasons are closed sets exported as arrays so metric labels can be pre-created.
  */
 import WebSocket from 'ws';
-import type { Clock } from '../../sched/clock.js';
+import type { Clock } from '../../time/clock.js';
 import { VENUE_FACTS } from '../facts.js';
 import { DEFAULT_BACKOFF, validateBackoff, type BackoffOptions } from './backoff.js';
 import type { UnparsedReason } from './frames.js';

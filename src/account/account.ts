@@ -1,0 +1,203 @@
+import type { Logger } from 'pino';
+import type { TimerHandle } from '../time/clock.js';
+import { initAccountSeries, removeAccountSeries } from '../obs/metrics.js';
+import { AccountRunner, type ScheduleCancelSender } from '../switch/account-runner.js';
+import type { AccountParts } from './account-parts.js';
+import { makeSender } from '../switch/sender.js';
+import { AccountWatcher } from './watcher.js';
+import type { AccountState, AgentCheckRecord, KeeperAccountSpec } from './keeper-types.js';
+import type { Provisioned } from './provision.js';
+
+/** Whether an account should carry a schedule now; not provisioned yet counts as yes (it is not). */
+export function shouldBeArmed(m: Pick<AccountState, 'runner'>): boolean {
+  if (!m.runner) return true;
+  return m.runner.shouldBeArmed();
+}
+
+/**
+ * One account, whole: its settings, its agent, its switch (runner), its watcher, its address's
+ * action budget, its agent check and its coverage, created, reloaded and closed here. The keeper
+ * holds a set of these; the shared parts (the plan, the budget, the cold start's gate, the bots'
+ * liveness, the reports) act on the account they are handed and call it back by method
+ * (`agentReady`, `botVerdict`), never by name.
+ */
+export class Account implements AccountState {
+  readonly log: Logger;
+  runner?: AccountRunner;
+  sender?: ScheduleCancelSender;
+  watcher?: AccountWatcher;
+  provisioned?: Provisioned;
+  provisionError?: string;
+  provisionTimer?: TimerHandle;
+  renewAtMs?: number;
+  provisionAttempts = 0;
+  orders?: AccountState['orders'];
+  positions?: AccountState['positions'];
+  subscribed = false;
+  removed = false;
+  addressBudget: AccountState['addressBudget'] = { reading: false };
+  agentCheck?: AgentCheckRecord;
+  everArmed = false;
+
+  constructor(
+    public spec: KeeperAccountSpec,
+    private readonly parts: AccountParts,
+  ) {
+    const { deps } = parts;
+    this.log = deps.logger.child({ account: spec.name });
+    parts.gate.added(spec.name, spec.switch);
+    initAccountSeries(deps.metrics, spec.name);
+    this.setCoverage(spec);
+    deps.metrics.triggersToday.set({ account: spec.name }, deps.triggers.get(spec.name));
+  }
+
+  get name(): string {
+    return this.spec.name;
+  }
+
+  /**
+   * A reload's settings for it (same identity: same signer). Coverage shows at once; a changed
+   * switch, builder fee or validity is applied by `applySettings` once the plan is redone.
+   * Returns whether anything the switch acts on changed.
+   */
+  reconfigure(spec: KeeperAccountSpec): boolean {
+    this.setCoverage(spec);
+    const changed = JSON.stringify(spec.switch) !== JSON.stringify(this.spec.switch) || JSON.stringify(spec.builderFee) !== JSON.stringify(this.spec.builderFee) || spec.validDays !== this.spec.validDays;
+    this.spec = spec;
+    return changed;
+  }
+
+  /** The switch takes the settings the plan in force gives it (from its next decision). */
+  applySettings(): void {
+    this.runner?.updateSettings(this.parts.cadence.effectiveSettings(this.spec));
+  }
+
+  /** Whether it should carry a schedule now; not provisioned yet counts as yes (it is not). */
+  shouldBeArmed(): boolean {
+    return shouldBeArmed(this);
+  }
+
+  /** Its bot's verdict (bot-liveness.ts): the switch hears it (a silent bot: no more re-arms, or a cancel-soon). */
+  botVerdict(alive: boolean): void {
+    this.runner?.botLiveness(alive);
+  }
+
+  /** Its first provisioning (agent, builder fee); false: failed (it retries on its own backoff). */
+  provision(): Promise<boolean> {
+    return this.parts.agents.provision(this, false);
+  }
+
+  /**
+   * Its agent is approved (or reused, or re-approved): the venue's list is checked about it, the
+   * signer is (re)built, and on the first time the switch and the watcher start.
+   */
+  agentReady(): void {
+    const { parts } = this;
+    parts.agentChecks.afterProvision(this);
+    const p = this.provisioned!;
+    const sender: ScheduleCancelSender = makeSender({
+      agent: p.agent,
+      vaultAddress: p.vaultAddress,
+      network: parts.options().network,
+      nonces: parts.nonces,
+      venue: parts.deps.venue,
+    });
+    this.sender = sender;
+    if (this.runner) return; // re-provisioned: only the signer changes
+    // The address's budget and volume gate, read before the first arm (bounded: address-budget.ts),
+    // so an account below the gate is reported before an arm is spent on it.
+    const firstRead = parts.addressBudgets.first(this);
+    if (parts.gate.isUnsettled(this.name)) {
+      parts.gate.settledOk(this.name, (p.source === 'approved' ? 1 : 0) + (p.builderFeeApproved ? 1 : 0));
+      // During a cold start its first arm may wait for the gate, so it does not come due again
+      // before the last account is armed (plan/cold-start.ts).
+      parts.gate.admit(this.name, parts.deps.clock.monoMs(), parts.cadence.coldStartWindow(), () => void firstRead.then(() => this.startSwitch()));
+      return;
+    }
+    void firstRead.then(() => this.startSwitch());
+  }
+
+  private startSwitch(): void {
+    const { parts } = this;
+    const { deps } = parts;
+    if (this.removed || this.runner || parts.stopRequested()) return;
+    const sender = this.sender!;
+    const options = parts.options();
+    const runner = new AccountRunner(this.name, parts.cadence.effectiveSettings(this.spec), {
+      clock: deps.venueClock,
+      // The signer in force when the request leaves: a re-provisioning replaces it under the runner's timers.
+      sender: { send: (args) => (this.sender ?? sender).send(args) },
+      reprovision: () => parts.agents.provision(this, true),
+      report: (r) => {
+        if (r.type === 'arm') parts.gate.firstArmAnswered(this.name, r.result === 'ok');
+        parts.reports.runner(this, r);
+      },
+      claimSlot: (wishMs, nowMs) => parts.cadence.claimSlot(wishMs, nowMs, this.name),
+    });
+    this.runner = runner;
+    // Before its first arm: a bot already silent gets a cancel-soon arm, not a re-arm.
+    if (parts.bots.judged(this.name)) runner.botLiveness(parts.bots.alive(this.name));
+    runner.start();
+
+    this.watcher = new AccountWatcher(this.spec.address, parts.cadence.readIntervals(options), {
+      clock: deps.clock,
+      source: deps.venue,
+      report: (r) => parts.reports.watch(this, r),
+      mode: options.watch.source ?? 'service',
+      countOrdersOnVenue: () => this.spec.switch.armWhen === 'orders_open',
+      perpDexes: () => parts.options().watch.perpDexes ?? [],
+    });
+    this.watcher.start(parts.firstReadDelays(this.spec));
+    const feed = parts.feed();
+    if (feed) {
+      const r = feed.subscribe(this.spec.address);
+      this.subscribed = r.subscribed;
+      if (!r.subscribed) this.log.info({ event: 'notifications_unavailable', reason: r.reason }, 'no WebSocket slot for this account; relying on polling');
+    }
+  }
+
+  /** Removed by a reload (or its identity changed): everything of it ends, its series go. */
+  async close(): Promise<void> {
+    const { parts } = this;
+    this.removed = true;
+    parts.gate.forget(this.name);
+    parts.addressBudgets.stop(this, true);
+    parts.agentChecks.stop(this, true);
+    parts.bots.forget(this.name);
+    this.stopWatching();
+    await this.stopSwitch();
+    removeAccountSeries(parts.deps.metrics, this.name);
+  }
+
+  /** The keeper's stop: no more reads or checks are planned (what was read stays shown). */
+  stopReading(): void {
+    this.parts.addressBudgets.stop(this);
+    this.parts.agentChecks.stop(this);
+    this.stopWatching();
+  }
+
+  /** Abandons the switch's in-flight requests (the stop timed out; schedules stay armed). */
+  abort(): void {
+    this.runner?.abortNow();
+  }
+
+  private stopWatching(): void {
+    this.watcher?.stop();
+    if (this.subscribed) this.parts.feed()?.unsubscribe(this.spec.address);
+    this.subscribed = false;
+  }
+
+  /** Its switch stops as `on_shutdown` says (the keeper's stop, after every account's `stopReading`). */
+  async stopSwitch(): Promise<void> {
+    if (this.provisionTimer) this.parts.deps.clock.clearTimeout(this.provisionTimer);
+    this.renewAtMs = undefined;
+    await this.runner?.stop();
+  }
+
+  /** Which instances arm it, and which of them this one is (they change as a fleet's membership does). */
+  private setCoverage(spec: KeeperAccountSpec): void {
+    const { metrics } = this.parts.deps;
+    metrics.accountReplicas.set({ account: spec.name }, spec.coveredBy?.length ?? 1);
+    metrics.accountReplica.set({ account: spec.name }, spec.replica ?? 0);
+  }
+}
