@@ -4,6 +4,7 @@
  * reported as success, every error names its cause, and no key-shaped value is echoed.
  */
 import fc from 'fast-check';
+import { slotsByName } from '../src/liveness/test-support.js';
 import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -234,7 +235,7 @@ describe('heartbeats under hostile requests', () => {
     const { pino } = await import('pino');
     const clock = new FakeClock(Date.UTC(2026, 10, 22, 12));
     const metrics = createMetrics({ version: 'test', defaultMetrics: false });
-    const bots = new BotLiveness({ clock, metrics, logger: pino({ level: 'silent' }), onChange: () => undefined });
+    const bots = new BotLiveness({ slot: slotsByName(), clock, metrics, logger: pino({ level: 'silent' }), onChange: () => undefined });
     const log = pino({ level: 'silent' });
     await bots.configure('a', { silenceMs: 5_000, onSilence: 'cancel_soon', heartbeat: { token: async () => TOKEN } }, log);
     await bots.configure('b', { silenceMs: 5_000, onSilence: 'cancel_soon', heartbeat: { token: async () => OTHER } }, log);

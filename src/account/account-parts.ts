@@ -15,7 +15,7 @@ import { AccountReports } from './reports.js';
 export interface AccountsHost {
   options(): KeeperOptions;
   /** The account of that name, if this keeper holds it. */
-  account(name: string): { botVerdict(alive: boolean): void } | undefined;
+  account(name: string): (AccountState & { botVerdict(alive: boolean): void }) | undefined;
   accounts(): Iterable<AccountState>;
   /** False once the keeper is stopping: no more retries are planned. */
   accepting(): boolean;
@@ -111,6 +111,7 @@ export function buildAccountParts(deps: KeeperDeps, host: AccountsHost): Account
     ...(deps.probe ? { probe: deps.probe } : {}),
     ...(relay ? { foreign: relay } : {}),
     onChange: (name, alive) => host.account(name)?.botVerdict(alive),
+    slot: (name) => host.account(name),
   });
   let watchersStarted = 0;
   return {

@@ -7,6 +7,7 @@ import { makeSender } from '../switch/sender.js';
 import { AccountWatcher } from './watcher.js';
 import type { AccountState, AgentCheckRecord, KeeperAccountSpec } from './keeper-types.js';
 import type { Provisioned } from './provision.js';
+import type { BotEntry } from '../liveness/bot-liveness.js';
 
 /** Whether an account should carry a schedule now; not provisioned yet counts as yes (it is not). */
 export function shouldBeArmed(m: Pick<AccountState, 'runner'>): boolean {
@@ -37,6 +38,7 @@ export class Account implements AccountState {
   removed = false;
   addressBudget: AccountState['addressBudget'] = { reading: false };
   agentCheck?: AgentCheckRecord;
+  bot?: BotEntry;
   everArmed = false;
 
   constructor(
@@ -163,7 +165,7 @@ export class Account implements AccountState {
     parts.gate.forget(this.name);
     parts.addressBudgets.stop(this, true);
     parts.agentChecks.stop(this, true);
-    parts.bots.forget(this.name);
+    parts.bots.forget(this.name, this);
     this.stopWatching();
     await this.stopSwitch();
     removeAccountSeries(parts.deps.metrics, this.name);

@@ -25,7 +25,7 @@ import type { AccountWatcher, PositionsSummary, ReadSource, WatchSource, WatchSo
 import type { SigningCurve } from '../venue/signing/curve.js';
 import type { InfoWeights } from '../venue/info.js';
 import type { LivenessSpec } from '../liveness/liveness.js';
-import type { BotView, ProbeFn } from '../liveness/bot-liveness.js';
+import type { BotEntry, BotView, ProbeFn } from '../liveness/bot-liveness.js';
 import type { ForeignAccountSpec, HeartbeatBus } from '../liveness/heartbeat-relay.js';
 
 /**
@@ -156,6 +156,8 @@ export interface AccountState {
   addressBudget: { view?: AddressBudgetView; timer?: TimerHandle; reading: boolean };
   /** What the venue's list of the master's agents said of this account's agent (agent-check.ts); undefined: not checked. */
   agentCheck?: AgentCheckRecord;
+  /** What is known of its bot (bot-liveness.ts); undefined: no liveness. */
+  bot?: BotEntry;
   /** Armed at least once since it was added (its first arm is logged at info). */
   everArmed: boolean;
   /** Its agent is approved (or reused, or re-approved): the parts call this, the account starts or re-keys its switch (account.ts). */

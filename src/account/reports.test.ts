@@ -157,3 +157,18 @@ describe('AccountReports.runner: an account below the venue\'s volume gate', () 
     expect(activity.tick(60_000, 1, () => [view('a')])[0]?.fields).toMatchObject({ arm_failures: 1, arms_refused_ineligible: 0 });
   });
 });
+
+describe('AccountReports: the phase line', () => {
+  it("an account's first arm is start-up (debug); a later fall and re-arm is news (info), and a re-added account starts afresh", () => {
+    const { reports, lines, managed } = setup();
+    const phases = (name: string) => lines.filter((l) => l.event === 'phase' && l.account === name).map((l) => `${l.to}@${l.level}`);
+    const m = managed('a');
+    reports.runner(m, { type: 'phase', from: 'unarmed', to: 'armed' });
+    reports.runner(m, { type: 'phase', from: 'armed', to: 'unarmed' });
+    reports.runner(m, { type: 'phase', from: 'unarmed', to: 'armed' });
+    expect(phases('a')).toEqual(['armed@20', 'unarmed@30', 'armed@30']);
+    // The first-arm flag is the account's: another account, and the same name added anew, start afresh.
+    reports.runner(managed('a'), { type: 'phase', from: 'unarmed', to: 'armed' });
+    expect(phases('a').at(-1)).toBe('armed@20');
+  });
+});

@@ -104,7 +104,7 @@ export class Keeper {
     this.daily?.stop();
     if (this.healthTimer) deps.clock.clearTimeout(this.healthTimer);
     const all = [...this.accounts.values()];
-    parts.bots.stop();
+    parts.bots.stop(all);
     parts.relay?.stop();
     for (const m of all) m.stopReading();
     if (!(await settledWithin(deps.clock, all.map((m) => m.stopSwitch()), timeoutMs))) {

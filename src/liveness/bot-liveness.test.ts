@@ -1,4 +1,5 @@
 import { pino } from 'pino';
+import { slotsByName } from './test-support.js';
 import { describe, expect, it } from 'vitest';
 import { createMetrics } from '../obs/metrics.js';
 import { FakeClock } from '../time/fake-clock.js';
@@ -12,7 +13,7 @@ function setup(probe?: ProbeFn) {
   const clock = new FakeClock(Date.UTC(2026, 10, 22, 12));
   const metrics = createMetrics({ version: 't', defaultMetrics: false });
   const changes: Array<[string, boolean, number]> = [];
-  const bots = new BotLiveness({ clock, metrics, logger: log, ...(probe ? { probe } : {}), onChange: (a, alive) => changes.push([a, alive, clock.monoMs()]) });
+  const bots = new BotLiveness({ slot: slotsByName(), clock, metrics, logger: log, ...(probe ? { probe } : {}), onChange: (a, alive) => changes.push([a, alive, clock.monoMs()]) });
   const beat = (names: string[]) => bots.heartbeat({ authorization: `Bearer ${TOKEN}`, body: JSON.stringify({ accounts: names }) });
   return { clock, metrics, bots, changes, beat, t0: clock.monoMs() };
 }
@@ -23,7 +24,7 @@ describe('BotLiveness', () => {
   it('a replicated account (echo): its heartbeats are applied here and published for the other replica; without echo, not published', async () => {
     const clock = new FakeClock(Date.UTC(2026, 10, 22, 12));
     const published: string[][] = [];
-    const bots = new BotLiveness({
+    const bots = new BotLiveness({ slot: slotsByName(),
       clock,
       metrics: createMetrics({ version: 't', defaultMetrics: false }),
       logger: log,

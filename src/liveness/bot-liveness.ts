@@ -50,6 +50,11 @@ export interface BotLivenessDeps {
   probe?: ProbeFn;
   /** The verdict changed between alive (or waiting) and silent. */
   onChange: (account: string, alive: boolean) => void;
+  /**
+   * Where an account's bot record lives: on the account itself (account.ts), found by the name a
+   * heartbeat or a relayed sighting carries; undefined: no such account here.
+   */
+  slot: (account: string) => BotSlot | undefined;
   /** Absent: a heartbeat naming an account of another shard is refused as unknown (404). */
   foreign?: ForeignHeartbeats;
 }
@@ -64,7 +69,13 @@ export interface BotView {
   on_silence: LivenessSpec['onSilence'];
 }
 
-interface Entry {
+/** An account's place for its bot's record (the account carries it; BotLiveness keeps no map of its own). */
+export interface BotSlot {
+  bot?: BotEntry;
+}
+
+/** What is known of one account's bot. */
+export interface BotEntry {
   spec: LivenessSpec;
   rec: BotRecord;
   state: BotState;
@@ -76,23 +87,22 @@ interface Entry {
   window: HeartbeatTarget['window'];
   timer: TimerHandle | null;
   log: Logger;
+  /** The probe loop it is in (absent: not probed). */
+  probe?: ProbeLoop;
 }
 
 interface ProbeLoop {
   url: string;
   everyMs: number;
   timeoutMs: number;
-  accounts: Set<string>;
+  accounts: Map<string, BotEntry>;
   timer: TimerHandle | null;
   inFlight: boolean;
 }
 
 export class BotLiveness {
-  private readonly bots = new Map<string, Entry>();
   /** One probe per URL and period, whatever the number of accounts its bot trades. */
   private readonly probes = new Map<string, ProbeLoop>();
-  /** Which probe loop each probed account is in (so a reload moves it without a scan of every loop). */
-  private readonly probeOf = new Map<string, ProbeLoop>();
   private stopped = false;
 
   constructor(private readonly deps: BotLivenessDeps) {}
@@ -107,9 +117,11 @@ export class BotLiveness {
       this.forget(account);
       return;
     }
+    const slot = this.deps.slot(account);
+    if (!slot) return;
     const now = this.deps.clock.monoMs();
-    const old = this.bots.get(account);
-    const e: Entry = old ?? {
+    const old = slot.bot;
+    const e: BotEntry = old ?? {
       spec,
       rec: { lastSeenMonoMs: null, judgingSinceMonoMs: now },
       state: 'waiting',
@@ -122,11 +134,11 @@ export class BotLiveness {
     };
     e.spec = spec;
     e.log = log;
-    this.bots.set(account, e);
+    slot.bot = e;
     if (!old) this.deps.metrics.botAlive.set({ account }, 1);
     for (const result of PROBE_RESULTS) this.deps.metrics.botProbes.inc({ account, result }, 0);
     for (const f of [this.deps.metrics.botSilences, this.deps.metrics.cancelSoon, this.deps.metrics.heartbeats]) f.inc({ account }, 0);
-    this.placeProbe(account, spec.probe);
+    this.placeProbe(account, e, spec.probe);
     this.arm(account, e);
     if (spec.heartbeat) {
       try {
@@ -138,28 +150,31 @@ export class BotLiveness {
     } else e.digest = null;
   }
 
-  /** Stops judging an account (removed by a reload, or its liveness block removed). */
-  forget(account: string): void {
-    const e = this.bots.get(account);
-    if (!e) return;
+  /**
+   * Stops judging an account (removed by a reload, or its liveness block removed); `slot`: the
+   * account's own, when it is no longer found by name (a removed account).
+   */
+  forget(account: string, slot: BotSlot | undefined = this.deps.slot(account)): void {
+    const e = slot?.bot;
+    if (!slot || !e) return;
     if (e.timer) this.deps.clock.clearTimeout(e.timer);
-    this.bots.delete(account);
-    this.placeProbe(account, undefined);
+    slot.bot = undefined;
+    this.placeProbe(account, e, undefined);
     for (const f of [this.deps.metrics.botAlive, this.deps.metrics.botLastSeen, this.deps.metrics.botSilences, this.deps.metrics.cancelSoon, this.deps.metrics.heartbeats, this.deps.metrics.botProbes]) f.remove({ account });
   }
 
   /** Whether the account's bot counts as alive now; true for an account without liveness. */
   alive(account: string): boolean {
-    const e = this.bots.get(account);
+    const e = this.entry(account);
     return e === undefined || isAlive(e.state);
   }
 
   judged(account: string): boolean {
-    return this.bots.has(account);
+    return (this.entry(account) !== undefined);
   }
 
   view(account: string): BotView | null {
-    const e = this.bots.get(account);
+    const e = this.entry(account);
     if (!e) return null;
     const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
     return {
@@ -178,17 +193,17 @@ export class BotLiveness {
     const foreign = this.deps.foreign;
     const r = checkHeartbeat(input, (name) => this.target(name) ?? foreign?.target(name), now);
     if (!r.ok) return this.refused(r.reason, r);
-    const own = r.accounts.filter((a) => this.bots.has(a));
+    const own = r.accounts.filter((a) => this.entry(a) !== undefined);
     for (const account of own) {
-      const e = this.bots.get(account)!;
+      const e = this.entry(account)!;
       e.window = countHeartbeat(e.window, now);
       this.deps.metrics.heartbeats.inc({ account });
       this.seen(account, e, now, 'heartbeat');
     }
     // This shard's accounts another replica arms too: published for it, best effort (heard here already).
-    const echo = own.filter((a) => this.bots.get(a)!.spec.echo);
+    const echo = own.filter((a) => this.entry(a)!.spec.echo);
     if (echo.length > 0) foreign?.relay(echo);
-    const away = r.accounts.filter((a) => !this.bots.has(a));
+    const away = r.accounts.filter((a) => this.entry(a) === undefined);
     if (away.length === 0 || !foreign) return { status: 200, body: { status: 'ok', accounts: r.accounts, silence_seconds: r.silenceMs / 1000 } };
     for (const account of away) foreign.counted(account, now);
     // Redis out of reach: this shard's accounts were heard (their bot is alive, the token proved
@@ -199,7 +214,7 @@ export class BotLiveness {
 
   /** The silence of this shard's account whose bot heartbeats; undefined: no such account here. */
   heartbeatSilenceMs(account: string): number | undefined {
-    const e = this.bots.get(account);
+    const e = this.entry(account);
     return e?.spec.heartbeat ? e.spec.silenceMs : undefined;
   }
 
@@ -209,7 +224,7 @@ export class BotLiveness {
    * with heartbeats.
    */
   relayedHeartbeat(account: string, heardAgoMs: number): boolean {
-    const e = this.bots.get(account);
+    const e = this.entry(account);
     if (!e?.spec.heartbeat) return false;
     const at = this.deps.clock.monoMs() - heardAgoMs;
     this.deps.metrics.heartbeats.inc({ account });
@@ -223,9 +238,10 @@ export class BotLiveness {
     return this.refused(reason, refusal(reason));
   }
 
-  stop(): void {
+  /** The keeper stops: no more timers or probes (`slots`: every account's, whose silence timers are cleared). */
+  stop(slots: Iterable<BotSlot> = []): void {
     this.stopped = true;
-    for (const e of this.bots.values()) if (e.timer) this.deps.clock.clearTimeout(e.timer);
+    for (const slot of slots) if (slot.bot?.timer) this.deps.clock.clearTimeout(slot.bot.timer);
     for (const p of this.probes.values()) if (p.timer) this.deps.clock.clearTimeout(p.timer);
   }
 
@@ -234,14 +250,19 @@ export class BotLiveness {
     return { status: answer.status, body: answer.body, ...(answer.headers ? { headers: answer.headers } : {}) };
   }
 
+  /** The record of the account's bot, on the account (`deps.slot`); undefined: not judged here. */
+  private entry(account: string): BotEntry | undefined {
+    return this.deps.slot(account)?.bot;
+  }
+
   private target(name: string): HeartbeatTarget | undefined {
-    const e = this.bots.get(name);
+    const e = this.entry(name);
     if (!e || !e.spec.heartbeat) return undefined;
     // A token not (yet) read matches nothing: an all-zero digest no SHA-256 output equals in practice.
     return { digest: e.digest ?? Buffer.alloc(32), window: e.window, silenceMs: e.spec.silenceMs };
   }
 
-  private seen(account: string, e: Entry, atMonoMs: number, how: 'heartbeat' | 'probe' | 'relay'): void {
+  private seen(account: string, e: BotEntry, atMonoMs: number, how: 'heartbeat' | 'probe' | 'relay'): void {
     e.rec = { ...e.rec, lastSeenMonoMs: atMonoMs };
     e.lastSeenWallMs = this.deps.clock.nowMs() - (this.deps.clock.monoMs() - atMonoMs);
     this.deps.metrics.botLastSeen.set({ account }, e.lastSeenWallMs / 1000);
@@ -250,7 +271,7 @@ export class BotLiveness {
     // finds the newer sighting and sets itself again (arm()).
   }
 
-  private arm(account: string, e: Entry): void {
+  private arm(account: string, e: BotEntry): void {
     if (this.stopped) return;
     if (e.timer) this.deps.clock.clearTimeout(e.timer);
     e.timer = null;
@@ -264,7 +285,7 @@ export class BotLiveness {
     }, delay);
   }
 
-  private transition(account: string, e: Entry, to: BotState, how: 'heartbeat' | 'probe' | 'relay' | 'silence'): void {
+  private transition(account: string, e: BotEntry, to: BotState, how: 'heartbeat' | 'probe' | 'relay' | 'silence'): void {
     const from = e.state;
     e.state = to;
     const alive = isAlive(to);
@@ -291,11 +312,11 @@ export class BotLiveness {
   // ---- probes ----
 
   /** Moves the account to the probe loop of its URL (creating or dropping loops as needed). */
-  private placeProbe(account: string, probe: LivenessSpec['probe']): void {
-    const current = this.probeOf.get(account);
+  private placeProbe(account: string, e: BotEntry, probe: LivenessSpec['probe']): void {
+    const current = e.probe;
     if (current && probe && current.url === probe.url && current.everyMs === probe.everyMs && current.timeoutMs === probe.timeoutMs) return;
     if (current) {
-      this.probeOf.delete(account);
+      e.probe = undefined;
       current.accounts.delete(account);
       if (current.accounts.size === 0) {
         if (current.timer) this.deps.clock.clearTimeout(current.timer);
@@ -306,12 +327,12 @@ export class BotLiveness {
     let loop = this.probes.get(probe.url);
     // Another account's loop for the URL with other timings: the first account's timings win (one probe per URL).
     if (!loop) {
-      loop = { url: probe.url, everyMs: probe.everyMs, timeoutMs: probe.timeoutMs, accounts: new Set(), timer: null, inFlight: false };
+      loop = { url: probe.url, everyMs: probe.everyMs, timeoutMs: probe.timeoutMs, accounts: new Map(), timer: null, inFlight: false };
       this.probes.set(probe.url, loop);
       this.scheduleProbe(loop, 0);
     }
-    loop.accounts.add(account);
-    this.probeOf.set(account, loop);
+    loop.accounts.set(account, e);
+    e.probe = loop;
   }
 
   private scheduleProbe(loop: ProbeLoop, delayMs: number): void {
@@ -348,9 +369,7 @@ export class BotLiveness {
       loop.inFlight = false;
     }
     const now = this.deps.clock.monoMs();
-    for (const account of loop.accounts) {
-      const e = this.bots.get(account);
-      if (!e) continue;
+    for (const [account, e] of loop.accounts) {
       this.deps.metrics.botProbes.inc({ account, result });
       if (result === 'ok') this.seen(account, e, now, 'probe');
     }

@@ -1,0 +1,14 @@
+import type { BotSlot } from './bot-liveness.js';
+
+/**
+ * For tests of BotLiveness without a keeper: each account's slot for its bot's record, made on
+ * first use (the keeper's accounts carry theirs; see account.ts).
+ */
+export function slotsByName(): (account: string) => BotSlot {
+  const slots = new Map<string, BotSlot>();
+  return (account) => {
+    let s = slots.get(account);
+    if (!s) slots.set(account, (s = {}));
+    return s;
+  };
+}
