@@ -32,6 +32,7 @@ export class Account implements AccountState {
   provisionTimer?: TimerHandle;
   renewAtMs?: number;
   provisionAttempts = 0;
+  provisioning?: Promise<boolean>;
   orders?: AccountState['orders'];
   positions?: AccountState['positions'];
   subscribed = false;

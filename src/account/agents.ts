@@ -40,7 +40,6 @@ export interface AgentLifecycleDeps {
 export class AgentLifecycle {
   /** `master|agentName` -> the account that uses that agent slot. */
   private readonly agentNames = new Map<string, string>();
-  private readonly inFlight = new WeakMap<AccountState, Promise<boolean>>();
 
   constructor(private readonly deps: AgentLifecycleDeps) {}
 
@@ -63,10 +62,11 @@ export class AgentLifecycle {
    * that finds it unlisted may both ask, and two approvals would rotate the agent twice.
    */
   provision(m: AccountState, force: boolean): Promise<boolean> {
-    const running = this.inFlight.get(m);
-    if (running) return running;
-    const p = this.provisionOnce(m, force).finally(() => this.inFlight.delete(m));
-    this.inFlight.set(m, p);
+    if (m.provisioning) return m.provisioning;
+    const p = this.provisionOnce(m, force).finally(() => {
+      m.provisioning = undefined;
+    });
+    m.provisioning = p;
     return p;
   }
 

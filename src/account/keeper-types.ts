@@ -143,6 +143,8 @@ export interface AccountState {
   /** Venue time at which the agent is re-approved (AgentLifecycle.renewDue); undefined: none planned. */
   renewAtMs?: number;
   provisionAttempts: number;
+  /** The provisioning under way (one at a time: two approvals would rotate the agent twice). */
+  provisioning?: Promise<boolean>;
   /**
    * The last orders read: its count, which source answered it, and its snapshot (ids, venue
    * time) with the one before it: what a fired cancel cancelled is read from them (fired.ts).
