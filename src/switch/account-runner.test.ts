@@ -3,7 +3,7 @@ import { FakeClock } from '../time/fake-clock.js';
 import { VenueClock } from '../time/venue-clock.js';
 import { HYPERLIQUID_SWITCH_FACTS } from '../venue/facts.js';
 import { ActionError, DecodeError, RestError } from '../venue/errors.js';
-import { REST_PROBE_EVERY_MS, RouteProbe, type ArmRoute } from '../venue/routes.js';
+import { REST_PROBE_EVERY_MS, RouteHealth, type ArmRoute } from '../venue/routes.js';
 import { AccountRunner, toFailure, type RunnerReport, type ScheduleCancelSender } from './account-runner.js';
 import type { SwitchSettings } from './switch-machine.js';
 
@@ -21,12 +21,12 @@ type Fault = (nowMs: number, path: ArmRoute) => Error | undefined;
 
 /**
  * A fake venue that records what it accepted and can fail on a timeline. Like the port, it keeps
- * REST's health (a RouteProbe) and sends an arm with an alternative the other way while REST fails.
+ * REST's health (a RouteHealth) and sends an arm with an alternative the other way while REST fails.
  */
 function fakeVenue(clock: FakeClock, fault: Fault = () => undefined) {
   const accepted: Array<{ atMs: number; timeMs?: number; path: ArmRoute }> = [];
   const attempts: Array<{ atMs: number; path: ArmRoute }> = [];
-  const restRoute = new RouteProbe();
+  const restRoute = new RouteHealth();
   const sender: ScheduleCancelSender = {
     async send({ path: planned, timeMs, alternative, onRoute }) {
       const now = clock.nowMs();

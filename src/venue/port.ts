@@ -7,7 +7,7 @@ import type { VenueClock } from '../time/venue-clock.js';
 import type { SharedBudget } from '../budget/shared-budget.js';
 import { tokenWait } from '../budget/request-class.js';
 import { RestError } from './errors.js';
-import { leaveByMonoMs, RouteProbe, type ArmRoute, type RouteChoice, type VenueReading } from './routes.js';
+import { leaveByMonoMs, RouteHealth, type ArmRoute, type RouteChoice, type VenueReading } from './routes.js';
 import { ExchangeClient } from './exchange.js';
 import type { HttpTransport } from './http.js';
 import { DEFAULT_INFO_WEIGHTS, InfoClient, infoRequestWeight, type InfoWeights } from './info.js';
@@ -149,9 +149,9 @@ export class VenuePort {
    */
   readonly switchFacts: VenueSwitchFacts;
   /** REST's health over every arm and clear; the exchange endpoint, the fallback, needs none. */
-  private readonly restRoute = new RouteProbe();
+  private readonly restRoute = new RouteHealth();
   /** The service's listings' health over every read (serviceReadTurn). */
-  private readonly serviceReads = new RouteProbe();
+  private readonly serviceReads = new RouteHealth();
 
   constructor(opts: VenuePortOptions) {
     const onVenueDate = (d: VenueDateSample): void => opts.venueClock.observeDateHeader(d.dateHeader, d.sendMonoMs, d.recvMonoMs);

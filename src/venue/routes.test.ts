@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ActionError, RestError, TransportError } from './errors.js';
-import { REST_PROBE_EVERY_MS, RouteProbe, restRouteFailed } from './routes.js';
+import { REST_PROBE_EVERY_MS, RouteHealth, restRouteFailed } from './routes.js';
 
 const E = 'POST /v1/trading/orders/schedule-cancel';
 const rest = (status: number) => new RestError(E, status, { code: status, status: 'UNAVAILABLE', message: 'x', details: [] } as never);
@@ -24,9 +24,9 @@ describe('restRouteFailed: what says the route fails, so the port sends the next
   });
 });
 
-describe('RouteProbe: one probe at a time while the route fails', () => {
+describe('RouteHealth: one probe at a time while the route fails', () => {
   it('a working route is taken by every arm', () => {
-    const p = new RouteProbe();
+    const p = new RouteHealth();
     for (let t = 0; t < 5; t++) expect(p.take(t)).toBe(true);
     p.failed(10);
     p.ok(11); // a later success: still working
@@ -34,7 +34,7 @@ describe('RouteProbe: one probe at a time while the route fails', () => {
   });
 
   it('after a failure: refused until REST_PROBE_EVERY_MS later, then one arm probes, the next waits again', () => {
-    const p = new RouteProbe();
+    const p = new RouteHealth();
     p.failed(1_000);
     expect(p.take(1_001)).toBe(false);
     expect(p.take(1_000 + REST_PROBE_EVERY_MS - 1)).toBe(false);
@@ -46,7 +46,7 @@ describe('RouteProbe: one probe at a time while the route fails', () => {
   });
 
   it('a probe that gets through reopens the route for all', () => {
-    const p = new RouteProbe();
+    const p = new RouteHealth();
     p.failed(0);
     expect(p.take(REST_PROBE_EVERY_MS)).toBe(true);
     p.ok(REST_PROBE_EVERY_MS + 30);
@@ -56,16 +56,16 @@ describe('RouteProbe: one probe at a time while the route fails', () => {
   });
 
   it('a probe that hangs past the interval lets the next one go', () => {
-    const p = new RouteProbe();
+    const p = new RouteHealth();
     p.failed(0);
     expect(p.take(REST_PROBE_EVERY_MS)).toBe(true);
     expect(p.take(2 * REST_PROBE_EVERY_MS)).toBe(true);
   });
 });
 
-describe('RouteProbe.track: one request on the route, its outcome recorded when it ends', () => {
+describe('RouteHealth.track: one request on the route, its outcome recorded when it ends', () => {
   it('a success is the route working, a 503 the route failing, a 429 neither; the result and the error pass through', async () => {
-    const probe = new RouteProbe();
+    const probe = new RouteHealth();
     let now = 1_000;
     const clock = () => now;
     await expect(probe.track(async () => 'ok', clock, undefined)).resolves.toBe('ok');

@@ -66,7 +66,7 @@ export function restRouteFailed(e: unknown, aborted: boolean): boolean {
 }
 
 /** A route's health over every request the port sends on it, kept once for the whole keeper (monotonic ms). */
-export class RouteProbe {
+export class RouteHealth {
   private failedMono = 0;
   private okMono = 0;
   private probeMono = 0;
