@@ -1,6 +1,6 @@
 import { NonceSource } from '../venue/signing/nonce.js';
 import { ActivityReporter } from './activity.js';
-import { AddressBudgets } from './address-budget.js';
+import { AddressActions } from './address-actions.js';
 import { AgentChecks } from './agent-check.js';
 import { AgentLifecycle } from './agents.js';
 import { BotLiveness } from '../liveness/bot-liveness.js';
@@ -42,7 +42,7 @@ export interface AccountParts {
   reports: AccountReports;
   activity: ActivityReporter;
   agents: AgentLifecycle;
-  addressBudgets: AddressBudgets;
+  addressActions: AddressActions;
   agentChecks: AgentChecks;
   bots: BotLiveness;
   /** Heartbeats for other shards' accounts, through the fleet's Redis; absent: none. */
@@ -72,7 +72,7 @@ export function buildAccountParts(deps: KeeperDeps, host: AccountsHost): Account
     accepting: () => host.accepting(),
   });
   const reports = new AccountReports({ ...deps, activity, triggerWarnAt: () => host.options().triggerWarnAt, accounts: () => host.accounts() });
-  const addressBudgets = new AddressBudgets({
+  const addressActions = new AddressActions({
     clock: deps.clock,
     metrics: deps.metrics,
     ...(deps.venue.infoUserRateLimit ? { read: (user: string, o: { maxWaitMs: number }) => deps.venue.infoUserRateLimit!(user, o) } : {}),
@@ -124,7 +124,7 @@ export function buildAccountParts(deps: KeeperDeps, host: AccountsHost): Account
     reports,
     activity,
     agents,
-    addressBudgets,
+    addressActions,
     agentChecks,
     bots,
     ...(relay ? { relay } : {}),

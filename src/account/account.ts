@@ -37,7 +37,7 @@ export class Account implements AccountState {
   positions?: AccountState['positions'];
   subscribed = false;
   removed = false;
-  addressBudget: AccountState['addressBudget'] = { reading: false };
+  addressActions: AccountState['addressActions'] = { reading: false };
   agentCheck?: AgentCheckRecord;
   bot?: BotEntry;
   everArmed = false;
@@ -107,9 +107,9 @@ export class Account implements AccountState {
     });
     this.sender = sender;
     if (this.runner) return; // re-provisioned: only the signer changes
-    // The address's budget and volume gate, read before the first arm (bounded: address-budget.ts),
+    // The address's budget and volume gate, read before the first arm (bounded: address-actions.ts),
     // so an account below the gate is reported before an arm is spent on it.
-    const firstRead = parts.addressBudgets.first(this);
+    const firstRead = parts.addressActions.first(this);
     if (parts.gate.isUnsettled(this.name)) {
       parts.gate.settledOk(this.name, (p.source === 'approved' ? 1 : 0) + (p.builderFeeApproved ? 1 : 0));
       // During a cold start its first arm may wait for the gate, so it does not come due again
@@ -164,7 +164,7 @@ export class Account implements AccountState {
     const { parts } = this;
     this.removed = true;
     parts.gate.forget(this.name);
-    parts.addressBudgets.stop(this, true);
+    parts.addressActions.stop(this, true);
     parts.agentChecks.stop(this, true);
     parts.bots.forget(this.name, this);
     this.stopWatching();
@@ -174,7 +174,7 @@ export class Account implements AccountState {
 
   /** The keeper's stop: no more reads or checks are planned (what was read stays shown). */
   stopReading(): void {
-    this.parts.addressBudgets.stop(this);
+    this.parts.addressActions.stop(this);
     this.parts.agentChecks.stop(this);
     this.stopWatching();
   }

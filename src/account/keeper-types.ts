@@ -154,8 +154,8 @@ export interface AccountState {
   positions?: PositionsSummary & { atMs: number; source: ReadSource };
   subscribed: boolean;
   removed: boolean;
-  /** The address's action budget and volume gate (address-budget.ts): the last read, the next one's timer. */
-  addressBudget: { view?: AddressBudgetView; timer?: TimerHandle; reading: boolean };
+  /** The address's action budget and volume gate (address-actions.ts): the last read, the next one's timer. */
+  addressActions: { view?: AddressActionsView; timer?: TimerHandle; reading: boolean };
   /** What the venue's list of the master's agents said of this account's agent (agent-check.ts); undefined: not checked. */
   agentCheck?: AgentCheckRecord;
   /** What is known of its bot (bot-liveness.ts); undefined: no liveness. */
@@ -166,8 +166,8 @@ export interface AccountState {
   agentReady(): void;
 }
 
-/** The address's action budget at the last `userRateLimit` read (address-budget.ts). */
-export interface AddressBudgetView {
+/** The address's action budget at the last `userRateLimit` read (address-actions.ts). */
+export interface AddressActionsView {
   cumVlm: string;
   used: number;
   cap: number;

@@ -12,7 +12,7 @@ export function bareAccount(spec: Partial<AccountState['spec']>, log: Logger, ov
     provisionAttempts: 0,
     subscribed: false,
     removed: false,
-    addressBudget: { reading: false },
+    addressActions: { reading: false },
     everArmed: false,
     agentReady: () => undefined,
     ...over,

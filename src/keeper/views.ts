@@ -4,7 +4,7 @@ import type { CadenceControl } from '../account/cadence-control.js';
 import { ratePerSecond, type ScopeLimit } from '../budget/limits.js';
 import { shouldBeArmed } from '../account/account.js';
 import type { AccountStatus, AgentVenueStatus, KeeperDeps, KeeperStatus, AccountState } from '../account/keeper-types.js';
-import type { AddressBudgetView, AgentCheckView } from '../account/keeper-types.js';
+import type { AddressActionsView, AgentCheckView } from '../account/keeper-types.js';
 import type { BotView } from '../liveness/bot-liveness.js';
 import { triggersLeft } from '../liveness/liveness.js';
 import type { SwitchState } from '../switch/switch-machine.js';
@@ -114,7 +114,7 @@ export function statusOf(v: ViewInput, ready: boolean): KeeperStatus & { budget_
       plan: v.cadence.accountPlan(m.spec.name),
       coverage: m.spec.coveredBy ? { instances: [...m.spec.coveredBy], replica: m.spec.replica ?? 0 } : null,
       last_cancel_fired: v.lastCancelFired(m.spec.name),
-      ...addressBudgetStatus(m.addressBudget.view),
+      ...addressActionsStatus(m.addressActions.view),
       bot: botStatus(v.bot?.(m.spec.name) ?? null, s, v.triggersToday(m.spec.name), v.cadence.effectiveSettings(m.spec).venue),
     });
   }
@@ -147,7 +147,7 @@ function agentCheckStatus(c: AgentCheckView | undefined): AgentVenueStatus | nul
 }
 
 /** `/status` `address_budget` and `problem` of an account from its last `userRateLimit` read. */
-function addressBudgetStatus(b: AddressBudgetView | undefined): Pick<AccountStatus, 'address_budget' | 'problem'> {
+function addressActionsStatus(b: AddressActionsView | undefined): Pick<AccountStatus, 'address_budget' | 'problem'> {
   if (!b) return { address_budget: null, problem: null };
   return {
     address_budget: { cum_vlm: b.cumVlm, actions_used: b.used, actions_cap: b.cap, actions_left: b.left, low: b.low },

@@ -57,7 +57,7 @@ export function accountReads(mode: ReadSourceMode, w: ReadWeights, a: { ordersOn
 
 /**
  * How often the address budget reads `userRateLimit` per account when the keeper reads the venue
- * (account/address-budget.ts). At one re-arm per 15 s the headroom moves by 40 in that time, and the
+ * (account/address-actions.ts). At one re-arm per 15 s the headroom moves by 40 in that time, and the
  * read costs a sixth of one percent of the venue's 1,200 weight a minute.
  */
 export const ADDRESS_BUDGET_READ_EVERY_MS = 10 * 60_000;

@@ -46,7 +46,7 @@ export const SHED_RETRY_MS = 60_000;
  */
 export const FIRST_READ_WAIT_MS = 250;
 
-export type { AddressBudgetView } from './keeper-types.js';
+export type { AddressActionsView } from './keeper-types.js';
 
 export interface AddressBudgetDeps {
   clock: Clock;
@@ -78,8 +78,8 @@ export function belowVolumeGate(cumVlm: string): boolean {
   return Number.isFinite(v) && v < VENUE_FACTS.scheduleCancelVolumeGateUsd;
 }
 
-/** The reads' shell; each account's last read and next timer are its own (`AccountState.addressBudget`). */
-export class AddressBudgets {
+/** The reads' shell; each account's last read and next timer are its own (`AccountState.addressActions`). */
+export class AddressActions {
   constructor(private readonly deps: AddressBudgetDeps) {}
 
   /**
@@ -88,8 +88,8 @@ export class AddressBudgets {
    * ADDRESS_BUDGET_READ_EVERY_MS until `stop`.
    */
   first(m: AccountState): Promise<void> {
-    if (!this.deps.read || !this.deps.enabled() || m.addressBudget.reading) return Promise.resolve();
-    m.addressBudget.reading = true;
+    if (!this.deps.read || !this.deps.enabled() || m.addressActions.reading) return Promise.resolve();
+    m.addressActions.reading = true;
     const read = this.readNow(m);
     let timer: TimerHandle | undefined;
     const bound = new Promise<void>((resolve) => {
@@ -102,7 +102,7 @@ export class AddressBudgets {
 
   /** No more reads of the account (removed, or the keeper stopping); `forget`: its last read goes too. */
   stop(m: AccountState, forget = false): void {
-    const b = m.addressBudget;
+    const b = m.addressActions;
     if (b.timer) this.deps.clock.clearTimeout(b.timer);
     b.timer = undefined;
     b.reading = false;
@@ -110,8 +110,8 @@ export class AddressBudgets {
   }
 
   private schedule(m: AccountState, afterMs: number): void {
-    if (m.removed || !m.addressBudget.reading) return;
-    m.addressBudget.timer = this.deps.clock.setTimeout(() => void this.readNow(m), afterMs);
+    if (m.removed || !m.addressActions.reading) return;
+    m.addressActions.timer = this.deps.clock.setTimeout(() => void this.readNow(m), afterMs);
   }
 
   private async readNow(m: AccountState): Promise<void> {
@@ -132,12 +132,12 @@ export class AddressBudgets {
   private observe(m: AccountState, r: InfoUserRateLimit): void {
     const account = m.spec.name;
     const left = r.nRequestsCap - r.nRequestsUsed;
-    const before = m.addressBudget.view;
+    const before = m.addressActions.view;
     const periodMs = this.deps.periodMs(m);
     const share = this.deps.warnShare();
     const { rearmsPerDay, low } = budgetLow(left, periodMs, share, m.spec.coveredBy?.length ?? 1);
     const below = belowVolumeGate(r.cumVlm);
-    m.addressBudget.view = { cumVlm: r.cumVlm, used: r.nRequestsUsed, cap: r.nRequestsCap, left, belowVolumeGate: below, low };
+    m.addressActions.view = { cumVlm: r.cumVlm, used: r.nRequestsUsed, cap: r.nRequestsCap, left, belowVolumeGate: below, low };
     this.deps.metrics.addressActionsLeft.set({ account }, left);
     const fields = { actions_left: left, n_requests_used: r.nRequestsUsed, n_requests_cap: r.nRequestsCap, rearm_every_seconds: periodMs / 1000, rearms_per_day: rearmsPerDay, warn_share: share };
     if (low && !before?.low) {

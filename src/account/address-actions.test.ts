@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { belowVolumeGate, budgetLow } from './address-budget.js';
+import { belowVolumeGate, budgetLow } from './address-actions.js';
 
 describe('budgetLow: a day of re-arms against the share of the actions left', () => {
   it.each([
