@@ -126,6 +126,8 @@ export class Account implements AccountState {
     if (this.removed || this.runner || parts.stopRequested()) return;
     const sender = this.sender!;
     const options = parts.options();
+    // The runner's callbacks are its ports: switch/ ranks below account/ and cannot call the account,
+    // so what it needs from above (the signer in force, a re-approval, its slot, its reports) is handed in here.
     const runner = new AccountRunner(this.name, parts.cadence.effectiveSettings(this.spec), {
       clock: deps.venueClock,
       // The signer in force when the request leaves: a re-provisioning replaces it under the runner's timers.
