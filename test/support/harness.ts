@@ -18,8 +18,9 @@ import type { InfoWeights } from '../../src/venue/info.js';
 import { createHash } from 'node:crypto';
 import { appendFileSync, existsSync } from 'node:fs';
 import { keccak256, toHex } from 'viem';
-import { afterAll, expect } from 'vitest';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { expect } from 'vitest';
+import { mkdtemp } from 'node:fs/promises';
+import { perFile } from './per-file.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createLogger } from '../../src/app/app.js';
@@ -52,16 +53,10 @@ const STATE_BASE = existsSync('/dev/shm') ? '/dev/shm' : tmpdir();
 /**
  * Agent keys the keeper generates, from a counter rather than the system's randomness (valid
  * secp256k1 keys all the same, each one new): the venue sees the same agent addresses on every
- * run, so a timeline's every message, error text included, is the same too.
+ * run, so a timeline's every message, error text included, is the same too. The counter starts at
+ * 0 in every test file (per-file.ts), whichever files ran before in the same worker.
  */
-let agentKeySeq = 0;
-const nextAgentKey = (): `0x${string}` => keccak256(toHex(`dms-keeper harness agent ${++agentKeySeq}`));
-
-/** The state directories made here, removed after the test file (a test may reopen one after close()). */
-const madeDirs: string[] = [];
-afterAll(async () => {
-  for (const d of madeDirs.splice(0)) await rm(d, { recursive: true, force: true });
-});
+const nextAgentKey = (): `0x${string}` => keccak256(toHex(`dms-keeper harness agent ${++perFile.agentKeySeq}`));
 
 export const DEFAULT_SWITCH: SwitchConfig = {
   deadlineMs: 60_000,
@@ -280,7 +275,7 @@ export async function startHarness(opts: {
   let stateDir = opts.stateDir;
   if (stateDir === undefined) {
     stateDir = await mkdtemp(join(STATE_BASE, 'dmsk-harness-'));
-    madeDirs.push(stateDir);
+    perFile.madeDirs.push(stateDir); // removed after the test file (per-file.ts)
   }
 
   // The keeper logs at debug, thousands of lines a timeline, and most tests read few of them: each
