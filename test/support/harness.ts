@@ -17,10 +17,10 @@
 import type { InfoWeights } from '../../src/venue/info.js';
 import { createHash } from 'node:crypto';
 import { appendFileSync, existsSync } from 'node:fs';
-import { Writable } from 'node:stream';
 import { keccak256, toHex } from 'viem';
-import { afterAll, expect } from 'vitest';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { expect } from 'vitest';
+import { mkdtemp } from 'node:fs/promises';
+import { perFile } from './per-file.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createLogger } from '../../src/app/app.js';
@@ -53,16 +53,10 @@ const STATE_BASE = existsSync('/dev/shm') ? '/dev/shm' : tmpdir();
 /**
  * Agent keys the keeper generates, from a counter rather than the system's randomness (valid
  * secp256k1 keys all the same, each one new): the venue sees the same agent addresses on every
- * run, so a timeline's every message, error text included, is the same too.
+ * run, so a timeline's every message, error text included, is the same too. The counter starts at
+ * 0 in every test file (per-file.ts), whichever files ran before in the same worker.
  */
-let agentKeySeq = 0;
-const nextAgentKey = (): `0x${string}` => keccak256(toHex(`dms-keeper harness agent ${++agentKeySeq}`));
-
-/** The state directories made here, removed after the test file (a test may reopen one after close()). */
-const madeDirs: string[] = [];
-afterAll(async () => {
-  for (const d of madeDirs.splice(0)) await rm(d, { recursive: true, force: true });
-});
+const nextAgentKey = (): `0x${string}` => keccak256(toHex(`dms-keeper harness agent ${++perFile.agentKeySeq}`));
 
 export const DEFAULT_SWITCH: SwitchConfig = {
   deadlineMs: 60_000,
@@ -281,19 +275,27 @@ export async function startHarness(opts: {
   let stateDir = opts.stateDir;
   if (stateDir === undefined) {
     stateDir = await mkdtemp(join(STATE_BASE, 'dmsk-harness-'));
-    madeDirs.push(stateDir);
+    perFile.madeDirs.push(stateDir); // removed after the test file (per-file.ts)
   }
 
-  const logs: Array<Record<string, unknown>> = [];
+  // The keeper logs at debug, thousands of lines a timeline, and most tests read few of them: each
+  // line is parsed when `logs` is next read, not as it is written (parsing every line as it came was
+  // 2 s of a 400-account file's CPU). The array behind the proxy is the same one every read sees.
+  const parsed: Array<Record<string, unknown>> = [];
   const lines: string[] = [];
-  const stream = new Writable({
-    write(chunk, _enc, cb) {
-      const text = String(chunk);
-      lines.push(text);
-      for (const l of text.split('\n')) if (l) logs.push(JSON.parse(l) as Record<string, unknown>);
-      cb();
+  let parsedLines = 0;
+  const parsePending = (): void => {
+    for (; parsedLines < lines.length; parsedLines++) for (const l of lines[parsedLines]!.split('\n')) if (l) parsed.push(JSON.parse(l) as Record<string, unknown>);
+  };
+  const logs = new Proxy(parsed, {
+    get(target, key, receiver) {
+      parsePending();
+      return Reflect.get(target, key, receiver) as unknown;
     },
   });
+  // pino writes each line synchronously to any object with write(): a Writable stream's machinery
+  // (its state, a tick per write) did nothing here but cost a second of CPU a large timeline.
+  const stream = { write: (line: string): void => void lines.push(line) };
   const logger = createLogger('debug', stream, clock);
   const metrics = createMetrics({ version: 'test', defaultMetrics: false });
   const venueClock = new VenueClock(clock);

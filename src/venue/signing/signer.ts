@@ -1,5 +1,5 @@
-import { hashTypedData, recoverAddress } from 'viem/utils';
-import type { Hex } from 'viem';
+import { concat, hashTypedData, keccak256, recoverAddress } from 'viem/utils';
+import { getTypesForEIP712Domain, hashDomain, hashStruct, type Hex } from 'viem';
 import type { Network, Signature } from '../types.js';
 import { viemCurve, type SigningCurve } from './curve.js';
 import { l1ActionHash, l1SigningHash, l1TypedData } from './l1.js';
@@ -87,11 +87,26 @@ export type SignatureRecovery = (hash: Hex, signature: Hex) => Promise<`0x${stri
 
 const viemRecovery: SignatureRecovery = (hash, signature) => recoverAddress({ hash, signature });
 
+/** viem's hash of l1TypedData's domain (the same for every action on either network), once. */
+let l1DomainHash: Hex | undefined;
+
 /**
- * Who signed an L1 action (the simulator verifies signatures with this, as the venue does). The
- * digest comes from viem's generic hashTypedData, not the keeper's fixed-shape l1SigningHash, so
- * the simulator checks the keeper's signing path rather than repeating it.
+ * viem's EIP-712 digest of `l1TypedData(connectionId, network)`: hashTypedData's own steps (0x1901 ‖
+ * hashDomain ‖ hashStruct), with the fixed domain hashed once, not per action. The struct still goes
+ * through viem's generic encoder, not the keeper's fixed-shape l1SigningHash, so the simulator checks
+ * the keeper's signing path rather than repeating it. The domain's five keccaks (pure JS) and the
+ * validation of a message built here (a 32-byte hash and 'a' or 'b') were half the hashing of every
+ * arm the simulator verifies. A test holds it to hashTypedData.
  */
+export function l1TypedDataDigest(connectionId: Hex, network: Network): Hex {
+  const typed = l1TypedData(connectionId, network);
+  // viem's types are inferred from literal type tables; this one is built here, hence the casts.
+  const types = { EIP712Domain: getTypesForEIP712Domain({ domain: typed.domain }), ...typed.types } as unknown as Parameters<typeof hashDomain>[0]['types'];
+  l1DomainHash ??= hashDomain({ domain: typed.domain, types } as unknown as Parameters<typeof hashDomain>[0]);
+  return keccak256(concat(['0x1901', l1DomainHash, hashStruct({ data: typed.message, primaryType: typed.primaryType, types } as unknown as Parameters<typeof hashStruct>[0])]));
+}
+
+/** Who signed an L1 action (the simulator verifies signatures with this, as the venue does), by l1TypedDataDigest. */
 export async function recoverL1Signer(
   args: {
     action: unknown;
@@ -104,7 +119,7 @@ export async function recoverL1Signer(
   recover: SignatureRecovery = viemRecovery,
 ): Promise<`0x${string}`> {
   const connectionId = l1ActionHash(args.action, args.nonce, args.vaultAddress, args.expiresAfter);
-  const addr = await recover(hashTypedData(l1TypedData(connectionId, args.network)), joinSignature(args.signature));
+  const addr = await recover(l1TypedDataDigest(connectionId, args.network), joinSignature(args.signature));
   return addr.toLowerCase() as `0x${string}`;
 }
 

@@ -4,7 +4,7 @@ import { encode } from '@msgpack/msgpack';
 import fc from 'fast-check';
 import { hashTypedData, toHex } from 'viem';
 import { l1ActionHash, l1SigningHash, l1TypedData, msgpackAction } from './l1.js';
-import { recoverL1Signer, recoverUserSigner, signerFromPrivateKey, InvalidKeyError } from './signer.js';
+import { l1TypedDataDigest, recoverL1Signer, recoverUserSigner, signerFromPrivateKey, InvalidKeyError } from './signer.js';
 import { NonceSource } from './nonce.js';
 import { loadSigningCurve, viemCurve, type SigningCurve } from './curve.js';
 import { FakeClock } from '../../time/fake-clock.js';
@@ -65,6 +65,16 @@ describe('L1 signing digest', () => {
       fc.property(fc.uint8Array({ minLength: 32, maxLength: 32 }), fc.constantFrom('mainnet' as const, 'testnet' as const), (bytes, network) => {
         const connectionId = toHex(bytes);
         expect(l1SigningHash(connectionId, network)).toBe(hashTypedData(l1TypedData(connectionId, network)));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it("the simulator's (viem's steps, the domain hashed once) is viem hashTypedData too, on both networks in any order", () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ minLength: 32, maxLength: 32 }), fc.constantFrom('mainnet' as const, 'testnet' as const), (bytes, network) => {
+        const connectionId = toHex(bytes);
+        expect(l1TypedDataDigest(connectionId, network)).toBe(hashTypedData(l1TypedData(connectionId, network)));
       }),
       { numRuns: 300 },
     );
