@@ -89,7 +89,21 @@ export interface Harness {
   advance(ms: number): Promise<void>;
   /** keeper.stop(), with virtual time moving while it waits. */
   stop(): Promise<void>;
+  /**
+   * Another keeper on this clock and simulator, with its own state directory, logs, metrics and
+   * request budget (the harness's options otherwise), not yet started; close() stops it too.
+   */
+  addKeeper(accounts: (sim: Simulator) => KeeperAccountSpec[]): Promise<ExtraKeeper>;
   close(): Promise<void>;
+}
+
+/** A keeper that addKeeper() added to a harness. */
+export interface ExtraKeeper {
+  keeper: Keeper;
+  logs: Array<Record<string, unknown>>;
+  stateDir: string;
+  /** keeper.stop(), with virtual time moving while it waits; with on_shutdown keep, the venue keeps its schedules. */
+  stop(): Promise<void>;
 }
 
 export function account(name: string, address: string, key: string, over: Partial<KeeperAccountSpec> = {}, sw: Partial<SwitchConfig> = {}): KeeperAccountSpec {
@@ -284,135 +298,146 @@ export async function startHarness(opts: {
     madeDirs.push(stateDir);
   }
 
-  const logs: Array<Record<string, unknown>> = [];
-  const lines: string[] = [];
-  const stream = new Writable({
-    write(chunk, _enc, cb) {
-      const text = String(chunk);
-      lines.push(text);
-      for (const l of text.split('\n')) if (l) logs.push(JSON.parse(l) as Record<string, unknown>);
-      cb();
-    },
-  });
-  const logger = createLogger('debug', stream, clock);
-  const metrics = createMetrics({ version: 'test', defaultMetrics: false });
-  const venueClock = new VenueClock(clock);
   const dispatcher = inProcess ? sim.inProcess.dispatcher : new Agent({ connections: 32 });
-  class TrackedTransport extends HttpTransport {
-    override async request(r: Parameters<HttpTransport['request']>[0]) {
-      inflight++;
-      try {
-        return await super.request(r);
-      } finally {
-        inflight--;
+  /**
+   * One keeper on this harness's clock and simulator, with its own logs, metrics, request budget and
+   * state directory: the harness's keeper, and each one addKeeper() adds (several keepers arming the
+   * same venue, as the instances of a replicated fleet do).
+   */
+  const makeKeeper = (accounts: KeeperAccountSpec[], keeperStateDir: string) => {
+    const logs: Array<Record<string, unknown>> = [];
+    const lines: string[] = [];
+    const stream = new Writable({
+      write(chunk, _enc, cb) {
+        const text = String(chunk);
+        lines.push(text);
+        for (const l of text.split('\n')) if (l) logs.push(JSON.parse(l) as Record<string, unknown>);
+        cb();
+      },
+    });
+    const logger = createLogger('debug', stream, clock);
+    const metrics = createMetrics({ version: 'test', defaultMetrics: false });
+    const venueClock = new VenueClock(clock);
+    class TrackedTransport extends HttpTransport {
+      override async request(r: Parameters<HttpTransport['request']>[0]) {
+        inflight++;
+        try {
+          return await super.request(r);
+        } finally {
+          inflight--;
+        }
       }
     }
-  }
-  const transport = new TrackedTransport({
-    dispatcher: opts.wrapDispatcher ? opts.wrapDispatcher(dispatcher) : dispatcher,
-    clock,
-    requestTimeoutMs: opts.requestTimeoutMs ?? 5_000,
-    onResponse: (o) => metrics.venueRequests.inc({ endpoint: o.endpoint, code: String(o.status) }),
-  });
-
-  // State reads and writes are real I/O too: virtual time must not run ahead of them (an untracked
-  // read of the state files at start let it run on by up to 6.6 s before the first request).
-  const track = <T>(p: Promise<T>): Promise<T> => {
-    if (!inProcess) {
-      inflight++;
-      return p.finally(() => inflight--);
-    }
-    // In process: the result waits in `disk` until settleInProcess hands it back (or, when nothing
-    // is driving the clock, as soon as it is the oldest one done).
-    inflight++;
-    return new Promise<T>((resolve, reject) => {
-      let outcome: (() => void) | undefined;
-      const entry: DiskResult = {
-        finished: false,
-        done: p.then(
-          (v) => void (outcome = () => resolve(v)),
-          (e: unknown) => void (outcome = () => reject(e as Error)),
-        ),
-        deliver: () => {
-          inflight--;
-          outcome!();
-        },
-      };
-      disk.push(entry);
-      void entry.done.then(() => {
-        entry.finished = true;
-        if (settling) return;
-        while (disk[0]?.finished) disk.shift()!.deliver();
-      });
+    const transport = new TrackedTransport({
+      dispatcher: opts.wrapDispatcher ? opts.wrapDispatcher(dispatcher) : dispatcher,
+      clock,
+      requestTimeoutMs: opts.requestTimeoutMs ?? 5_000,
+      onResponse: (o) => metrics.venueRequests.inc({ endpoint: o.endpoint, code: String(o.status) }),
     });
+
+    // State reads and writes are real I/O too: virtual time must not run ahead of them (an untracked
+    // read of the state files at start let it run on by up to 6.6 s before the first request).
+    const track = <T>(p: Promise<T>): Promise<T> => {
+      if (!inProcess) {
+        inflight++;
+        return p.finally(() => inflight--);
+      }
+      // In process: the result waits in `disk` until settleInProcess hands it back (or, when nothing
+      // is driving the clock, as soon as it is the oldest one done).
+      inflight++;
+      return new Promise<T>((resolve, reject) => {
+        let outcome: (() => void) | undefined;
+        const entry: DiskResult = {
+          finished: false,
+          done: p.then(
+            (v) => void (outcome = () => resolve(v)),
+            (e: unknown) => void (outcome = () => reject(e as Error)),
+          ),
+          deliver: () => {
+            inflight--;
+            outcome!();
+          },
+        };
+        disk.push(entry);
+        void entry.done.then(() => {
+          entry.finished = true;
+          if (settling) return;
+          while (disk[0]?.finished) disk.shift()!.deliver();
+        });
+      });
+    };
+    const slowDisk = async <T>(read: () => Promise<T>): Promise<T> => {
+      if (opts.stateReadDelayMs) await new Promise((r) => setTimeout(r, opts.stateReadDelayMs));
+      return read();
+    };
+    class TrackedStore extends AgentStore {
+      // loadChecked is the store's one read (load goes through it): what provisioning calls.
+      override loadChecked(...a: Parameters<AgentStore['loadChecked']>) {
+        return track(slowDisk(() => super.loadChecked(...a)));
+      }
+      override save(a: Parameters<AgentStore['save']>[0]) {
+        return track(super.save(a));
+      }
+    }
+    class TrackedTriggers extends TriggerCounter {
+      override load() {
+        return track(slowDisk(() => super.load()));
+      }
+      override save() {
+        return track(super.save());
+      }
+    }
+    const rl = opts.rateLimits ?? { global: 1200, scheduleCancel: 600 };
+    const windowMs = rl.windowMs ?? 60_000;
+    const scheduler = new RequestScheduler(monotonicView(clock), {
+      global: { limit: rl.global, windowMs },
+      schedule_cancel: { limit: rl.scheduleCancel, windowMs },
+      exchange: rl.exchange === undefined ? { limit: 1200, windowMs: 60_000 } : { limit: rl.exchange, windowMs },
+    });
+    reportBudgetLimits(scheduler, { logger, metrics });
+    // rate_limits.shared with Redis out of reach: the real SharedBudget, on its fallback share.
+    const shared = opts.sharedFallbackShare === undefined ? undefined : unreachableSharedBudget(clock, scheduler, opts.sharedFallbackShare);
+    const venue = new VenuePort({ ...(opts.noService ? {} : { baseUrl: sim.baseUrl }), exchangeUrl: sim.exchangeUrl, transport, scheduler, venueClock, clock, ...(opts.infoWeights ? { infoWeights: opts.infoWeights } : {}), ...(shared ? { shared } : {}) });
+    const keeperOptions: KeeperOptions = {
+      network: 'testnet',
+      ...(opts.chainField ? { chainField: opts.chainField } : {}),
+      accounts,
+      watch: { ordersEveryMs: 30_000, positionsEveryMs: 60_000, notifications: opts.notifications ?? false, ...opts.watch },
+      maxClockSkewMs: 2_000,
+      triggerWarnAt: 8,
+      armBudgetPerSecond: (rl.scheduleCancel * 1000) / windowMs,
+      ...(opts.infoWeights ? { infoWeights: opts.infoWeights } : {}),
+    };
+    const keeper = new Keeper(keeperOptions, {
+      ...(shared ? { sharedDemand: shared, budgetMode: () => shared.mode() } : {}),
+      clock,
+      curve: curve.curve,
+      generateKey: nextAgentKey,
+      venueClock,
+      scheduler,
+      venue,
+      notifications: opts.notifications
+        ? (onEvent) =>
+            new NotificationClient({
+              wsUrl: sim.wsUrl,
+              clock,
+              onEvent,
+              usersPerConnection: 1,
+              random: () => 0.5,
+              ...(inProcess ? { socketFactory: sim.inProcess.socketFactory } : {}),
+            })
+        : undefined,
+      metrics,
+      logger,
+      agentStore: new TrackedStore(keeperStateDir),
+      triggers: new TrackedTriggers(TriggerCounter.fileIn(keeperStateDir), sim.clock.nowMs()),
+      ...(opts.probe ? { probe: opts.probe } : {}),
+    });
+    return { keeper, logs, lines, metrics, scheduler, transport };
   };
-  const slowDisk = async <T>(read: () => Promise<T>): Promise<T> => {
-    if (opts.stateReadDelayMs) await new Promise((r) => setTimeout(r, opts.stateReadDelayMs));
-    return read();
-  };
-  class TrackedStore extends AgentStore {
-    // loadChecked is the store's one read (load goes through it): what provisioning calls.
-    override loadChecked(...a: Parameters<AgentStore['loadChecked']>) {
-      return track(slowDisk(() => super.loadChecked(...a)));
-    }
-    override save(a: Parameters<AgentStore['save']>[0]) {
-      return track(super.save(a));
-    }
-  }
-  class TrackedTriggers extends TriggerCounter {
-    override load() {
-      return track(slowDisk(() => super.load()));
-    }
-    override save() {
-      return track(super.save());
-    }
-  }
-  const rl = opts.rateLimits ?? { global: 1200, scheduleCancel: 600 };
-  const windowMs = rl.windowMs ?? 60_000;
-  const scheduler = new RequestScheduler(monotonicView(clock), {
-    global: { limit: rl.global, windowMs },
-    schedule_cancel: { limit: rl.scheduleCancel, windowMs },
-    exchange: rl.exchange === undefined ? { limit: 1200, windowMs: 60_000 } : { limit: rl.exchange, windowMs },
-  });
-  reportBudgetLimits(scheduler, { logger, metrics });
-  // rate_limits.shared with Redis out of reach: the real SharedBudget, on its fallback share.
-  const shared = opts.sharedFallbackShare === undefined ? undefined : unreachableSharedBudget(clock, scheduler, opts.sharedFallbackShare);
-  const venue = new VenuePort({ ...(opts.noService ? {} : { baseUrl: sim.baseUrl }), exchangeUrl: sim.exchangeUrl, transport, scheduler, venueClock, clock, ...(opts.infoWeights ? { infoWeights: opts.infoWeights } : {}), ...(shared ? { shared } : {}) });
-  const keeperOptions: KeeperOptions = {
-    network: 'testnet',
-    ...(opts.chainField ? { chainField: opts.chainField } : {}),
-    accounts: opts.accounts(sim),
-    watch: { ordersEveryMs: 30_000, positionsEveryMs: 60_000, notifications: opts.notifications ?? false, ...opts.watch },
-    maxClockSkewMs: 2_000,
-    triggerWarnAt: 8,
-    armBudgetPerSecond: (rl.scheduleCancel * 1000) / windowMs,
-    ...(opts.infoWeights ? { infoWeights: opts.infoWeights } : {}),
-  };
-  const keeper = new Keeper(keeperOptions, {
-    ...(shared ? { sharedDemand: shared, budgetMode: () => shared.mode() } : {}),
-    clock,
-    curve: curve.curve,
-    generateKey: nextAgentKey,
-    venueClock,
-    scheduler,
-    venue,
-    notifications: opts.notifications
-      ? (onEvent) =>
-          new NotificationClient({
-            wsUrl: sim.wsUrl,
-            clock,
-            onEvent,
-            usersPerConnection: 1,
-            random: () => 0.5,
-            ...(inProcess ? { socketFactory: sim.inProcess.socketFactory } : {}),
-          })
-      : undefined,
-    metrics,
-    logger,
-    agentStore: new TrackedStore(stateDir),
-    triggers: new TrackedTriggers(TriggerCounter.fileIn(stateDir), sim.clock.nowMs()),
-    ...(opts.probe ? { probe: opts.probe } : {}),
-  });
+  const main = makeKeeper(opts.accounts(sim), stateDir);
+  const { keeper, logs, lines, metrics, scheduler } = main;
+  const transports = [main.transport];
 
   // start() waits for every account's first provisioning, which the port admits through the budget
   // (spaced on virtual timers): keep time moving, in small steps, until it resolves.
@@ -429,6 +454,18 @@ export async function startHarness(opts: {
   keeper.reload = (next) => driving(reload(next));
 
   const stopMoving = (): Promise<void> => driving(keeper.stop(5_000).catch(() => undefined), 50, 200);
+  const extras: ExtraKeeper[] = [];
+  const addKeeper = async (accounts: (s: Simulator) => KeeperAccountSpec[]): Promise<ExtraKeeper> => {
+    const dir = await mkdtemp(join(STATE_BASE, 'dmsk-harness-'));
+    madeDirs.push(dir);
+    const made = makeKeeper(accounts(sim), dir);
+    transports.push(made.transport);
+    const startMade = made.keeper.start.bind(made.keeper);
+    made.keeper.start = () => driving(startMade());
+    const extra: ExtraKeeper = { keeper: made.keeper, logs: made.logs, stateDir: dir, stop: () => driving(made.keeper.stop(5_000).catch(() => undefined), 50, 200) };
+    extras.push(extra);
+    return extra;
+  };
 
   /**
    * With DMSK_TIMELINE_DIGESTS=<file>: one JSON line per harness run, a digest of what happened at
@@ -466,10 +503,12 @@ export async function startHarness(opts: {
     },
     advance: (ms) => clock.advance(ms),
     stop: () => stopMoving(),
+    addKeeper,
     close: async () => {
       await stopMoving();
+      for (const x of extras) await x.stop();
       await recordDigest();
-      await transport.close();
+      for (const t of transports) await t.close();
       if (!inProcess) await dispatcher.destroy();
       await sim.stop();
     },
