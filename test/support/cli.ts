@@ -95,3 +95,42 @@ export async function freePort(): Promise<number> {
     });
   });
 }
+
+/**
+ * A `track` for one test: every process it is given is SIGKILLed (if still running) when that test
+ * finishes. Per test rather than a file's afterEach, so tests of a `describe.concurrent` do not kill
+ * each other's processes. Pass the test context's `onTestFinished`.
+ */
+export function tracker(onTestFinished: (fn: () => Promise<void>) => void): (p: Proc) => Proc {
+  const mine: Proc[] = [];
+  onTestFinished(async () => {
+    for (const p of mine.splice(0)) {
+      if (p.child.exitCode === null && p.child.signalCode === null) {
+        p.child.kill('SIGKILL');
+        await p.exited;
+      }
+    }
+  });
+  return (p) => {
+    mine.push(p);
+    return p;
+  };
+}
+
+/**
+ * Runs `jobs` with at most `atOnce` of them running: independent CLI starts overlap their waits,
+ * without starting so many Node processes at once that two cores thrash (each start is about half
+ * a second of CPU).
+ */
+export async function inBatches<const J extends ReadonlyArray<() => Promise<unknown>>>(jobs: J, atOnce = 4): Promise<{ -readonly [K in keyof J]: Awaited<ReturnType<J[K]>> }> {
+  const results: unknown[] = new Array<unknown>(jobs.length);
+  let next = 0;
+  const lane = async (): Promise<void> => {
+    while (next < jobs.length) {
+      const i = next++;
+      results[i] = await jobs[i]!();
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(atOnce, jobs.length) }, lane));
+  return results as { -readonly [K in keyof J]: Awaited<ReturnType<J[K]>> };
+}

@@ -10,7 +10,9 @@ const BOB = demoAddress('bob');
 export async function startSim(track: (p: Proc) => Proc = (p) => p, env: Record<string, string> = {}): Promise<{ proc: Proc; url: string }> {
   const port = await freePort();
   const proc = track(startCli(['simulate', '--port', String(port)], { env: { DMS_KEEPER_LOG__LEVEL: 'warn', ...env } }));
-  await proc.waitFor(() => proc.stdout().includes('venue simulator on'), 15_000, 'simulator');
+  // Generous: a wait on the line, so it costs nothing when the start is quick, and several tests of
+  // a file may start their simulators at once on two busy cores.
+  await proc.waitFor(() => proc.stdout().includes('venue simulator on'), 30_000, 'simulator');
   return { proc, url: `http://127.0.0.1:${port}` };
 }
 
