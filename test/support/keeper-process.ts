@@ -18,7 +18,7 @@ export async function startSim(track: (p: Proc) => Proc = (p) => p, env: Record<
 
 export async function keeperConfig(
   simUrl: string,
-  over: { onShutdown?: 'keep' | 'clear'; deadline?: number; rearm?: number; minHorizon?: number; stateDir?: string; scheduleCancelPerMinute?: number } = {},
+  over: { onShutdown?: 'keep' | 'clear'; deadline?: number; rearm?: number; minHorizon?: number; stateDir?: string; scheduleCancelPerMinute?: number; scheduleCancelWindowSeconds?: number } = {},
 ) {
   const dir = await tempDir();
   const creds = join(dir, 'creds');
@@ -45,7 +45,7 @@ accounts:
     master_key: { file: bob.master }
 rate_limits:
   global: { requests: 1200, per_seconds: 60 }
-  schedule_cancel: { requests: ${over.scheduleCancelPerMinute ?? 600}, per_seconds: 60 }
+  schedule_cancel: { requests: ${over.scheduleCancelPerMinute ?? 600}, per_seconds: ${over.scheduleCancelWindowSeconds ?? 60} }
 state_dir: ${over.stateDir ?? join(dir, 'state')}
 server:
   listen: 127.0.0.1:${listenPort}
