@@ -99,6 +99,7 @@ describe('replication in virtual time: three keepers, one lost for longer than a
       expect(v.fired, `${t / 1000} s after the loss`).toBe(0);
     }
     expect(worst).toBeGreaterThanOrEqual(MIN_HORIZON_MS);
+    process.stdout.write(`replication 2 (virtual time, 60 / 15 / 20 s): lowest horizon with one instance of three lost for ${LOST_MS / 1000} s: ${(worst / 1000).toFixed(1)} s\n`);
   }, 60_000);
 
   it("the control, replication 1 :: the same loss leaves the lost shard's accounts to run down below min_horizon within a deadline", async () => {
@@ -114,5 +115,6 @@ describe('replication in virtual time: three keepers, one lost for longer than a
     expect(worst).toBeLessThan(MIN_HORIZON_MS);
     // deadline - re-arm - min_horizon to deadline - min_horizon after the loss: 25 to 40 s
     expect(belowAfterMs).toBeLessThanOrEqual(DEADLINE_MS - MIN_HORIZON_MS + 1_000);
+    process.stdout.write(`replication 1 (control, virtual time): below min horizon ${belowAfterMs / 1000} s after the loss (lowest ${(worst / 1000).toFixed(1)} s)\n`);
   }, 60_000);
 });
