@@ -28,17 +28,25 @@ export function startCli(args: string[], opts: { env?: Record<string, string | u
   child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) => child.on('exit', (code, signal) => r({ code, signal })));
-  const logs = () =>
-    out
-      .split('\n')
-      .filter((l) => l.startsWith('{'))
-      .flatMap((l) => {
+  // Parsed once per line, as complete lines arrive: waitFor predicates call logs() every 50 ms, and
+  // re-parsing a debug-level keeper's whole stdout each time was CPU the processes under test need.
+  const parsed: Array<Record<string, unknown>> = [];
+  let parsedTo = 0;
+  const logs = () => {
+    const end = out.lastIndexOf('\n') + 1;
+    if (end > parsedTo) {
+      for (const l of out.slice(parsedTo, end).split('\n')) {
+        if (!l.startsWith('{')) continue;
         try {
-          return [JSON.parse(l) as Record<string, unknown>];
+          parsed.push(JSON.parse(l) as Record<string, unknown>);
         } catch {
-          return [];
+          // not a log line
         }
-      });
+      }
+      parsedTo = end;
+    }
+    return parsed.slice();
+  };
   const waitFor = async (pred: () => boolean, timeoutMs = 15_000, what = 'condition') => {
     const t0 = Date.now();
     while (!pred()) {
