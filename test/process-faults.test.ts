@@ -11,8 +11,8 @@ import { keeperConfig, simAccount, startSim } from './support/keeper-process.js'
 
 const BOB = demoAddress('bob');
 
-// Each test has its own simulator, keeper and directories: the two short ones run at once; the
-// restart loop runs alone after them (its ten starts must fit a minute, so it is kept off a busy CPU).
+// Each test has its own simulator, keeper and directories: the three run at once (the restart
+// loop's window, WINDOW_S, leaves room for ten starts on a busy machine).
 describe.concurrent('process faults', () => {
   it('a state directory that cannot be written (a path under a regular file) :: the keeper keeps arming, reports the write failure, does not crash', async ({ onTestFinished }) => {
     const track = tracker(onTestFinished);
@@ -77,7 +77,7 @@ describe.concurrent('corrupt state', () => {
  */
 const WINDOW_S = 180;
 
-describe('process faults', () => {
+describe.concurrent('process faults', () => {
   it('a restart loop (killed 10 times within the window) against a venue granting 8 arms per 3 minutes :: start-up pacing keeps every arm inside the budget (no 429)', async ({ onTestFinished }) => {
     const track = tracker(onTestFinished);
     const sim = await startSim(track);
