@@ -5,41 +5,26 @@
 import { readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { demoAddress, demoMasterKey } from '../src/sim/venue/demo.js';
 import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer, type AddressInfo } from 'node:net';
 import { COMMAND_HELP, EXIT_CODES } from '../src/cli/args.js';
-import { freePort, getJson, MAIN, ROOT, runCli, startCli, tempDir, writeKey, type Proc } from './support/cli.js';
+import { freePort, getJson, inBatches, MAIN, ROOT, runCli, startCli, tempDir, tracker, writeKey, type Proc } from './support/cli.js';
 import { keeperConfig, simAccount, startSim } from './support/keeper-process.js';
 
 const BOB = demoAddress('bob');
-const running: Proc[] = [];
-afterEach(async () => {
-  for (const p of running.splice(0)) {
-    if (p.child.exitCode === null && p.child.signalCode === null) {
-      p.child.kill('SIGKILL');
-      await p.exited;
-    }
-  }
-});
-
-function track(p: Proc): Proc {
-  running.push(p);
-  return p;
-}
 
 describe('CLI basics', () => {
   it('--help and --version exit 0; usage errors exit 2 with an actionable message', async () => {
-    const help = await runCli(['--help']);
+    // independent starts of the CLI, at once
+    const [help, version, bad, noConfig] = await inBatches([() => runCli(['--help']), () => runCli(['--version']), () => runCli(['frobnicate']), () => runCli(['run'])]);
     expect(help.code).toBe(0);
     expect(help.stdout).toContain('check-config');
-    expect((await runCli(['--version'])).stdout).toMatch(/^dms-keeper \d+\.\d+\.\d+/);
-    const bad = await runCli(['frobnicate']);
+    expect(version.stdout).toMatch(/^dms-keeper \d+\.\d+\.\d+/);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain("unknown command 'frobnicate'");
-    const noConfig = await runCli(['run']);
     expect(noConfig.code).toBe(2);
     expect(noConfig.stderr).toContain('needs --config');
   });
@@ -59,23 +44,22 @@ describe('CLI basics', () => {
   });
 
   it('per-command help: `COMMAND --help` and `help COMMAND` print that command\'s help, exit 0', async () => {
-    for (const name of ['run', 'check-config', 'disarm', 'keygen', 'simulate']) {
-      const a = await runCli([name, '--help']);
+    const names = ['run', 'check-config', 'disarm', 'keygen', 'simulate'];
+    // 12 starts of the built CLI, four at a time (one after another they were 16 s on two busy cores)
+    const [unknown, bad, ...pairs] = await inBatches([() => runCli(['help', 'nope']), () => runCli(['keygen', '--bogus']), ...names.flatMap((name) => [() => runCli([name, '--help']), () => runCli(['help', name])])]);
+    for (const [i, name] of names.entries()) {
+      const [a, viaHelp] = [pairs[2 * i]!, pairs[2 * i + 1]!];
       expect(a.code).toBe(0);
       expect(a.stdout).toMatch(new RegExp(`^Usage: dms-keeper ${name === 'run' ? '\\[run\\]' : name}`));
       expect(a.stdout).toContain('Exit codes:');
-      expect((await runCli(['help', name])).stdout).toBe(a.stdout);
+      expect(viaHelp.stdout).toBe(a.stdout);
     }
-    expect((await runCli(['disarm', '--help'])).stdout).toContain('--account NAME');
-    const unknown = await runCli(['help', 'nope']);
+    expect(pairs[2 * names.indexOf('disarm')]!.stdout).toContain('--account NAME');
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain("no help for 'nope'");
     // a usage error shows the help of the command that was meant
-    const bad = await runCli(['keygen', '--bogus']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('Usage: dms-keeper keygen');
-    // 13 starts of the built CLI, about 0.5 s each alone and 1.8 s each on two busy cores: over the
-    // default 20 s when the suite's other workers load the machine.
   }, 60_000);
 
   it('refuses a Node.js older than 20.19 in one line naming the version it needs, exit 1', async () => {
@@ -91,15 +75,17 @@ describe('CLI basics', () => {
     const dir = await tempDir();
     const file = join(dir, 'bad.yaml');
     await writeFile(file, `venue:\n  simulator: true\n  bogus: 1\nswitch:\n  deadline_seconds: 7\naccounts:\n  - name: Bad Name\n    address: "0x12"\n`);
-    const r = await runCli(['check-config', '--config', file]);
+    const { file: good } = await keeperConfig('http://127.0.0.1:9');
+    const [r, ok] = await inBatches([
+      () => runCli(['check-config', '--config', file]),
+      () => runCli(['check-config', '--config', good], { env: { CREDENTIALS_DIRECTORY: join(good, '..', 'creds') } }),
+    ]);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('venue.bogus');
     expect(r.stderr).toContain('switch.deadline_seconds');
     expect(r.stderr).toContain('accounts[0].name');
     expect(r.stderr).toContain('accounts[0].address');
 
-    const { file: good } = await keeperConfig('http://127.0.0.1:9');
-    const ok = await runCli(['check-config', '--config', good], { env: { CREDENTIALS_DIRECTORY: join(good, '..', 'creds') } });
     expect(ok.code).toBe(0);
     expect(ok.stdout).toMatch(/arb-desk/);
     expect(ok.stdout.toLowerCase()).toContain('budget');
@@ -107,15 +93,15 @@ describe('CLI basics', () => {
   });
 
   it('check-config on the shipped example: names CREDENTIALS_DIRECTORY when the key files are missing; passes with the demo keys', async () => {
-    const bare = await runCli(['check-config', '--config', 'config/dms-keeper.example.yaml']);
+    const bareRun = runCli(['check-config', '--config', 'config/dms-keeper.example.yaml']);
+    // what `npm run check-config` does: the demo keys, in the directory npm start uses
+    const creds = join(await tempDir(), 'creds');
+    expect(spawnSync(process.execPath, ['scripts/demo-credentials.mjs', creds], { cwd: join(import.meta.dirname, '..') }).status).toBe(0);
+    const [bare, ok] = await Promise.all([bareRun, runCli(['check-config', '--config', 'config/dms-keeper.example.yaml'], { env: { CREDENTIALS_DIRECTORY: creds } })]);
     expect(bare.code).toBe(2);
     expect(bare.stderr).toContain('ENOENT');
     expect(bare.stderr).toContain('CREDENTIALS_DIRECTORY is not set');
     expect(bare.stderr).toContain('npm run check-config');
-    // what `npm run check-config` does: the demo keys, in the directory npm start uses
-    const creds = join(await tempDir(), 'creds');
-    expect(spawnSync(process.execPath, ['scripts/demo-credentials.mjs', creds], { cwd: join(import.meta.dirname, '..') }).status).toBe(0);
-    const ok = await runCli(['check-config', '--config', 'config/dms-keeper.example.yaml'], { env: { CREDENTIALS_DIRECTORY: creds } });
     expect(ok.code).toBe(0);
     const pkg = JSON.parse(await readFile(join(import.meta.dirname, '..', 'package.json'), 'utf8')) as { scripts: Record<string, string> };
     expect(pkg.scripts['check-config']).toContain('CREDENTIALS_DIRECTORY=state/demo-credentials');
@@ -136,8 +122,9 @@ describe('CLI basics', () => {
   });
 });
 
-describe('the keeper process against a simulator process', () => {
-  it('arms, serves health/metrics/status without key material, survives a broken SIGHUP, stops cleanly on SIGTERM (keep leaves the schedule)', async () => {
+describe.concurrent('the keeper process against a simulator process', () => {
+  it('arms, serves health/metrics/status without key material, survives a broken SIGHUP, stops cleanly on SIGTERM (keep leaves the schedule)', async ({ onTestFinished }) => {
+    const track = tracker(onTestFinished);
     const sim = await startSim(track);
     const cfg = await keeperConfig(sim.url);
     const k = track(startCli(['run', '--config', cfg.file], { env: { CREDENTIALS_DIRECTORY: cfg.creds } }));
@@ -171,7 +158,8 @@ describe('the keeper process against a simulator process', () => {
     expect(acct.schedule.timeMs! - acct.nowMs).toBeGreaterThan(3_000);
   }, 60_000);
 
-  it('SIGKILL: the simulator cancels the orders at the last deadline, and not before', async () => {
+  it('SIGKILL: the simulator cancels the orders at the last deadline, and not before', async ({ onTestFinished }) => {
+    const track = tracker(onTestFinished);
     const sim = await startSim(track);
     const cfg = await keeperConfig(sim.url);
     // A heap limit below the 128 MB any keeper needs (64 MB old space, 112 MB in all): said loudly at start, and it still runs.
@@ -199,7 +187,8 @@ describe('the keeper process against a simulator process', () => {
     expect(after.schedule.triggersToday).toBe(1);
   }, 60_000);
 
-  it('SIGTERM with on_shutdown: clear leaves no schedule; a second signal forces exit 1', async () => {
+  it('SIGTERM with on_shutdown: clear leaves no schedule; a second signal forces exit 1', async ({ onTestFinished }) => {
+    const track = tracker(onTestFinished);
     const sim = await startSim(track);
     const cfg = await keeperConfig(sim.url, { onShutdown: 'clear' });
     const k = track(startCli(['run', '--config', cfg.file], { env: { CREDENTIALS_DIRECTORY: cfg.creds } }));
@@ -222,7 +211,8 @@ describe('the keeper process against a simulator process', () => {
     expect(k2.logs().some((l) => l.event === 'forced_exit')).toBe(true);
   }, 90_000);
 
-  it('disarm clears the schedule with the stored agent and says what it cleared; an unknown account is refused', async () => {
+  it('disarm clears the schedule with the stored agent and says what it cleared; an unknown account is refused', async ({ onTestFinished }) => {
+    const track = tracker(onTestFinished);
     const sim = await startSim(track);
     const cfg = await keeperConfig(sim.url);
     const k = track(startCli(['run', '--config', cfg.file], { env: { CREDENTIALS_DIRECTORY: cfg.creds } }));
@@ -241,7 +231,8 @@ describe('the keeper process against a simulator process', () => {
     expect(unknown.stderr).toContain('arb-desk');
   }, 60_000);
 
-  it('without the native secp256k1, disarm says so on stderr in the words run logs it, and still clears', async () => {
+  it('without the native secp256k1, disarm says so on stderr in the words run logs it, and still clears', async ({ onTestFinished }) => {
+    const track = tracker(onTestFinished);
     const sim = await startSim(track);
     const cfg = await keeperConfig(sim.url);
     const env = { CREDENTIALS_DIRECTORY: cfg.creds, NODE_OPTIONS: `--import ${pathToFileURL(join(ROOT, 'test/support/no-native-curve.mjs')).href}` };
@@ -272,11 +263,63 @@ describe('the keeper process against a simulator process', () => {
   });
 });
 
+describe('the README', () => {
+  it('has one exit-code table, the one every command follows (EXIT_CODES, and each command\'s help)', async () => {
+    const readme = await readFile(join(import.meta.dirname, '..', 'README.md'), 'utf8');
+    const section = readme.slice(readme.indexOf('## Exit codes'), readme.indexOf('\n## ', readme.indexOf('## Exit codes') + 1));
+    const rows = [...section.matchAll(/^\| (\d) \| ([^|]+) \|/gm)].map((m) => [Number(m[1]), m[2]!.trim()] as const);
+    expect(rows.map(([code]) => code)).toEqual([EXIT_CODES.ok, EXIT_CODES.runtime, EXIT_CODES.usage]);
+    expect(rows[2]![1]).toMatch(/^bad config or usage/);
+    expect(readme.match(/^\| code \| means \|/gm)).toHaveLength(1);
+    for (const [name, help] of Object.entries(COMMAND_HELP)) {
+      const codes = [...help.slice(help.indexOf('Exit codes:')).matchAll(/\b([0-9]) [a-z(]/g)].map((m) => Number(m[1]));
+      expect(codes.length, name).toBeGreaterThan(0);
+      for (const c of codes) expect([0, 1, 2], `${name} help names exit code ${c}`).toContain(c);
+    }
+  });
+
+  it('the exit-code table\'s remaining cases: 1 for the world failing, 2 for what the command line got wrong', async () => {
+    const { file, creds } = await keeperConfig('http://127.0.0.1:9'); // nothing listens on port 9
+    const blocker = createServer().listen(0, '127.0.0.1');
+    await once(blocker, 'listening');
+    const port = (blocker.address() as AddressInfo).port;
+    const demo = join(await tempDir(), 'creds');
+    const noDirParent = await tempDir();
+    expect(spawnSync(process.execPath, ['scripts/demo-credentials.mjs', demo], { cwd: join(import.meta.dirname, '..') }).status).toBe(0);
+    // four independent starts, at once
+    const [unreachable, noDir, busy, sim] = await inBatches([
+      () => runCli(['disarm', '--config', file], { env: { CREDENTIALS_DIRECTORY: creds } }),
+      () => runCli(['keygen', '--out', join(noDirParent, 'missing', 'k.key')]),
+      () => runCli(['run', '--config', file], { env: { CREDENTIALS_DIRECTORY: creds, DMS_KEEPER_SERVER__LISTEN: `127.0.0.1:${port}` } }),
+      () => runCli(['disarm', '--config', 'config/dms-keeper.example.yaml'], { env: { CREDENTIALS_DIRECTORY: demo } }),
+    ]);
+    blocker.close();
+    expect(unreachable.code).toBe(1);
+    expect(unreachable.stdout).toMatch(/^FAILED\s+arb-desk/m);
+    expect(noDir.code).toBe(1);
+    expect(busy.code).toBe(1);
+    expect(sim.code).toBe(2);
+    expect(sim.stderr).toContain('venue.simulator is set');
+  }, 30_000);
+
+  it('its configuration essentials are a valid config once the address is filled in', async () => {
+    const readme = await readFile(join(import.meta.dirname, '..', 'README.md'), 'utf8');
+    const yaml = /## Configuration essentials[\s\S]*?```yaml\n([\s\S]*?)```/.exec(readme)![1]!;
+    const dir = await tempDir();
+    await writeKey(join(dir, 'creds'), 'mm-main.master', demoMasterKey('bob'));
+    const file = join(dir, 'essentials.yaml');
+    await writeFile(file, yaml.replace('"0x…"', `"${BOB}"`));
+    const r = await runCli(['check-config', '--config', file], { env: { CREDENTIALS_DIRECTORY: join(dir, 'creds') } });
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+  });
+});
+
 /**
  * package.json's `start` script (after its prestart build), in a child process: scripts/demo.mjs,
  * which writes the demo keys to $STATE_DIRECTORY/demo-credentials and runs the keeper in-process.
  */
-async function startDemo(env: Record<string, string>): Promise<Proc> {
+async function startDemo(track: (p: Proc) => Proc, env: Record<string, string>): Promise<Proc> {
   const pkg = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
   expect(pkg.scripts.prestart).toBe('node scripts/build.mjs');
   expect(pkg.scripts.start).toBe('node scripts/demo.mjs');
@@ -303,13 +346,14 @@ async function startDemo(env: Record<string, string>): Promise<Proc> {
 /** The one warning the demo prints: small-desk, below the venue's volume gate, explained. */
 const INELIGIBLE_WARNING = /WARN: small-desk: ineligible: below the venue's \$1000000 volume gate \(traded \$250000\), so the venue refuses its scheduled cancel and this account cannot be protected; asking again every 5 minutes/;
 
-describe('npm start (the example config, embedded simulator)', () => {
-  it('becomes ready with every example account handled, prints readable lines, and stops on SIGINT with exit 0', async () => {
+describe.concurrent('npm start (the example config, embedded simulator)', () => {
+  it('becomes ready with every example account handled, prints readable lines, and stops on SIGINT with exit 0', async ({ onTestFinished }) => {
+    const track = tracker(onTestFinished);
     const dir = await tempDir();
     const w = await runCli([]).catch(() => undefined); // warm the binary (no-op: usage error)
     expect(w?.code).toBe(2);
     const port = await freePort();
-    const k = await startDemo({ STATE_DIRECTORY: join(dir, 'state'), DMS_KEEPER_SERVER__LISTEN: `127.0.0.1:${port}` });
+    const k = await startDemo(track, { STATE_DIRECTORY: join(dir, 'state'), DMS_KEEPER_SERVER__LISTEN: `127.0.0.1:${port}` });
     const ops = `http://127.0.0.1:${port}`;
     await k.waitFor(() => k.stdout().includes('start-up done'), 20_000, 'start-up done');
     // readable lines, not JSON: time, level, account, message
@@ -335,14 +379,15 @@ describe('npm start (the example config, embedded simulator)', () => {
     expect((await k.exited).code).toBe(0);
   }, 60_000);
 
-  it('starts quiet every time: two starts in a row on one state directory warn of nothing but the ineligible account', async () => {
+  it('starts quiet every time: two starts in a row on one state directory warn of nothing but the ineligible account', async ({ onTestFinished }) => {
+    const track = tracker(onTestFinished);
     // The embedded venue dies with each keeper; what the first start stored about it (agents, the
     // request log) must not haunt the second (it did: "arm failed … does not exist" for every
     // account, and start-up pacing around requests the new venue never saw).
     const stateDir = join(await tempDir(), 'state');
     for (const run of [1, 2]) {
       const port = await freePort();
-      const k = await startDemo({ STATE_DIRECTORY: stateDir, DMS_KEEPER_SERVER__LISTEN: `127.0.0.1:${port}` });
+      const k = await startDemo(track, { STATE_DIRECTORY: stateDir, DMS_KEEPER_SERVER__LISTEN: `127.0.0.1:${port}` });
       await k.waitFor(() => k.stdout().includes('start-up done'), 20_000, `start-up done (start ${run})`);
       // The first seconds of the demo: heartbeats, the first re-arms (arb-desk every 5 s).
       await new Promise((r) => setTimeout(r, 3_000));
@@ -357,7 +402,8 @@ describe('npm start (the example config, embedded simulator)', () => {
     }
   }, 60_000);
 
-  it("the container's demo (scripts/demo.mjs, the Dockerfile's documented command) writes the public demo keys to the state directory and runs the example", async () => {
+  it("the container's demo (scripts/demo.mjs, the Dockerfile's documented command) writes the public demo keys to the state directory and runs the example", async ({ onTestFinished }) => {
+    const track = tracker(onTestFinished);
     const dockerfile = await readFile(join(ROOT, 'Dockerfile'), 'utf8');
     expect(dockerfile).toContain('docker run --rm -p 127.0.0.1:9464:9464 --entrypoint node dms-keeper scripts/demo.mjs');
     expect(dockerfile).toMatch(/^COPY scripts\/demo\.mjs scripts\/demo-credentials\.mjs \.\/scripts\/$/m);
@@ -366,7 +412,7 @@ describe('npm start (the example config, embedded simulator)', () => {
     const state = join(await tempDir(), 'state');
     const port = await freePort();
     // The image's environment (STATE_DIRECTORY and DMS_KEEPER_STATE_DIR: the volume), on loopback.
-    const k = await startDemo({ STATE_DIRECTORY: state, DMS_KEEPER_STATE_DIR: state, DMS_KEEPER_SERVER__LISTEN: `127.0.0.1:${port}` });
+    const k = await startDemo(track, { STATE_DIRECTORY: state, DMS_KEEPER_STATE_DIR: state, DMS_KEEPER_SERVER__LISTEN: `127.0.0.1:${port}` });
     await k.waitFor(() => k.stdout().includes('start-up done'), 20_000, 'start-up done');
     expect(k.stdout()).toMatch(/INFO: start-up done in [\d.]+ s: armed 3 of 4 accounts/);
     expect((await getJson(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
@@ -376,52 +422,4 @@ describe('npm start (the example config, embedded simulator)', () => {
     k.child.kill('SIGTERM');
     expect((await k.exited).code, k.stdout().slice(-2000)).toBe(0);
   }, 40_000);
-});
-
-describe('the README', () => {
-  it('has one exit-code table, the one every command follows (EXIT_CODES, and each command\'s help)', async () => {
-    const readme = await readFile(join(import.meta.dirname, '..', 'README.md'), 'utf8');
-    const section = readme.slice(readme.indexOf('## Exit codes'), readme.indexOf('\n## ', readme.indexOf('## Exit codes') + 1));
-    const rows = [...section.matchAll(/^\| (\d) \| ([^|]+) \|/gm)].map((m) => [Number(m[1]), m[2]!.trim()] as const);
-    expect(rows.map(([code]) => code)).toEqual([EXIT_CODES.ok, EXIT_CODES.runtime, EXIT_CODES.usage]);
-    expect(rows[2]![1]).toMatch(/^bad config or usage/);
-    expect(readme.match(/^\| code \| means \|/gm)).toHaveLength(1);
-    for (const [name, help] of Object.entries(COMMAND_HELP)) {
-      const codes = [...help.slice(help.indexOf('Exit codes:')).matchAll(/\b([0-9]) [a-z(]/g)].map((m) => Number(m[1]));
-      expect(codes.length, name).toBeGreaterThan(0);
-      for (const c of codes) expect([0, 1, 2], `${name} help names exit code ${c}`).toContain(c);
-    }
-  });
-
-  it('the exit-code table\'s remaining cases: 1 for the world failing, 2 for what the command line got wrong', async () => {
-    const { file, creds } = await keeperConfig('http://127.0.0.1:9'); // nothing listens on port 9
-    const unreachable = await runCli(['disarm', '--config', file], { env: { CREDENTIALS_DIRECTORY: creds } });
-    expect(unreachable.code).toBe(1);
-    expect(unreachable.stdout).toMatch(/^FAILED\s+arb-desk/m);
-    const noDir = await runCli(['keygen', '--out', join(await tempDir(), 'missing', 'k.key')]);
-    expect(noDir.code).toBe(1);
-    const blocker = createServer().listen(0, '127.0.0.1');
-    await once(blocker, 'listening');
-    const port = (blocker.address() as AddressInfo).port;
-    const busy = await runCli(['run', '--config', file], { env: { CREDENTIALS_DIRECTORY: creds, DMS_KEEPER_SERVER__LISTEN: `127.0.0.1:${port}` } });
-    blocker.close();
-    expect(busy.code).toBe(1);
-    const demo = join(await tempDir(), 'creds');
-    expect(spawnSync(process.execPath, ['scripts/demo-credentials.mjs', demo], { cwd: join(import.meta.dirname, '..') }).status).toBe(0);
-    const sim = await runCli(['disarm', '--config', 'config/dms-keeper.example.yaml'], { env: { CREDENTIALS_DIRECTORY: demo } });
-    expect(sim.code).toBe(2);
-    expect(sim.stderr).toContain('venue.simulator is set');
-  }, 30_000);
-
-  it('its configuration essentials are a valid config once the address is filled in', async () => {
-    const readme = await readFile(join(import.meta.dirname, '..', 'README.md'), 'utf8');
-    const yaml = /## Configuration essentials[\s\S]*?```yaml\n([\s\S]*?)```/.exec(readme)![1]!;
-    const dir = await tempDir();
-    await writeKey(join(dir, 'creds'), 'mm-main.master', demoMasterKey('bob'));
-    const file = join(dir, 'essentials.yaml');
-    await writeFile(file, yaml.replace('"0x…"', `"${BOB}"`));
-    const r = await runCli(['check-config', '--config', file], { env: { CREDENTIALS_DIRECTORY: join(dir, 'creds') } });
-    expect(r.stderr).toBe('');
-    expect(r.code).toBe(0);
-  });
 });

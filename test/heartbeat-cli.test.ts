@@ -7,8 +7,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { freePort, runCli, startCli, tempDir, writeKey, type Proc } from './support/cli.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import { freePort, inBatches, runCli, startCli, tempDir, writeKey, type Proc } from './support/cli.js';
 
 const TOKEN = 'bot-mm-token-0123456789abcdef';
 
@@ -42,9 +42,11 @@ async function fakeKeeper(port = 0) {
   return { url, seen, state, beats: () => seen.filter((s) => s.method === 'POST' && s.url === '/heartbeat') };
 }
 
+// The tests run at once, each with its own servers and process: what is left is cleared at the end
+// of the file (an afterEach would close a concurrent test's servers).
 const servers: Server[] = [];
 const procs: Proc[] = [];
-afterEach(async () => {
+afterAll(async () => {
   for (const p of procs.splice(0)) {
     if (p.child.exitCode === null && p.child.signalCode === null) {
       p.child.kill('SIGKILL');
@@ -64,15 +66,22 @@ async function creds(): Promise<string> {
   return dir;
 }
 
+/**
+ * The heartbeat CLI with a 5 s request timeout, not the default 1 s: a child process starting on two
+ * busy cores can take longer than a second over its first request, which it would log as a failing
+ * heartbeat (a line these tests count) though nothing failed.
+ */
 function heartbeat(args: string[], env: Record<string, string> = {}): Proc {
-  const p = startCli(['heartbeat', ...args], { env });
+  const p = startCli(['heartbeat', '--timeout-ms', '5000', ...args], { env });
   procs.push(p);
   return p;
 }
 
 const events = (p: Proc) => p.logs().map((l) => l.event);
 
-describe('dms-keeper heartbeat (built CLI)', () => {
+// Waits are on events (30 s at most, nothing when they come quickly): six processes starting at once
+// on two cores that other work also loads may take a while to reach their first requests.
+describe.concurrent('dms-keeper heartbeat (built CLI)', { timeout: 60_000 }, () => {
   it('has its help, like every command', async () => {
     const r = await runCli(['heartbeat', '--help']);
     expect(r.code).toBe(0);
@@ -83,7 +92,7 @@ describe('dms-keeper heartbeat (built CLI)', () => {
   it('posts the accounts with the bearer token every period, logs only changes, and stops on SIGTERM with exit 0', async () => {
     const keeper = await fakeKeeper();
     const p = heartbeat(['--url', keeper.url, '--account', 'mm-main', '--account', 'mm-sub', '--every-seconds', '0.2', '--token-file', 'token'], { CREDENTIALS_DIRECTORY: await creds() });
-    await p.waitFor(() => keeper.beats().length >= 5, 10_000, 'five heartbeats');
+    await p.waitFor(() => keeper.beats().length >= 5, 30_000, 'five heartbeats');
     for (const b of keeper.beats()) {
       expect(b.authorization).toBe(`Bearer ${TOKEN}`);
       expect(JSON.parse(b.body)).toEqual({ accounts: ['mm-main', 'mm-sub'] });
@@ -109,16 +118,18 @@ describe('dms-keeper heartbeat (built CLI)', () => {
 
   it('exits 2 without a token, and refuses one on the command line without echoing it', async () => {
     const keeper = await fakeKeeper();
-    const none = await runCli(['heartbeat', '--url', keeper.url, '--account', 'mm-main']);
+    const loose = join(await tempDir('dmsk-hb-'), 'loose');
+    await writeKey(loose, 'token', TOKEN, 0o644);
+    const [none, argv, open] = await inBatches([
+      () => runCli(['heartbeat', '--url', keeper.url, '--account', 'mm-main']),
+      () => runCli(['heartbeat', '--url', keeper.url, '--account', 'mm-main', `--token=${TOKEN}`]),
+      () => runCli(['heartbeat', '--url', keeper.url, '--account', 'mm-main', '--token-file', join(loose, 'token')]),
+    ]);
     expect(none.code).toBe(2);
     expect(none.stderr).toContain('no token: give --token-file FILE or set DMS_KEEPER_HEARTBEAT_TOKEN');
-    const argv = await runCli(['heartbeat', '--url', keeper.url, '--account', 'mm-main', `--token=${TOKEN}`]);
     expect(argv.code).toBe(2);
     expect(argv.stderr).toContain('never taken from the command line');
     expect(argv.stderr).not.toContain(TOKEN);
-    const loose = join(await tempDir('dmsk-hb-'), 'loose');
-    await writeKey(loose, 'token', TOKEN, 0o644);
-    const open = await runCli(['heartbeat', '--url', keeper.url, '--account', 'mm-main', '--token-file', join(loose, 'token')]);
     expect(open.code).toBe(2);
     expect(open.stderr).toContain('mode 0644');
     expect(keeper.seen).toEqual([]);
@@ -127,13 +138,13 @@ describe('dms-keeper heartbeat (built CLI)', () => {
   it('keeps going while the keeper refuses connections, and says so once; then recovers when it is back', async () => {
     const port = await freePort();
     const p = heartbeat(['--url', `http://127.0.0.1:${port}`, '--account', 'mm-main', '--every-seconds', '0.2', '--token-file', 'token'], { CREDENTIALS_DIRECTORY: await creds() });
-    await p.waitFor(() => events(p).includes('heartbeat_failing'), 10_000, 'heartbeat_failing');
+    await p.waitFor(() => events(p).includes('heartbeat_failing'), 30_000, 'heartbeat_failing');
     await new Promise((r) => setTimeout(r, 1_500)); // about seven more refused periods
     expect(p.child.exitCode).toBeNull();
     expect(events(p)).toEqual(['heartbeat_start', 'heartbeat_failing']);
     expect(p.logs()[1]).toMatchObject({ level: 40, reason: 'unreachable', detail: 'ECONNREFUSED' });
     const keeper = await fakeKeeper(port); // the keeper is back
-    await p.waitFor(() => events(p).includes('heartbeat_ok'), 10_000, 'heartbeat_ok');
+    await p.waitFor(() => events(p).includes('heartbeat_ok'), 30_000, 'heartbeat_ok');
     expect(keeper.beats().length).toBeGreaterThan(0);
     expect(p.logs().find((l) => l.event === 'heartbeat_ok')!.failed_periods).toBeGreaterThanOrEqual(5);
     p.child.kill('SIGINT');
@@ -145,13 +156,13 @@ describe('dms-keeper heartbeat (built CLI)', () => {
     const bot = await fakeKeeper();
     bot.state.answer = () => [500, { error: 'trading loop stalled' }];
     const p = heartbeat(['--url', keeper.url, '--account', 'mm-main', '--every-seconds', '0.2', '--check-url', `${bot.url}/healthz`], { DMS_KEEPER_HEARTBEAT_TOKEN: TOKEN });
-    await p.waitFor(() => bot.seen.length >= 5, 10_000, 'five health checks');
+    await p.waitFor(() => bot.seen.length >= 5, 30_000, 'five health checks');
     expect(keeper.seen).toEqual([]);
     expect(bot.seen.every((s) => s.method === 'GET' && s.url === '/healthz' && s.authorization === undefined)).toBe(true);
     expect(events(p)).toEqual(['heartbeat_start', 'heartbeat_bot_unhealthy']);
     // healthy again: heartbeats resume
     bot.state.answer = () => [200, { ok: true }];
-    await p.waitFor(() => keeper.beats().length > 0, 10_000, 'a heartbeat after the bot recovered');
+    await p.waitFor(() => keeper.beats().length > 0, 30_000, 'a heartbeat after the bot recovered');
     p.child.kill('SIGTERM');
     expect((await p.exited).code).toBe(0);
   });

@@ -364,21 +364,26 @@ describeRender('Kubernetes manifests (kubectl kustomize, no cluster)', () => {
     [OVERLAY, 4],
   ])('%s: scaling is replicas and nothing else; check-config passes as each pod sees it, and the heap holds every account (the last pod standing holds them all)', async (base, accounts) => {
     const at = async (n: number) => render(await scaled(base, n).then((d) => d.slice(ROOT.length + 1)));
-    const two = statefulSet(await render(base));
-    for (const n of [1, 3, 5]) {
-      const objs = await at(n);
-      const sts = statefulSet(objs);
+    // The renders are independent: at once (each is a kubectl start).
+    const [objs, twoObjs, ...scales] = await Promise.all([render(base), render(base), ...[1, 3, 5].map(at)]);
+    const two = statefulSet(twoObjs);
+    for (const [k, n] of [1, 3, 5].entries()) {
+      const sts = statefulSet(scales[k]!);
       expect(sts.spec.replicas).toBe(n);
       // The same pods at any scale: one number changes, no config, no environment.
       expect({ ...sts, spec: { ...sts.spec, replicas: 2 } }).toEqual(two);
     }
-    const objs = await render(base);
     const cfg = YAML.parse(configText(objs)) as { accounts: Array<{ address: string }> };
     expect(cfg.accounts.length).toBe(accounts);
     const heapFlag = (s: string) => Number(/--max-old-space-size=(\d+)/.exec(s)?.[1]);
-    for (const i of [0, 1]) {
-      const { args, env, container } = await keeperProcess(objs, i, secretFiles(objs));
-      const r = await cli(['check-config', '--config', args[args.indexOf('--config') + 1]!], env);
+    // Each pod's check-config, both at once.
+    const pods = await Promise.all(
+      [0, 1].map(async (i) => {
+        const { args, env, container } = await keeperProcess(objs, i, secretFiles(objs));
+        return { env, container, r: await cli(['check-config', '--config', args[args.indexOf('--config') + 1]!], env) };
+      }),
+    );
+    for (const { env, container, r } of pods) {
       expect(r.code, r.out).toBe(0);
       // A fleet member plans every account of the config: what it holds alone when the others are gone.
       expect(/^.*?(\d+) of (\d+) accounts protected here\b/m.exec(r.out)?.slice(1).map(Number), r.out).toEqual([accounts, accounts]);

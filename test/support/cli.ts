@@ -28,17 +28,25 @@ export function startCli(args: string[], opts: { env?: Record<string, string | u
   child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) => child.on('exit', (code, signal) => r({ code, signal })));
-  const logs = () =>
-    out
-      .split('\n')
-      .filter((l) => l.startsWith('{'))
-      .flatMap((l) => {
+  // Parsed once per line, as complete lines arrive: waitFor predicates call logs() every 50 ms, and
+  // re-parsing a debug-level keeper's whole stdout each time was CPU the processes under test need.
+  const parsed: Array<Record<string, unknown>> = [];
+  let parsedTo = 0;
+  const logs = () => {
+    const end = out.lastIndexOf('\n') + 1;
+    if (end > parsedTo) {
+      for (const l of out.slice(parsedTo, end).split('\n')) {
+        if (!l.startsWith('{')) continue;
         try {
-          return [JSON.parse(l) as Record<string, unknown>];
+          parsed.push(JSON.parse(l) as Record<string, unknown>);
         } catch {
-          return [];
+          // not a log line
         }
-      });
+      }
+      parsedTo = end;
+    }
+    return parsed.slice();
+  };
   const waitFor = async (pred: () => boolean, timeoutMs = 15_000, what = 'condition') => {
     const t0 = Date.now();
     while (!pred()) {
@@ -94,4 +102,43 @@ export async function freePort(): Promise<number> {
       s.close(() => resolvePort(port));
     });
   });
+}
+
+/**
+ * A `track` for one test: every process it is given is SIGKILLed (if still running) when that test
+ * finishes. Per test rather than a file's afterEach, so tests of a `describe.concurrent` do not kill
+ * each other's processes. Pass the test context's `onTestFinished`.
+ */
+export function tracker(onTestFinished: (fn: () => Promise<void>) => void): (p: Proc) => Proc {
+  const mine: Proc[] = [];
+  onTestFinished(async () => {
+    for (const p of mine.splice(0)) {
+      if (p.child.exitCode === null && p.child.signalCode === null) {
+        p.child.kill('SIGKILL');
+        await p.exited;
+      }
+    }
+  });
+  return (p) => {
+    mine.push(p);
+    return p;
+  };
+}
+
+/**
+ * Runs `jobs` with at most `atOnce` of them running: independent CLI starts overlap their waits,
+ * without starting so many Node processes at once that two cores thrash (each start is about half
+ * a second of CPU).
+ */
+export async function inBatches<const J extends ReadonlyArray<() => Promise<unknown>>>(jobs: J, atOnce = 4): Promise<{ -readonly [K in keyof J]: Awaited<ReturnType<J[K]>> }> {
+  const results: unknown[] = new Array<unknown>(jobs.length);
+  let next = 0;
+  const lane = async (): Promise<void> => {
+    while (next < jobs.length) {
+      const i = next++;
+      results[i] = await jobs[i]!();
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(atOnce, jobs.length) }, lane));
+  return results as { -readonly [K in keyof J]: Awaited<ReturnType<J[K]>> };
 }

@@ -83,7 +83,21 @@ export interface Harness {
   advance(ms: number): Promise<void>;
   /** keeper.stop(), with virtual time moving while it waits. */
   stop(): Promise<void>;
+  /**
+   * Another keeper on this clock and simulator, with its own state directory, logs, metrics and
+   * request budget (the harness's options otherwise), not yet started; close() stops it too.
+   */
+  addKeeper(accounts: (sim: Simulator) => KeeperAccountSpec[]): Promise<ExtraKeeper>;
   close(): Promise<void>;
+}
+
+/** A keeper that addKeeper() added to a harness. */
+export interface ExtraKeeper {
+  keeper: Keeper;
+  logs: Array<Record<string, unknown>>;
+  stateDir: string;
+  /** keeper.stop(), with virtual time moving while it waits; with on_shutdown keep, the venue keeps its schedules. */
+  stop(): Promise<void>;
 }
 
 export function account(name: string, address: string, key: string, over: Partial<KeeperAccountSpec> = {}, sw: Partial<SwitchConfig> = {}): KeeperAccountSpec {
@@ -278,143 +292,154 @@ export async function startHarness(opts: {
     perFile.madeDirs.push(stateDir); // removed after the test file (per-file.ts)
   }
 
-  // The keeper logs at debug, thousands of lines a timeline, and most tests read few of them: each
-  // line is parsed when `logs` is next read, not as it is written (parsing every line as it came was
-  // 2 s of a 400-account file's CPU). The array behind the proxy is the same one every read sees.
-  const parsed: Array<Record<string, unknown>> = [];
-  const lines: string[] = [];
-  let parsedLines = 0;
-  const parsePending = (): void => {
-    for (; parsedLines < lines.length; parsedLines++) for (const l of lines[parsedLines]!.split('\n')) if (l) parsed.push(JSON.parse(l) as Record<string, unknown>);
-  };
-  const logs = new Proxy(parsed, {
-    get(target, key, receiver) {
-      parsePending();
-      return Reflect.get(target, key, receiver) as unknown;
-    },
-  });
-  // pino writes each line synchronously to any object with write(): a Writable stream's machinery
-  // (its state, a tick per write) did nothing here but cost a second of CPU a large timeline.
-  const stream = { write: (line: string): void => void lines.push(line) };
-  const logger = createLogger('debug', stream, clock);
-  const metrics = createMetrics({ version: 'test', defaultMetrics: false });
-  const venueClock = new VenueClock(clock);
   const dispatcher = inProcess ? sim.inProcess.dispatcher : new Agent({ connections: 32 });
-  class TrackedTransport extends HttpTransport {
-    override async request(r: Parameters<HttpTransport['request']>[0]) {
-      inflight++;
-      try {
-        return await super.request(r);
-      } finally {
-        inflight--;
+  /**
+   * One keeper on this harness's clock and simulator, with its own logs, metrics, request budget and
+   * state directory: the harness's keeper, and each one addKeeper() adds (several keepers arming the
+   * same venue, as the instances of a replicated fleet do).
+   */
+  const makeKeeper = (accounts: KeeperAccountSpec[], keeperStateDir: string) => {
+    // The keeper logs at debug, thousands of lines a timeline, and most tests read few of them: each
+    // line is parsed when `logs` is next read, not as it is written (parsing every line as it came was
+    // 2 s of a 400-account file's CPU). The array behind the proxy is the same one every read sees.
+    const parsed: Array<Record<string, unknown>> = [];
+    const lines: string[] = [];
+    let parsedLines = 0;
+    const parsePending = (): void => {
+      for (; parsedLines < lines.length; parsedLines++) for (const l of lines[parsedLines]!.split('\n')) if (l) parsed.push(JSON.parse(l) as Record<string, unknown>);
+    };
+    const logs = new Proxy(parsed, {
+      get(target, key, receiver) {
+        parsePending();
+        return Reflect.get(target, key, receiver) as unknown;
+      },
+    });
+    // pino writes each line synchronously to any object with write(): a Writable stream's machinery
+    // (its state, a tick per write) did nothing here but cost a second of CPU a large timeline.
+    const stream = { write: (line: string): void => void lines.push(line) };
+    const logger = createLogger('debug', stream, clock);
+    const metrics = createMetrics({ version: 'test', defaultMetrics: false });
+    const venueClock = new VenueClock(clock);
+    class TrackedTransport extends HttpTransport {
+      override async request(r: Parameters<HttpTransport['request']>[0]) {
+        inflight++;
+        try {
+          return await super.request(r);
+        } finally {
+          inflight--;
+        }
       }
     }
-  }
-  const transport = new TrackedTransport({
-    dispatcher: opts.wrapDispatcher ? opts.wrapDispatcher(dispatcher) : dispatcher,
-    clock,
-    requestTimeoutMs: opts.requestTimeoutMs ?? 5_000,
-    onResponse: (o) => metrics.venueRequests.inc({ endpoint: o.endpoint, code: String(o.status) }),
-  });
-
-  // State reads and writes are real I/O too: virtual time must not run ahead of them (an untracked
-  // read of the state files at start let it run on by up to 6.6 s before the first request).
-  const track = <T>(p: Promise<T>): Promise<T> => {
-    if (!inProcess) {
-      inflight++;
-      return p.finally(() => inflight--);
-    }
-    // In process: the result waits in `disk` until settleInProcess hands it back (or, when nothing
-    // is driving the clock, as soon as it is the oldest one done).
-    inflight++;
-    return new Promise<T>((resolve, reject) => {
-      let outcome: (() => void) | undefined;
-      const entry: DiskResult = {
-        finished: false,
-        done: p.then(
-          (v) => void (outcome = () => resolve(v)),
-          (e: unknown) => void (outcome = () => reject(e as Error)),
-        ),
-        deliver: () => {
-          inflight--;
-          outcome!();
-        },
-      };
-      disk.push(entry);
-      void entry.done.then(() => {
-        entry.finished = true;
-        if (settling) return;
-        while (disk[0]?.finished) disk.shift()!.deliver();
-      });
+    const transport = new TrackedTransport({
+      dispatcher: opts.wrapDispatcher ? opts.wrapDispatcher(dispatcher) : dispatcher,
+      clock,
+      requestTimeoutMs: opts.requestTimeoutMs ?? 5_000,
+      onResponse: (o) => metrics.venueRequests.inc({ endpoint: o.endpoint, code: String(o.status) }),
     });
+
+    // State reads and writes are real I/O too: virtual time must not run ahead of them (an untracked
+    // read of the state files at start let it run on by up to 6.6 s before the first request).
+    const track = <T>(p: Promise<T>): Promise<T> => {
+      if (!inProcess) {
+        inflight++;
+        return p.finally(() => inflight--);
+      }
+      // In process: the result waits in `disk` until settleInProcess hands it back (or, when nothing
+      // is driving the clock, as soon as it is the oldest one done).
+      inflight++;
+      return new Promise<T>((resolve, reject) => {
+        let outcome: (() => void) | undefined;
+        const entry: DiskResult = {
+          finished: false,
+          done: p.then(
+            (v) => void (outcome = () => resolve(v)),
+            (e: unknown) => void (outcome = () => reject(e as Error)),
+          ),
+          deliver: () => {
+            inflight--;
+            outcome!();
+          },
+        };
+        disk.push(entry);
+        void entry.done.then(() => {
+          entry.finished = true;
+          if (settling) return;
+          while (disk[0]?.finished) disk.shift()!.deliver();
+        });
+      });
+    };
+    const slowDisk = async <T>(read: () => Promise<T>): Promise<T> => {
+      if (opts.stateReadDelayMs) await new Promise((r) => setTimeout(r, opts.stateReadDelayMs));
+      return read();
+    };
+    class TrackedStore extends AgentStore {
+      // loadChecked is the store's one read (load goes through it): what provisioning calls.
+      override loadChecked(...a: Parameters<AgentStore['loadChecked']>) {
+        return track(slowDisk(() => super.loadChecked(...a)));
+      }
+      override save(a: Parameters<AgentStore['save']>[0]) {
+        return track(super.save(a));
+      }
+    }
+    class TrackedTriggers extends TriggerCounter {
+      override load() {
+        return track(slowDisk(() => super.load()));
+      }
+      override save() {
+        return track(super.save());
+      }
+    }
+    const rl = opts.rateLimits ?? { global: 1200, scheduleCancel: 600 };
+    const windowMs = rl.windowMs ?? 60_000;
+    const scheduler = new RequestScheduler(monotonicView(clock), {
+      global: { limit: rl.global, windowMs },
+      schedule_cancel: { limit: rl.scheduleCancel, windowMs },
+      exchange: rl.exchange === undefined ? { limit: 1200, windowMs: 60_000 } : { limit: rl.exchange, windowMs },
+    });
+    reportBudgetLimits(scheduler, { logger, metrics });
+    // rate_limits.shared with Redis out of reach: the real SharedBudget, on its fallback share.
+    const shared = opts.sharedFallbackShare === undefined ? undefined : unreachableSharedBudget(clock, scheduler, opts.sharedFallbackShare);
+    const venue = new VenuePort({ ...(opts.noService ? {} : { baseUrl: sim.baseUrl }), exchangeUrl: sim.exchangeUrl, transport, scheduler, venueClock, clock, ...(opts.infoWeights ? { infoWeights: opts.infoWeights } : {}), ...(shared ? { shared } : {}) });
+    const keeperOptions: KeeperOptions = {
+      network: 'testnet',
+      ...(opts.chainField ? { chainField: opts.chainField } : {}),
+      accounts,
+      watch: { ordersEveryMs: 30_000, positionsEveryMs: 60_000, notifications: opts.notifications ?? false, ...opts.watch },
+      maxClockSkewMs: 2_000,
+      triggerWarnAt: 8,
+      armBudgetPerSecond: (rl.scheduleCancel * 1000) / windowMs,
+      ...(opts.infoWeights ? { infoWeights: opts.infoWeights } : {}),
+    };
+    const keeper = new Keeper(keeperOptions, {
+      ...(shared ? { sharedDemand: shared, budgetMode: () => shared.mode() } : {}),
+      clock,
+      curve: curve.curve,
+      generateKey: nextAgentKey,
+      venueClock,
+      scheduler,
+      venue,
+      notifications: opts.notifications
+        ? (onEvent) =>
+            new NotificationClient({
+              wsUrl: sim.wsUrl,
+              clock,
+              onEvent,
+              usersPerConnection: 1,
+              random: () => 0.5,
+              ...(inProcess ? { socketFactory: sim.inProcess.socketFactory } : {}),
+            })
+        : undefined,
+      metrics,
+      logger,
+      agentStore: new TrackedStore(keeperStateDir),
+      triggers: new TrackedTriggers(TriggerCounter.fileIn(keeperStateDir), sim.clock.nowMs()),
+      ...(opts.probe ? { probe: opts.probe } : {}),
+    });
+    return { keeper, logs, lines, metrics, scheduler, transport };
   };
-  const slowDisk = async <T>(read: () => Promise<T>): Promise<T> => {
-    if (opts.stateReadDelayMs) await new Promise((r) => setTimeout(r, opts.stateReadDelayMs));
-    return read();
-  };
-  class TrackedStore extends AgentStore {
-    // loadChecked is the store's one read (load goes through it): what provisioning calls.
-    override loadChecked(...a: Parameters<AgentStore['loadChecked']>) {
-      return track(slowDisk(() => super.loadChecked(...a)));
-    }
-    override save(a: Parameters<AgentStore['save']>[0]) {
-      return track(super.save(a));
-    }
-  }
-  class TrackedTriggers extends TriggerCounter {
-    override load() {
-      return track(slowDisk(() => super.load()));
-    }
-    override save() {
-      return track(super.save());
-    }
-  }
-  const rl = opts.rateLimits ?? { global: 1200, scheduleCancel: 600 };
-  const windowMs = rl.windowMs ?? 60_000;
-  const scheduler = new RequestScheduler(monotonicView(clock), {
-    global: { limit: rl.global, windowMs },
-    schedule_cancel: { limit: rl.scheduleCancel, windowMs },
-    exchange: rl.exchange === undefined ? { limit: 1200, windowMs: 60_000 } : { limit: rl.exchange, windowMs },
-  });
-  reportBudgetLimits(scheduler, { logger, metrics });
-  // rate_limits.shared with Redis out of reach: the real SharedBudget, on its fallback share.
-  const shared = opts.sharedFallbackShare === undefined ? undefined : unreachableSharedBudget(clock, scheduler, opts.sharedFallbackShare);
-  const venue = new VenuePort({ ...(opts.noService ? {} : { baseUrl: sim.baseUrl }), exchangeUrl: sim.exchangeUrl, transport, scheduler, venueClock, clock, ...(opts.infoWeights ? { infoWeights: opts.infoWeights } : {}), ...(shared ? { shared } : {}) });
-  const keeperOptions: KeeperOptions = {
-    network: 'testnet',
-    ...(opts.chainField ? { chainField: opts.chainField } : {}),
-    accounts: opts.accounts(sim),
-    watch: { ordersEveryMs: 30_000, positionsEveryMs: 60_000, notifications: opts.notifications ?? false, ...opts.watch },
-    maxClockSkewMs: 2_000,
-    triggerWarnAt: 8,
-    armBudgetPerSecond: (rl.scheduleCancel * 1000) / windowMs,
-    ...(opts.infoWeights ? { infoWeights: opts.infoWeights } : {}),
-  };
-  const keeper = new Keeper(keeperOptions, {
-    ...(shared ? { sharedDemand: shared, budgetMode: () => shared.mode() } : {}),
-    clock,
-    curve: curve.curve,
-    generateKey: nextAgentKey,
-    venueClock,
-    scheduler,
-    venue,
-    notifications: opts.notifications
-      ? (onEvent) =>
-          new NotificationClient({
-            wsUrl: sim.wsUrl,
-            clock,
-            onEvent,
-            usersPerConnection: 1,
-            random: () => 0.5,
-            ...(inProcess ? { socketFactory: sim.inProcess.socketFactory } : {}),
-          })
-      : undefined,
-    metrics,
-    logger,
-    agentStore: new TrackedStore(stateDir),
-    triggers: new TrackedTriggers(TriggerCounter.fileIn(stateDir), sim.clock.nowMs()),
-    ...(opts.probe ? { probe: opts.probe } : {}),
-  });
+  const main = makeKeeper(opts.accounts(sim), stateDir);
+  const { keeper, logs, lines, metrics, scheduler } = main;
+  const transports = [main.transport];
 
   // start() waits for every account's first provisioning, which the port admits through the budget
   // (spaced on virtual timers): keep time moving, in small steps, until it resolves.
@@ -431,6 +456,18 @@ export async function startHarness(opts: {
   keeper.reload = (next) => driving(reload(next));
 
   const stopMoving = (): Promise<void> => driving(keeper.stop(5_000).catch(() => undefined), 50, 200);
+  const extras: ExtraKeeper[] = [];
+  const addKeeper = async (accounts: (s: Simulator) => KeeperAccountSpec[]): Promise<ExtraKeeper> => {
+    const dir = await mkdtemp(join(STATE_BASE, 'dmsk-harness-'));
+    perFile.madeDirs.push(dir); // removed after the test file (per-file.ts)
+    const made = makeKeeper(accounts(sim), dir);
+    transports.push(made.transport);
+    const startMade = made.keeper.start.bind(made.keeper);
+    made.keeper.start = () => driving(startMade());
+    const extra: ExtraKeeper = { keeper: made.keeper, logs: made.logs, stateDir: dir, stop: () => driving(made.keeper.stop(5_000).catch(() => undefined), 50, 200) };
+    extras.push(extra);
+    return extra;
+  };
 
   /**
    * With DMSK_TIMELINE_DIGESTS=<file>: one JSON line per harness run, a digest of what happened at
@@ -468,10 +505,12 @@ export async function startHarness(opts: {
     },
     advance: (ms) => clock.advance(ms),
     stop: () => stopMoving(),
+    addKeeper,
     close: async () => {
       await stopMoving();
+      for (const x of extras) await x.stop();
       await recordDigest();
-      await transport.close();
+      for (const t of transports) await t.close();
       if (!inProcess) await dispatcher.destroy();
       await sim.stop();
     },

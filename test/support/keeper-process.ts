@@ -10,13 +10,15 @@ const BOB = demoAddress('bob');
 export async function startSim(track: (p: Proc) => Proc = (p) => p, env: Record<string, string> = {}): Promise<{ proc: Proc; url: string }> {
   const port = await freePort();
   const proc = track(startCli(['simulate', '--port', String(port)], { env: { DMS_KEEPER_LOG__LEVEL: 'warn', ...env } }));
-  await proc.waitFor(() => proc.stdout().includes('venue simulator on'), 15_000, 'simulator');
+  // Generous: a wait on the line, so it costs nothing when the start is quick, and several tests of
+  // a file may start their simulators at once on two busy cores.
+  await proc.waitFor(() => proc.stdout().includes('venue simulator on'), 30_000, 'simulator');
   return { proc, url: `http://127.0.0.1:${port}` };
 }
 
 export async function keeperConfig(
   simUrl: string,
-  over: { onShutdown?: 'keep' | 'clear'; deadline?: number; rearm?: number; minHorizon?: number; stateDir?: string; scheduleCancelPerMinute?: number } = {},
+  over: { onShutdown?: 'keep' | 'clear'; deadline?: number; rearm?: number; minHorizon?: number; stateDir?: string; scheduleCancelPerMinute?: number; scheduleCancelWindowSeconds?: number } = {},
 ) {
   const dir = await tempDir();
   const creds = join(dir, 'creds');
@@ -43,7 +45,7 @@ accounts:
     master_key: { file: bob.master }
 rate_limits:
   global: { requests: 1200, per_seconds: 60 }
-  schedule_cancel: { requests: ${over.scheduleCancelPerMinute ?? 600}, per_seconds: 60 }
+  schedule_cancel: { requests: ${over.scheduleCancelPerMinute ?? 600}, per_seconds: ${over.scheduleCancelWindowSeconds ?? 60} }
 state_dir: ${over.stateDir ?? join(dir, 'state')}
 server:
   listen: 127.0.0.1:${listenPort}
