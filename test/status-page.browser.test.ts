@@ -237,7 +237,7 @@ describe.skipIf(!present && !inCi)('status page in headless Chromium', () => {
   beforeAll(async () => {
     if (!present) throw new Error(`${CHROMIUM} is absent but CI is set: CI must install Debian's chromium (run .ci/checks/browser.sh before npm test)`);
     ops = await startOpsServer('127.0.0.1:0', {
-      liveness: () => ({ alive: true, lastLoopAgeMs: 1 }),
+      processHealth: () => ({ alive: true, lastLoopAgeMs: 1 }),
       readiness: () => ({ ready: faults().length === 0, faults: faults() }),
       status,
       statusPage: renderStatusPage,

@@ -42,7 +42,7 @@ describe('venue time', () => {
     expect(Math.min(a, b)).toBeGreaterThanOrEqual(DEFAULT_SWITCH.minHorizonMs);
     expect(h.logs.filter((l) => l.event === 'venue_clock_step')).toEqual([]);
     expect(h.keeper.readiness().ready).toBe(true);
-    expect(h.keeper.liveness().alive).toBe(true);
+    expect(h.keeper.processHealth().alive).toBe(true);
     // The skew metric shows the host's clock is off (local minus venue), as it should.
     expect(h.keeper.status().clock_skew_seconds).toBeGreaterThan(3_500);
   });

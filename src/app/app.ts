@@ -255,7 +255,7 @@ export class App {
     this.ops = await startOpsServer(
       config.listen,
       {
-        liveness: () => keeper.liveness(),
+        processHealth: () => keeper.processHealth(),
         readiness: () => keeper.readiness(),
         status: () => (this.fleet ? { ...keeper.status(), fleet: this.fleet.view() } : keeper.status()),
         statusPage: () => renderStatusPage(),

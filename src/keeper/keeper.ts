@@ -247,7 +247,8 @@ export class Keeper {
     return this.parts.bots.refusedEarly(reason);
   }
 
-  liveness(): { alive: boolean; lastLoopAgeMs: number } {
+  /** `/healthz`: the process works (its loop ran within 10 s); not the bots' liveness, not the venue's health. */
+  processHealth(): { alive: boolean; lastLoopAgeMs: number } {
     const age = this.deps.clock.monoMs() - this.lastLoopMs;
     return { alive: this.state !== 'stopped' && this.state !== 'new' && age < 10 * LOOP_EVERY_MS, lastLoopAgeMs: age };
   }

@@ -26,7 +26,7 @@ function registry(): Registry {
 
 function views(over: Partial<OpsViews> = {}): OpsViews {
   return {
-    liveness: () => ({ alive: true, lastLoopAgeMs: 12 }),
+    processHealth: () => ({ alive: true, lastLoopAgeMs: 12 }),
     readiness: () => ({ ready: false, faults: FAULTS }),
     status: () => STATUS,
     statusPage: () => PAGE,
@@ -90,7 +90,7 @@ const statusLine = (answer: string) => /^HTTP\/1\.1 (\d{3})/.exec(answer)?.[1];
 describe('ops HTTP server: paths', () => {
   it('/healthz: 200 JSON while alive, 503 when the loop stalled', async () => {
     let alive = true;
-    const base = await start(views({ liveness: () => ({ alive, lastLoopAgeMs: alive ? 12 : 9_000 }) }));
+    const base = await start(views({ processHealth: () => ({ alive, lastLoopAgeMs: alive ? 12 : 9_000 }) }));
     const ok = await fetch(`${base}/healthz`);
     expect(ok.status).toBe(200);
     expect(ok.headers.get('content-type')).toBe('application/json; charset=utf-8');

@@ -21,7 +21,7 @@ export const HEARTBEAT_MAX_BODY_BYTES = 16 * 1024;
  * read in-memory state.
  */
 export interface OpsViews {
-  liveness(): { alive: boolean; lastLoopAgeMs: number };
+  processHealth(): { alive: boolean; lastLoopAgeMs: number };
   readiness(): { ready: boolean; faults: unknown[] };
   status(): unknown;
   statusPage(): string;
@@ -120,7 +120,7 @@ export async function handleOps(views: OpsViews, req: IncomingMessage, res: Serv
   }
   switch (path) {
     case '/healthz': {
-      const l = views.liveness();
+      const l = views.processHealth();
       return json(res, l.alive ? 200 : 503, { status: l.alive ? 'ok' : 'stalled', last_loop_age_ms: l.lastLoopAgeMs });
     }
     case '/readyz': {
