@@ -107,6 +107,34 @@ type TagList = Array<{ format?: string } | string>;
 const withoutHexInts = (tags: TagList): TagList => tags.filter((t) => typeof t === 'string' || t.format !== 'HEX');
 
 export async function parseConfig(text: string, opts: ParseOptions): Promise<Config> {
+  let raw: unknown;
+  {
+    // Block-scoped: the document (every node with its source range) is garbage once the plain
+    // values are out. Parsed from a 10,000-account file it is ~30 MB, and its tokens as much again;
+    // held through the checks that follow, it set the keeper's peak memory (the live heap of a
+    // whole running keeper, before the keeper had done anything). Problems are rare and need
+    // positions only then: `documentPositions` parses the same text again for them.
+    const { doc, lineCounter } = parseWithPositions(text);
+    if (doc.errors.length > 0) {
+      throw new ConfigError(
+        doc.errors.map((e) => ({ path: '(yaml)', message: firstLine(e.message), line: lineCounter.linePos(e.pos[0]).line })),
+        opts.source,
+      );
+    }
+    try {
+      raw = doc.toJS({ maxAliasCount: 100 });
+    } catch (e) {
+      throw new ConfigError([{ path: '(yaml)', message: firstLine(e instanceof Error ? e.message : String(e)) }], opts.source);
+    }
+  }
+  if (raw === null || raw === undefined) raw = {};
+  if (typeof raw !== 'object' || Array.isArray(raw)) {
+    throw new ConfigError([{ path: '(document)', message: `must be a mapping of sections (${TOP_LEVEL_KEYS.join(', ')})` }], opts.source);
+  }
+  return new Loader(documentPositions(text), raw as Record<string, unknown>, opts).run();
+}
+
+function parseWithPositions(text: string): { doc: Document; lineCounter: LineCounter } {
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, {
     lineCounter,
@@ -114,23 +142,16 @@ export async function parseConfig(text: string, opts: ParseOptions): Promise<Con
     uniqueKeys: true,
     customTags: withoutHexInts as never,
   });
-  if (doc.errors.length > 0) {
-    throw new ConfigError(
-      doc.errors.map((e) => ({ path: '(yaml)', message: firstLine(e.message), line: lineCounter.linePos(e.pos[0]).line })),
-      opts.source,
-    );
-  }
-  let raw: unknown;
-  try {
-    raw = doc.toJS({ maxAliasCount: 100 });
-  } catch (e) {
-    throw new ConfigError([{ path: '(yaml)', message: firstLine(e instanceof Error ? e.message : String(e)) }], opts.source);
-  }
-  if (raw === null || raw === undefined) raw = {};
-  if (typeof raw !== 'object' || Array.isArray(raw)) {
-    throw new ConfigError([{ path: '(document)', message: `must be a mapping of sections (${TOP_LEVEL_KEYS.join(', ')})` }], opts.source);
-  }
-  return new Loader(doc, lineCounter, raw as Record<string, unknown>, opts).run();
+  return { doc, lineCounter };
+}
+
+/** A YAML path's position in `text`, the document parsed on the first call (a config with a problem) and kept. */
+function documentPositions(text: string): (segments: Segments) => { line: number; col: number } | undefined {
+  let parsed: { doc: Document; lineCounter: LineCounter } | undefined;
+  return (segments) => {
+    parsed ??= parseWithPositions(text);
+    return positionOf(parsed.doc, parsed.lineCounter, segments);
+  };
 }
 
 class Loader {
@@ -140,8 +161,7 @@ class Loader {
   private overridden = new Map<string, string>();
 
   constructor(
-    private readonly doc: Document,
-    private readonly lines: LineCounter,
+    private readonly positionAt: (segments: Segments) => { line: number; col: number } | undefined,
     private readonly raw: Record<string, unknown>,
     private readonly opts: ParseOptions,
   ) {}
@@ -434,7 +454,7 @@ class Loader {
       this.problems.push({ path, message: `${message} (set by ${variable})` });
       return;
     }
-    const pos = positionOf(this.doc, this.lines, segments);
+    const pos = this.positionAt(segments);
     const problem: ConfigProblem = pos !== undefined ? { path, message, line: pos.line } : { path, message };
     if (pos !== undefined) this.columns.set(problem, pos.col);
     this.problems.push(problem);

@@ -3,7 +3,7 @@ import { getTypesForEIP712Domain, hashDomain, hashStruct, type Hex } from 'viem'
 import type { Network, Signature } from '../types.js';
 import { viemCurve, type SigningCurve } from './curve.js';
 import { l1ActionHash, l1SigningHash, l1TypedData } from './l1.js';
-import { userSignedTypedData, type ChainField, type UserSignedKind } from './user-signed.js';
+import { userSignedDigest, userSignedTypedData, type ChainField, type UserSignedKind } from './user-signed.js';
 import { isPrivateKeyText, isValidPrivateKey } from './key-text.js';
 export { isPrivateKeyText, isValidPrivateKey };
 
@@ -52,9 +52,8 @@ class KeySigner implements Signer {
   }
 
   async signUserAction(kind: UserSignedKind, action: Record<string, unknown>, opts?: { chainField?: ChainField }): Promise<Signature> {
-    const typed = userSignedTypedData(kind, action, opts);
-    // viem's types are inferred from literal type tables; ours is data-driven, hence the cast.
-    return this.#curve.signDigest(hashTypedData(typed as unknown as Parameters<typeof hashTypedData>[0]), this.#key);
+    // The fixed-shape digest (user-signed.ts); the simulator recovers through viem's generic one.
+    return this.#curve.signDigest(userSignedDigest(kind, action, opts), this.#key);
   }
 
   toJSON(): { address: string } {

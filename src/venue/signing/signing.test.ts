@@ -6,6 +6,7 @@ import { hashTypedData, toHex } from 'viem';
 import { l1ActionHash, l1SigningHash, l1TypedData, msgpackAction } from './l1.js';
 import { l1TypedDataDigest, recoverL1Signer, recoverUserSigner, signerFromPrivateKey, InvalidKeyError } from './signer.js';
 import { NonceSource } from './nonce.js';
+import { userSignedDigest, userSignedTypedData } from './user-signed.js';
 import { loadSigningCurve, viemCurve, type SigningCurve } from './curve.js';
 import { FakeClock } from '../../time/fake-clock.js';
 
@@ -78,6 +79,39 @@ describe('L1 signing digest', () => {
       }),
       { numRuns: 300 },
     );
+  });
+});
+
+describe('user-signed digest', () => {
+  const hex = (n: number) => fc.uint8Array({ minLength: n, maxLength: n }).map((b) => toHex(b));
+  it('is viem hashTypedData(userSignedTypedData(...)) for both kinds, both chain field names, any chain id, name and nonce', () => {
+    fc.assert(
+      fc.property(
+        fc.constantFrom('approveAgent' as const, 'approveBuilderFee' as const),
+        fc.constantFrom('hyperliquidChain' as const, 'venueChain' as const),
+        fc.oneof(fc.constantFrom(0x66eee, 0xa4b1, 1, 0), fc.integer({ min: 0, max: 2 ** 40 })),
+        fc.constantFrom('Mainnet', 'Testnet'),
+        hex(20),
+        fc.option(fc.string({ unit: 'grapheme', maxLength: 40 }), { nil: undefined }),
+        fc.oneof(fc.integer({ min: 0, max: Number.MAX_SAFE_INTEGER }), fc.bigInt({ min: 0n, max: 2n ** 64n - 1n })),
+        (kind, chainField, chainId, chain, addr, text, nonce) => {
+          const action: Record<string, unknown> =
+            kind === 'approveAgent'
+              ? { type: kind, signatureChainId: `0x${chainId.toString(16)}`, [chainField]: chain, agentAddress: addr, nonce, ...(text !== undefined ? { agentName: text } : {}) }
+              : { type: kind, signatureChainId: `0x${chainId.toString(16)}`, [chainField]: chain, maxFeeRate: text ?? '0.001%', builder: addr, nonce };
+          const typed = userSignedTypedData(kind, action, { chainField });
+          expect(userSignedDigest(kind, action, { chainField })).toBe(hashTypedData(typed as unknown as Parameters<typeof hashTypedData>[0]));
+        },
+      ),
+      { numRuns: 400 },
+    );
+  });
+
+  it('refuses what it cannot encode exactly: a nonce past uint64, an address that is not one', () => {
+    const base = { type: 'approveAgent', signatureChainId: '0x66eee', hyperliquidChain: 'Mainnet', agentAddress: `0x${'ab'.repeat(20)}`, agentName: 'x' };
+    expect(() => userSignedDigest('approveAgent', { ...base, nonce: 2n ** 64n })).toThrow(/uint64/);
+    expect(() => userSignedDigest('approveAgent', { ...base, nonce: -1 })).toThrow(/uint64/);
+    expect(() => userSignedDigest('approveAgent', { ...base, agentAddress: '0x1234', nonce: 1 })).toThrow(/address/);
   });
 });
 

@@ -1,3 +1,5 @@
+import { concat, hexToBytes, keccak256, numberToBytes, stringToBytes } from 'viem/utils';
+import type { Hex } from 'viem';
 import type { Network } from '../types.js';
 
 const ZERO_ADDRESS = '0x0000000000000000000000000000000000000000' as const;
@@ -83,4 +85,71 @@ export function userSignedTypedData(
     primaryType,
     message,
   };
+}
+
+/**
+ * The EIP-712 digest of `userSignedTypedData(kind, action, opts)`: the same bytes as viem's
+ * hashTypedData (a property test holds it to that) without its generic walk, which re-hashed the
+ * fixed domain and type strings and validated the whole payload on every call: 51 KB of garbage and
+ * 1.35 ms per approval, ~10,000 of them in a 10,000-account cold start. The domain separator (per
+ * chain id) and the type hash (per kind and chain field name) are computed once; what is left is a
+ * keccak per string field, one for the struct and one for the digest.
+ * digest = keccak256(0x1901 ‖ domainSeparator ‖ keccak256(typeHash ‖ encoded fields))
+ */
+export function userSignedDigest(kind: UserSignedKind, action: Record<string, unknown>, opts: { chainField?: ChainField } = {}): Hex {
+  const typed = userSignedTypedData(kind, action, opts); // checks and normalizes the fields
+  const fields = typed.types[typed.primaryType]!;
+  const parts: Uint8Array[] = [typeHash(typed.primaryType, fields)];
+  for (const { name, type } of fields) parts.push(encodeField(name, type, typed.message[name]));
+  const structHash = keccak256(concat(parts), 'bytes');
+  return keccak256(concat([EIP712_PREFIX, domainSeparator(typed.domain.chainId), structHash]));
+}
+
+const EIP712_PREFIX = new Uint8Array([0x19, 0x01]);
+const ADDRESS_RE = /^0x[0-9a-fA-F]{40}$/;
+const hashText = (text: string): Uint8Array => keccak256(stringToBytes(text), 'bytes');
+const domainSeparators = new Map<number, Uint8Array>();
+const typeHashes = new Map<string, Uint8Array>();
+
+function domainSeparator(chainId: number): Uint8Array {
+  let d = domainSeparators.get(chainId);
+  if (!d) {
+    if (!Number.isSafeInteger(chainId) || chainId < 0) throw new TypeError('signatureChainId is out of range');
+    d = keccak256(
+      concat([
+        hashText('EIP712Domain(string name,string version,uint256 chainId,address verifyingContract)'),
+        hashText('HyperliquidSignTransaction'),
+        hashText('1'),
+        numberToBytes(BigInt(chainId), { size: 32 }),
+        new Uint8Array(32), // verifyingContract: the zero address
+      ]),
+      'bytes',
+    );
+    domainSeparators.set(chainId, d);
+  }
+  return d;
+}
+
+function typeHash(primaryType: string, fields: ReadonlyArray<{ name: string; type: string }>): Uint8Array {
+  const text = `${primaryType}(${fields.map((f) => `${f.type} ${f.name}`).join(',')})`;
+  let h = typeHashes.get(text);
+  if (!h) {
+    h = hashText(text);
+    typeHashes.set(text, h);
+  }
+  return h;
+}
+
+function encodeField(name: string, type: string, value: unknown): Uint8Array {
+  if (type === 'string') return hashText(value as string);
+  if (type === 'address') {
+    if (typeof value !== 'string' || !ADDRESS_RE.test(value)) throw new TypeError(`${name} must be an address`);
+    return concat([new Uint8Array(12), hexToBytes(value as Hex)]);
+  }
+  if (type === 'uint64') {
+    const v = value as bigint;
+    if (v < 0n || v >= 2n ** 64n) throw new TypeError(`${name} is out of the uint64 range`);
+    return numberToBytes(v, { size: 32 });
+  }
+  throw new TypeError(`unsupported EIP-712 field type ${type}`);
 }
