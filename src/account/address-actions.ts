@@ -46,7 +46,6 @@ export const SHED_RETRY_MS = 60_000;
  */
 export const FIRST_READ_WAIT_MS = 250;
 
-export type { AddressActionsView } from './keeper-types.js';
 
 export interface AddressBudgetDeps {
   clock: Clock;

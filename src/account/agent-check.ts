@@ -82,7 +82,6 @@ export function judgeAgentCheck(listing: AgentListing, s: { recordValidUntilMs?:
   return differs ? { kind: 'adopt_expiry', validUntilMs: v } : { kind: 'confirmed' };
 }
 
-export type { AgentCheckView } from './keeper-types.js';
 
 export interface AgentCheckDeps {
   /** Local clock: timers. */
