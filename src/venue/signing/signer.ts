@@ -1,5 +1,7 @@
-import { concat, hashTypedData, keccak256, recoverAddress } from 'viem/utils';
-import { getTypesForEIP712Domain, hashDomain, hashStruct, type Hex } from 'viem';
+// viem/utils, never the package root: the root's index loads all of viem (360 files), about 0.3 s of
+// CPU at every process start, which the keeper, the simulator and every test child paid.
+import { concat, hashStruct, hashTypedData, keccak256, recoverAddress } from 'viem/utils';
+import type { Hex } from 'viem';
 import type { Network, Signature } from '../types.js';
 import { viemCurve, type SigningCurve } from './curve.js';
 import { l1ActionHash, l1SigningHash, l1TypedData } from './l1.js';
@@ -86,6 +88,14 @@ export type SignatureRecovery = (hash: Hex, signature: Hex) => Promise<`0x${stri
 
 const viemRecovery: SignatureRecovery = (hash, signature) => recoverAddress({ hash, signature });
 
+/** l1TypedData's domain as EIP-712 types it (what viem's getTypesForEIP712Domain gives for it). */
+const L1_DOMAIN_FIELDS = [
+  { name: 'name', type: 'string' },
+  { name: 'version', type: 'string' },
+  { name: 'chainId', type: 'uint256' },
+  { name: 'verifyingContract', type: 'address' },
+] as const;
+
 /** viem's hash of l1TypedData's domain (the same for every action on either network), once. */
 let l1DomainHash: Hex | undefined;
 
@@ -99,9 +109,10 @@ let l1DomainHash: Hex | undefined;
  */
 export function l1TypedDataDigest(connectionId: Hex, network: Network): Hex {
   const typed = l1TypedData(connectionId, network);
-  // viem's types are inferred from literal type tables; this one is built here, hence the casts.
-  const types = { EIP712Domain: getTypesForEIP712Domain({ domain: typed.domain }), ...typed.types } as unknown as Parameters<typeof hashDomain>[0]['types'];
-  l1DomainHash ??= hashDomain({ domain: typed.domain, types } as unknown as Parameters<typeof hashDomain>[0]);
+  // viem's types are inferred from literal type tables; this one is built here, hence the casts. The
+  // domain's fields are l1TypedData's, in EIP-712's order (viem's hashDomain is hashStruct of them).
+  const types = { EIP712Domain: L1_DOMAIN_FIELDS, ...typed.types } as unknown as Parameters<typeof hashStruct>[0]['types'];
+  l1DomainHash ??= hashStruct({ data: typed.domain, primaryType: 'EIP712Domain', types } as unknown as Parameters<typeof hashStruct>[0]);
   return keccak256(concat(['0x1901', l1DomainHash, hashStruct({ data: typed.message, primaryType: typed.primaryType, types } as unknown as Parameters<typeof hashStruct>[0])]));
 }
 
