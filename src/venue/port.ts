@@ -314,14 +314,16 @@ export class VenuePort {
   private async armWithdrawable(route: ArmRoute, other: ArmRoute, leaveByMono: number, build: BuildArm, opts: ArmOptions): Promise<ActionOk> {
     const outer = opts.signal;
     const inner = new AbortController();
-    const withdrawn = new RouteWithdrawn(route);
+    // Made only when the arm is withdrawn: an Error captures its stack as it is made, and made for
+    // every arm it was 2.7 % of a route-fault soak's CPU, for arms almost all admitted in time.
+    let withdrawn: RouteWithdrawn | undefined;
     const onOuter = (): void => inner.abort(outer?.reason);
     // Aborted already (its account removed meanwhile): no abort event will come, so abort now.
     if (outer?.aborted) onOuter();
     else outer?.addEventListener('abort', onOuter, { once: true });
     let admitted = false;
     const timer = this.clock.setTimeout(() => {
-      if (!admitted) inner.abort(withdrawn);
+      if (!admitted) inner.abort((withdrawn = new RouteWithdrawn(route)));
     }, leaveByMono - this.clock.monoMs());
     opts.onRoute?.(route);
     try {
@@ -335,7 +337,7 @@ export class VenuePort {
         },
       });
     } catch (e) {
-      if (e !== withdrawn || outer?.aborted) throw e;
+      if (withdrawn === undefined || e !== withdrawn || outer?.aborted) throw e;
       opts.onRoute?.(other);
       return this.armOn(other, build, opts);
     } finally {
