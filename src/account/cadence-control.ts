@@ -122,7 +122,7 @@ export class CadenceControl {
     if (!planned) return configured;
     if (planned.periodMs === null) return { ...configured, overBudget: true };
     // The plan's route matters only where the account may take either (rest_then_exchange).
-    return { ...configured, rearmEveryMs: planned.periodMs, ...(spec.switch.path === 'rest_then_exchange' ? { preferredPath: planned.route } : {}) };
+    return { ...configured, rearmEveryMs: planned.periodMs, ...(spec.switch.path === 'rest_then_exchange' ? { preferredRoute: planned.route } : {}) };
   }
 
   /** The plan's route and verdict for an account (null before the first plan, or for one it does not know). */
@@ -182,7 +182,7 @@ export class CadenceControl {
     for (const acct of managed.values()) {
       const want = this.effectiveSettings(acct.spec);
       const now = acct.runner?.currentSettings();
-      if (acct.runner && now && (now.rearmEveryMs !== want.rearmEveryMs || Boolean(now.overBudget) !== Boolean(want.overBudget) || now.preferredPath !== want.preferredPath)) acct.runner.updateSettings(want);
+      if (acct.runner && now && (now.rearmEveryMs !== want.rearmEveryMs || Boolean(now.overBudget) !== Boolean(want.overBudget) || now.preferredRoute !== want.preferredRoute)) acct.runner.updateSettings(want);
     }
   }
 

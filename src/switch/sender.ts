@@ -15,9 +15,9 @@ export type SenderVenue = Pick<VenuePort, 'scheduleCancel'>;
 export function makeSender(args: { agent: Signer; vaultAddress?: string; network: Network; nonces: NonceSource; venue: SenderVenue }): ScheduleCancelSender {
   const { agent, vaultAddress, network, nonces, venue } = args;
   return {
-    send: async ({ path, timeMs, cls, signal, onAdmitted, alternative, queuedAt, onRoute }: Parameters<ScheduleCancelSender['send']>[0]) => {
+    send: async ({ route, timeMs, cls, signal, onAdmitted, alternative, queuedAt, onRoute }: Parameters<ScheduleCancelSender['send']>[0]) => {
       await venue.scheduleCancel(
-        path,
+        route,
         // The nonce is drawn in the signer's turn, so nonces leave in the order they were drawn.
         () => buildScheduleCancel({ signer: agent, network, nonce: nonces.next(agent.address), timeMs: timeMs(), vaultAddress }),
         {
