@@ -1,9 +1,8 @@
 import type { Logger } from 'pino';
 import type { TimerHandle } from '../time/clock.js';
 import { initAccountSeries, removeAccountSeries } from '../obs/metrics.js';
-import { AccountRunner, type ScheduleCancelSender } from '../switch/account-runner.js';
+import { AccountRunner, makeSender, type ScheduleCancelSender } from '../switch/account-runner.js';
 import type { AccountParts } from './account-parts.js';
-import { makeSender } from '../switch/sender.js';
 import { AccountWatcher } from './watcher.js';
 import type { AccountState, AgentCheckRecord, KeeperAccountSpec } from './keeper-types.js';
 import type { Provisioned } from './provision.js';

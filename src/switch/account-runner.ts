@@ -4,6 +4,11 @@ import type { ArmClass } from '../budget/request-class.js';
 import type { VenueClock } from '../time/venue-clock.js';
 import type { ArmRoute, RouteChoice, VenueReading } from '../venue/routes.js';
 import { ActionError, DecodeError, isVenueError, refusesRequest, RestError } from '../venue/errors.js';
+import { buildScheduleCancel } from '../venue/actions.js';
+import type { NonceSource } from '../venue/signing/nonce.js';
+import type { Signer } from '../venue/signing/signer.js';
+import type { VenuePort } from '../venue/port.js';
+import type { Network } from '../venue/types.js';
 import {
   horizonMs,
   initialState,
@@ -19,8 +24,8 @@ import {
 
 /**
  * Signs and posts one scheduleCancel for one account (time set: arm; time absent: clear). Built by
- * the keeper around the account's agent signer, nonce source and vault address; the runner never
- * sees a key.
+ * the account (makeSender, below) around its agent signer, nonce source and vault address; the
+ * runner never sees a key.
  */
 export interface ScheduleCancelSender {
   /**
@@ -44,6 +49,36 @@ export interface ScheduleCancelSender {
     /** The route the request finally waits on. */
     onRoute?: (route: ArmRoute) => void;
   }): Promise<void>;
+}
+
+/** The venue port as the runner's sender needs it. */
+export type SenderVenue = Pick<VenuePort, 'scheduleCancel'>;
+
+/**
+ * The runner's port to the venue: an account's scheduleCancel sender. The port admits the request,
+ * then `timeMs()` is read and the body signed by the account's agent (as the request leaves, so
+ * the deadline is fresh).
+ */
+export function makeSender(args: { agent: Signer; vaultAddress?: string; network: Network; nonces: NonceSource; venue: SenderVenue }): ScheduleCancelSender {
+  const { agent, vaultAddress, network, nonces, venue } = args;
+  return {
+    send: async ({ route, timeMs, cls, signal, onAdmitted, alternative, queuedAt, onRoute }: Parameters<ScheduleCancelSender['send']>[0]) => {
+      await venue.scheduleCancel(
+        route,
+        // The nonce is drawn in the signer's turn, so nonces leave in the order they were drawn.
+        () => buildScheduleCancel({ signer: agent, network, nonce: nonces.next(agent.address), timeMs: timeMs(), vaultAddress }),
+        {
+          signer: agent.address,
+          ...(cls ? { cls } : {}),
+          ...(signal ? { signal } : {}),
+          ...(onAdmitted ? { onAdmitted } : {}),
+          ...(alternative ? { alternative } : {}),
+          ...(queuedAt ? { queuedAt } : {}),
+          ...(onRoute ? { onRoute } : {}),
+        },
+      );
+    },
+  };
 }
 
 /** What the runner tells the outside world (logs, metrics, watchers). */
