@@ -39,8 +39,8 @@ describe('architecture', () => {
  * The ranking, lowest first, and why each sits where it does:
  * - state: the state directory's files (atomic writes, trigger counts, stored agents); imports nothing of ours.
  * - time: the clocks (the injected local clock, its fake for tests, the venue clock estimate).
- * - budget: the request budget (scheduler, request classes, limits, the slot calendar, the shared budget
- *   through Redis): pacing, no venue facts.
+ * - budget: the request budget (scheduler, request classes, limits, the shared budget through Redis):
+ *   pacing, no venue facts.
  * - venue: the venue client (transport, decoders, port, signing) and its facts; paced by the budget.
  * - plan: the budget plan, pure (budget-plan.ts the entry; the horizon arithmetic, the cold start's order,
  *   the read plan): every figure the keeper acts on and check-config prints.
@@ -50,8 +50,8 @@ describe('architecture', () => {
  * - switch: one account's dead man's switch: the pure machine, its runner (timers, one request at a time),
  *   the signer that sends its arms, a fired cancel read back.
  * - liveness: whether each account's bot is alive (heartbeats, probes, the fleet's relay); verdicts for the switch.
- * - account: one account whole (account.ts) and the parts accounts share (account-parts.ts: the plan's shell,
- *   the cold start's gate, agents, the address's action budget, the agent check, the watcher, the reports).
+ * - account: one account whole (account.ts) and the parts accounts share (account-parts.ts: the plan's shell
+ *   and its slot calendar, the cold start's gate, agents, the address's action budget, the agent check, the watcher, the reports).
  * - keeper: the set of accounts, its loop, reload, start and stop, and what it shows (/status, /readyz).
  * - fleet: instances sharing accounts (membership through Redis, ownership, the handover).
  * - sim: the venue simulator; speaks the venue's interface (venue), on our clocks (time).

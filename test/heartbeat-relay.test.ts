@@ -56,7 +56,7 @@ async function instance(url: string, clock: FakeClock, own: Record<string, strin
   // eslint-disable-next-line prefer-const -- the relay and the liveness refer to each other
   let bots: BotLiveness;
   const relay = new HeartbeatRelay({ bus, clock, metrics, logger, clockAllowanceMs: () => 2_000, silenceOf: (a) => bots.heartbeatSilenceMs(a), apply: (a, ago) => bots.relayedHeartbeat(a, ago) });
-  bots = new BotLiveness({ slot: slotsByName(), clock, metrics, logger, onChange: () => undefined, foreign: relay });
+  bots = new BotLiveness({ slot: slotsByName(), clock, metrics, logger, foreign: relay });
   for (const [name, token] of Object.entries(own)) await bots.configure(name, { silenceMs: SILENCE_MS, onSilence: 'cancel_soon', heartbeat: { token: async () => token } }, quiet);
   await relay.configure(Object.entries(foreign).map(([name, token]) => ({ name, silenceMs: SILENCE_MS, token: async () => token })));
   relay.start();

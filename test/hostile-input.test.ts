@@ -235,7 +235,7 @@ describe('heartbeats under hostile requests', () => {
     const { pino } = await import('pino');
     const clock = new FakeClock(Date.UTC(2026, 10, 22, 12));
     const metrics = createMetrics({ version: 'test', defaultMetrics: false });
-    const bots = new BotLiveness({ slot: slotsByName(), clock, metrics, logger: pino({ level: 'silent' }), onChange: () => undefined });
+    const bots = new BotLiveness({ slot: slotsByName(), clock, metrics, logger: pino({ level: 'silent' }) });
     const log = pino({ level: 'silent' });
     await bots.configure('a', { silenceMs: 5_000, onSilence: 'cancel_soon', heartbeat: { token: async () => TOKEN } }, log);
     await bots.configure('b', { silenceMs: 5_000, onSilence: 'cancel_soon', heartbeat: { token: async () => OTHER } }, log);

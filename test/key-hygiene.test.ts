@@ -32,7 +32,7 @@ describe('key hygiene', () => {
     });
     await h.keeper.start();
     await h.advance(20_000);
-    // prune bob's agent, break the REST path, let a deadline lapse
+    // prune bob's agent, break the REST route, let a deadline lapse
     const bob = signerFromPrivateKey(masters[1]!);
     const other = signerFromPrivateKey('0x' + '42'.repeat(32));
     const prune = await buildApproveAgent({ signer: bob, network: 'testnet', nonce: h.sim.clock.nowMs() + 99, agentAddress: other.address, agentName: `dms-keeper valid_until ${h.sim.clock.nowMs() + 86_400_000}` });

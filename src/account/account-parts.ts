@@ -3,7 +3,7 @@ import { ActivityReporter } from './activity.js';
 import { AddressActions } from './address-actions.js';
 import { AgentChecks } from './agent-check.js';
 import { AgentLifecycle } from './agents.js';
-import { BotLiveness } from '../liveness/bot-liveness.js';
+import { BotLiveness, type BotSlot } from '../liveness/bot-liveness.js';
 import { CadenceControl } from './cadence-control.js';
 import { ColdStartGate } from './cold-start-gate.js';
 import { HeartbeatRelay } from '../liveness/heartbeat-relay.js';
@@ -14,8 +14,8 @@ import { AccountReports } from './reports.js';
 /** What the parts read of the keeper that holds the accounts. */
 export interface AccountsHost {
   options(): KeeperOptions;
-  /** The account of that name, if this keeper holds it. */
-  account(name: string): (AccountState & { botVerdict(alive: boolean): void }) | undefined;
+  /** The account of that name, if this keeper holds it (it carries its bot's record and hears its verdict: a BotSlot). */
+  account(name: string): (AccountState & BotSlot) | undefined;
   accounts(): Iterable<AccountState>;
   /** False once the keeper is stopping: no more retries are planned. */
   accepting(): boolean;
@@ -110,7 +110,6 @@ export function buildAccountParts(deps: KeeperDeps, host: AccountsHost): Account
     logger: deps.logger,
     ...(deps.probe ? { probe: deps.probe } : {}),
     ...(relay ? { foreign: relay } : {}),
-    onChange: (name, alive) => host.account(name)?.botVerdict(alive),
     slot: (name) => host.account(name),
   });
   let watchersStarted = 0;

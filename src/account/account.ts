@@ -1,13 +1,12 @@
 import type { Logger } from 'pino';
 import type { TimerHandle } from '../time/clock.js';
 import { initAccountSeries, removeAccountSeries } from '../obs/metrics.js';
-import { AccountRunner, type ScheduleCancelSender } from '../switch/account-runner.js';
+import { AccountRunner, makeSender, type ScheduleCancelSender } from '../switch/account-runner.js';
 import type { AccountParts } from './account-parts.js';
-import { makeSender } from '../switch/sender.js';
 import { AccountWatcher } from './watcher.js';
 import type { AccountState, AgentCheckRecord, KeeperAccountSpec } from './keeper-types.js';
 import type { Provisioned } from './provision.js';
-import type { BotEntry } from '../liveness/bot-liveness.js';
+import type { BotEntry, BotSlot } from '../liveness/bot-liveness.js';
 
 /** Whether an account should carry a schedule now; not provisioned yet counts as yes (it is not). */
 export function shouldBeArmed(m: Pick<AccountState, 'runner'>): boolean {
@@ -22,7 +21,7 @@ export function shouldBeArmed(m: Pick<AccountState, 'runner'>): boolean {
  * liveness, the reports) act on the account they are handed and call it back by method
  * (`agentReady`, `botVerdict`), never by name.
  */
-export class Account implements AccountState {
+export class Account implements AccountState, BotSlot {
   readonly log: Logger;
   runner?: AccountRunner;
   sender?: ScheduleCancelSender;
@@ -80,7 +79,10 @@ export class Account implements AccountState {
     return shouldBeArmed(this);
   }
 
-  /** Its bot's verdict (bot-liveness.ts): the switch hears it (a silent bot: no more re-arms, or a cancel-soon). */
+  /**
+   * Its bot's verdict, handed to it by BotLiveness as its BotSlot (bot-liveness.ts), or by the keeper
+   * after a reload: the switch hears it (a silent bot: no more re-arms, or a cancel-soon).
+   */
   botVerdict(alive: boolean): void {
     this.runner?.botLiveness(alive);
   }

@@ -115,7 +115,7 @@ describe('AccountReports.runner: an account below the venue\'s volume gate', () 
   const refusal = {
     type: 'arm',
     result: 'rejected',
-    path: 'rest',
+    route: 'rest',
     latencyMs: 3,
     reason: 'ineligible',
     message: 'POST /v1/trading/orders/schedule-cancel: venue refused the action (ineligible): Cannot set scheduled cancel time until enough volume traded. Required: $1000000. Traded: $250000.',

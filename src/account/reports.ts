@@ -49,7 +49,7 @@ export class AccountReports {
       case 'arm': {
         metrics.armRequests.inc({ account, result: r.result });
         this.deps.activity.recordArm(r.result, r.reason);
-        metrics.armLatency.observe({ path: r.path }, r.latencyMs / 1000);
+        metrics.armLatency.observe({ path: r.route }, r.latencyMs / 1000);
         if (r.result === 'ok') {
           metrics.lastArmSuccess.set({ account }, this.deps.clock.nowMs() / 1000);
           if (r.lagMs !== undefined) {
@@ -76,22 +76,22 @@ export class AccountReports {
           if (r.soon) {
             metrics.cancelSoon.inc({ account });
             m.log.warn(
-              { event: 'cancel_soon_sent', path: r.path, deadline: new Date(r.deadlineMs!).toISOString(), triggers_left: triggersLeft(this.deps.triggers.get(account), this.deps.venue.switchFacts) },
+              { event: 'cancel_soon_sent', path: r.route, deadline: new Date(r.deadlineMs!).toISOString(), triggers_left: triggersLeft(this.deps.triggers.get(account), this.deps.venue.switchFacts) },
               `bot silent: the venue cancels this account's orders at ${new Date(r.deadlineMs!).toISOString()}`,
             );
             break;
           }
           // Routine: debug. The minute summary counts arms; state changes and failures are info+.
-          m.log.debug({ event: 'arm', result: 'ok', path: r.path, deadline: new Date(r.deadlineMs!).toISOString(), latency_ms: r.latencyMs, venue: { status: 'ok' } }, 'armed');
+          m.log.debug({ event: 'arm', result: 'ok', path: r.route, deadline: new Date(r.deadlineMs!).toISOString(), latency_ms: r.latencyMs, venue: { status: 'ok' } }, 'armed');
         } else {
           if (r.result === 'rate_limited') metrics.rateLimited.inc({ scope: r.scope === 'global' ? 'global' : 'endpoint' });
           if (r.result === 'rejected' && r.reason === 'ineligible') this.ineligible(m, r);
-          else m.log.warn({ event: 'arm', result: r.result, path: r.path, reason: r.reason, retry_after_ms: r.retryAfterMs, venue: r.message }, 'arm failed');
+          else m.log.warn({ event: 'arm', result: r.result, path: r.route, reason: r.reason, retry_after_ms: r.retryAfterMs, venue: r.message }, 'arm failed');
         }
         break;
       }
       case 'clear':
-        m.log[r.result === 'ok' ? 'info' : 'warn']({ event: 'clear', result: r.result, path: r.path, reason: r.reason, venue: r.message ?? { status: 'ok' } }, r.result === 'ok' ? 'schedule cleared' : 'clear failed');
+        m.log[r.result === 'ok' ? 'info' : 'warn']({ event: 'clear', result: r.result, path: r.route, reason: r.reason, venue: r.message ?? { status: 'ok' } }, r.result === 'ok' ? 'schedule cleared' : 'clear failed');
         break;
       case 'lapsed':
         void this.lapsed(m, r.deadlineMs, r.botSilent);
@@ -125,7 +125,7 @@ export class AccountReports {
    */
   private ineligible(m: AccountState, r: Extract<RunnerReport, { type: 'arm' }>): void {
     const retryMinutes = RETRY.ineligibleMs / 60_000;
-    const fields = { event: 'arm', result: r.result, path: r.path, reason: r.reason, required_usd: VENUE_FACTS.scheduleCancelVolumeGateUsd, retry_in_seconds: RETRY.ineligibleMs / 1000, venue: r.message };
+    const fields = { event: 'arm', result: r.result, path: r.route, reason: r.reason, required_usd: VENUE_FACTS.scheduleCancelVolumeGateUsd, retry_in_seconds: RETRY.ineligibleMs / 1000, venue: r.message };
     // The refusal is reported before the switch takes it: already ineligible means asked again.
     if (m.runner?.snapshot().phase === 'ineligible') {
       m.log.debug(fields, `still below the venue's volume gate; asking again in ${retryMinutes} minutes`);

@@ -8,6 +8,7 @@ import type { AgentStore } from '../state/agent-store.js';
 import type { Clock } from '../time/clock.js';
 import type { Network } from '../venue/types.js';
 import type { VenuePort } from '../venue/port.js';
+import type { ArmRoute } from '../venue/routes.js';
 
 /**
  * `dms-keeper disarm`: clears the scheduled cancel of one or every account (planned maintenance).
@@ -21,7 +22,7 @@ export interface DisarmResult {
   address: string;
   result: 'cleared' | 'failed';
   signer?: 'agent' | 'stored_agent' | 'master';
-  path?: 'rest' | 'exchange';
+  route?: ArmRoute;
   message?: string;
 }
 
@@ -54,14 +55,14 @@ export async function disarmAccounts(args: {
       // A clear: no time. Signed when the port lets it leave, with a fresh nonce each time.
       const clear = () => buildScheduleCancel({ signer, network: args.network, nonce: nonces.next(signer.address), vaultAddress: where.vaultAddress });
       const opts = { signer: signer.address };
-      const path: 'rest' | 'exchange' = spec.switch.path === 'exchange' ? 'exchange' : 'rest';
+      const route: ArmRoute = spec.switch.path === 'exchange' ? 'exchange' : 'rest';
       try {
-        await args.venue.scheduleCancel(path, clear, opts);
-        results.push({ account: spec.name, address: spec.address, result: 'cleared', signer: kind, path });
+        await args.venue.scheduleCancel(route, clear, opts);
+        results.push({ account: spec.name, address: spec.address, result: 'cleared', signer: kind, route });
       } catch (e) {
         if (spec.switch.path !== 'rest_then_exchange') throw e;
         await args.venue.scheduleCancel('exchange', clear, opts);
-        results.push({ account: spec.name, address: spec.address, result: 'cleared', signer: kind, path: 'exchange' });
+        results.push({ account: spec.name, address: spec.address, result: 'cleared', signer: kind, route: 'exchange' });
       }
     } catch (e) {
       results.push({ account: spec.name, address: spec.address, result: 'failed', message: (e as Error).message });

@@ -24,7 +24,7 @@ describe('buildPlan: reads from the venue, by weight', () => {
   it('watch.source venue: the reads weigh (60/30 * 20 + 60/60 * 4 + 20 / 10 for the address budget + 20 / 1440 for the agent check) = 46.01 a minute per account on the exchange budget, none on global', async () => {
     const plan = buildPlan(await parse(VENUE('venue')));
     expect(plan.venueReads).toEqual(reads(2, 46, false));
-    // arms: 2 accounts * 4 a minute by the exchange path; reads 92 weight
+    // arms: 2 accounts * 4 a minute by the exchange route; reads 92 weight
     expect(plan.exchange.neededPerMinute).toBeCloseTo(8 + 92 + 2 * AC, 9);
     expect(plan.global.neededPerMinute).toBeCloseTo(8, 9);
     const text = formatPlan(plan);

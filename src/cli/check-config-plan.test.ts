@@ -145,13 +145,13 @@ describe('buildPlan', () => {
   it('rate_limits.exchange: its own budget, spent by path: exchange arms and the approvals at start-up', async () => {
     const base = await parse(KNOWN);
     const sw = (a: AccountConfig, s: Partial<SwitchConfig>): AccountConfig => ({ ...a, switch: { ...a.switch, ...s } });
-    // Default: the venue's 1200 per minute; no account arms by the exchange path; 3 approveAgent.
+    // Default: the venue's 1200 per minute; no account arms by the exchange route; 3 approveAgent.
     const plan = buildPlan(base);
     expect(plan.exchange).toEqual({ budgetPerMinute: 1200, neededPerMinute: 0, headroomPerMinute: 1200, headroomPercent: 100 });
     expect(plan.startupApprovals).toBe(3);
     expect(plan.warnings.join('\n')).not.toMatch(/rate_limits.exchange/);
 
-    // a3 arms by the exchange path (12 per minute); a1 has its agent already (no approveAgent) and a builder fee.
+    // a3 arms by the exchange route (12 per minute); a1 has its agent already (no approveAgent) and a builder fee.
     const builderFee = { builder: '0x0000000000000000000000000000000000000b01' as const, maxFeeRate: '0.01%' };
     const agentKey = { kind: 'env' as const, name: 'K2', yamlPath: 'accounts[0].agent.key' };
     const mixed = buildPlan({

@@ -155,7 +155,7 @@ async function disarm(cmd: Extract<Command, { name: 'disarm' }>): Promise<number
     for (const r of results) {
       process.stdout.write(
         r.result === 'cleared'
-          ? `cleared  ${r.account} (${r.address}) via ${r.path}, signed by the ${r.signer?.replace('_', ' ')}\n`
+          ? `cleared  ${r.account} (${r.address}) via ${r.route}, signed by the ${r.signer?.replace('_', ' ')}\n`
           : `FAILED   ${r.account} (${r.address}): ${r.message}\n`,
       );
     }

@@ -129,7 +129,7 @@ export interface Config {
     addressBudgetWarnShare: number;
     perpDexes: string[];
   };
-  /** `exchange`: POST {exchange_url}/exchange (approvals, and arms by the exchange path), a quota of its own. */
+  /** `exchange`: POST {exchange_url}/exchange (approvals, and arms by the exchange route), a quota of its own. */
   rateLimits: { global: RateLimit; scheduleCancel: RateLimit; exchange: RateLimit; shared?: SharedBudgetConfig; infoWeights: InfoWeights };
   /** Every account in the file, in file order; `accountsForShard` picks this instance's. */
   accounts: AccountConfig[];

@@ -97,7 +97,7 @@ export function statusOf(v: ViewInput, ready: boolean): KeeperStatus & { budget_
       horizon_seconds: d === null ? null : Math.round((d - venueNow) / 100) / 10,
       min_horizon_seconds: m.spec.switch.minHorizonMs / 1000,
       last_arm: s?.lastResult
-        ? { op: s.lastResult.op, result: s.lastResult.result, reason: s.lastResult.reason, message: s.lastResult.message, path: s.lastResult.path, at: new Date(s.lastResult.atMs).toISOString() }
+        ? { op: s.lastResult.op, result: s.lastResult.result, reason: s.lastResult.reason, message: s.lastResult.message, path: s.lastResult.route, at: new Date(s.lastResult.atMs).toISOString() }
         : null,
       last_success_at: s?.lastSuccessMs ? new Date(s.lastSuccessMs).toISOString() : null,
       open_orders: m.orders?.count ?? null,

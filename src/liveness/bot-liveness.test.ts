@@ -13,7 +13,7 @@ function setup(probe?: ProbeFn) {
   const clock = new FakeClock(Date.UTC(2026, 10, 22, 12));
   const metrics = createMetrics({ version: 't', defaultMetrics: false });
   const changes: Array<[string, boolean, number]> = [];
-  const bots = new BotLiveness({ slot: slotsByName(), clock, metrics, logger: log, ...(probe ? { probe } : {}), onChange: (a, alive) => changes.push([a, alive, clock.monoMs()]) });
+  const bots = new BotLiveness({ slot: slotsByName((a, alive) => changes.push([a, alive, clock.monoMs()])), clock, metrics, logger: log, ...(probe ? { probe } : {}) });
   const beat = (names: string[]) => bots.heartbeat({ authorization: `Bearer ${TOKEN}`, body: JSON.stringify({ accounts: names }) });
   return { clock, metrics, bots, changes, beat, t0: clock.monoMs() };
 }
@@ -28,7 +28,6 @@ describe('BotLiveness', () => {
       clock,
       metrics: createMetrics({ version: 't', defaultMetrics: false }),
       logger: log,
-      onChange: () => undefined,
       foreign: { target: () => undefined, counted: () => undefined, relay: (accounts) => (published.push([...accounts]), true) },
     });
     await bots.configure('r', { ...heartbeat(), echo: true }, log);

@@ -48,11 +48,10 @@ export interface BotLivenessDeps {
   logger: Logger;
   /** Absent: probes cannot run (every probe counts as `error`). */
   probe?: ProbeFn;
-  /** The verdict changed between alive (or waiting) and silent. */
-  onChange: (account: string, alive: boolean) => void;
   /**
    * Where an account's bot record lives: on the account itself (account.ts), found by the name a
-   * heartbeat or a relayed sighting carries; undefined: no such account here.
+   * heartbeat or a relayed sighting carries; undefined: no such account here. The verdict goes to
+   * the same slot (BotSlot.botVerdict), not looked up again by name.
    */
   slot: (account: string) => BotSlot | undefined;
   /** Absent: a heartbeat naming an account of another shard is refused as unknown (404). */
@@ -72,6 +71,8 @@ export interface BotView {
 /** An account's place for its bot's record (the account carries it; BotLiveness keeps no map of its own). */
 export interface BotSlot {
   bot?: BotEntry;
+  /** The verdict changed between alive (or waiting) and silent: the account acts on it (its switch hears it). */
+  botVerdict(alive: boolean): void;
 }
 
 /** What is known of one account's bot. */
@@ -95,7 +96,8 @@ interface ProbeLoop {
   url: string;
   everyMs: number;
   timeoutMs: number;
-  accounts: Map<string, BotEntry>;
+  /** The accounts it probes for, each by its slot (the record is `slot.bot`). */
+  accounts: Map<string, BotSlot>;
   timer: TimerHandle | null;
   inFlight: boolean;
 }
@@ -138,8 +140,8 @@ export class BotLiveness {
     if (!old) this.deps.metrics.botAlive.set({ account }, 1);
     for (const result of PROBE_RESULTS) this.deps.metrics.botProbes.inc({ account, result }, 0);
     for (const f of [this.deps.metrics.botSilences, this.deps.metrics.cancelSoon, this.deps.metrics.heartbeats]) f.inc({ account }, 0);
-    this.placeProbe(account, e, spec.probe);
-    this.arm(account, e);
+    this.placeProbe(account, slot, e, spec.probe);
+    this.arm(account, slot, e);
     if (spec.heartbeat) {
       try {
         e.digest = tokenDigest(await spec.heartbeat.token());
@@ -159,7 +161,7 @@ export class BotLiveness {
     if (!slot || !e) return;
     if (e.timer) this.deps.clock.clearTimeout(e.timer);
     slot.bot = undefined;
-    this.placeProbe(account, e, undefined);
+    this.placeProbe(account, slot, e, undefined);
     for (const f of [this.deps.metrics.botAlive, this.deps.metrics.botLastSeen, this.deps.metrics.botSilences, this.deps.metrics.cancelSoon, this.deps.metrics.heartbeats, this.deps.metrics.botProbes]) f.remove({ account });
   }
 
@@ -195,10 +197,11 @@ export class BotLiveness {
     if (!r.ok) return this.refused(r.reason, r);
     const own = r.accounts.filter((a) => this.entry(a) !== undefined);
     for (const account of own) {
-      const e = this.entry(account)!;
+      const slot = this.deps.slot(account)!;
+      const e = slot.bot!;
       e.window = countHeartbeat(e.window, now);
       this.deps.metrics.heartbeats.inc({ account });
-      this.seen(account, e, now, 'heartbeat');
+      this.seen(account, slot, e, now, 'heartbeat');
     }
     // This shard's accounts another replica arms too: published for it, best effort (heard here already).
     const echo = own.filter((a) => this.entry(a)!.spec.echo);
@@ -224,12 +227,13 @@ export class BotLiveness {
    * with heartbeats.
    */
   relayedHeartbeat(account: string, heardAgoMs: number): boolean {
-    const e = this.entry(account);
-    if (!e?.spec.heartbeat) return false;
+    const slot = this.deps.slot(account);
+    const e = slot?.bot;
+    if (!slot || !e?.spec.heartbeat) return false;
     const at = this.deps.clock.monoMs() - heardAgoMs;
     this.deps.metrics.heartbeats.inc({ account });
     // Never moves the last sighting back (a heartbeat received here since is newer).
-    if (e.rec.lastSeenMonoMs === null || at > e.rec.lastSeenMonoMs) this.seen(account, e, at, 'relay');
+    if (e.rec.lastSeenMonoMs === null || at > e.rec.lastSeenMonoMs) this.seen(account, slot, e, at, 'relay');
     return true;
   }
 
@@ -262,16 +266,16 @@ export class BotLiveness {
     return { digest: e.digest ?? Buffer.alloc(32), window: e.window, silenceMs: e.spec.silenceMs };
   }
 
-  private seen(account: string, e: BotEntry, atMonoMs: number, how: 'heartbeat' | 'probe' | 'relay'): void {
+  private seen(account: string, slot: BotSlot, e: BotEntry, atMonoMs: number, how: 'heartbeat' | 'probe' | 'relay'): void {
     e.rec = { ...e.rec, lastSeenMonoMs: atMonoMs };
     e.lastSeenWallMs = this.deps.clock.nowMs() - (this.deps.clock.monoMs() - atMonoMs);
     this.deps.metrics.botLastSeen.set({ account }, e.lastSeenWallMs / 1000);
-    if (e.state !== 'alive') this.transition(account, e, 'alive', how);
+    if (e.state !== 'alive') this.transition(account, slot, e, 'alive', how);
     // The silence timer is not moved on every heartbeat (thousands a second): when it fires, it
     // finds the newer sighting and sets itself again (arm()).
   }
 
-  private arm(account: string, e: BotEntry): void {
+  private arm(account: string, slot: BotSlot, e: BotEntry): void {
     if (this.stopped) return;
     if (e.timer) this.deps.clock.clearTimeout(e.timer);
     e.timer = null;
@@ -280,12 +284,12 @@ export class BotLiveness {
     e.timer = this.deps.clock.setTimeout(() => {
       e.timer = null;
       const state = judge(e.spec, e.rec, this.deps.clock.monoMs());
-      if (state === 'silent') this.transition(account, e, 'silent', 'silence');
-      else this.arm(account, e);
+      if (state === 'silent') this.transition(account, slot, e, 'silent', 'silence');
+      else this.arm(account, slot, e);
     }, delay);
   }
 
-  private transition(account: string, e: BotEntry, to: BotState, how: 'heartbeat' | 'probe' | 'relay' | 'silence'): void {
+  private transition(account: string, slot: BotSlot, e: BotEntry, to: BotState, how: 'heartbeat' | 'probe' | 'relay' | 'silence'): void {
     const from = e.state;
     e.state = to;
     const alive = isAlive(to);
@@ -298,21 +302,21 @@ export class BotLiveness {
         { event: 'bot_silent', last_seen: lastSeen, silence_seconds: e.spec.silenceMs / 1000, on_silence: e.spec.onSilence },
         e.spec.onSilence === 'cancel_soon' ? 'bot silent: cancelling its orders soon, no more re-arms until it is back' : 'bot silent: no more re-arms; the venue cancels at the last deadline',
       );
-      this.deps.onChange(account, false);
+      slot.botVerdict(false);
       return;
     }
     e.silentSinceWallMs = null;
     e.log.info({ event: 'bot_alive', from, via: how }, from === 'silent' ? 'bot back: re-arming at the normal horizon' : 'bot alive');
     if (from === 'silent') {
-      this.arm(account, e);
-      this.deps.onChange(account, true);
+      this.arm(account, slot, e);
+      slot.botVerdict(true);
     }
   }
 
   // ---- probes ----
 
   /** Moves the account to the probe loop of its URL (creating or dropping loops as needed). */
-  private placeProbe(account: string, e: BotEntry, probe: LivenessSpec['probe']): void {
+  private placeProbe(account: string, slot: BotSlot, e: BotEntry, probe: LivenessSpec['probe']): void {
     const current = e.probe;
     if (current && probe && current.url === probe.url && current.everyMs === probe.everyMs && current.timeoutMs === probe.timeoutMs) return;
     if (current) {
@@ -331,7 +335,7 @@ export class BotLiveness {
       this.probes.set(probe.url, loop);
       this.scheduleProbe(loop, 0);
     }
-    loop.accounts.set(account, e);
+    loop.accounts.set(account, slot);
     e.probe = loop;
   }
 
@@ -369,9 +373,10 @@ export class BotLiveness {
       loop.inFlight = false;
     }
     const now = this.deps.clock.monoMs();
-    for (const [account, e] of loop.accounts) {
+    for (const [account, slot] of loop.accounts) {
       this.deps.metrics.botProbes.inc({ account, result });
-      if (result === 'ok') this.seen(account, e, now, 'probe');
+      // The record is there while the slot is in the loop (forget() takes it out of both at once).
+      if (result === 'ok' && slot.bot) this.seen(account, slot, slot.bot, now, 'probe');
     }
   }
 }

@@ -65,7 +65,7 @@ async function instance(clock: FakeClock, own: Record<string, string>, foreign: 
   const relay = bus
     ? new HeartbeatRelay({ bus, clock, metrics, logger, clockAllowanceMs: () => 2_000, silenceOf: (a) => bots.heartbeatSilenceMs(a), apply: (a, ago) => bots.relayedHeartbeat(a, ago) })
     : undefined;
-  bots = new BotLiveness({ slot: slotsByName(), clock, metrics, logger, onChange: () => undefined, ...(relay ? { foreign: relay } : {}) });
+  bots = new BotLiveness({ slot: slotsByName(), clock, metrics, logger, ...(relay ? { foreign: relay } : {}) });
   for (const [name, token] of Object.entries(own)) await bots.configure(name, spec(token), quiet);
   await relay?.configure(Object.entries(foreign).map(([n, t]) => foreignSpec(n, t)));
   relay?.start();

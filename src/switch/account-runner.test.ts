@@ -17,29 +17,29 @@ const settings: SwitchSettings = {
   path: 'rest',
 };
 
-type Fault = (nowMs: number, path: ArmRoute) => Error | undefined;
+type Fault = (nowMs: number, route: ArmRoute) => Error | undefined;
 
 /**
  * A fake venue that records what it accepted and can fail on a timeline. Like the port, it keeps
  * REST's health (a RouteHealth) and sends an arm with an alternative the other way while REST fails.
  */
 function fakeVenue(clock: FakeClock, fault: Fault = () => undefined) {
-  const accepted: Array<{ atMs: number; timeMs?: number; path: ArmRoute }> = [];
-  const attempts: Array<{ atMs: number; path: ArmRoute }> = [];
+  const accepted: Array<{ atMs: number; timeMs?: number; route: ArmRoute }> = [];
+  const attempts: Array<{ atMs: number; route: ArmRoute }> = [];
   const restRoute = new RouteHealth();
   const sender: ScheduleCancelSender = {
-    async send({ path: planned, timeMs, alternative, onRoute }) {
+    async send({ route: planned, timeMs, alternative, onRoute }) {
       const now = clock.nowMs();
-      const path = alternative && planned === 'rest' && !restRoute.take(clock.monoMs()) ? alternative.route : planned;
-      onRoute?.(path);
+      const route = alternative && planned === 'rest' && !restRoute.take(clock.monoMs()) ? alternative.route : planned;
+      onRoute?.(route);
       const time = timeMs();
-      attempts.push({ atMs: now, path });
+      attempts.push({ atMs: now, route });
       const go = async (): Promise<void> => {
-        const e = fault(now, path);
+        const e = fault(now, route);
         if (e) throw e;
-        accepted.push({ atMs: now, timeMs: time, path });
+        accepted.push({ atMs: now, timeMs: time, route });
       };
-      await (path === 'rest' ? restRoute.track(go, () => clock.monoMs(), undefined) : go());
+      await (route === 'rest' ? restRoute.track(go, () => clock.monoMs(), undefined) : go());
     },
   };
   /** The venue's view: the schedule in force at time t. */
@@ -174,21 +174,21 @@ describe('AccountRunner timelines (virtual time)', () => {
     expect(minHorizon(venue, t0 + 1, t0 + 300_000)).toBeGreaterThanOrEqual(20_000);
   });
 
-  it('rest_then_exchange: REST down for 2 minutes, the exchange path carries the switch; the port, not the account, keeps REST off', async () => {
+  it('rest_then_exchange: REST down for 2 minutes, the exchange route carries the switch; the port, not the account, keeps REST off', async () => {
     const from = Date.UTC(2026, 5, 1, 12) + 10_000;
     const { local, runner, venue, t0 } = setup(
-      (now, path) => (path === 'rest' && now >= from && now < from + 120_000 ? new Error('ECONNRESET') : undefined),
+      (now, route) => (route === 'rest' && now >= from && now < from + 120_000 ? new Error('ECONNRESET') : undefined),
       { ...settings, path: 'rest_then_exchange' },
     );
     runner.start();
     await local.advance(5 * 60_000);
     expect(minHorizon(venue, t0 + 1, t0 + 300_000)).toBeGreaterThanOrEqual(44_000);
-    expect(venue.accepted.some((a) => a.path === 'exchange')).toBe(true);
-    expect(venue.accepted[venue.accepted.length - 1]!.path).toBe('rest');
+    expect(venue.accepted.some((a) => a.route === 'exchange')).toBe(true);
+    expect(venue.accepted[venue.accepted.length - 1]!.route).toBe('rest');
     // Every failed REST arm is retried by the exchange endpoint at once (same instant, virtual time).
-    const failedRest = venue.attempts.filter((a) => a.path === 'rest' && a.atMs >= from && a.atMs < from + 120_000);
+    const failedRest = venue.attempts.filter((a) => a.route === 'rest' && a.atMs >= from && a.atMs < from + 120_000);
     expect(failedRest.length).toBeGreaterThan(0);
-    for (const f of failedRest) expect(venue.attempts.find((a) => a.atMs >= f.atMs && a.path === 'exchange')?.atMs).toBe(f.atMs);
+    for (const f of failedRest) expect(venue.attempts.find((a) => a.atMs >= f.atMs && a.route === 'exchange')?.atMs).toBe(f.atMs);
     // REST is tried while down only as the port's probe: at most one per REST_PROBE_EVERY_MS.
     const gaps = failedRest.slice(1).map((a, i) => a.atMs - failedRest[i]!.atMs);
     expect(Math.min(...gaps)).toBeGreaterThanOrEqual(REST_PROBE_EVERY_MS);

@@ -4,6 +4,11 @@ import type { ArmClass } from '../budget/request-class.js';
 import type { VenueClock } from '../time/venue-clock.js';
 import type { ArmRoute, RouteChoice, VenueReading } from '../venue/routes.js';
 import { ActionError, DecodeError, isVenueError, refusesRequest, RestError } from '../venue/errors.js';
+import { buildScheduleCancel } from '../venue/actions.js';
+import type { NonceSource } from '../venue/signing/nonce.js';
+import type { Signer } from '../venue/signing/signer.js';
+import type { VenuePort } from '../venue/port.js';
+import type { Network } from '../venue/types.js';
 import {
   horizonMs,
   initialState,
@@ -19,8 +24,8 @@ import {
 
 /**
  * Signs and posts one scheduleCancel for one account (time set: arm; time absent: clear). Built by
- * the keeper around the account's agent signer, nonce source and vault address; the runner never
- * sees a key.
+ * the account (makeSender, below) around its agent signer, nonce source and vault address; the
+ * runner never sees a key.
  */
 export interface ScheduleCancelSender {
   /**
@@ -29,21 +34,51 @@ export interface ScheduleCancelSender {
    * when it was queued (absent: none to protect).
    */
   send(args: {
-    path: ArmRoute;
+    route: ArmRoute;
     timeMs: () => number | undefined;
     cls?: ArmClass;
     signal?: AbortSignal;
     onAdmitted?: (wait: AdmissionWait) => void;
     /**
      * The other route and the venue time the request must leave by, as the switch chose them: the
-     * port sends it that way when `path` is held by a 429, failing, or too slow (see
+     * port sends it that way when `route` is held by a 429, failing, or too slow (see
      * VenuePort.scheduleCancel), timing it from `queuedAt`, the account's reading as it queued it.
      */
     alternative?: RouteChoice;
     queuedAt?: VenueReading;
     /** The route the request finally waits on. */
-    onRoute?: (path: ArmRoute) => void;
+    onRoute?: (route: ArmRoute) => void;
   }): Promise<void>;
+}
+
+/** The venue port as the runner's sender needs it. */
+export type SenderVenue = Pick<VenuePort, 'scheduleCancel'>;
+
+/**
+ * The runner's port to the venue: an account's scheduleCancel sender. The port admits the request,
+ * then `timeMs()` is read and the body signed by the account's agent (as the request leaves, so
+ * the deadline is fresh).
+ */
+export function makeSender(args: { agent: Signer; vaultAddress?: string; network: Network; nonces: NonceSource; venue: SenderVenue }): ScheduleCancelSender {
+  const { agent, vaultAddress, network, nonces, venue } = args;
+  return {
+    send: async ({ route, timeMs, cls, signal, onAdmitted, alternative, queuedAt, onRoute }: Parameters<ScheduleCancelSender['send']>[0]) => {
+      await venue.scheduleCancel(
+        route,
+        // The nonce is drawn in the signer's turn, so nonces leave in the order they were drawn.
+        () => buildScheduleCancel({ signer: agent, network, nonce: nonces.next(agent.address), timeMs: timeMs(), vaultAddress }),
+        {
+          signer: agent.address,
+          ...(cls ? { cls } : {}),
+          ...(signal ? { signal } : {}),
+          ...(onAdmitted ? { onAdmitted } : {}),
+          ...(alternative ? { alternative } : {}),
+          ...(queuedAt ? { queuedAt } : {}),
+          ...(onRoute ? { onRoute } : {}),
+        },
+      );
+    },
+  };
 }
 
 /** What the runner tells the outside world (logs, metrics, watchers). */
@@ -51,7 +86,7 @@ export type RunnerReport =
   | {
       type: 'arm';
       result: 'ok' | 'rate_limited' | 'rejected' | 'error';
-      path: ArmRoute;
+      route: ArmRoute;
       deadlineMs?: number;
       latencyMs: number;
       /** Send time minus planned slot, split: `timerLateMs` (slot to the request being queued) and `queuedMs` (queued to sent: budget, signer turn). */
@@ -67,7 +102,7 @@ export type RunnerReport =
       /** A cancel-soon arm (the bot fell silent): its deadline is the venue's minimum lead ahead. */
       soon?: boolean;
     }
-  | { type: 'clear'; result: 'ok' | 'rate_limited' | 'rejected' | 'error'; path: ArmRoute; latencyMs: number; reason?: string; message?: string }
+  | { type: 'clear'; result: 'ok' | 'rate_limited' | 'rejected' | 'error'; route: ArmRoute; latencyMs: number; reason?: string; message?: string }
   | { type: 'lapsed'; deadlineMs: number; botSilent: boolean }
   | { type: 'phase'; from: SwitchState['phase']; to: SwitchState['phase'] }
   | { type: 'reprovision_requested' }
@@ -242,10 +277,10 @@ export class AccountRunner {
     for (const e of effects) {
       switch (e.type) {
         case 'send_arm':
-          this.sendArm(e.path, e.plannedSlotMs, e.alternative, e.soonLeadMs);
+          this.sendArm(e.route, e.plannedSlotMs, e.alternative, e.soonLeadMs);
           break;
         case 'send_clear':
-          this.sendClear(e.path, e.alternative);
+          this.sendClear(e.route, e.alternative);
           break;
         case 'wake_at':
           wake = e.atMs;
@@ -273,9 +308,9 @@ export class AccountRunner {
   /** `soonLeadMs`: a cancel-soon arm, its deadline that far ahead of when it leaves (not `deadlineMs`). */
   private sendArm(planned: ArmRoute, plannedSlotMs: number | null, alternative?: RouteChoice, soonLeadMs?: number): void {
     const soon = soonLeadMs !== undefined;
-    this.dispatch({ type: 'arm_sent', path: planned, ...(soon ? { soon } : {}) });
+    this.dispatch({ type: 'arm_sent', route: planned, ...(soon ? { soon } : {}) });
     // The route it really goes by: the port may send it the other way (a 429 hold, a long queue).
-    let path = planned;
+    let route = planned;
     const queuedAt = this.venueNowMs();
     let sentAt = queuedAt;
     let sentMono = this.deps.clock.monoMs();
@@ -286,7 +321,7 @@ export class AccountRunner {
     this.inFlight = ac;
     this.deps.sender
       .send({
-        path,
+        route,
         // A cancel-soon arm is due now, as queued: its own class, ordered by its queue time, ahead of
         // every re-arm whose deadline lies later (request-class.ts orderKey), and sent without waiting
         // for a shared token (tokenWait).
@@ -295,7 +330,7 @@ export class AccountRunner {
         onAdmitted: (w) => {
           wait = w;
         },
-        ...(alternative ? { alternative, queuedAt: { venueMs: queuedAt, monoMs: sentMono }, onRoute: (p: ArmRoute) => (path = p) } : {}),
+        ...(alternative ? { alternative, queuedAt: { venueMs: queuedAt, monoMs: sentMono }, onRoute: (r: ArmRoute) => (route = r) } : {}),
         timeMs: () => {
           sentAt = this.venueNowMs();
           sentMono = this.deps.clock.monoMs();
@@ -317,8 +352,8 @@ export class AccountRunner {
             // A cancel-soon arm sets no re-arm bound: nothing re-arms a silent bot's account.
             this.latestRearmMono = soon ? null : sentMono + latestRearmAfterMs(this.settings);
           }
-          this.deps.report({ type: 'arm', result: 'ok', path, deadlineMs, latencyMs, ...lag, ...(soon ? { soon } : {}) });
-          this.dispatch({ type: 'arm_ok', deadlineMs, path, sentAtMs: sentAt });
+          this.deps.report({ type: 'arm', result: 'ok', route, deadlineMs, latencyMs, ...lag, ...(soon ? { soon } : {}) });
+          this.dispatch({ type: 'arm_ok', deadlineMs, route, sentAtMs: sentAt });
           this.claimNextSlot();
         },
         (e: unknown) => {
@@ -326,7 +361,7 @@ export class AccountRunner {
           this.deps.report({
             type: 'arm',
             result: failure.kind,
-            path,
+            route,
             latencyMs: this.deps.clock.monoMs() - sentMono,
             reason: failure.kind === 'rate_limited' ? 'rate_limited' : failure.reason,
             message: failure.kind === 'rate_limited' ? undefined : failure.message,
@@ -334,20 +369,20 @@ export class AccountRunner {
             scope: e instanceof RestError ? e.rateLimit?.scope : undefined,
             ...(soon ? { soon } : {}),
           });
-          this.dispatch({ type: 'arm_failed', path, failure });
+          this.dispatch({ type: 'arm_failed', route, failure });
         },
       );
   }
 
   private sendClear(planned: ArmRoute, alternative?: RouteChoice): void {
-    this.dispatch({ type: 'clear_sent', path: planned });
+    this.dispatch({ type: 'clear_sent', route: planned });
     // The route it really goes by: the port may send it the other way (REST held or failing).
-    let path = planned;
+    let route = planned;
     let sentMono = this.deps.clock.monoMs();
     this.deps.sender
       .send({
-        path,
-        ...(alternative ? { alternative, queuedAt: { venueMs: this.venueNowMs(), monoMs: sentMono }, onRoute: (p: ArmRoute) => (path = p) } : {}),
+        route,
+        ...(alternative ? { alternative, queuedAt: { venueMs: this.venueNowMs(), monoMs: sentMono }, onRoute: (r: ArmRoute) => (route = r) } : {}),
         timeMs: () => {
           sentMono = this.deps.clock.monoMs();
           return undefined;
@@ -356,20 +391,20 @@ export class AccountRunner {
       .then(
         () => {
           this.latestRearmMono = null;
-          this.deps.report({ type: 'clear', result: 'ok', path, latencyMs: this.deps.clock.monoMs() - sentMono });
-          this.dispatch({ type: 'clear_ok', path });
+          this.deps.report({ type: 'clear', result: 'ok', route, latencyMs: this.deps.clock.monoMs() - sentMono });
+          this.dispatch({ type: 'clear_ok', route });
         },
         (e: unknown) => {
           const failure = toFailure(e);
           this.deps.report({
             type: 'clear',
             result: failure.kind,
-            path,
+            route,
             latencyMs: this.deps.clock.monoMs() - sentMono,
             reason: failure.kind === 'rate_limited' ? 'rate_limited' : failure.reason,
             message: failure.kind === 'rate_limited' ? undefined : failure.message,
           });
-          this.dispatch({ type: 'clear_failed', path, failure });
+          this.dispatch({ type: 'clear_failed', route, failure });
         },
       );
   }

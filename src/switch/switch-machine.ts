@@ -53,7 +53,7 @@ export interface SwitchSettings {
    * route's budget cannot carry get `exchange`); absent: REST. The switch always names it; the port
    * sends the arm the other way while this route is held by a 429 or failing (venue/port.ts).
    */
-  preferredPath?: ArmRoute;
+  preferredRoute?: ArmRoute;
   /** Liveness configured (liveness.ts): what a silent bot gets. Absent: the bot is never judged. */
   onSilence?: OnSilence;
 }
@@ -77,7 +77,7 @@ export interface LastResult {
   result: ArmResultKind;
   reason?: string;
   message?: string;
-  path: ArmRoute;
+  route: ArmRoute;
   atMs: number;
 }
 
@@ -86,7 +86,7 @@ export interface SwitchState {
   /** Venue-time ms of the schedule we last set; null when none (never armed, cleared, fired). */
   deadlineMs: number | null;
   /** `soon`: a cancel-soon arm (its deadline the venue's minimum lead ahead), not a re-arm. */
-  inFlight: null | { op: 'arm' | 'clear'; path: ArmRoute; sentAtMs: number; soon?: boolean };
+  inFlight: null | { op: 'arm' | 'clear'; route: ArmRoute; sentAtMs: number; soon?: boolean };
   /** Venue time when the next arm is planned; null when nothing is planned. */
   nextArmAtMs: number | null;
   /** When the current plan was made for (the cadence slot), to measure lag and keep the cadence. */
@@ -117,18 +117,18 @@ export interface SwitchState {
 export type SwitchEvent =
   | { type: 'start' }
   | { type: 'tick' }
-  | { type: 'arm_sent'; path: ArmRoute; soon?: boolean }
+  | { type: 'arm_sent'; route: ArmRoute; soon?: boolean }
   | {
       type: 'arm_ok';
       deadlineMs: number;
-      path: ArmRoute;
+      route: ArmRoute;
       /** when the request left (venue time) */
       sentAtMs?: number;
     }
-  | { type: 'arm_failed'; path: ArmRoute; failure: Failure }
-  | { type: 'clear_sent'; path: ArmRoute }
-  | { type: 'clear_ok'; path: ArmRoute }
-  | { type: 'clear_failed'; path: ArmRoute; failure: Failure }
+  | { type: 'arm_failed'; route: ArmRoute; failure: Failure }
+  | { type: 'clear_sent'; route: ArmRoute }
+  | { type: 'clear_ok'; route: ArmRoute }
+  | { type: 'clear_failed'; route: ArmRoute; failure: Failure }
   /** null: the read failed, the count is unknown (treated as open orders). */
   | { type: 'orders_observed'; count: number | null }
   | { type: 'reprovisioned'; ok: boolean }
@@ -154,14 +154,14 @@ export type Failure =
 export type Effect =
   | {
       type: 'send_arm';
-      path: ArmRoute;
+      route: ArmRoute;
       plannedSlotMs: number | null;
       /** `rest_then_exchange`: the other route and when to take it (RouteChoice, built here once). */
       alternative?: RouteChoice;
       /** A cancel-soon arm: its deadline this far ahead of when it leaves, not `deadlineMs`. */
       soonLeadMs?: number;
     }
-  | { type: 'send_clear'; path: ArmRoute; alternative?: RouteChoice }
+  | { type: 'send_clear'; route: ArmRoute; alternative?: RouteChoice }
   | { type: 'wake_at'; atMs: number }
   | { type: 'reprovision' }
   /** `botSilent`: the deadline passed because the bot fell silent, as intended: a fired cancel, not a lapse. */
@@ -241,18 +241,18 @@ export function horizonMs(state: SwitchState, nowMs: number): number | null {
 }
 
 /**
- * The route a request names: the account's fixed path, or for `rest_then_exchange` the plan's
+ * The route a request names: the one the account's `path` fixes, or for `rest_then_exchange` the plan's
  * (REST when it names none). A function of the settings alone: whether REST is held or failing is
  * the port's to know (it sees every account's arms) and to act on, through the alternative.
  */
 export function plannedRoute(settings: SwitchSettings): ArmRoute {
-  return settings.path === 'rest_then_exchange' ? (settings.preferredPath ?? 'rest') : settings.path;
+  return settings.path === 'rest_then_exchange' ? (settings.preferredRoute ?? 'rest') : settings.path;
 }
 
 /** A request's route and, for `rest_then_exchange`, the other one it may go by if it leaves by `leaveByAtVenueMs`. */
-function routed(settings: SwitchSettings, leaveByAtVenueMs: number): { path: ArmRoute; alternative?: RouteChoice } {
-  const path = plannedRoute(settings);
-  return settings.path === 'rest_then_exchange' ? { path, alternative: { route: otherRoute(path), leaveByVenueMs: leaveByAtVenueMs } } : { path };
+function routed(settings: SwitchSettings, leaveByAtVenueMs: number): { route: ArmRoute; alternative?: RouteChoice } {
+  const route = plannedRoute(settings);
+  return settings.path === 'rest_then_exchange' ? { route, alternative: { route: otherRoute(route), leaveByVenueMs: leaveByAtVenueMs } } : { route };
 }
 
 /**
@@ -342,12 +342,12 @@ export function step(settings: SwitchSettings, state: SwitchState, event: Switch
       break;
 
     case 'arm_sent':
-      s.inFlight = { op: 'arm', path: event.path, sentAtMs: nowMs, ...(event.soon ? { soon: true } : {}) };
+      s.inFlight = { op: 'arm', route: event.route, sentAtMs: nowMs, ...(event.soon ? { soon: true } : {}) };
       s.nextArmAtMs = null;
       break;
 
     case 'clear_sent':
-      s.inFlight = { op: 'clear', path: event.path, sentAtMs: nowMs };
+      s.inFlight = { op: 'clear', route: event.route, sentAtMs: nowMs };
       break;
 
     case 'arm_ok': {
@@ -358,7 +358,7 @@ export function step(settings: SwitchSettings, state: SwitchState, event: Switch
       s.consecutiveFailures = 0;
       s.reprovisions = 0;
       s.nonceRetried = false;
-      s.lastResult = { op: 'arm', result: 'ok', path: event.path, atMs: nowMs };
+      s.lastResult = { op: 'arm', result: 'ok', route: event.route, atMs: nowMs };
       if (s.stopMode === null && s.silence !== null) {
         // Silent: no plan. A cancel-soon arm set the time that cancels; a re-arm that was already
         // in flight only moved the deadline, and finishSilent brings it near again.
@@ -389,23 +389,23 @@ export function step(settings: SwitchSettings, state: SwitchState, event: Switch
       s.consecutiveFailures += 1;
       const f = event.failure;
       const restFailedBefore = failedOnRest(s.lastResult);
-      s.lastResult = failedResult('arm', f, event.path, nowMs);
+      s.lastResult = failedResult('arm', f, event.route, nowMs);
       if (s.stopMode !== null) break;
       if (s.phase !== 'armed' || (s.deadlineMs !== null && s.deadlineMs <= nowMs)) s.phase = 'unarmed';
-      planRetry(settings, s, event.path, f, nowMs, effects, restFailedBefore);
+      planRetry(settings, s, event.route, f, nowMs, effects, restFailedBefore);
       break;
     }
 
     case 'clear_ok':
       s.inFlight = null;
       s.deadlineMs = null;
-      s.lastResult = { op: 'clear', result: 'ok', path: event.path, atMs: nowMs };
+      s.lastResult = { op: 'clear', result: 'ok', route: event.route, atMs: nowMs };
       break;
 
     case 'clear_failed': {
       s.inFlight = null;
       const f = event.failure;
-      s.lastResult = failedResult('clear', f, event.path, nowMs);
+      s.lastResult = failedResult('clear', f, event.route, nowMs);
       // A refused clear (ineligible, unknown signer) will not succeed on retry; a transient one may,
       // after a short wait (a 429's retry_after at least).
       if (f.kind === 'rejected') s.clearAttempts = RETRY.maxClearAttempts;
@@ -445,23 +445,23 @@ export function step(settings: SwitchSettings, state: SwitchState, event: Switch
   return finish(settings, s, nowMs, effects);
 }
 
-function failedResult(op: 'arm' | 'clear', f: Failure, path: ArmRoute, atMs: number): LastResult {
+function failedResult(op: 'arm' | 'clear', f: Failure, route: ArmRoute, atMs: number): LastResult {
   return {
     op,
     result: f.kind,
     reason: f.kind === 'rate_limited' ? 'rate_limited' : f.reason,
     message: f.kind === 'rate_limited' ? undefined : f.message,
-    path,
+    route,
     atMs,
   };
 }
 
 /** `r` is an arm that failed on REST: a REST failure now is the second in a row (the port kept the retry there). */
 function failedOnRest(r: LastResult | null): boolean {
-  return r !== null && r.op === 'arm' && r.result !== 'ok' && r.path === 'rest';
+  return r !== null && r.op === 'arm' && r.result !== 'ok' && r.route === 'rest';
 }
 
-function planRetry(settings: SwitchSettings, s: SwitchState, path: ArmRoute, f: Failure, nowMs: number, effects: Effect[], restFailedBefore: boolean): void {
+function planRetry(settings: SwitchSettings, s: SwitchState, route: ArmRoute, f: Failure, nowMs: number, effects: Effect[], restFailedBefore: boolean): void {
   const horizon = horizonMs(s, nowMs);
   // REST failed or refused for its quota (a 429), and the exchange endpoint is behind it: retry at
   // once. The port learned from this very arm that REST is failing or held, so the retry (which
@@ -469,7 +469,7 @@ function planRetry(settings: SwitchSettings, s: SwitchState, path: ArmRoute, f: 
   // without waiting out REST's hold. Only once in a row: a retry the port still sent by REST
   // failed for something else than the route (a signing error), and retrying at once again would
   // be a hot loop.
-  if (settings.path === 'rest_then_exchange' && path === 'rest' && f.kind !== 'rejected' && !restFailedBefore) {
+  if (settings.path === 'rest_then_exchange' && route === 'rest' && f.kind !== 'rejected' && !restFailedBefore) {
     s.nextArmAtMs = nowMs;
     return;
   }

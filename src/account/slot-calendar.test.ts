@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SlotCalendar } from './slot-calendar.js';
+import { SlotCalendar } from './cadence-control.js';
 
 describe('SlotCalendar', () => {
   it('gives the wished slot when free, else the latest free one before it', () => {
