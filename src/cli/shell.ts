@@ -6,7 +6,6 @@
  */
 import { readFileSync } from 'node:fs';
 import { COMMAND_HELP, EXIT_CODES, helpText, parseCommand, USAGE, UsageError, type Command } from './args.js';
-import { keygen } from './keygen.js';
 import { readHeartbeatToken } from './heartbeat-token.js';
 import { runHeartbeats } from '../heartbeat-client/heartbeat-client.js';
 import { heartbeatLogLine } from '../heartbeat-client/heartbeat-log.js';
@@ -252,6 +251,9 @@ async function main(argv: string[]): Promise<number> {
         process.stdout.write(`dms-keeper ${version()}\n`);
         return EXIT_OK;
       case 'keygen': {
+        // Loaded here, not at the top: it brings viem's accounts (86 files), which every other
+        // command (the heartbeat sidecar, --version) started with and never used.
+        const { keygen } = await import('./keygen.js');
         const { address } = await keygen(cmd.out, cmd.force);
         process.stdout.write(`wrote a new private key to ${cmd.out} (mode 0600); its address is ${address}\n`);
         return EXIT_OK;
