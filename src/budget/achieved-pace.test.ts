@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { BUDGET_UTILISATION } from '../plan/cadence.js';
-import { sleep } from '../time/clock.js';
+import { sleep, type Clock } from '../time/clock.js';
 import { FakeClock } from '../time/fake-clock.js';
 import type { WindowSpec } from './admission.js';
 import { ACHIEVED_WINDOW_MS, holdMeter, meterStep, newPaceMeter, paceWindowMs } from './achieved-pace.js';
@@ -203,5 +203,30 @@ describe('the scheduler measures each scope’s pace while arms wait for it', ()
     await clock.advance(120_000);
     expect(changes.map((c) => [c.kind, c.source])).toEqual([['learned', 'learned']]);
     s.stop();
+  });
+
+  it('a stalled event loop (every timer late): 100 ms late measures 98%, nothing engages; 500 ms, the sends sag as the window counts them late; 1.2 s, past the grid’s catch-up, the slots are lost', async () => {
+    for (const [lateMs, limitPer10s] of [
+      [100, null],
+      [500, [85, 96]],
+      [1_200, [1, 20]],
+    ] as const) {
+      const clock = new FakeClock(0);
+      // The scheduler's clock with every timer firing lateMs late, as on a loop busy that long.
+      const late: Clock = { nowMs: () => clock.nowMs(), monoMs: () => clock.monoMs(), setTimeout: (fn, ms) => clock.setTimeout(fn, ms + lateMs), clearTimeout: (h) => clock.clearTimeout(h) };
+      const s = new RequestScheduler(late, { schedule_cancel: { limit: 100, windowMs: 10_000 } });
+      const changes: LimitChange[] = [];
+      s.onLimitChange((c) => changes.push(c));
+      for (let i = 0; i < 3_000; i++) void s.run({ kind: 'arm', deadlineVenueMs: i, scopes: ['schedule_cancel'] }, async () => undefined).catch(() => undefined);
+      await clock.advance(2 * ACHIEVED_WINDOW_MS);
+      const figures = `${lateMs} ms late: ${JSON.stringify(changes)}`;
+      if (limitPer10s === null) expect(changes, figures).toEqual([]);
+      else {
+        expect(changes[0], figures).toMatchObject({ kind: 'achieved', source: 'achieved' });
+        expect(changes[0]!.to.limit, figures).toBeGreaterThanOrEqual(limitPer10s[0]);
+        expect(changes[0]!.to.limit, figures).toBeLessThanOrEqual(limitPer10s[1]);
+      }
+      s.stop();
+    }
   });
 });
