@@ -16,7 +16,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { benchAddresses, benchKey } from '../bench/keys.js';
 import { ACHIEVED_WINDOW_MS } from '../src/budget/achieved-pace.js';
 import { LIMIT_QUIET_MS } from '../src/budget/limits.js';
-import { account, startHarness, type Harness } from './support/harness.js';
+import type { BudgetLimitView } from '../src/keeper/views.js';
+import { account, gauge, startHarness, type Harness } from './support/harness.js';
 
 const N = 140;
 const SWITCH = { deadlineMs: 60_000, rearmEveryMs: 15_000, minHorizonMs: 20_000 };
@@ -67,6 +68,7 @@ describe('a venue answering the arms in 4 s: the pace achieved is a limit in for
     let engagedMs: number | null = null;
     let stretchedMs: number | null = null;
     let engaged: ReturnType<typeof achievedLimit>;
+    let shown: { status: unknown; metric: number | undefined } | null = null;
     let stretch = 1;
     const lateStart = h.logs.length;
     let lateFrom = lateStart;
@@ -78,6 +80,11 @@ describe('a venue answering the arms in 4 s: the pace achieved is a limit in for
       if (engagedMs === null && achievedLimit()) {
         engagedMs = now;
         engaged = achievedLimit();
+        shown = {
+          // /status carries budget_limits beside KeeperStatus (views.ts statusOf)
+          status: (h.keeper.status() as unknown as { budget_limits: BudgetLimitView[] }).budget_limits.find((l) => l.scope === 'schedule_cancel'),
+          metric: gauge(await h.metricsText(), 'dms_keeper_budget_limit{scope="schedule_cancel",source="achieved"}'),
+        };
       }
       const c = h.keeper.status().cadence!;
       if (stretchedMs === null && c.stretch > 1) stretchedMs = now;
@@ -114,6 +121,11 @@ describe('a venue answering the arms in 4 s: the pace achieved is a limit in for
     expect(engagedMs!, figures).toBeLessThanOrEqual(10_000 + 1.5 * ACHIEVED_WINDOW_MS);
     expect(during.achievedPerSecond!, figures).toBeGreaterThan(6);
     expect(during.achievedPerSecond!, figures).toBeLessThan(8);
+    // Shown as it engaged: /status and the metric, source achieved, the configured limit beside it.
+    expect(shown, figures).toEqual({
+      status: { scope: 'schedule_cancel', source: 'achieved', limit: engaged!.inForce.limit, window_seconds: 10, per_second: during.achievedPerSecond, configured: { limit: 100, window_seconds: 10 } },
+      metric: during.achievedPerSecond,
+    });
     // Re-planned by the keeper's 1 s loop: the cadence stretches to the new limit.
     expect(stretchedMs! - engagedMs!, figures).toBeLessThanOrEqual(1_000 + STEP_MS);
     expect(stretch, figures).toBeGreaterThan(1.2);
