@@ -2,8 +2,17 @@ import { spacingMs, type WindowSpec } from './admission.js';
 
 /**
  * A scope's limit in force as data: the configured one, or one a 429's detail announced (learned),
- * held while the venue keeps refusing and probed back up after a quiet spell. Pure transitions of
- * (state, limit in force, event, now); the scheduler applies them and keeps the probe timer.
+ * held while the venue keeps refusing and probed back up after a quiet spell; under either, the
+ * pace the keeper achieved (achieved-pace.ts) when it fell short of it, held and probed back the
+ * same way. Pure transitions of (state, limit, event, now); the scheduler applies them and keeps
+ * the probe timer.
+ *
+ * Two limits, one in force. The venue's (configured, learned, or a probe between: the `inForce`
+ * the venue's transitions take) is what the scheduler admits by: it is the venue's rule. The
+ * achieved one is in force over it when lower (inForceOf): what the plan is made for, what
+ * /status, the metric and the logs show. It is not admitted by: the keeper sends what it can
+ * anyway, and admitting by it would spiral down, since at a venue's latency L a window of W
+ * carries W / (W + L) of whatever limit it is given, so each window would measure less again.
  */
 
 /**
@@ -29,9 +38,23 @@ export interface LimitState {
   quietMs: number;
   /** When a probe last gave the configured limit back (a refusal soon after counts against it). */
   restoredAtMs: number;
+  /** The pace achieved, while it holds; null: none measured short (or probed back up). */
+  achieved: AchievedLimit | null;
+  /** The quiet spell before the achieved limit's next probe: LIMIT_QUIET_MS, doubled by each probe the pace fell short of. */
+  achievedQuietMs: number;
+  /** When a probe last gave the achieved limit up (a shortfall soon after counts against it). */
+  achievedRestoredAtMs: number;
 }
 
-export type LimitSource = 'configured' | 'learned';
+/** The pace a scope achieved while pressed, as a limit: the one measured, and the one in force (probed up from it). */
+export interface AchievedLimit {
+  measured: WindowSpec;
+  inForce: WindowSpec;
+  nextProbeMs: number;
+}
+
+/** `achieved`: the keeper's own pace, below the venue's limit (achieved-pace.ts). */
+export type LimitSource = 'configured' | 'learned' | 'achieved';
 
 /** One scope's limit as the scheduler's `limits()` shows it. */
 export interface ScopeLimit {
@@ -42,8 +65,12 @@ export interface ScopeLimit {
   source: LimitSource;
 }
 
-/** `learned`: a 429 announced a lower one or refused a probe; `probed`: a step back up; `restored`: the configured one. */
-export type LimitChangeKind = 'learned' | 'probed' | 'restored';
+/**
+ * `learned`: a 429 announced a lower one or refused a probe; `achieved`: the keeper's pace fell
+ * short of the limit in force; `probed`: a step back up; `restored`: the configured limit (or,
+ * when an achieved one is given up under a learned one, that learned one).
+ */
+export type LimitChangeKind = 'learned' | 'achieved' | 'probed' | 'restored';
 
 export interface LimitChange {
   scope: string;
@@ -71,7 +98,17 @@ export function validSpec(spec: WindowSpec): boolean {
 }
 
 export function initialLimit(base: WindowSpec, configured: boolean): LimitState {
-  return { base: { ...base }, configured, learned: null, nextProbeMs: 0, quietMs: LIMIT_QUIET_MS, restoredAtMs: Number.NEGATIVE_INFINITY };
+  return {
+    base: { ...base },
+    configured,
+    learned: null,
+    nextProbeMs: 0,
+    quietMs: LIMIT_QUIET_MS,
+    restoredAtMs: Number.NEGATIVE_INFINITY,
+    achieved: null,
+    achievedQuietMs: LIMIT_QUIET_MS,
+    achievedRestoredAtMs: Number.NEGATIVE_INFINITY,
+  };
 }
 
 function doubled(quietMs: number): number {
@@ -126,22 +163,87 @@ export function onBaseline(l: LimitState, inForce: WindowSpec, base: WindowSpec)
   return { state: { ...l, base: { ...base }, learned: null }, inForce: base };
 }
 
-/** When the probe timer must fire for this scope; infinite when no learned limit holds it. */
+/** When the probe timer must fire for this scope; infinite when neither a learned nor an achieved limit holds it. */
 export function probeDueMs(l: LimitState): number {
-  return l.learned ? l.nextProbeMs : Number.POSITIVE_INFINITY;
+  return Math.min(l.learned ? l.nextProbeMs : Number.POSITIVE_INFINITY, l.achieved ? l.achieved.nextProbeMs : Number.POSITIVE_INFINITY);
 }
 
-/** The scope's limit as `limits()` shows it; null for a scope only 429s named that holds no learned limit. */
-export function scopeLimitOf(scope: string, l: LimitState, inForce: WindowSpec): ScopeLimit | null {
-  if (!l.configured && !l.learned) return null;
-  return { scope, ...(l.configured ? { configured: { ...l.base } } : {}), inForce: { ...inForce }, source: sourceOf(l) };
+// ---- the pace achieved ----
+
+/**
+ * A pace measured while the scope was pressed counts as short below this share of the limit in
+ * force: the share of it the plan spends (plan/cadence.ts BUDGET_UTILISATION; not imported, budget/
+ * ranks below plan/, and a test holds them equal). Below it the plan's own arms outrun what goes
+ * out and the backlog grows without end; a capable scheduler measures 99% or more (the window's
+ * 250 ms arrival margin, one admission in a hundred slots), so jitter stays above it.
+ */
+export const ACHIEVED_MARGIN = 0.97;
+
+/** The limit in force: the achieved one when lower than the venue's (a learned limit lower than it, or equal, wins). */
+export function inForceOf(l: LimitState, venue: WindowSpec): WindowSpec {
+  return sourceOf(l, venue) === 'achieved' ? l.achieved!.inForce : venue;
 }
 
-/** The listeners' account of a change `from` → `to` under the state that made it. */
-export function limitChangeOf(scope: string, l: LimitState, kind: LimitChangeKind, from: WindowSpec, to: WindowSpec): LimitChange {
-  return { scope, kind, from: { ...from }, to: { ...to }, ...(l.configured ? { configured: { ...l.base } } : {}), source: sourceOf(l) };
+/** A pace as a window of the venue's length (at least one request). */
+function specAt(perSecond: number, windowMs: number): WindowSpec {
+  return { limit: Math.max(1, Math.floor((perSecond * windowMs) / 1000)), windowMs };
 }
 
-function sourceOf(l: LimitState): LimitSource {
+function achievedStep(l: LimitState, venue: WindowSpec, next: LimitState, kind: LimitChangeKind): LimitStep {
+  const from = inForceOf(l, venue);
+  const to = inForceOf(next, venue);
+  return sameSpec(from, to) && sourceOf(l, venue) === sourceOf(next, venue) ? { state: next } : { state: next, change: { kind, to: { ...to } } };
+}
+
+/**
+ * The pace a stretch of pressure measured (achieved-pace.ts), against `venue`, the venue's limit
+ * the scheduler admits by. Short of ACHIEVED_MARGIN of the limit in force, that pace is in force
+ * from now, for a quiet spell; a shortfall under a limit probed up from a measured one (or soon
+ * after one was given up) doubles the next spell, as a refused probe does a learned limit's. Not
+ * short: nothing (a stretch of pressure at the full pace says nothing of a lower limit's cause).
+ */
+export function onShortfall(l: LimitState, venue: WindowSpec, perSecond: number, nowMs: number): LimitStep {
+  if (!(perSecond >= 0) || perSecond >= ACHIEVED_MARGIN * ratePerSecond(inForceOf(l, venue))) return { state: l };
+  const measured = specAt(perSecond, venue.windowMs);
+  let quietMs = l.achievedQuietMs;
+  if (l.achieved && ratePerSecond(l.achieved.inForce) > ratePerSecond(l.achieved.measured)) quietMs = doubled(quietMs);
+  if (!l.achieved) quietMs = nowMs - l.achievedRestoredAtMs < quietMs ? doubled(quietMs) : LIMIT_QUIET_MS;
+  const next: LimitState = { ...l, achieved: { measured, inForce: { ...measured }, nextProbeMs: nowMs + quietMs }, achievedQuietMs: quietMs };
+  return achievedStep(l, venue, next, 'achieved');
+}
+
+/**
+ * The probe timer fired: an achieved limit past its quiet spell steps up by LIMIT_PROBE_FACTOR, or
+ * is given up once that reaches the venue's. Why probes, and not giving it up as soon as the
+ * backlog clears: the plan made for the lower pace is what clears it, so a cleared backlog says
+ * nothing of the cause; given up then, the plan would return, the backlog with it, and the limit
+ * a window later, a window of late re-arms each time. And a capable keeper is never pressed under
+ * a plan below its pace, so nothing short of a probe can show it has recovered.
+ */
+export function onAchievedQuiet(l: LimitState, venue: WindowSpec, nowMs: number): LimitStep {
+  const a = l.achieved;
+  if (!a || nowMs < a.nextProbeMs) return { state: l };
+  const target = ratePerSecond(a.inForce) * LIMIT_PROBE_FACTOR;
+  if (target >= ratePerSecond(venue)) return achievedStep(l, venue, { ...l, achieved: null, achievedRestoredAtMs: nowMs }, 'restored');
+  const probed = { limit: Math.max(1, Math.round((target * a.inForce.windowMs) / 1000)), windowMs: a.inForce.windowMs };
+  return achievedStep(l, venue, { ...l, achieved: { ...a, inForce: probed, nextProbeMs: nowMs + l.achievedQuietMs } }, 'probed');
+}
+
+// ---- what is shown ----
+
+/** The scope's limit as `limits()` shows it (`venue`: the venue's limit the scheduler admits by); null for a scope only 429s named that holds no learned or achieved limit. */
+export function scopeLimitOf(scope: string, l: LimitState, venue: WindowSpec): ScopeLimit | null {
+  if (!l.configured && !l.learned && !l.achieved) return null;
+  return { scope, ...(l.configured ? { configured: { ...l.base } } : {}), inForce: { ...inForceOf(l, venue) }, source: sourceOf(l, venue) };
+}
+
+/** The listeners' account of a change `from` → `to` (limits in force) under the state that made it, `venue` the limit admitted by. */
+export function limitChangeOf(scope: string, l: LimitState, kind: LimitChangeKind, from: WindowSpec, to: WindowSpec, venue: WindowSpec = to): LimitChange {
+  return { scope, kind, from: { ...from }, to: { ...to }, ...(l.configured ? { configured: { ...l.base } } : {}), source: sourceOf(l, venue) };
+}
+
+/** Where the limit in force comes from: the achieved pace when it is lower than the venue's limit, else the venue's own source. */
+export function sourceOf(l: LimitState, venue: WindowSpec): LimitSource {
+  if (l.achieved && ratePerSecond(l.achieved.inForce) < ratePerSecond(venue)) return 'achieved';
   return l.learned ? 'learned' : 'configured';
 }

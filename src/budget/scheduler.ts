@@ -1,6 +1,27 @@
 import type { Clock, TimerHandle } from '../time/clock.js';
-import { admitWouldDelay, earliestAdmitMs, newScope, recordDone, recordAdmit, spacingMs, usedInWindow, type ScopeState, type WindowSpec } from './admission.js';
-import { initialLimit, limitChangeOf, onAnnounced, onBaseline, onQuiet, onRefusal, probeDueMs, scopeLimitOf, validSpec, type LimitChange, type LimitState, type LimitStep, type ScopeLimit } from './limits.js';
+import { admitWouldDelay, earliestAdmitMs, newScope, recordDone, recordAdmit, spacingMs, spanMs, usedInWindow, weightUnits, type ScopeState, type WindowSpec } from './admission.js';
+import { holdMeter, meterStep, newPaceMeter, paceWindowMs, type PaceMeter } from './achieved-pace.js';
+import {
+  inForceOf,
+  initialLimit,
+  limitChangeOf,
+  onAchievedQuiet,
+  onAnnounced,
+  onBaseline,
+  onQuiet,
+  onRefusal,
+  onShortfall,
+  probeDueMs,
+  ratePerSecond,
+  scopeLimitOf,
+  sourceOf,
+  validSpec,
+  type LimitChange,
+  type LimitChangeKind,
+  type LimitState,
+  type LimitStep,
+  type ScopeLimit,
+} from './limits.js';
 import { ARM_RESERVE_SHARE, DEFAULT_READ_MAX_WAIT_MS, orderKey, queueOf, type RequestClass, type RequestQueue } from './request-class.js';
 
 /**
@@ -8,6 +29,8 @@ import { ARM_RESERVE_SHARE, DEFAULT_READ_MAX_WAIT_MS, orderKey, queueOf, type Re
  * and the scopes it spends: arms by deadline, then approvals and prepares; reads use what those
  * leave and are shed (`ShedError`) when they waited too long. After a 429 `blockScope` holds the
  * scope until `retry_after`, and `adoptLimit` takes tighter announced numbers (limits.ts decides).
+ * It measures the pace each scope achieves while arms wait for it (achieved-pace.ts): one short of
+ * the limit in force is in force over it (limits.ts onShortfall), for the plan, not for admission.
  * Not bottleneck: its timers read the wall clock, so it cannot run in virtual time, and a 429's
  * window must be obeyed to the millisecond on our clock. The rule is pure (admission.ts); this
  * class only queues and wakes.
@@ -157,6 +180,10 @@ class Lane {
   }
 }
 
+function sameSpec(a: WindowSpec, b: WindowSpec): boolean {
+  return a.limit === b.limit && a.windowMs === b.windowMs;
+}
+
 /** Which of two lane heads goes first: lower key, then earlier arrival. */
 function before(a: Pending, b: Pending): boolean {
   return a.key < b.key || (a.key === b.key && a.seq < b.seq);
@@ -181,6 +208,10 @@ export class RequestScheduler {
   private readonly limitsOf = new Map<string, LimitState>();
   private readonly limitListeners = new Set<(c: LimitChange) => void>();
   private probeTimer: TimerHandle | null = null;
+  /** Per scope: units admitted so far (a running count) and the pace meter (achieved-pace.ts). */
+  private readonly paceOf = new Map<string, { units: number; meter: PaceMeter }>();
+  /** Scopes an arm waited for at this pump (their own window, not a 429): the pace meters' `pressed`. */
+  private readonly pressed = new Set<string>();
 
   constructor(
     private readonly clock: Clock,
@@ -202,7 +233,7 @@ export class RequestScheduler {
     return () => this.limitListeners.delete(fn);
   }
 
-  /** Every configured scope's limit, and every scope a learned limit holds. */
+  /** Every configured scope's limit in force, and every scope a learned or achieved limit holds. */
   limits(): ScopeLimit[] {
     const out: ScopeLimit[] = [];
     for (const [scope, l] of this.limitsOf) {
@@ -278,7 +309,7 @@ export class RequestScheduler {
     const s = this.scope(scope);
     s.blockedUntilMs = Math.max(s.blockedUntilMs, untilMs);
     const step = onRefusal(this.limitOf(scope), s.spec, this.clock.nowMs());
-    this.applyLimit(scope, step);
+    this.applyVenueLimit(scope, step);
     if (step.state.learned) this.scheduleProbe();
     this.pump();
   }
@@ -287,7 +318,7 @@ export class RequestScheduler {
   adoptLimit(scope: string, spec: WindowSpec): void {
     if (!validSpec(spec)) return;
     const step = onAnnounced(this.limitOf(scope), this.scope(scope).spec, spec, this.clock.nowMs());
-    this.applyLimit(scope, step);
+    this.applyVenueLimit(scope, step);
     if (step.change) this.scheduleProbe();
   }
 
@@ -298,6 +329,7 @@ export class RequestScheduler {
     const s = this.scope(scope);
     const next = onBaseline(l, s.spec, spec);
     this.limitsOf.set(scope, next.state);
+    if (ratePerSecond(next.inForce) < ratePerSecond(s.spec)) this.holdPace(scope, next.inForce);
     s.spec = next.inForce;
     this.pump();
   }
@@ -322,6 +354,8 @@ export class RequestScheduler {
       const keep = times.filter((t) => Number.isFinite(t) && t > now - s.spec.windowMs && t <= now).sort((a, b) => a - b);
       s.log = [...keep, ...s.log].sort((a, b) => a - b);
       if (keep.length > 0) s.lastSlotMs = Math.max(s.lastSlotMs, keep[keep.length - 1]!);
+      // What a previous instance sent holds the window a while: not the pace this one can achieve.
+      if (keep.length > 0) this.holdPace(k, s.spec);
     }
   }
 
@@ -332,10 +366,11 @@ export class RequestScheduler {
     return n;
   }
 
-  /** The window in force for a scope (configured, or adopted from a 429). */
+  /** The limit in force for a scope (configured, adopted from a 429, or the pace achieved): what the plan is made for. */
   specOf(scope: string): WindowSpec | undefined {
     const s = this.scopes.get(scope);
-    return s ? { ...s.spec } : undefined;
+    const l = this.limitsOf.get(scope);
+    return s ? { ...(l ? inForceOf(l, s.spec) : s.spec) } : undefined;
   }
 
   blockedUntil(scope: string): number {
@@ -388,13 +423,37 @@ export class RequestScheduler {
     return l;
   }
 
-  /** Keeps a transition's state; a changed limit goes in force and the listeners hear it. */
-  private applyLimit(scope: string, step: LimitStep): void {
+  /**
+   * Keeps a transition of the venue's limit (limits.ts): a changed one is admitted by at once, and
+   * the listeners hear it when it changed the limit in force (an achieved one may stay lower).
+   */
+  private applyVenueLimit(scope: string, step: LimitStep): void {
+    const before = this.limitOf(scope);
     this.limitsOf.set(scope, step.state);
     if (!step.change) return;
     const s = this.scope(scope);
-    const change = limitChangeOf(scope, step.state, step.change.kind, s.spec, step.change.to);
+    const from = s.spec;
+    const fromInForce = inForceOf(before, from);
+    const fromSource = sourceOf(before, from);
     s.spec = step.change.to;
+    // A lower limit's window still holds what the old one let out: no pace measured until it has passed.
+    if (ratePerSecond(s.spec) < ratePerSecond(from)) this.holdPace(scope, s.spec);
+    const to = inForceOf(step.state, s.spec);
+    if (!sameSpec(fromInForce, to) || fromSource !== sourceOf(step.state, s.spec)) this.tell(scope, step.state, step.change.kind, fromInForce, to);
+    this.pump();
+  }
+
+  /** Keeps a transition of the achieved limit (limits.ts onShortfall, onAchievedQuiet): only the limit in force moves, not admission. */
+  private applyAchievedLimit(scope: string, step: LimitStep): void {
+    const before = this.limitOf(scope);
+    this.limitsOf.set(scope, step.state);
+    if (!step.change) return;
+    this.tell(scope, step.state, step.change.kind, inForceOf(before, this.scope(scope).spec), step.change.to);
+    this.scheduleProbe();
+  }
+
+  private tell(scope: string, state: LimitState, kind: LimitChangeKind, from: WindowSpec, to: WindowSpec): void {
+    const change = limitChangeOf(scope, state, kind, from, to, this.scope(scope).spec);
     for (const fn of this.limitListeners) {
       try {
         fn(change);
@@ -402,10 +461,42 @@ export class RequestScheduler {
         // a listener's failure must not change the budget
       }
     }
-    this.pump();
   }
 
-  /** One timer for the next probe of any learned limit. */
+  private paceState(scope: string): { units: number; meter: PaceMeter } {
+    let p = this.paceOf.get(scope);
+    if (!p) {
+      p = { units: 0, meter: newPaceMeter() };
+      this.paceOf.set(scope, p);
+    }
+    return p;
+  }
+
+  /** No pace measured on the scope for one span of `spec`'s window from now. */
+  private holdPace(scope: string, spec: WindowSpec): void {
+    const p = this.paceState(scope);
+    p.meter = holdMeter(p.meter, this.clock.nowMs() + spanMs(spec));
+  }
+
+  /**
+   * Each scope's pace meter after a pump: pressed or not (this.pressed), and a stretch measured is
+   * judged against the limit in force (limits.ts onShortfall). O(scopes) a pump, O(1) an admission.
+   */
+  private measurePace(now: number): void {
+    for (const [scope, s] of this.scopes) {
+      const isPressed = this.pressed.has(scope);
+      // A scope is counted from the first time it is pressed: most never are.
+      const p = this.paceOf.get(scope) ?? (isPressed ? this.paceState(scope) : undefined);
+      if (!p) continue;
+      const l = this.limitOf(scope);
+      const { meter, perSecond } = meterStep(p.meter, isPressed, now, p.units, paceWindowMs(inForceOf(l, s.spec)));
+      p.meter = meter;
+      if (perSecond !== undefined) this.applyAchievedLimit(scope, onShortfall(l, s.spec, perSecond, now));
+    }
+    this.pressed.clear();
+  }
+
+  /** One timer for the next probe of any learned or achieved limit. */
   private scheduleProbe(): void {
     if (this.stopped) return;
     let next = Number.POSITIVE_INFINITY;
@@ -419,10 +510,13 @@ export class RequestScheduler {
     }, Math.max(0, next - this.clock.nowMs()));
   }
 
-  /** Every learned limit whose quiet spell is over takes its probe step (limits.ts onQuiet). */
+  /** Every learned or achieved limit whose quiet spell is over takes its probe step (limits.ts onQuiet, onAchievedQuiet). */
   private probe(): void {
     const now = this.clock.nowMs();
-    for (const [scope, l] of this.limitsOf) this.applyLimit(scope, onQuiet(l, this.scope(scope).spec, now));
+    for (const [scope, l] of this.limitsOf) {
+      this.applyVenueLimit(scope, onQuiet(l, this.scope(scope).spec, now));
+      this.applyAchievedLimit(scope, onAchievedQuiet(this.limitOf(scope), this.scope(scope).spec, now));
+    }
     this.scheduleProbe();
   }
 
@@ -476,7 +570,12 @@ export class RequestScheduler {
   }
 
   private admit(p: Pending, nowMs: number): void {
-    for (const key of p.opts.scopes) recordAdmit(this.scope(key), nowMs, p.opts.weight ?? 1);
+    for (const key of p.opts.scopes) {
+      const s = this.scope(key);
+      recordAdmit(s, nowMs, p.opts.weight ?? 1);
+      const pace = this.paceOf.get(key);
+      if (pace) pace.units += weightUnits(p.opts.weight ?? 1, s.spec.limit);
+    }
     this.admitted[p.queue] += 1;
     const st = this.sigStats(p.sig);
     if (p.opts.onAdmitted) {
@@ -508,6 +607,7 @@ export class RequestScheduler {
     const waiting = new Set<string>();
     wake = Math.min(wake, this.drain('arm', now, reserved, waiting));
     wake = Math.min(wake, this.drain('read', now, reserved, waiting));
+    this.measurePace(now);
     this.schedule(wake);
   }
 
@@ -556,6 +656,8 @@ export class RequestScheduler {
       const { atMs: t, heldBy } = this.earliest(p, now);
       if (t > now) {
         this.sigStats(p.sig).heldBy = heldBy;
+        // An arm waiting for a scope's own window presses it (a 429's block does not: `<scope>:429`).
+        if (queue === 'arm' && !heldBy.includes(':')) this.pressed.add(heldBy);
         wake = Math.min(wake, t);
         if (!p.throttled && p.opts.scopes.every((k) => this.scope(k).blockedUntilMs <= now)) {
           p.throttled = true;

@@ -1,7 +1,7 @@
 import type { AccountActivity, ActivityReporter, LastCancelFired } from '../account/activity.js';
 import type { KeeperMetrics } from '../obs/metrics.js';
 import type { CadenceControl } from '../account/cadence-control.js';
-import { ratePerSecond, type ScopeLimit } from '../budget/limits.js';
+import { ratePerSecond, type LimitSource, type ScopeLimit } from '../budget/limits.js';
 import { shouldBeArmed } from '../account/account.js';
 import type { AccountStatus, AgentVenueStatus, KeeperDeps, KeeperStatus, AccountState } from '../account/keeper-types.js';
 import type { AddressActionsView, AgentCheckView } from '../account/keeper-types.js';
@@ -61,7 +61,8 @@ export function readinessOf(v: ViewInput): Readiness {
 /** `/status` `budget_limits`: each rate scope's limit in force, and where it comes from. */
 export interface BudgetLimitView {
   scope: string;
-  source: 'configured' | 'learned';
+  /** `achieved`: the pace the keeper achieved while arms waited, below the venue's limit (the plan is made for it). */
+  source: LimitSource;
   limit: number;
   window_seconds: number;
   per_second: number;

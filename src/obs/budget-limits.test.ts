@@ -4,6 +4,7 @@ import { createLogger } from '../app/app.js';
 import { budgetLimitsView } from '../keeper/views.js';
 import { FakeClock } from '../time/fake-clock.js';
 import { LIMIT_QUIET_MS } from '../budget/limits.js';
+import { sleep } from '../time/clock.js';
 import { RequestScheduler } from '../budget/scheduler.js';
 import { reportBudgetLimits } from './budget-limits.js';
 import { createMetrics } from './metrics.js';
@@ -36,6 +37,36 @@ describe('budget limits: metric, log lines, /status', () => {
     expect(lines.filter((l) => l.event === 'budget_limit_probe').map((l) => l.limit)).toEqual([20, 40, 80, 160]);
     expect(lines.at(-1)).toMatchObject({ level: 30, event: 'budget_limit_restored', limit: 1_200, window_seconds: 60 });
     expect(await series()).toEqual(['dms_keeper_budget_limit{scope="schedule_cancel",source="configured"} 20']);
+    s.stop();
+  });
+
+  it('the pace achieved: source achieved on the metric, /status and the log line (the learned event, at warn), then restored', async () => {
+    const clock = new FakeClock(0);
+    const lines: Array<Record<string, unknown>> = [];
+    const stream = new Writable({
+      write(chunk, _enc, cb) {
+        for (const l of String(chunk).split('\n')) if (l) lines.push(JSON.parse(l) as Record<string, unknown>);
+        cb();
+      },
+    });
+    const logger = createLogger('info', stream, clock);
+    const metrics = createMetrics({ version: 'test', defaultMetrics: false });
+    const s = new RequestScheduler(clock, { schedule_cancel: { limit: 100, windowMs: 10_000 } });
+    reportBudgetLimits(s, { logger, metrics });
+    const series = async () => (await metrics.registry.metrics()).split('\n').filter((l) => l.startsWith('dms_keeper_budget_limit{'));
+    // A venue answering in 5 s: 100 per 15.05 s go out of a 100-per-10-s window.
+    for (let i = 0; i < 300; i++) void s.run({ kind: 'arm', deadlineVenueMs: i, scopes: ['schedule_cancel'] }, () => sleep(clock, 5_000)).catch(() => undefined);
+    await clock.advance(31_000);
+    const [line] = await series();
+    expect(line).toMatch(/^dms_keeper_budget_limit\{scope="schedule_cancel",source="achieved"\} [67]\.\d+$/);
+    const perSecond = Number(line!.split(' ')[1]);
+    expect(lines.at(-1)).toMatchObject({ level: 40, event: 'budget_limit_learned', source: 'achieved', scope: 'schedule_cancel', window_seconds: 10, per_second: perSecond, configured: { limit: 100, window_seconds: 10 } });
+    expect(lines.at(-1)!.msg).toMatch(/sent less than the limit of schedule_cancel while arms waited/);
+    expect(budgetLimitsView(s.limits())).toEqual([{ scope: 'schedule_cancel', source: 'achieved', limit: perSecond * 10, window_seconds: 10, per_second: perSecond, configured: { limit: 100, window_seconds: 10 } }]);
+
+    await clock.advance(LIMIT_QUIET_MS + 60_000);
+    expect(lines.at(-1)).toMatchObject({ level: 30, event: 'budget_limit_restored', source: 'configured', limit: 100, window_seconds: 10 });
+    expect(await series()).toEqual(['dms_keeper_budget_limit{scope="schedule_cancel",source="configured"} 10']);
     s.stop();
   });
 });

@@ -1,0 +1,65 @@
+import { spacingMs, type WindowSpec } from './admission.js';
+
+/**
+ * The pace a rate scope actually achieves while it has work waiting, measured on the scheduler's
+ * clock: pure. A scope is *pressed* while an arm waits for that scope's own window (not for
+ * another scope, not for a 429's block: scheduler.ts decides, at each pump). Over a stretch of
+ * unbroken pressure its admissions are what the keeper can send: a capable scheduler sends the
+ * limit's pace to within 1% then (the grid catches up after stalls under 1 s, admission.ts), so a
+ * lower pace is something else holding the sends back: CPU, a stalled event loop, or a venue that
+ * answers slowly (each request counts in the window until it is answered: at latency L a window
+ * of W carries W / (W + L) of its limit). A shortfall without demand is not a limit: any pump that
+ * finds the scope not pressed breaks the stretch.
+ *
+ * limits.ts decides what a measured pace does to the limit in force (onShortfall).
+ */
+
+/**
+ * The stretch of unbroken pressure a pace is measured over. Long enough that a capable scheduler
+ * measures its limit (a stall that loses slots must pass 1 s, and then costs 3%); short enough
+ * that the backlog a sag builds before it is known stays small: at 10% short, 3 s of sends (at 60 s,
+ * twice that, which a plan stretched to its longest periods, 1 s of lag allowed, cannot absorb).
+ */
+export const ACHIEVED_WINDOW_MS = 30_000;
+
+/**
+ * At least this many of the limit's slots per measure, so a slow scope's pace is not one admission
+ * more or less (at 1 per second: 100 s).
+ */
+export const ACHIEVED_MIN_SLOTS = 100;
+
+/** The stretch of pressure a pace on `spec` is measured over. */
+export function paceWindowMs(spec: WindowSpec): number {
+  return Math.max(ACHIEVED_WINDOW_MS, ACHIEVED_MIN_SLOTS * spacingMs(spec));
+}
+
+export interface PaceMeter {
+  /** Pressed without a break since (scheduler clock ms); null: not pressed at the last pump. */
+  fromMs: number | null;
+  /** The scope's admitted units when the stretch began. */
+  unitsAtFrom: number;
+  /** No stretch starts before this: the window of a limit just lowered still holds what the old one let out. */
+  heldUntilMs: number;
+}
+
+export function newPaceMeter(): PaceMeter {
+  return { fromMs: null, unitsAtFrom: 0, heldUntilMs: Number.NEGATIVE_INFINITY };
+}
+
+/**
+ * One pump's look at a scope: whether it is pressed, and its admitted units so far (a running
+ * count, weights included). Returns the meter, and the pace (units per second) when a stretch of
+ * `windowMs` has just been measured; the next stretch starts there.
+ */
+export function meterStep(m: PaceMeter, pressed: boolean, nowMs: number, units: number, windowMs: number): { meter: PaceMeter; perSecond?: number } {
+  if (!pressed || nowMs < m.heldUntilMs) return m.fromMs === null ? { meter: m } : { meter: { ...m, fromMs: null } };
+  if (m.fromMs === null) return { meter: { ...m, fromMs: nowMs, unitsAtFrom: units } };
+  const elapsedMs = nowMs - m.fromMs;
+  if (elapsedMs < windowMs) return { meter: m };
+  return { meter: { ...m, fromMs: nowMs, unitsAtFrom: units }, perSecond: ((units - m.unitsAtFrom) * 1000) / elapsedMs };
+}
+
+/** Breaks the stretch and starts none before `untilMs` (a lowered limit, admissions a previous instance made). */
+export function holdMeter(m: PaceMeter, untilMs: number): PaceMeter {
+  return { ...m, fromMs: null, heldUntilMs: Math.max(m.heldUntilMs, untilMs) };
+}
