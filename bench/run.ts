@@ -39,6 +39,7 @@ import { benchAddresses, benchKey } from './keys.js';
 import type { SamplerReport } from './sim-process.js';
 import { nodeOptionsFor } from '../src/config/memory.js';
 import { runMain } from './results.js';
+import { whatLimited, type LateShare } from './limited.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const DIST = join(ROOT, 'dist/bench');
@@ -86,6 +87,8 @@ interface Figures {
   /** Re-arms that left over 1 s after their slot (the keeper's arm_late lines), slowest first. */
   lateArms: LateArm[];
   eventLoopP99Ms: number | null;
+  /** What held each phase's sends back (limited.ts), one line per phase; empty for the naive keeper. */
+  limited: string[];
   arms: number;
   stretch: number | null;
   capacityAccounts: number | null;
@@ -122,6 +125,30 @@ async function freePort(): Promise<number> {
 function quantile(sorted: number[], q: number): number | null {
   if (sorted.length === 0) return null;
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
+}
+
+/** The machine's CPU: busy and total jiffies over all cores (/proc/stat's first line; idle and iowait are not busy). */
+async function machineCpu(): Promise<{ busy: number; total: number } | null> {
+  try {
+    const line = (await readFile('/proc/stat', 'utf8')).split('\n')[0]!;
+    const v = line.trim().split(/\s+/).slice(1).map(Number);
+    const total = v.slice(0, 8).reduce((a, b) => a + b, 0);
+    return { busy: total - (v[3] ?? 0) - (v[4] ?? 0), total };
+  } catch {
+    return null;
+  }
+}
+
+/** A phase's share of the machine's cores that were busy, %. */
+function busyPct(a: { busy: number; total: number } | null, b: { busy: number; total: number } | null): number | null {
+  return a && b && b.total > a.total ? ((b.busy - a.busy) / (b.total - a.total)) * 100 : null;
+}
+
+/** Late re-arms of a phase as limited.ts weighs them. */
+function lateShare(arms: readonly LateArm[]): LateShare {
+  const heldBy = new Map<string, number>();
+  for (const a of arms) if (a.heldBy !== null) heldBy.set(a.heldBy, (heldBy.get(a.heldBy) ?? 0) + 1);
+  return { count: arms.length, timerMs: arms.reduce((t, a) => t + Math.max(0, a.timerLateMs), 0), budgetMs: arms.reduce((t, a) => t + (a.budgetWaitMs ?? 0), 0), heldBy };
 }
 
 /** User and system CPU seconds of a process (utime, stime). */
@@ -270,6 +297,8 @@ async function runKeeper(spec: RunSpec, nodeArgs: string[] = []): Promise<Figure
   const sim = await startSim(spec, (r) => reports.push(r));
   const port = await freePort();
   const cfg = await keeperConfig(spec, sim.baseUrl, sim.wsUrl, port);
+  const simCpuStart = await procCpuSeconds(sim.child.pid!);
+  const machineStart = await machineCpu();
   const t0 = Date.now();
   // The heap limits the product recommends for this many accounts (src/config/memory.ts), as the
   // systemd unit and the image set them; --keeper-node-args come after and may override them.
@@ -326,6 +355,9 @@ async function runKeeper(spec: RunSpec, nodeArgs: string[] = []): Promise<Figure
       if (keeper.exitCode !== null) throw new Error(`keeper exited ${keeper.exitCode}`);
     }
     const armedIndex = reports.length;
+    const coldWallS = (Date.now() - t0) / 1000;
+    const machineCold = await machineCpu();
+    const simCpuCold = await procCpuSeconds(sim.child.pid!);
     const before = await scrape(port);
     const cpu0 = await procCpuSeconds(keeper.pid!);
     const split0 = await procCpuSplit(keeper.pid!);
@@ -335,6 +367,8 @@ async function runKeeper(spec: RunSpec, nodeArgs: string[] = []): Promise<Figure
     await new Promise((r) => setTimeout(r, (spec.steadyS * 1000) / 2));
     const cpu1 = await procCpuSeconds(keeper.pid!);
     const split1 = await procCpuSplit(keeper.pid!);
+    const simCpuEnd = await procCpuSeconds(sim.child.pid!);
+    const machineEnd = await machineCpu();
     const wall = (Date.now() - tSteady) / 1000;
     const after = await scrape(port);
     const rejected = [...after.matchAll(/^dms_keeper_venue_requests_total\{endpoint="([^"]+)",code="429"\} (\d+)$/gm)].filter((m) => m[2] !== '0');
@@ -359,6 +393,37 @@ async function runKeeper(spec: RunSpec, nodeArgs: string[] = []): Promise<Figure
     const lagMaxCount = delta.filter(([, c]) => c > 0);
     const first = steady[0];
     const last = steady.at(-1);
+    const coldLast = reports[armedIndex - 1];
+    const steadySends = first && last ? (last.scheduleCancelRequests - first.scheduleCancelRequests) / ((last.tMs - first.tMs) / 1000) : 0;
+    const utilisation = Number(/^dms_keeper_arm_budget_utilisation (\S+)$/m.exec(before)?.[1]);
+    const pctOfCore = (a: number | null, b: number | null, s: number): number | null => (a !== null && b !== null && s > 0 ? ((b - a) / s) * 100 : null);
+    const steadyStartS = (tSteady - t0) / 1000;
+    const limited = [
+      whatLimited({
+        phase: 'cold start',
+        wallS: coldWallS,
+        keeperCpuPct: pctOfCore(0, cpu0, coldWallS),
+        simCpuPct: pctOfCore(simCpuStart, simCpuCold, coldWallS),
+        machineBusyPct: busyPct(machineStart, machineCold),
+        cores: availableParallelism(),
+        // approvals and first arms (not the early accounts' re-arms), against the pace of the all-armed bound (1.1 x (approvals + arms) / B)
+        sendsPerS: coldLast ? (coldLast.exchangeRequests + coldLast.firstArms) / coldWallS : 0,
+        plannedPerS: spec.budgetPerSecond / 1.1,
+        late: lateShare(lateArms.filter((a) => a.atS <= coldWallS)),
+      }).text,
+      whatLimited({
+        phase: 'steady',
+        wallS: wall,
+        keeperCpuPct: pctOfCore(cpu0, cpu1, wall),
+        simCpuPct: pctOfCore(simCpuCold, simCpuEnd, wall),
+        machineBusyPct: busyPct(machineCold, machineEnd),
+        cores: availableParallelism(),
+        // accounts over their mean re-arm gap: a window shorter than a period counts the cold start's order, not the pace
+        sendsPerS: arms > 0 ? spec.n / (steady.reduce((t, r) => t + r.gapsMs.reduce((a, b) => a + b, 0), 0) / arms / 1000) : 0,
+        plannedPerS: Number.isFinite(utilisation) && utilisation > 0 ? utilisation * spec.budgetPerSecond : spec.budgetPerSecond,
+        late: lateShare(lateArms.filter((a) => a.atS >= steadyStartS)),
+      }).text,
+    ];
     const horizons = steady.map((r) => r.minHorizonS).filter((x): x is number => x !== null);
     return {
       who: 'keeper',
@@ -372,7 +437,7 @@ async function runKeeper(spec: RunSpec, nodeArgs: string[] = []): Promise<Figure
       lagMaxMs: toMs(lagMaxCount.length ? lagMaxCount[lagMaxCount.findIndex(([, c]) => c === lagMaxCount.at(-1)![1])]![0] : null),
       minHorizonS: horizons.length ? Math.min(...horizons) : null,
       lapses: steady.reduce((s, r) => s + r.lapses, 0),
-      requestsPerSecond: first && last ? (last.scheduleCancelRequests - first.scheduleCancelRequests) / ((last.tMs - first.tMs) / 1000) : 0,
+      requestsPerSecond: steadySends,
       rateLimited: last?.rateLimited ?? 0,
       cpuSecondsPerArm: cpu0 !== null && cpu1 !== null && arms > 0 ? (cpu1 - cpu0) / arms : null,
       cpuPercentOfCore: cpu0 !== null && cpu1 !== null ? ((cpu1 - cpu0) / wall) * 100 : null,
@@ -383,6 +448,7 @@ async function runKeeper(spec: RunSpec, nodeArgs: string[] = []): Promise<Figure
       approvals: last?.exchangeRequests ?? 0,
       lateArms,
       eventLoopP99Ms: Number.isFinite(loop) ? loop * 1000 : null,
+      limited,
       arms,
       stretch: Number.isFinite(stretch) ? stretch : null,
       capacityAccounts: Number.isFinite(capacity) ? capacity : null,
@@ -451,6 +517,7 @@ async function runNaive(spec: RunSpec): Promise<Figures> {
       approvals: 0,
       lateArms: [],
       eventLoopP99Ms: null,
+      limited: [],
       arms,
       stretch: null,
       capacityAccounts: null,
@@ -697,6 +764,7 @@ async function main(): Promise<number> {
     rows.push({ spec, keeper, naive });
     console.error(`  keeper: all armed ${f(keeper.timeToAllArmedS)} s, lapses ${keeper.lapses}, 429s ${keeper.rateLimited}, lag p99 <= ${f(keeper.lagP99Ms, 0)} ms (halves ${f(keeper.earlyLagP99Ms, 0)} / ${f(keeper.lateLagP99Ms, 0)} ms), late arms ${keeper.lateArms.length}, cpu ${f(keeper.cpuSecondsPerArm === null ? null : keeper.cpuSecondsPerArm * 1000, 2)} ms/arm (kernel ${f(keeper.cpuSystemShare === null ? null : keeper.cpuSystemShare * 100, 0)}%), rss ${f(keeper.peakRssMb)} MB, live heap ${f(keeper.heapLiveMb)} MB`);
     for (const a of keeper.lateArms.slice(0, 5)) console.error(`    late: ${lateArmText(a)}`);
+    for (const l of keeper.limited) console.error(`  ${l}`);
     if (naive) console.error(`  naive:  all armed ${f(naive.timeToAllArmedS)} s, lapses ${naive.lapses}, 429s ${naive.rateLimited}`);
   }
 
@@ -756,6 +824,14 @@ async function main(): Promise<number> {
       lines.push(`| ${r.spec.n} | ${f(r.keeper.heapLiveMb)} | ${perKb.toFixed(2)} | ${f(r.keeper.peakRssMb)} |`);
     }
   }
+  lines.push(
+    '',
+    '## What limited the sends',
+    '',
+    "Per phase (cold start: spawn to all armed; steady), from the keeper's and the simulator's CPU (% of one core: each runs its JavaScript on one thread), the machine's busy cores, and the late re-arms' waits (bench/limited.ts decides). Sent and planned: in the cold start, approvals and first arms per second against the all-armed bound's pace (B / 1.1); after, the accounts over their mean gap between re-arms (a window shorter than one period would count the cold start's order) against the plan's arms per second (dms_keeper_arm_budget_utilisation x B).",
+    '',
+  );
+  for (const r of rows) for (const l of r.keeper.limited) lines.push(`- ${r.spec.n} accounts, ${l}`);
   const late = rows.filter((r) => r.keeper.lateArms.length > 0);
   lines.push('', '## Re-arms later than 1 s', '');
   if (late.length === 0) lines.push('None in any row.');
