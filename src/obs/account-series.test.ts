@@ -78,6 +78,9 @@ describe('AccountFamily', () => {
     new Gauge({ name: 't_other', help: 'o', registers: [ours] }).set(3);
     expect(await body(ours)).toBe(await ours.metrics()); // families, then prom-client's own
     expect(await body(ours)).toMatch(/t_fired_total\{account="y"\} 1\n\n# HELP t_other o\n# TYPE t_other gauge\nt_other 3\n$/);
+    for (let i = 0; i < 1200; i++) a.arms.inc({ account: `acct-${i}`, result: 'ok' }, i); // families of several pieces
+    expect(await body(ours)).toBe(await ours.metrics());
+    for (const per of [1, 2, 3, 7]) expect(Buffer.concat(a.arms.textBuffers(per)).toString('utf8')).toBe(`${a.arms.text()}\n`);
     const other = new KeeperRegistry();
     new Gauge({ name: 't_alone', help: 'a', registers: [other] }).set(1);
     expect(await body(other)).toBe(await other.metrics()); // no families
