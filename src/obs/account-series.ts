@@ -155,44 +155,39 @@ export class AccountFamily<L extends string = never> {
 
   /** The family's exposition, as prom-client's registry would write it. */
   text(): string {
-    const out: string[] = [];
-    this.eachLine((line) => out.push(line));
-    return out.join('\n');
+    return [...this.lines()].join('\n');
   }
 
   /**
-   * `text()` and a newline after it, as bytes in pieces of at most `linesPerPiece` lines. A piece
-   * is a few tens of KB: its strings die in the young generation, where a family's whole text
-   * (0.5 to 2.5 MB at 10,000 accounts) went to V8's large-object space and stayed until the next
-   * full collection, as much again as the scrape's body.
+   * `text()` and a newline after it, as bytes in pieces of at most `linesPerPiece` lines, each made
+   * when the one before has been taken. A piece is a few tens of KB: its strings die in the young
+   * generation, where a family's whole text (0.5 to 2.5 MB at 10,000 accounts) went to V8's
+   * large-object space and stayed until the next full collection.
    */
-  textBuffers(linesPerPiece = 512): Buffer[] {
-    const out: Buffer[] = [];
+  *textPieces(linesPerPiece = 512): Generator<Buffer> {
     let lines: string[] = [];
-    const flush = (): void => {
-      out.push(Buffer.from(`${lines.join('\n')}\n`, 'utf8'));
-      lines = [];
-    };
-    this.eachLine((line) => {
+    for (const line of this.lines()) {
       lines.push(line);
-      if (lines.length >= linesPerPiece) flush();
-    });
-    if (lines.length > 0) flush();
-    return out;
+      if (lines.length >= linesPerPiece) {
+        yield Buffer.from(`${lines.join('\n')}\n`, 'utf8');
+        lines = [];
+      }
+    }
+    if (lines.length > 0) yield Buffer.from(`${lines.join('\n')}\n`, 'utf8');
   }
 
   /** Each line of the exposition in order (HELP, TYPE, then every series present). */
-  private eachLine(emit: (line: string) => void): void {
+  private *lines(): Generator<string> {
     this.beforeCollect?.();
-    emit(`# HELP ${this.name} ${this.help.replace(/\\/g, '\\\\').replace(/\n/g, '\\n')}`);
-    emit(`# TYPE ${this.name} ${this.type}`);
+    yield `# HELP ${this.name} ${this.help.replace(/\\/g, '\\\\').replace(/\n/g, '\\n')}`;
+    yield `# TYPE ${this.name} ${this.type}`;
     const n = this.label ? this.label.values.length : 1;
     const suffixes = this.label ? this.label.values.map((v) => `,${this.label!.name}="${escapeLabelValue(v)}"} `) : ['} '];
     for (const [account, row] of this.table.entries()) {
       const prefix = `${this.name}{${this.table.labelOf(account)}`;
       for (let i = 0; i < n; i++) {
         const value = row[this.first + i]!;
-        if (!Number.isNaN(value)) emit(prefix + suffixes[i]! + valueText(value));
+        if (!Number.isNaN(value)) yield prefix + suffixes[i]! + valueText(value);
       }
     }
   }
@@ -246,25 +241,28 @@ export class KeeperRegistry extends Registry {
   }
 
   /**
-   * `metricsChunks` as the bytes the wire carries, with the separators (a blank line between families, a
-   * newline after the last): the body `metrics()` gives, byte for byte. Each family's lines become
-   * bytes a few hundred at a time (`textBuffers`), so its strings die young and the scrape holds its
-   * body once, as bytes the socket writes without copying. Held as strings until the response was
-   * written, a 10,000-account scrape (10.8 MB) raised the heap by 25 MB and, with a client in the same
-   * process reading after 200 ms, RSS by 55 to 58 MB; now the heap by 6 MB and RSS by 38 MB, of which
-   * that client's own buffers are part (measured: the bytes alone, 9.4 MB, cost 11 MB of RSS).
+   * The body `metrics()` gives, byte for byte, as pieces of bytes made one after the other for a
+   * response written as it is made (http-server.ts): the families' pieces (`textPieces`), a blank
+   * line between two families, then prom-client's own metrics. A scrape then holds a piece or two
+   * and what the socket has not sent. Made whole before the first byte was written (strings, then
+   * the Buffers the socket made of them), a 10,000-account scrape (10.8 MB) raised the heap by
+   * 25 MB and RSS by 55 to 58 MB, with a client in the same process reading after 200 ms.
    */
-  async metricsBuffers(): Promise<Buffer[]> {
-    const out: Buffer[] = [];
-    for (const f of this.families) {
-      if (out.length > 0) await new Promise<void>((resolve) => setImmediate(resolve));
-      out.push(...f.textBuffers(), BLANK_LINE);
-    }
+  async *metricsPieces(): AsyncGenerator<Buffer> {
     if (this.contentType !== Registry.PROMETHEUS_CONTENT_TYPE) throw new Error('KeeperRegistry writes the Prometheus text format only');
+    let blankDue = false;
+    for (const f of this.families) {
+      if (blankDue) {
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        yield BLANK_LINE;
+      }
+      yield* f.textPieces();
+      blankDue = true;
+    }
     const rest = await super.metrics();
-    if (rest.trim() !== '') out.push(Buffer.from(`${rest.slice(0, -1)}\n`, 'utf8'));
-    else out.pop(); // the last family ends the body: no blank line after it
-    return out;
+    if (rest.trim() === '') return;
+    if (blankDue) yield BLANK_LINE;
+    yield Buffer.from(`${rest.slice(0, -1)}\n`, 'utf8');
   }
 }
 

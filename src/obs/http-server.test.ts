@@ -10,6 +10,7 @@ import fc from 'fast-check';
 import { Gauge, Registry } from 'prom-client';
 import { afterEach, describe, expect, it } from 'vitest';
 import { handleOps, parseListen, startOpsServer, type OpsServer, type OpsViews } from './http-server.js';
+import { AccountFamily, AccountTable, KeeperRegistry } from './account-series.js';
 
 const FAULTS = [
   { account: 'mm-main', problem: 'horizon 3.0 s below 20 s', horizon_seconds: 3 },
@@ -134,6 +135,39 @@ describe('ops HTTP server: paths', () => {
     expect(r.status).toBe(200);
     expect(r.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
     expect(await r.text()).toContain('dms_keeper_test_gauge 7');
+  });
+
+  it('/metrics from a KeeperRegistry: written as it is made, byte for byte metrics(), to a fast reader, a reader that waits, and after one that left halfway', async () => {
+    const reg = new KeeperRegistry();
+    const table = new AccountTable();
+    const g = new AccountFamily({ name: 'dms_keeper_test_horizon_seconds', help: 'h', type: 'gauge', table, registers: [reg] });
+    const c = new AccountFamily({ name: 'dms_keeper_test_arms_total', help: 'a', type: 'counter', table, label: { name: 'result', values: ['ok', 'error'] }, registers: [reg] });
+    new Gauge({ name: 'dms_keeper_test_gauge', help: 'g', registers: [reg] }).set(7);
+    for (let i = 0; i < 20_000; i++) {
+      g.set({ account: `account-${i}` }, i / 3);
+      c.inc({ account: `account-${i}`, result: 'ok' }, i);
+    }
+    const want = await reg.metrics();
+    expect(want.length).toBeGreaterThan(2_000_000); // more than a socket takes at once
+    const base = await start(views({ registry: reg }));
+    const r = await fetch(`${base}/metrics`);
+    expect(r.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
+    expect(await r.text()).toBe(want);
+    const slow = await new Promise<string>((resolve, reject) => {
+      httpGet(`${base}/metrics`, (res) => {
+        res.pause();
+        const parts: Buffer[] = [];
+        setTimeout(() => res.on('data', (d: Buffer) => parts.push(d)).on('end', () => resolve(Buffer.concat(parts).toString('utf8'))).resume(), 300);
+      }).on('error', reject);
+    });
+    expect(slow).toBe(want);
+    await new Promise<void>((resolve, reject) => {
+      httpGet(`${base}/metrics`, (res) => res.once('data', () => (res.destroy(), resolve()))).on('error', reject);
+    });
+    expect(await (await fetch(`${base}/metrics`)).text()).toBe(want);
+    const head = await fetch(`${base}/metrics`, { method: 'HEAD' });
+    expect(head.status).toBe(200);
+    expect(await head.text()).toBe('');
   });
 
   it('/: the status page as HTML under a CSP that allows only what the page needs', async () => {
