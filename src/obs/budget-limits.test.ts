@@ -9,21 +9,27 @@ import { RequestScheduler } from '../budget/scheduler.js';
 import { reportBudgetLimits } from './budget-limits.js';
 import { createMetrics } from './metrics.js';
 
+/** A scheduler with one `schedule_cancel` scope on a fake clock, reported to a logger (its lines kept) and a registry. */
+function reporting(spec: { limit: number; windowMs: number }) {
+  const clock = new FakeClock(0);
+  const lines: Array<Record<string, unknown>> = [];
+  const stream = new Writable({
+    write(chunk, _enc, cb) {
+      for (const l of String(chunk).split('\n')) if (l) lines.push(JSON.parse(l) as Record<string, unknown>);
+      cb();
+    },
+  });
+  const logger = createLogger('info', stream, clock);
+  const metrics = createMetrics({ version: 'test', defaultMetrics: false });
+  const s = new RequestScheduler(clock, { schedule_cancel: spec });
+  reportBudgetLimits(s, { logger, metrics });
+  const series = async () => (await metrics.registry.metrics()).split('\n').filter((l) => l.startsWith('dms_keeper_budget_limit{'));
+  return { clock, lines, s, series };
+}
+
 describe('budget limits: metric, log lines, /status', () => {
   it('learned at warn, restored at info; one series per scope, of the source in force', async () => {
-    const clock = new FakeClock(0);
-    const lines: Array<Record<string, unknown>> = [];
-    const stream = new Writable({
-      write(chunk, _enc, cb) {
-        for (const l of String(chunk).split('\n')) if (l) lines.push(JSON.parse(l) as Record<string, unknown>);
-        cb();
-      },
-    });
-    const logger = createLogger('info', stream, clock);
-    const metrics = createMetrics({ version: 'test', defaultMetrics: false });
-    const s = new RequestScheduler(clock, { schedule_cancel: { limit: 1_200, windowMs: 60_000 } });
-    reportBudgetLimits(s, { logger, metrics });
-    const series = async () => (await metrics.registry.metrics()).split('\n').filter((l) => l.startsWith('dms_keeper_budget_limit{'));
+    const { clock, lines, s, series } = reporting({ limit: 1_200, windowMs: 60_000 });
     expect(await series()).toEqual(['dms_keeper_budget_limit{scope="schedule_cancel",source="configured"} 20']);
 
     s.adoptLimit('schedule_cancel', { limit: 10, windowMs: 10_000 });
@@ -41,19 +47,7 @@ describe('budget limits: metric, log lines, /status', () => {
   });
 
   it('the pace achieved: source achieved on the metric, /status and the log line (the learned event, at warn), then restored', async () => {
-    const clock = new FakeClock(0);
-    const lines: Array<Record<string, unknown>> = [];
-    const stream = new Writable({
-      write(chunk, _enc, cb) {
-        for (const l of String(chunk).split('\n')) if (l) lines.push(JSON.parse(l) as Record<string, unknown>);
-        cb();
-      },
-    });
-    const logger = createLogger('info', stream, clock);
-    const metrics = createMetrics({ version: 'test', defaultMetrics: false });
-    const s = new RequestScheduler(clock, { schedule_cancel: { limit: 100, windowMs: 10_000 } });
-    reportBudgetLimits(s, { logger, metrics });
-    const series = async () => (await metrics.registry.metrics()).split('\n').filter((l) => l.startsWith('dms_keeper_budget_limit{'));
+    const { clock, lines, s, series } = reporting({ limit: 100, windowMs: 10_000 });
     // A venue answering in 5 s: 100 per 15.05 s go out of a 100-per-10-s window.
     for (let i = 0; i < 300; i++) void s.run({ kind: 'arm', deadlineVenueMs: i, scopes: ['schedule_cancel'] }, () => sleep(clock, 5_000)).catch(() => undefined);
     await clock.advance(31_000);
