@@ -69,8 +69,15 @@ describe('AccountFamily', () => {
     );
   });
 
-  it("gives /metrics its body as pieces, byte for byte metrics()'s: with other metrics after the families, with families alone, with neither", async () => {
+  it('gives /metrics its body as pieces: the families\' texts, then prom-client\'s own, a blank line between two; with families alone, with neither', async () => {
     const { ours, a } = pair();
+    // What the body must be, made here from the parts: each family's text, then prom-client's own.
+    const expected = async (r: KeeperRegistry, families: ReadonlyArray<AccountFamily<string>>): Promise<string> => {
+      const rest = await Registry.prototype.metrics.call(r);
+      const parts = [...families.map((f) => f.text()), ...(rest.trim() === '' ? [] : [rest.slice(0, -1)])];
+      return parts.length === 0 ? '' : `${parts.join('\n\n')}\n`;
+    };
+    const families = [a.horizon, a.arms, a.fired] as ReadonlyArray<AccountFamily<string>>;
     a.horizon.set({ account: 'é"x\\n' }, 1.5);
     a.fired.inc({ account: 'y' });
     const body = async (r: KeeperRegistry): Promise<string> => {
@@ -78,16 +85,17 @@ describe('AccountFamily', () => {
       for await (const p of r.metricsPieces()) pieces.push(p);
       return Buffer.concat(pieces).toString('utf8');
     };
-    expect(await body(ours)).toBe(await ours.metrics()); // families only
+    expect(await body(ours)).toBe(await expected(ours, families)); // families only
     new Gauge({ name: 't_other', help: 'o', registers: [ours] }).set(3);
-    expect(await body(ours)).toBe(await ours.metrics()); // families, then prom-client's own
+    expect(await body(ours)).toBe(await expected(ours, families)); // families, then prom-client's own
     expect(await body(ours)).toMatch(/t_fired_total\{account="y"\} 1\n\n# HELP t_other o\n# TYPE t_other gauge\nt_other 3\n$/);
     for (let i = 0; i < 1200; i++) a.arms.inc({ account: `acct-${i}`, result: 'ok' }, i); // families of several pieces
-    expect(await body(ours)).toBe(await ours.metrics());
+    expect(await body(ours)).toBe(await expected(ours, families));
+    expect(await ours.metrics()).toBe(await body(ours));
     for (const per of [1, 2, 3, 7]) expect(Buffer.concat([...a.arms.textPieces(per)]).toString('utf8')).toBe(`${a.arms.text()}\n`);
     const other = new KeeperRegistry();
     new Gauge({ name: 't_alone', help: 'a', registers: [other] }).set(1);
-    expect(await body(other)).toBe(await other.metrics()); // no families
+    expect(await body(other)).toBe(await expected(other, [])); // no families
     expect(await body(new KeeperRegistry())).toBe(''); // nothing at all: an empty body, as before
   });
 

@@ -58,14 +58,6 @@ function send(res: ServerResponse, status: number, body: string, contentType: st
   res.end(res.req.method === 'HEAD' ? undefined : buf);
 }
 
-function sendChunks(res: ServerResponse, status: number, chunks: ReadonlyArray<string | Buffer>, contentType: string): void {
-  let length = 0;
-  for (const c of chunks) length += Buffer.byteLength(c, 'utf8');
-  res.writeHead(status, { 'content-type': contentType, 'content-length': String(length), 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' });
-  if (res.req.method !== 'HEAD') for (const c of chunks) res.write(c);
-  res.end();
-}
-
 /**
  * A body written as it is made (chunked transfer encoding: its length is known only at the end),
  * each piece made once the socket has taken the one before, so a slow reader holds one piece of
@@ -172,7 +164,7 @@ export async function handleOps(views: OpsViews, req: IncomingMessage, res: Serv
       // all were armed, 251-253 MB at the first scrape).
       const reg = views.registry as Registry & { metricsPieces?: () => AsyncGenerator<Buffer> };
       if (reg.metricsPieces) return streamBody(res, 200, reg.metricsPieces(), reg.contentType);
-      return sendChunks(res, 200, [await reg.metrics()], reg.contentType);
+      return send(res, 200, await reg.metrics(), reg.contentType);
     }
     default:
       return send(res, 200, views.statusPage(), 'text/html; charset=utf-8', {
