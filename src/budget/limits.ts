@@ -115,7 +115,8 @@ function doubled(quietMs: number): number {
   return Math.min(LIMIT_QUIET_MAX_MS, quietMs * 2);
 }
 
-function sameSpec(a: WindowSpec, b: WindowSpec): boolean {
+/** The same window: limit and length. */
+export function sameSpec(a: WindowSpec, b: WindowSpec): boolean {
   return a.limit === b.limit && a.windowMs === b.windowMs;
 }
 

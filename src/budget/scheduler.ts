@@ -13,6 +13,7 @@ import {
   onShortfall,
   probeDueMs,
   ratePerSecond,
+  sameSpec,
   scopeLimitOf,
   sourceOf,
   validSpec,
@@ -178,10 +179,6 @@ class Lane {
     this.head = 0;
     return all;
   }
-}
-
-function sameSpec(a: WindowSpec, b: WindowSpec): boolean {
-  return a.limit === b.limit && a.windowMs === b.windowMs;
 }
 
 /** Which of two lane heads goes first: lower key, then earlier arrival. */
