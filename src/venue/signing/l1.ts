@@ -1,7 +1,8 @@
 import { encode } from '@msgpack/msgpack';
-import { concat, keccak256, numberToBytes, hexToBytes, stringToBytes } from 'viem/utils';
+import { concat, keccak256, numberToBytes, hexToBytes } from 'viem/utils';
 import type { Hex } from 'viem';
 import { VENUE_FACTS } from '../facts.js';
+import { domainSeparator, eip712Digest, hashText } from './eip712.js';
 import type { Network } from '../types.js';
 
 const ZERO_ADDRESS = '0x0000000000000000000000000000000000000000' as const;
@@ -85,23 +86,11 @@ export function l1TypedData(connectionId: Hex, network: Network) {
  * ABI encoding were 0.16 ms of the 0.54 ms an arm's signature took.
  * digest = keccak256(0x1901 ‖ domainSeparator ‖ keccak256(typeHash ‖ keccak256(source) ‖ connectionId))
  */
-const hashText = (text: string): Uint8Array => keccak256(stringToBytes(text), 'bytes');
-// EIP-712 domain separator: keccak256(typeHash ‖ keccak256(name) ‖ keccak256(version) ‖ chainId u256 ‖ verifyingContract as u256)
-const L1_DOMAIN_SEPARATOR = keccak256(
-  concat([
-    hashText('EIP712Domain(string name,string version,uint256 chainId,address verifyingContract)'),
-    hashText('Exchange'),
-    hashText('1'),
-    numberToBytes(BigInt(VENUE_FACTS.l1ChainId), { size: 32 }),
-    new Uint8Array(32), // verifyingContract: the zero address
-  ]),
-  'bytes',
-);
+const L1_DOMAIN_SEPARATOR = domainSeparator('Exchange', '1', VENUE_FACTS.l1ChainId);
 const AGENT_TYPE_HASH = hashText('Agent(string source,bytes32 connectionId)');
 const SOURCE_HASH = { mainnet: hashText('a'), testnet: hashText('b') } as const;
-const EIP712_PREFIX = new Uint8Array([0x19, 0x01]);
 
 export function l1SigningHash(connectionId: Hex, network: Network): Hex {
   const structHash = keccak256(concat([AGENT_TYPE_HASH, SOURCE_HASH[network], hexToBytes(connectionId, { size: 32 })]), 'bytes');
-  return keccak256(concat([EIP712_PREFIX, L1_DOMAIN_SEPARATOR, structHash]));
+  return eip712Digest(L1_DOMAIN_SEPARATOR, structHash);
 }

@@ -1,6 +1,7 @@
-import { concat, hexToBytes, keccak256, numberToBytes, stringToBytes } from 'viem/utils';
+import { concat, hexToBytes, keccak256, numberToBytes } from 'viem/utils';
 import type { Hex } from 'viem';
 import type { Network } from '../types.js';
+import { domainSeparator, eip712Digest, hashText } from './eip712.js';
 
 const ZERO_ADDRESS = '0x0000000000000000000000000000000000000000' as const;
 
@@ -102,29 +103,18 @@ export function userSignedDigest(kind: UserSignedKind, action: Record<string, un
   const parts: Uint8Array[] = [typeHash(typed.primaryType, fields)];
   for (const { name, type } of fields) parts.push(encodeField(name, type, typed.message[name]));
   const structHash = keccak256(concat(parts), 'bytes');
-  return keccak256(concat([EIP712_PREFIX, domainSeparator(typed.domain.chainId), structHash]));
+  return eip712Digest(userDomain(typed.domain.chainId), structHash);
 }
 
-const EIP712_PREFIX = new Uint8Array([0x19, 0x01]);
 const ADDRESS_RE = /^0x[0-9a-fA-F]{40}$/;
-const hashText = (text: string): Uint8Array => keccak256(stringToBytes(text), 'bytes');
 const domainSeparators = new Map<number, Uint8Array>();
 const typeHashes = new Map<string, Uint8Array>();
 
-function domainSeparator(chainId: number): Uint8Array {
+function userDomain(chainId: number): Uint8Array {
   let d = domainSeparators.get(chainId);
   if (!d) {
     if (!Number.isSafeInteger(chainId) || chainId < 0) throw new TypeError('signatureChainId is out of range');
-    d = keccak256(
-      concat([
-        hashText('EIP712Domain(string name,string version,uint256 chainId,address verifyingContract)'),
-        hashText('HyperliquidSignTransaction'),
-        hashText('1'),
-        numberToBytes(BigInt(chainId), { size: 32 }),
-        new Uint8Array(32), // verifyingContract: the zero address
-      ]),
-      'bytes',
-    );
+    d = domainSeparator('HyperliquidSignTransaction', '1', chainId);
     domainSeparators.set(chainId, d);
   }
   return d;
