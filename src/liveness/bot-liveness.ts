@@ -195,18 +195,25 @@ export class BotLiveness {
     const foreign = this.deps.foreign;
     const r = checkHeartbeat(input, (name) => this.target(name) ?? foreign?.target(name), now);
     if (!r.ok) return this.refused(r.reason, r);
-    const own = r.accounts.filter((a) => this.entry(a) !== undefined);
-    for (const account of own) {
-      const slot = this.deps.slot(account)!;
-      const e = slot.bot!;
+    // Each named account looked up once: this shard's (heard here), the rest another shard's.
+    const own: string[] = [];
+    const echo: string[] = [];
+    const away: string[] = [];
+    for (const account of r.accounts) {
+      const slot = this.deps.slot(account);
+      const e = slot?.bot;
+      if (!slot || !e) {
+        away.push(account);
+        continue;
+      }
+      own.push(account);
       e.window = countHeartbeat(e.window, now);
       this.deps.metrics.heartbeats.inc({ account });
       this.seen(account, slot, e, now, 'heartbeat');
+      if (e.spec.echo) echo.push(account);
     }
     // This shard's accounts another replica arms too: published for it, best effort (heard here already).
-    const echo = own.filter((a) => this.entry(a)!.spec.echo);
     if (echo.length > 0) foreign?.relay(echo);
-    const away = r.accounts.filter((a) => this.entry(a) === undefined);
     if (away.length === 0 || !foreign) return { status: 200, body: { status: 'ok', accounts: r.accounts, silence_seconds: r.silenceMs / 1000 } };
     for (const account of away) foreign.counted(account, now);
     // Redis out of reach: this shard's accounts were heard (their bot is alive, the token proved
