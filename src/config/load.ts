@@ -42,8 +42,19 @@ import {
   type RawKeySource,
   type RawSwitch,
 } from './schema.js';
-import { checkPasswordText, checkTokenText, defaultReadFile, tryReadKey, type KeyFileStat, type KeySource } from './secret.js';
-import type { AccountConfig, Config, LivenessConfig, SwitchConfig, VenueConfig } from './types.js';
+import { checkCredentialText, checkPasswordText, checkTokenText, defaultReadFile, tryReadKey, type KeyFileStat, type KeySource } from './secret.js';
+import type { AccountConfig, Config, LivenessConfig, PolymarketVenueConfig, SwitchConfig, VenueConfig } from './types.js';
+import { accountVenueProblems, clobSwitch, DEFAULT_VENUE_NAME, isClobAccount, toVenues, venuesProblems } from './venues.js';
+
+/** The key sources an account's keys and credentials were read from (checked at load, read again when used). */
+interface AccountKeySources {
+  master?: KeySource;
+  agent?: KeySource;
+  token?: KeySource;
+  clobKey?: KeySource;
+  clobSecret?: KeySource;
+  clobPassphrase?: KeySource;
+}
 import type { InfoWeights } from '../venue/info.js';
 
 /** Key files read at once while a config is checked. */
@@ -204,10 +215,14 @@ class Loader {
     // The configured venue is Hyperliquid's: its switch facts, the value the port hands the keeper.
     const minLeadMs = HYPERLIQUID_SWITCH_FACTS.minLeadMs;
     this.addRules(topSwitchProblems(swP.fields, timeoutMs, minLeadMs));
+    const venues = this.section('venues');
+    if (venues) this.addRules(venuesProblems(venues, venueP.fields.simulator));
     if (accounts) {
       this.addRules(accountProblems(accounts.parsed, accounts.identities));
+      const rawVenues = this.raw.venues;
+      this.addRules(accountVenueProblems(accounts.parsed, rawVenues && typeof rawVenues === 'object' && !Array.isArray(rawVenues) ? Object.keys(rawVenues) : []));
       accounts.parsed.forEach((a, i) => {
-        if (a?.switch) this.addRules(accountSwitchProblems(i, swP.fields, a.switch, timeoutMs, minLeadMs));
+        if (a?.switch && !isClobAccount(a)) this.addRules(accountSwitchProblems(i, swP.fields, a.switch, timeoutMs, minLeadMs));
         if (a?.liveness) this.addRules(livenessProblems(i, a.liveness));
       });
     }
@@ -245,9 +260,11 @@ class Loader {
     }
 
     const topSwitch = toSwitch(sw);
+    const clobVenues = toVenues(venues);
     const config: Config = {
       ...(opts.source !== undefined ? { source: opts.source } : {}),
       venue: toVenue(venue, urls),
+      venues: clobVenues,
       switch: topSwitch,
       watch: {
         ordersEverySeconds: watch.orders_every_seconds,
@@ -273,7 +290,7 @@ class Loader {
             }
           : {}),
       },
-      accounts: accounts.parsed.map((a, i) => toAccount(a as RawAccount, sw, keySources[i] ?? {})),
+      accounts: accounts.parsed.map((a, i) => toAccount(a as RawAccount, sw, keySources[i] ?? {}, clobVenues)),
       shard: {
         index: shard.index,
         count: shard.count,
@@ -359,7 +376,7 @@ class Loader {
     return { parsed, identities: value.map(rawIdentity) };
   }
 
-  private async checkKeys(accounts: ReadonlyArray<RawAccount | undefined>): Promise<Array<{ master?: KeySource; agent?: KeySource; token?: KeySource }>> {
+  private async checkKeys(accounts: ReadonlyArray<RawAccount | undefined>): Promise<AccountKeySources[]> {
     const io = {
       env: this.opts.env,
       ...(this.opts.readFile ? { readFile: this.opts.readFile } : {}),
@@ -371,15 +388,21 @@ class Loader {
       // An account whose shape failed (say, a bad address) still has its key sources checked,
       // so one run reports every problem of the account, not the first one found.
       const sources = a ? { master: a.master_key, agent: a.agent.key } : rawKeySources(rawItems[i]);
-      const out: { master?: KeySource; agent?: KeySource; token?: KeySource } = {};
-      const jobs: Array<[Segments, RawKeySource, 'master' | 'agent' | 'token']> = [];
+      const out: AccountKeySources = {};
+      const jobs: Array<[Segments, RawKeySource, keyof AccountKeySources]> = [];
       if (sources.master) jobs.push([['accounts', i, 'master_key'], sources.master, 'master']);
       if (sources.agent) jobs.push([['accounts', i, 'agent', 'key'], sources.agent, 'agent']);
       const token = a?.liveness?.heartbeat?.token;
       if (token) jobs.push([['accounts', i, 'liveness', 'heartbeat', 'token'], token, 'token']);
+      const clob = a?.clob_credentials;
+      if (clob) {
+        jobs.push([['accounts', i, 'clob_credentials', 'key'], clob.key, 'clobKey']);
+        jobs.push([['accounts', i, 'clob_credentials', 'secret'], clob.secret, 'clobSecret']);
+        jobs.push([['accounts', i, 'clob_credentials', 'passphrase'], clob.passphrase, 'clobPassphrase']);
+      }
       for (const [segments, rawSource, slot] of jobs) {
         const source = this.keySource(segments, rawSource);
-        const r = await tryReadKey(source, io, slot === 'token' ? checkTokenText : undefined);
+        const r = await tryReadKey(source, io, slot === 'token' ? checkTokenText : slot === 'master' || slot === 'agent' ? undefined : checkCredentialText);
         if ('problem' in r) this.add([...segments, source.kind === 'file' ? 'file' : 'env'], r.problem.message + this.credentialsHint(rawSource, r.problem.message));
         out[slot] = source;
       }
@@ -505,6 +528,8 @@ function keySourceEnvNames(accounts: unknown): Set<string> {
     take((a as { master_key?: unknown }).master_key);
     take((a as { agent?: { key?: unknown } }).agent?.key);
     take((a as { liveness?: { heartbeat?: { token?: unknown } } }).liveness?.heartbeat?.token);
+    const clob = (a as { clob_credentials?: Record<string, unknown> | null }).clob_credentials;
+    if (clob && typeof clob === 'object') for (const k of ['key', 'secret', 'passphrase']) take(clob[k]);
   }
   // The heartbeat client's own token variable: a bot's sidecar and a keeper may share an environment.
   out.add(HEARTBEAT_TOKEN_ENV);
@@ -513,7 +538,8 @@ function keySourceEnvNames(accounts: unknown): Set<string> {
 
 function allowedKeys(segments: Segments): string[] | undefined {
   const last = segments[segments.length - 1];
-  if (last === 'master_key' || (last === 'key' && segments[segments.length - 2] === 'agent') || (last === 'token' && segments[segments.length - 2] === 'heartbeat')) return ['file', 'env'];
+  const parent = segments[segments.length - 2];
+  if (last === 'master_key' || (last === 'key' && parent === 'agent') || (last === 'token' && parent === 'heartbeat') || parent === 'clob_credentials') return ['file', 'env'];
   const schema = schemaAt(segments);
   const shape = schema ? objectShape(schema) : undefined;
   return shape ? Object.keys(shape) : undefined;
@@ -640,7 +666,22 @@ const CAMEL: Record<keyof RawSwitch, keyof SwitchConfig> = {
   path: 'path',
 };
 
-function toAccount(a: RawAccount, top: RawSwitch, keys: { master?: KeySource; agent?: KeySource; token?: KeySource }): AccountConfig {
+function toAccount(a: RawAccount, top: RawSwitch, keys: AccountKeySources, venues: readonly PolymarketVenueConfig[]): AccountConfig {
+  const clobVenue = venues.find((v) => v.name === a.venue);
+  if (clobVenue) {
+    // A heartbeat account: its switch is its venue's (venues.ts clobSwitch), its keys the L2 credentials.
+    return {
+      name: a.name,
+      address: a.address,
+      agent: { name: a.agent.name, validDays: a.agent.valid_days },
+      switch: clobSwitch(clobVenue),
+      switchOverrides: [],
+      priority: a.priority,
+      ...(a.liveness ? { liveness: toLiveness(a.liveness, keys.token) } : {}),
+      venue: clobVenue.name,
+      ...(keys.clobKey && keys.clobSecret && keys.clobPassphrase ? { clobCredentials: { key: keys.clobKey, secret: keys.clobSecret, passphrase: keys.clobPassphrase } } : {}),
+    };
+  }
   const own: RawAccountSwitch = a.switch ?? {};
   const overrides = SWITCH_KEYS.filter((k) => own[k] !== undefined);
   const effective = { ...top } as Record<keyof RawSwitch, unknown>;
@@ -655,6 +696,7 @@ function toAccount(a: RawAccount, top: RawSwitch, keys: { master?: KeySource; ag
     switchOverrides: overrides.map((k) => CAMEL[k]),
     priority: a.priority,
     ...(a.liveness ? { liveness: toLiveness(a.liveness, keys.token) } : {}),
+    venue: DEFAULT_VENUE_NAME,
   };
 }
 

@@ -74,6 +74,24 @@ export const KEY_MEANINGS: Record<string, string> = {
   'accounts[].builder_fee': 'Optional `approveBuilderFee` at start-up.',
   'accounts[].builder_fee.builder': 'The builder\'s address, in quotes.',
   'accounts[].builder_fee.max_fee_rate': 'The highest fee rate approved, a percent string such as `"0.01%"`.',
+  'accounts[].venue': 'The venue this account trades on: `hyperliquid` (the top-level `venue:`, the default) or a name under `venues:`.',
+  'accounts[].clob_credentials':
+    "On a `polymarket_clob` venue, required: the account's L2 API credentials (as the venue's clients create or derive them), each `{ file: NAME }` or `{ env: VAR }`, read when the keeper starts and never logged. They sign every heartbeat (HMAC); the account then has no `master_key`, `agent.key`, `builder_fee` or `switch:` (its switch is the venue's heartbeat). `address` is the address the credentials belong to (`POLY_ADDRESS`).",
+  'accounts[].clob_credentials.key': 'The API key (`POLY_API_KEY`).',
+  'accounts[].clob_credentials.secret': 'The API secret (base64): the HMAC key of every request.',
+  'accounts[].clob_credentials.passphrase': 'The API passphrase (`POLY_PASSPHRASE`).',
+  venues:
+    "Optional: named venues besides the top-level `venue:` (named `hyperliquid`), each of a `kind`, for accounts that name them in `accounts[].venue` ([polymarket.md](polymarket.md)). Without it every account is on `venue:`. Not overridable from the environment.",
+  'venues.<name>': 'One venue; `<name>` matches `[a-z][a-z0-9_-]{0,31}` (the `venue` label of the metrics) and is not `hyperliquid`.',
+  'venues.<name>.kind': '`polymarket_clob`: Polymarket\'s CLOB, whose switch is a heartbeat: `POST {clob_url}/v1/heartbeats` chained by `heartbeat_id`; the venue cancels every open order of the account 10 s after the last accepted one.',
+  'venues.<name>.clob_url': 'The CLOB\'s base URL, e.g. `https://clob.polymarket.com` (`http://` only for a loopback host). Required unless `venue.simulator` (the embedded simulator serves a CLOB under `/clob`).',
+  'venues.<name>.heartbeat_every_seconds':
+    'The heartbeat period. Rule: `10 - heartbeat_every_seconds >= min_horizon_seconds + 1 x (request_timeout_ms / 1000 + 1)`, so one failed beat can be retried before the horizon drops below the minimum. Never stretched: the CLOB\'s budget is far above what heartbeats spend.',
+  'venues.<name>.min_horizon_seconds': 'As `switch.min_horizon_seconds`, for this venue\'s accounts: readiness fails below it. The horizon is the last accepted heartbeat plus 10 s, minus now.',
+  'venues.<name>.request_timeout_ms': 'Deadline of one request to this venue; sets its retry slot (`request_timeout_ms / 1000 + 1` s).',
+  'venues.<name>.rate_limit': 'The CLOB\'s request budget, shared by this venue\'s accounts (heartbeats first, then reads). Default: the published general limit, 9,000 requests per 10 s.',
+  'venues.<name>.rate_limit.requests': 'Requests allowed per window.',
+  'venues.<name>.rate_limit.per_seconds': 'Window length in seconds.',
   'accounts[].switch': 'This account\'s own values for any key of the top-level `switch:`.',
   'accounts[].liveness':
     'Optional: re-arm this account only while its bot is alive ([liveness.md](liveness.md)). Exactly one of `heartbeat` (the bot POSTs `/heartbeat`) or `probe` (the keeper GETs the bot\'s health URL). Without it the account is armed for as long as the keeper runs. A (re)started keeper gives every bot one `silence_seconds` before judging it.',
@@ -132,7 +150,7 @@ function optional(s: z.ZodType): boolean {
 }
 
 function describeType(path: string, s: z.ZodType): string {
-  if (path.endsWith('master_key') || path.endsWith('agent.key') || path.endsWith('heartbeat.token')) return '`{ file: NAME }` or `{ env: VAR }`';
+  if (path.endsWith('master_key') || path.endsWith('agent.key') || path.endsWith('heartbeat.token') || /clob_credentials\.(key|secret|passphrase)$/.test(path)) return '`{ file: NAME }` or `{ env: VAR }`';
   const d = defOf(unwrapSchema(s));
   const checks = (d.checks ?? []).map((c) => c._zod.def);
   switch (d.type) {
@@ -169,6 +187,7 @@ function describeType(path: string, s: z.ZodType): string {
 function defaultAt(path: string): string {
   if (path === 'state_dir') return '`$STATE_DIRECTORY`, else `./state`';
   if (path === 'venue.exchange_url' || path === 'venue.ws_url') return 'per network';
+  if (path.startsWith('venues.<name>.')) path = path.replace('venues.<name>.', 'polymarket_clob.');
   const key = path.replace(/^accounts\[\]\.agent\./, 'agent.').replace(/^accounts\[\]\.switch\./, 'switch.').replace(/^accounts\[\]\.liveness\./, 'liveness.');
   if (path.startsWith('accounts[].switch.')) return 'the top-level value';
   let cur: unknown = CONFIG_DEFAULTS;
@@ -180,11 +199,17 @@ function defaultAt(path: string): string {
   return typeof cur === 'object' ? '' : `\`${String(cur)}\``;
 }
 
+/** The value schema of a mapping by name (`z.record`), else undefined. */
+function recordValue(s: z.ZodType): z.ZodType | undefined {
+  const d = defOf(unwrapSchema(s)) as { type: string; valueType?: z.ZodType };
+  return d.type === 'record' ? d.valueType : undefined;
+}
+
 function rows(): Row[] {
   const out: Row[] = [];
   const walk = (schema: z.ZodType, path: string, envSegments: string[] | null): void => {
     const shape = objectShape(schema);
-    const keySource = path.endsWith('master_key') || path.endsWith('agent.key') || path.endsWith('heartbeat.token');
+    const keySource = path.endsWith('master_key') || path.endsWith('agent.key') || path.endsWith('heartbeat.token') || /clob_credentials\.(key|secret|passphrase)$/.test(path);
     out.push({
       path,
       type: describeType(path, schema),
@@ -195,6 +220,9 @@ function rows(): Row[] {
     });
     // An account's switch: has exactly the keys of the top-level one (described there).
     if (shape && !keySource && path !== 'accounts[].switch') for (const [k, child] of Object.entries(shape)) walk(child, `${path}.${k}`, envSegments ? [...envSegments, k] : null);
+    // A mapping by name (venues): its entries' keys under `<name>`, set in the file only.
+    const value = recordValue(schema);
+    if (value) walk(value, `${path}.<name>`, null);
     // A list of mappings (demo.bots): its entries' keys, set in the file only.
     const entry = schemaKind(schema) === 'array' ? objectShape(arrayElement(schema)!) : undefined;
     if (entry) for (const [k, child] of Object.entries(entry)) walk(child, `${path}[].${k}`, null);
@@ -259,6 +287,8 @@ export function configReference(): string {
     '  exits 1 when some account would not keep its `min_horizon_seconds`.',
     '- `accounts[].name` and `accounts[].address` are unique; two accounts under one master need different `agent.name`s.',
     '- `master_key` is required unless `agent.key` is given; `builder_fee` needs `master_key`.',
+    '- `accounts[].venue` names `hyperliquid` or a venue of `venues:`; an account on a `polymarket_clob` venue has `clob_credentials` and no `master_key`, `agent.key`, `builder_fee` or `switch:`; `venues.<name>.clob_url` is required unless `venue.simulator`.',
+    '- On a `polymarket_clob` venue: `10 - heartbeat_every_seconds >= min_horizon_seconds + 1 x (request_timeout_ms / 1000 + 1)`. With the defaults: 10 - 5 = 5 >= 2 + 1 x 2 = 4.',
     '- `shard.index` < `shard.count`; `shard.replication` <= `shard.count`; with `shard.replication: 2`, every account has a `master_key`, `on_shutdown: keep`, and an `agent.name` short enough for `-2` to fit 16 characters; with `shard.fleet`, `rate_limits.shared` is set, `shard.index` and `shard.count` are not, and every account has a `master_key`, `on_shutdown: keep` and an `agent.name` short enough for `-3`.',
     '',
   ];

@@ -11,6 +11,7 @@ import {
 } from '../plan/horizon.js';
 import { VENUE_FACTS } from '../venue/facts.js';
 import { AGENT_SLOTS, replicaAgentName } from './shard.js';
+import { DEFAULT_VENUE_NAME } from './names.js';
 
 /**
  * Cross-field rules: each is a pure function of already-shape-checked sections and returns
@@ -308,6 +309,8 @@ export interface AccountIdentity {
  * duplicate name in another).
  */
 export function accountProblems(accounts: ReadonlyArray<RawAccount | undefined>, identities: ReadonlyArray<AccountIdentity> = []): RuleProblem[] {
+  // An account on a CLOB venue (config/venues.ts) has no agent slot and no master key: only the name rule applies to it.
+  const onClob = (a: RawAccount | undefined): boolean => a?.venue !== undefined && a.venue !== DEFAULT_VENUE_NAME;
   const out: RuleProblem[] = [];
   const byName = new Map<string, number>();
   const byAgentSlot = new Map<string, number>();
@@ -315,7 +318,7 @@ export function accountProblems(accounts: ReadonlyArray<RawAccount | undefined>,
   const n = Math.max(accounts.length, identities.length);
   for (let i = 0; i < n; i++) {
     const a = accounts[i];
-    const id: AccountIdentity = a ? { name: a.name, address: a.address, agentName: a.agent.name } : (identities[i] ?? {});
+    const id: AccountIdentity = a ? (onClob(a) ? { name: a.name } : { name: a.name, address: a.address, agentName: a.agent.name }) : (identities[i] ?? {});
     if (id.name !== undefined) {
       const prevName = byName.get(id.name);
       if (prevName !== undefined) {
@@ -336,7 +339,7 @@ export function accountProblems(accounts: ReadonlyArray<RawAccount | undefined>,
         });
       } else byAgentSlot.set(slot, i);
     }
-    if (a === undefined) continue;
+    if (a === undefined || onClob(a)) continue;
 
     // Agent slots belong to the MASTER account: a subaccount's agent is approved by its main
     // account's master key. Two accounts approving fresh agents with one master key and one agent

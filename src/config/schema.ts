@@ -55,6 +55,12 @@ export const CONFIG_DEFAULTS = {
     },
   },
   agent: { name: 'dms-keeper', valid_days: 30 },
+  /**
+   * A `polymarket_clob` venue under `venues:`. The heartbeat period is the venue's own examples'
+   * (5 s, half its 10 s timeout); the minimum horizon and request timeout leave one failed beat
+   * room for its retry (plan/horizon.ts); the rate limit is the CLOB's published general limit.
+   */
+  polymarket_clob: { heartbeat_every_seconds: 5, min_horizon_seconds: 2, request_timeout_ms: 1000, rate_limit: { requests: 9000, per_seconds: 10 } },
   liveness: { silence_seconds: 10, on_silence: 'cancel_soon', probe: { every_seconds: 1, timeout_ms: 1000 } },
   shard: { index: 0, count: 1, replication: 1, fleet: { lease_seconds: 10 } },
   server: { listen: DEFAULT_LISTEN },
@@ -254,6 +260,32 @@ export const RateLimitsSchema = z.strictObject({
   shared: section(SharedBudgetSchema.optional()),
 });
 
+/**
+ * One named venue of `venues:` besides the default `venue:` (config/venues.ts). Today one kind:
+ * Polymarket's CLOB, whose switch is a heartbeat (docs/polymarket.md).
+ */
+export const PolymarketVenueSchema = z.strictObject({
+  kind: z.literal('polymarket_clob'),
+  /** The CLOB's base URL (https, or loopback); unused with `venue.simulator: true` (the embedded simulator serves one). */
+  clob_url: z.string().min(1).optional(),
+  heartbeat_every_seconds: seconds().default(D.polymarket_clob.heartbeat_every_seconds),
+  min_horizon_seconds: seconds().default(D.polymarket_clob.min_horizon_seconds),
+  request_timeout_ms: z.int().min(100).max(10_000).default(D.polymarket_clob.request_timeout_ms),
+  rate_limit: limit(D.polymarket_clob.rate_limit),
+});
+
+/** A venue's name under `venues:` (a metric label, like an account's). */
+export const VENUE_NAME_RE = /^[a-z][a-z0-9_-]{0,31}$/;
+
+export const VenuesSchema = z.record(z.string().regex(VENUE_NAME_RE, 'must match [a-z][a-z0-9_-]{0,31} (it is a metric label)'), section(PolymarketVenueSchema));
+
+/** A Polymarket account's L2 API credentials, each a key source like `master_key` (read at start and reload, never logged). */
+export const ClobCredentialsSchema = z.strictObject({
+  key: KeySourceSchema,
+  secret: KeySourceSchema,
+  passphrase: KeySourceSchema,
+});
+
 export const AgentSchema = z.strictObject({
   name: z
     .string()
@@ -308,6 +340,10 @@ export const AccountSchema = z.strictObject({
   /** Who is protected first when the budget cannot arm every account (higher first). */
   priority: z.int().min(-1_000_000).max(1_000_000).default(0),
   liveness: section(LivenessSchema.optional()),
+  /** The venue it trades on: a name under `venues:`, or absent for the default `venue:` (config/venues.ts). */
+  venue: z.string().min(1).max(32).optional(),
+  /** A `polymarket_clob` account's L2 API credentials (config/venues.ts). */
+  clob_credentials: section(ClobCredentialsSchema.optional()),
 });
 
 /**
@@ -373,9 +409,10 @@ export const SECTION_SCHEMAS = {
   server: section(ServerSchema.prefault({})),
   log: section(LogSchema.prefault({})),
   demo: section(DemoSchema.optional()),
+  venues: section(VenuesSchema.optional()),
 } as const;
 
-export const TOP_LEVEL_KEYS = ['venue', 'switch', 'watch', 'rate_limits', 'accounts', 'shard', 'state_dir', 'server', 'log', 'demo'] as const;
+export const TOP_LEVEL_KEYS = ['venue', 'venues', 'switch', 'watch', 'rate_limits', 'accounts', 'shard', 'state_dir', 'server', 'log', 'demo'] as const;
 
 export type RawVenue = z.output<typeof VenueSchema>;
 export type RawSwitch = z.output<typeof SwitchSchema>;
@@ -386,6 +423,7 @@ export type RawAccount = z.output<typeof AccountSchema>;
 export type RawShard = z.output<typeof ShardSchema>;
 export type RawServer = z.output<typeof ServerSchema>;
 export type RawLog = z.output<typeof LogSchema>;
+export type RawPolymarketVenue = z.output<typeof PolymarketVenueSchema>;
 
 /**
  * Zod introspection, for the two places that need the schema as data: listing the keys allowed

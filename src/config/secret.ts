@@ -107,6 +107,25 @@ export function checkTokenText(text: string, what: string): Secret | string {
   return new Secret(value);
 }
 
+/**
+ * A CLOB L2 credential (`clob_credentials.key`, `.secret`, `.passphrase`): one line of printable
+ * ASCII without spaces, read like a key and never shown. The key and passphrase go in headers as
+ * they are, the secret is the HMAC key: anything else could not be sent unchanged.
+ */
+export function checkCredentialText(text: string, what: string): Secret | string {
+  const value = text.replace(/\r?\n$/, '');
+  if (value === '' || /[\r\n]/.test(value)) return `${what} does not hold one credential (want one line)`;
+  if (/[^\x21-\x7e]/.test(value)) return `${what} holds characters a credential cannot have (want printable ASCII without spaces)`;
+  return new Secret(value);
+}
+
+/** A Polymarket account's L2 credentials, read when the keeper starts or reloads. */
+export async function readCredential(source: KeySource, io: KeyIo): Promise<Secret> {
+  const r = await tryReadKey(source, io, checkCredentialText);
+  if ('problem' in r) throw new ConfigError([r.problem]);
+  return r.secret;
+}
+
 /** Tokens shorter than this are refused: the token is all that stands between a peer and a live account. */
 export const HEARTBEAT_TOKEN_MIN_CHARS = 16;
 

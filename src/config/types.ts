@@ -67,6 +67,21 @@ export interface SimulatorVenueConfig extends VenueCommon {
 
 export type VenueConfig = ProductionVenueConfig | SimulatorVenueConfig;
 
+/**
+ * A named venue of `venues:` (config/venues.ts): Polymarket's CLOB, whose switch is a heartbeat.
+ * The default venue, `venue:` above, is named DEFAULT_VENUE_NAME.
+ */
+export interface PolymarketVenueConfig {
+  name: string;
+  kind: 'polymarket_clob';
+  /** Absent only with `venue.simulator: true` (the embedded simulator serves the CLOB). */
+  clobUrl?: string;
+  heartbeatEverySeconds: number;
+  minHorizonSeconds: number;
+  requestTimeoutMs: number;
+  rateLimit: RateLimit;
+}
+
 export interface RateLimit {
   requests: number;
   perSeconds: number;
@@ -109,12 +124,18 @@ export interface AccountConfig {
   priority: number;
   /** Absent: re-armed for as long as the keeper runs, whatever its bot does. */
   liveness?: LivenessConfig;
+  /** Its venue's name: DEFAULT_VENUE_NAME (`venue:`), or one of `venues:`. */
+  venue: string;
+  /** A `polymarket_clob` account's L2 API credentials, as sources (read when the keeper starts). */
+  clobCredentials?: { key: KeySource; secret: KeySource; passphrase: KeySource };
 }
 
 export interface Config {
   /** The config file, when loaded from one. */
   source?: string;
   venue: VenueConfig;
+  /** `venues:`, in file order ([] without the key: every account on `venue:`). */
+  venues: PolymarketVenueConfig[];
   /** The top-level defaults; each account carries its effective copy. */
   switch: SwitchConfig;
   /**

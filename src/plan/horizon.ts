@@ -81,14 +81,34 @@ export function preRearmHorizonSeconds(sw: Pick<HorizonInputSeconds, 'deadlineSe
   return sw.deadlineSeconds - sw.rearmEverySeconds;
 }
 
-/** The least pre-re-arm horizon the rule accepts: min_horizon plus RETRIES_BEFORE_MIN_HORIZON retry slots. */
-export function minPreRearmHorizonSeconds(minHorizonSeconds: number, requestTimeoutMs: number): number {
-  return minHorizonSeconds + RETRIES_BEFORE_MIN_HORIZON * retrySlotSeconds(requestTimeoutMs);
+/** The least pre-re-arm horizon the rule accepts: min_horizon plus `retries` retry slots (RETRIES_BEFORE_MIN_HORIZON by default). */
+export function minPreRearmHorizonSeconds(minHorizonSeconds: number, requestTimeoutMs: number, retries = RETRIES_BEFORE_MIN_HORIZON): number {
+  return minHorizonSeconds + retries * retrySlotSeconds(requestTimeoutMs);
 }
 
 /** The re-arm rule (config rules): the pre-re-arm horizon leaves room for the retries above min_horizon. */
-export function rearmLeavesRetries(sw: HorizonInputSeconds, requestTimeoutMs: number): boolean {
-  return !(preRearmHorizonSeconds(sw) < minPreRearmHorizonSeconds(sw.minHorizonSeconds, requestTimeoutMs));
+export function rearmLeavesRetries(sw: HorizonInputSeconds, requestTimeoutMs: number, retries = RETRIES_BEFORE_MIN_HORIZON): boolean {
+  return !(preRearmHorizonSeconds(sw) < minPreRearmHorizonSeconds(sw.minHorizonSeconds, requestTimeoutMs, retries));
+}
+
+// ---- a heartbeat venue (VenueSwitchFacts.kind `heartbeat`: Polymarket's CLOB) ----
+
+/**
+ * On a heartbeat venue every formula above holds with D = the venue's timeout (each accepted beat
+ * moves the deadline to the beat plus the timeout; the keeper cannot ask for more), P = the
+ * venue's `heartbeat_every_seconds` and M = its `min_horizon_seconds`. The timeout is short (10 s),
+ * so the rule leaves room for one failed beat, not two; with the defaults (D 10, P 5, M 2, a
+ * 1,000 ms request timeout) a beat that fails still leaves 5 - 2 = 1 x 2 s for its retry:
+ *
+ *   horizon:  10 (beat accepted)   5 (next beat)   3.5 (latest re-beat: M + half the margin)   2 (M)   0 (venue cancels)
+ *
+ * A keeper silent for longer than D cancels every order of the account (docs/polymarket.md).
+ */
+export const HEARTBEAT_RETRIES_BEFORE_MIN_HORIZON = 1;
+
+/** A heartbeat account's timing as the switch and the plan take it: D is the venue's timeout. */
+export function heartbeatHorizonSeconds(timeoutMs: number, everySeconds: number, minHorizonSeconds: number): HorizonInputSeconds {
+  return { deadlineSeconds: timeoutMs / 1000, rearmEverySeconds: everySeconds, minHorizonSeconds };
 }
 
 /** How many whole retry slots fit between the pre-re-arm horizon and min_horizon (check-config's warning). */

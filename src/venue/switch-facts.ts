@@ -6,8 +6,14 @@
  * one venue we have is `HYPERLIQUID_SWITCH_FACTS` in facts.ts.
  */
 
-/** How the venue's switch works: `scheduled_cancel`, a cancel-all at a time we keep pushing out. */
-export type SwitchKind = 'scheduled_cancel';
+/**
+ * How the venue's switch works: `scheduled_cancel`, a cancel-all at a time we keep pushing out
+ * (Hyperliquid's scheduleCancel); `heartbeat`, a cancel-all the venue fires by itself when no
+ * heartbeat has reached it for `timeoutMs` (Polymarket's CLOB). On a heartbeat venue the deadline
+ * is not ours to choose: every accepted beat sets it to the beat plus the timeout, and a silent
+ * bot's "cancel soon" is simply to stop beating.
+ */
+export type SwitchKind = 'scheduled_cancel' | 'heartbeat';
 
 export interface VenueSwitchFacts {
   readonly kind: SwitchKind;
@@ -19,4 +25,11 @@ export interface VenueSwitchFacts {
   readonly addressBudgetExhaustedIntervalMs: number;
   /** How long the venue refuses a new agent's requests after it replaced another. */
   readonly pendingAgentRemovalMs: number;
+  /** `heartbeat`: how long after the last accepted beat the venue cancels every order (absent on `scheduled_cancel`). */
+  readonly timeoutMs?: number;
+}
+
+/** Whether the venue's switch is a heartbeat (its deadline is the last accepted beat plus `timeoutMs`). */
+export function isHeartbeatSwitch(f: Pick<VenueSwitchFacts, 'kind'>): boolean {
+  return f.kind === 'heartbeat';
 }
