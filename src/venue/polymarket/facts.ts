@@ -26,6 +26,13 @@ export const POLYMARKET_FACTS = {
   endCursor: 'LTE=',
   /** CLOB "General" rate limit: 9,000 requests per 10 s; heartbeats have no row of their own (docs.polymarket.com/api-reference/rate-limits). */
   generalRateLimit: { requests: 9_000, windowMs: 10_000 },
+  /** `GET /data/orders`: 500 requests per 10 s, within the general limit (same page, "Ledger"). */
+  openOrdersRateLimit: { requests: 500, windowMs: 10_000 },
+  /**
+   * Past a limit Cloudflare throttles ("delayed/queued") rather than rejects (same page): a beat sent
+   * over the limit may arrive late instead of failing, so the keeper's own pacing must keep under it.
+   */
+  rateLimitDelaysRatherThanRejects: true,
   /** The weekly matching-engine restart answers 425 on order endpoints (docs.polymarket.com/trading/matching-engine). */
   maintenanceHttpStatus: 425,
   /** L2 header names, in the order the client builds them (clob-client dist/headers/index.js createL2Headers). */
