@@ -11,12 +11,15 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import fc from 'fast-check';
 import { ClobClient, createL2Headers } from '@polymarket/clob-client';
 import { buildPolyHmacSignature } from '@polymarket/clob-client/dist/signing/hmac.js';
+import { END_CURSOR, INITIAL_CURSOR } from '@polymarket/clob-client/dist/constants.js';
+import { GET_OPEN_ORDERS, POST_HEARTBEAT, TIME } from '@polymarket/clob-client/dist/endpoints.js';
 import { createWalletClient, custom } from 'viem';
 import { privateKeyToAccount } from 'viem/accounts';
 import { HttpTransport } from '../src/venue/http.js';
 import { PolymarketClob } from '../src/venue/polymarket/clob.js';
 import { l2Headers, polyHmacSignature, type L2Method } from '../src/venue/polymarket/l2-auth.js';
 import { heartbeatRequest } from '../src/venue/polymarket/heartbeat.js';
+import { POLYMARKET_FACTS } from '../src/venue/polymarket/facts.js';
 
 // A fixed test key (not a real account's): the address the client derives from it is what it sends.
 const TEST_KEY = '0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d';
@@ -227,6 +230,17 @@ describe('the Polymarket client as the oracle for our requests', () => {
     expect(Object.entries(mine)).toEqual(Object.entries(theirs));
     const get = await createL2Headers(wallet, CREDS, { method: 'GET', requestPath: '/data/orders' }, T);
     expect(Object.entries(l2Headers({ address: account.address, creds: CREDS, timestampSeconds: T, method: 'GET', requestPath: '/data/orders' }))).toEqual(Object.entries(get));
+  });
+});
+
+describe("the facts taken from the client are the client's", () => {
+  it('paths, cursors and header names', async () => {
+    expect(POLYMARKET_FACTS.heartbeatPath).toBe(POST_HEARTBEAT);
+    expect(POLYMARKET_FACTS.openOrdersPath).toBe(GET_OPEN_ORDERS);
+    expect(POLYMARKET_FACTS.serverTimePath).toBe(TIME);
+    expect(POLYMARKET_FACTS.initialCursor).toBe(INITIAL_CURSOR);
+    expect(POLYMARKET_FACTS.endCursor).toBe(END_CURSOR);
+    expect(Object.keys(await createL2Headers(wallet, CREDS, { method: 'GET', requestPath: '/' }, 1))).toEqual([...POLYMARKET_FACTS.l2HeaderNames]);
   });
 });
 
