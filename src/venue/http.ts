@@ -54,6 +54,11 @@ export interface HttpRequest {
   url: string;
   /** Serialized with `toJson` (bigint as bare integers) and sent as `application/json`. */
   json?: unknown;
+  /**
+   * Extra request headers (a venue's authentication headers), sent after `accept`/`user-agent` and
+   * before `content-type`. Never echoed in errors or observations (they may carry credentials).
+   */
+  headers?: Readonly<Record<string, string>>;
   signal?: AbortSignal;
   /** A tighter deadline for this request (e.g. what is left of a retry budget). */
   timeoutMs?: number;
@@ -135,6 +140,7 @@ export class HttpTransport {
     const timeoutMs = req.timeoutMs ?? this.requestTimeoutMs;
     const headers: Record<string, string> = { accept: 'application/json' };
     if (this.userAgent) headers['user-agent'] = this.userAgent;
+    if (req.headers) for (const [name, value] of Object.entries(req.headers)) headers[name] = value;
     let body: string | undefined;
     if (req.json !== undefined) {
       body = toJson(req.json);
