@@ -5,7 +5,8 @@
  * directly, for the keeper's timelines in virtual time). Both see the same routes, profiles, faults
  * and rate limits: only the carrier differs.
  *
- * Per request, in this order: parse the URL -> read the body (capped) -> admin? -> venue-only
+ * Per request, in this order: parse the URL -> read the body (capped) -> admin? -> a mounted venue
+ * (`SimMount`: the Polymarket CLOB under `/clob`, which applies its own rules from there) -> venue-only
  * (a `/v1` request answers 404 or 503 when the service is not served, services.ts) -> route
  * (404/405) -> faults (latency, then a forced answer or a reset before the handler) -> rate limits
  * (429; a REST POST and every `/exchange` request count as a signed action, a GET and `/info` as a
@@ -21,6 +22,7 @@ import { badRequest, notFound, restError, Router, type Route, type SimRequest, t
 import type { RateLimiter } from './rate-limit.js';
 import { infoRefusal } from './info-routes.js';
 import type { ServiceSwitch } from './services.js';
+import { isLoopbackAddress } from './admin.js';
 import { VENUE_TEXTS } from './venue/texts.js';
 import type { SimLogger } from './ws-server.js';
 
@@ -43,6 +45,38 @@ export interface SimHandlerOptions {
   services?: ServiceSwitch | undefined;
   /** Rewrites a route's JSON answer before it is sent (the venue profile, see profiles.ts). */
   transform?: ((endpoint: string, r: SimResponse) => SimResponse) | undefined;
+  /** Other venues served under a path prefix of the same host (the Polymarket CLOB under `/clob`). */
+  mounts?: SimMount[] | undefined;
+}
+
+/**
+ * A venue mounted under a path prefix, as behind a reverse proxy that strips it: it gets the path
+ * without the prefix and the raw body (its signatures cover both), and answers with its own
+ * rules, limits and formats (no route table, fault plan, rate limiter or profile of this file's
+ * applies). Its admin routes live under `adminPrefix` behind the same loopback gate as `/_sim/`.
+ */
+export interface SimMount {
+  /** `/clob`: requests to `/clob` and `/clob/...`. */
+  prefix: string;
+  handle(req: SimMountRequest): Promise<SimResponse>;
+  /** `/_sim/clob`: admin requests under it go to `admin` (body parsed as JSON, as for `/_sim/`). */
+  adminPrefix?: string;
+  admin?(req: SimRequest): SimResponse | Promise<SimResponse>;
+}
+
+export interface SimMountRequest {
+  method: string;
+  /** The path after the prefix, undecoded (`/order`, `/` for the prefix itself). */
+  path: string;
+  query: URLSearchParams;
+  headers: Record<string, string | string[] | undefined>;
+  /** The body as sent (UTF-8), '' when none. */
+  body: string;
+  remoteAddress: string;
+}
+
+function underPrefix(path: string, prefix: string): boolean {
+  return path === prefix || path.startsWith(`${prefix}/`);
 }
 
 export type BodyRead =
@@ -235,6 +269,39 @@ export function createSimHttpHandler(opts: SimHandlerOptions): SimHttpHandler {
     const bytes = body.kind === 'ok' ? body.bytes : Buffer.alloc(0);
     const base = { method, path, query: url.searchParams, headers: x.headers, remoteAddress };
 
+    const adminMount = admin ? opts.mounts?.find((m) => m.admin && m.adminPrefix && underPrefix(path, m.adminPrefix)) : undefined;
+    if (adminMount?.admin) {
+      if (!isLoopbackAddress(remoteAddress)) return send(x, restError(403, 'the admin route answers loopback peers only'));
+      let parsed: unknown;
+      if (method === 'POST') {
+        if (tooLarge) return send(x, tooLarge);
+        const p = parseJsonBody(x, bytes);
+        if (!p.ok) return send(x, p.response);
+        parsed = p.body;
+      }
+      send(x, await adminMount.admin({ ...base, body: parsed, nowMs: clock.nowMs() }));
+      return;
+    }
+    const mount = opts.mounts?.find((m) => underPrefix(rawPath, m.prefix));
+    if (mount) {
+      if (tooLarge) return send(x, tooLarge);
+      let r: SimResponse;
+      try {
+        r = await mount.handle({
+          method,
+          path: rawPath.slice(mount.prefix.length) || '/',
+          query: url.searchParams,
+          headers: x.headers,
+          body: bytes.toString('utf8'),
+          remoteAddress,
+        });
+      } catch (err) {
+        log({ msg: 'mount failed', prefix: mount.prefix, err: err instanceof Error ? err.message : String(err) });
+        r = { status: 500, body: { error: 'Internal Server Error' } };
+      }
+      send(x, r);
+      return;
+    }
     if (admin && (path === '/_sim' || path.startsWith('/_sim/'))) {
       let parsed: unknown;
       if (method === 'POST') {
