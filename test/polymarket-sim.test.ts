@@ -90,6 +90,7 @@ describe('Polymarket CLOB: a bot on the SDK against the simulator', () => {
     expect(await bot.getOpenOrders()).toEqual([]);
     expect(await bot.getServerTime()).toBe(Math.floor(s.clock.nowMs() / 1000));
     expect(await bot.getOk()).toBe('OK');
+    expect(await bot.getOrderBook(tokenOf(s, 1, 0))).toMatchObject({ asset_id: tokenOf(s, 1, 0), bids: [], asks: [], tick_size: '0.01', neg_risk: true });
   });
 
   it('refuses an order signed by another wallet, or signed for the wrong exchange', async () => {

@@ -30,11 +30,11 @@ async function call(v: ClobVenue, clock: FakeClock, creds: ClobAccountCreds | un
   return { status: r.status, body: r.body };
 }
 
-async function orderBody(v: ClobVenue, creds: ClobAccountCreds, price: number, opts: { type?: OrderType; postOnly?: boolean; expiration?: number; market?: number; tickSize?: '0.01' | '0.001' } = {}): Promise<unknown> {
+async function orderBody(v: ClobVenue, creds: ClobAccountCreds, price: number, opts: { type?: OrderType; postOnly?: boolean; expiration?: number; market?: number; tickSize?: '0.01' | '0.001'; size?: number } = {}): Promise<unknown> {
   const m = v.markets.markets[opts.market ?? 0];
   if (!m) throw new Error('no market');
   const o = await new OrderBuilder(signer, 137).buildOrder(
-    { tokenID: m.tokens[0].tokenId, price, size: 10, side: Side.BUY, ...(opts.expiration ? { expiration: opts.expiration } : {}) },
+    { tokenID: m.tokens[0].tokenId, price, size: opts.size ?? 10, side: Side.BUY, ...(opts.expiration ? { expiration: opts.expiration } : {}) },
     { tickSize: opts.tickSize ?? (m.tickSize as '0.01'), negRisk: m.negRisk },
   );
   return orderToJson(o, creds.key, opts.type ?? OrderType.GTC, false, opts.postOnly);
@@ -78,6 +78,8 @@ describe('ClobVenue', () => {
     expect(await call(v, clock, creds, 'POST', '/order', { ...body, order: { ...body.order, tokenId: '12345' } })).toEqual({ status: 400, body: { error: CLOB_TEXTS.invalidTokenId } });
     expect(await call(v, clock, creds, 'POST', '/order', { ...body, owner: v.createAccount(ADDRESS, 5).key })).toEqual({ status: 400, body: { error: CLOB_TEXTS.ownerMismatch } });
     expect(await call(v, clock, creds, 'POST', '/order', { nonsense: true })).toEqual({ status: 400, body: { error: CLOB_TEXTS.invalidPayload } });
+    expect(await call(v, clock, creds, 'POST', '/order', await orderBody(v, creds, 0.5, { size: 4.99 }))).toEqual({ status: 400, body: { error: 'Size (4.99) lower than the minimum: 5' } });
+    expect((await call(v, clock, creds, 'POST', '/order', await orderBody(v, creds, 0.5, { size: 5 }))).status).toBe(200);
     // 0.123 is on the tick of the 0.001 market, off the tick of the 0.01 one (signed as if it were finer).
     expect((await call(v, clock, creds, 'POST', '/order', await orderBody(v, creds, 0.123, { market: 2 }))).status).toBe(200);
     const offTick = await call(v, clock, creds, 'POST', '/order', await orderBody(v, creds, 0.123, { market: 0, tickSize: '0.001' }));
@@ -86,9 +88,9 @@ describe('ClobVenue', () => {
     // A GTD order leaves the book at its expiration.
     const soon = Math.floor(clock.nowMs() / 1000) + 120;
     expect((await call(v, clock, creds, 'POST', '/order', await orderBody(v, creds, 0.25, { type: OrderType.GTD, expiration: soon }))).status).toBe(200);
-    expect(v.openOrders(ADDRESS)).toHaveLength(3);
+    expect(v.openOrders(ADDRESS)).toHaveLength(4);
     await clock.advance(120_000);
-    expect(v.openOrders(ADDRESS)).toHaveLength(2);
+    expect(v.openOrders(ADDRESS)).toHaveLength(3);
   });
 
   it('limits DELETE /cancel-all to 250 per 10 s, apart from the general window', async () => {

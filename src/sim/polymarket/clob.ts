@@ -221,11 +221,11 @@ export class ClobVenue {
 
   private buildRoutes(): ClobRoute[] {
     const ok = (): SimResponse => answer(200, 'OK');
-    const tokenRead = (read: (m: ClobMarket) => unknown) => (ctx: RouteCtx): SimResponse => {
+    const tokenRead = (read: (m: ClobMarket, tokenId: string) => unknown) => (ctx: RouteCtx): SimResponse => {
       const id = ctx.req.query.get('token_id');
       if (!id || !/^\d{1,78}$/.test(id)) return clobError(400, CLOB_TEXTS.invalidTokenId);
       const found = this.markets.token(id);
-      return found ? answer(200, read(found.market)) : clobError(404, CLOB_TEXTS.marketNotFound);
+      return found ? answer(200, read(found.market, id)) : clobError(404, CLOB_TEXTS.marketNotFound);
     };
     const creds = (r: ClobKeyRecord): SimResponse => answer(200, { apiKey: r.key, secret: r.secret, passphrase: r.passphrase });
     const routes: ClobRoute[] = [
@@ -235,6 +235,14 @@ export class ClobVenue {
       { method: 'GET', path: '/tick-size', auth: 'none', engine: false, run: tokenRead((m) => ({ minimum_tick_size: Number(m.tickSize) })) },
       { method: 'GET', path: '/neg-risk', auth: 'none', engine: false, run: tokenRead((m) => ({ neg_risk: m.negRisk })) },
       { method: 'GET', path: '/fee-rate', auth: 'none', engine: false, run: tokenRead((m) => ({ base_fee: m.baseFeeBps })) },
+      {
+        method: 'GET',
+        path: '/book',
+        auth: 'none',
+        engine: false,
+        // No matching and no other traders: the book is empty but for its parameters.
+        run: tokenRead((m, tokenId) => ({ market: m.conditionId, asset_id: tokenId, bids: [], asks: [], tick_size: m.tickSize, min_order_size: String(m.minOrderSize), neg_risk: m.negRisk })),
+      },
       {
         method: 'POST',
         path: '/auth/api-key',

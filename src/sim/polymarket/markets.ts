@@ -22,6 +22,8 @@ export interface ClobMarket {
   /** '0.1' | '0.01' | '0.001' | '0.0001' */
   tickSize: string;
   baseFeeBps: number;
+  /** The smallest order in shares (the venue's `minimum_order_size`; 5 on most markets). */
+  minOrderSize: number;
   tokens: [ClobToken, ClobToken];
 }
 
@@ -37,6 +39,7 @@ function market(slug: string, question: string, negRisk: boolean, tickSize = '0.
     negRisk,
     tickSize,
     baseFeeBps: 0,
+    minOrderSize: 5,
     tokens: [
       { tokenId: tokenId(slug, 'Yes'), outcome: 'Yes' },
       { tokenId: tokenId(slug, 'No'), outcome: 'No' },

@@ -127,6 +127,7 @@ export async function checkOrder(body: PostOrderBody, ctx: CheckContext): Promis
   const [usdc, shares] = o.side === 'BUY' ? [struct.makerAmount, struct.takerAmount] : [struct.takerAmount, struct.makerAmount];
   const price = priceOf(usdc, shares, found.market.tickSize);
   if (price === undefined) return fail(400, `invalid price, min: ${found.market.tickSize} - max: ${1 - Number(found.market.tickSize)}`);
+  if (shares < BigInt(found.market.minOrderSize) * ONE) return fail(400, `Size (${formatUnits6(shares)}) lower than the minimum: ${found.market.minOrderSize}`);
   if (body.orderType === 'GTD' && struct.expiration * 1000n <= BigInt(ctx.nowMs)) return fail(400, CLOB_TEXTS.invalidPayload);
   if (body.orderType === 'FOK' || body.orderType === 'FAK') return fail(400, ASSUMPTIONS.unfillableText);
 
