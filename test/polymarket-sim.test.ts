@@ -331,6 +331,10 @@ describe('Polymarket CLOB: heartbeat path profiles', () => {
     expect(await bot.postHeartbeat(null)).toMatchObject({ heartbeat_id: expect.any(String) });
   });
 
+  it('refuses an unknown CLOB profile by name at start', async () => {
+    await expect(startSimulator({ listen: false, clobProfile: 'pm_weekly_restart+pm_nope' })).rejects.toThrow(/unknown CLOB profile 'pm_nope'/);
+  });
+
   it('creates accounts through the admin API, idempotently', async () => {
     const s = await sim();
     const address = wallet(KEY_B).account?.address as string;

@@ -138,6 +138,8 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
   const profile = parseProfile(opts.profile ?? 'strict');
   const faults = new FaultControl(baseClock, opts.clockOffsetMs ?? profile.clockOffsetMs);
   const clock = offsetClock(baseClock, () => faults.clockOffsetMs());
+  // Before anything that holds timers or sockets: an unknown CLOB profile throws here.
+  const clob = new ClobVenue({ ...opts.clob, clock, baseClock, profile: opts.clobProfile ?? 'pm_strict' });
   // Windows are measured on the base clock: an offset step must not open or close a window.
   const rateLimiter = new RateLimiter(baseClock, { ...parseBudget(opts.budget ?? 'ip_window'), ...opts.rateLimits });
   const ws = new WsHub({ clock: baseClock, faults, logger: opts.logger });
@@ -154,8 +156,6 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
       ws.notify(user, text);
     },
   });
-
-  const clob = new ClobVenue({ ...opts.clob, clock, baseClock, profile: opts.clobProfile ?? 'pm_strict' });
 
   try {
     for (const seed of opts.accounts ?? demoAccountSeeds(catalog)) state.addAccount(seed);

@@ -49,20 +49,31 @@ interface ZonedParts {
   weekday: number;
 }
 
+/** Formatters by zone: building one costs far more than using it, and phases are read per request. */
+const FORMATTERS = new Map<string, Intl.DateTimeFormat>();
+
+function formatter(timeZone: string): Intl.DateTimeFormat {
+  let fmt = FORMATTERS.get(timeZone);
+  if (!fmt) {
+    fmt = new Intl.DateTimeFormat('en-US', {
+      timeZone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: 'numeric',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: 'numeric',
+      second: 'numeric',
+      weekday: 'short',
+    });
+    FORMATTERS.set(timeZone, fmt);
+  }
+  return fmt;
+}
+
 function zonedParts(ms: number, timeZone: string): ZonedParts {
-  const fmt = new Intl.DateTimeFormat('en-US', {
-    timeZone,
-    hourCycle: 'h23',
-    year: 'numeric',
-    month: 'numeric',
-    day: 'numeric',
-    hour: 'numeric',
-    minute: 'numeric',
-    second: 'numeric',
-    weekday: 'short',
-  });
   const p: Record<string, string> = {};
-  for (const part of fmt.formatToParts(new Date(ms))) p[part.type] = part.value;
+  for (const part of formatter(timeZone).formatToParts(new Date(ms))) p[part.type] = part.value;
   return {
     year: Number(p.year),
     month: Number(p.month),
