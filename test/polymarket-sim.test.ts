@@ -246,6 +246,45 @@ describe('Polymarket CLOB: the heartbeat lapse in virtual time', () => {
   }, 60_000);
 });
 
+describe('Polymarket CLOB: faults in front of it', () => {
+  it('forces a status on one endpoint in the CLOB format; the Hyperliquid side\'s faults never reach it', async () => {
+    const s = await sim();
+    const signer = wallet(KEY_A);
+    const bot = client(s, signer, s.clob.createAccount(signer.account?.address as string));
+    const add = async (spec: unknown): Promise<number> => {
+      const r = await request(`${s.baseUrl}/_sim/clob/faults`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(spec) });
+      await r.body.dump();
+      return r.statusCode;
+    };
+    expect(await add({ kind: 'status', status: 503, endpoint: 'POST /v1/heartbeats', count: 1 })).toBe(200);
+    expect(await add({ kind: 'status', status: 503, path: 'rest' })).toBe(400);
+    s.faults.forceStatus(500); // every Hyperliquid-side request, none of the CLOB's
+    expect(await bot.getServerTime()).toEqual(expect.any(Number));
+    expect(await bot.postHeartbeat(null)).toEqual({ error: 'Service Unavailable', status: 503 });
+    expect(await bot.postHeartbeat(null)).toMatchObject({ heartbeat_id: expect.any(String) });
+  });
+
+  it('holds a heartbeat on the venue clock (latency): it is accepted, and its chain timed, when the hold ends', async () => {
+    const clock = new FakeClock(Date.now());
+    const s = await sim({ clock, listen: false });
+    const signer = wallet(KEY_A);
+    const address = (signer.account?.address as string).toLowerCase();
+    const creds = s.clob.createAccount(address);
+    s.clob.faults.latency(2_000, { endpoint: 'POST /v1/heartbeats' });
+    const body = JSON.stringify({ heartbeat_id: null });
+    const headers = await createL2Headers(signer, creds, { method: 'POST', requestPath: '/v1/heartbeats', body }, Math.floor(clock.nowMs() / 1000));
+    const t0 = clock.nowMs();
+    const pending = request(`${s.clobUrl}/v1/heartbeats`, { method: 'POST', dispatcher: s.inProcess.dispatcher, headers: { ...headers, 'content-type': 'application/json' }, body });
+    while (s.inProcess.dispatcher.waitingOnClock() === 0) await new Promise((r) => setImmediate(r));
+    expect(s.clob.heartbeats.chain(address)).toBeUndefined();
+    await clock.advance(2_000);
+    const r = await pending;
+    expect(r.statusCode).toBe(200);
+    await r.body.dump();
+    expect(s.clob.heartbeats.chain(address)).toMatchObject({ lastBeatMs: t0 + 2_000, deadlineMs: t0 + 12_000 });
+  });
+});
+
 describe('Polymarket CLOB: matching-engine restarts', () => {
   // Monday 30 November 2026, 20:00 America/New_York (EST, UTC-5) = Tuesday 01:00 UTC.
   const RESTART_MS = Date.UTC(2026, 11, 1, 1, 0, 0);

@@ -77,7 +77,7 @@ const target = {
   forMs: z.number().positive().optional(),
 };
 
-const faultSchema = z.discriminatedUnion('kind', [
+export const faultSchema = z.discriminatedUnion('kind', [
   z.strictObject({ kind: z.literal('latency'), ms: z.number().nonnegative(), ...target }),
   z.strictObject({
     kind: z.literal('status'),

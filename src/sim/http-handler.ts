@@ -62,6 +62,15 @@ export interface SimMount {
   /** `/_sim/clob`: admin requests under it go to `admin` (body parsed as JSON, as for `/_sim/`). */
   adminPrefix?: string;
   admin?(req: SimRequest): SimResponse | Promise<SimResponse>;
+  /**
+   * Request faults of the mounted venue (latency, forced status, reset, broken body), planned by
+   * `endpoint(method, path)` and answered in the venue's own error format by `answer`.
+   */
+  faults?: {
+    faults: FaultControl;
+    endpoint(method: string, path: string): string;
+    answer(f: StatusFault): SimResponse;
+  };
 }
 
 export interface SimMountRequest {
@@ -243,6 +252,21 @@ export function createSimHttpHandler(opts: SimHandlerOptions): SimHttpHandler {
     }
   };
 
+  /** A latency fault: waits `ms` on the venue clock; false when the client went or we are stopping. */
+  const hold = async (x: SimExchange, ms: number): Promise<boolean> => {
+    if (ms <= 0) return true;
+    x.clockWait?.(true);
+    try {
+      await sleep(clock, ms, stopping.signal);
+    } catch {
+      x.reset(); // stopping
+      return false;
+    } finally {
+      x.clockWait?.(false);
+    }
+    return !x.gone(); // the client may have given up while we "worked"
+  };
+
   const handle = async (x: SimExchange): Promise<void> => {
     const method = x.method;
     const remoteAddress = x.remoteAddress;
@@ -285,11 +309,19 @@ export function createSimHttpHandler(opts: SimHandlerOptions): SimHttpHandler {
     const mount = opts.mounts?.find((m) => underPrefix(rawPath, m.prefix));
     if (mount) {
       if (tooLarge) return send(x, tooLarge);
+      const subPath = rawPath.slice(mount.prefix.length) || '/';
+      // The mount's own faults (a proxy or network in front of that venue), targeted by its endpoint names.
+      const mountPlan = mount.faults?.faults.plan(mount.faults.endpoint(method, subPath), 'rest');
+      if (!(await hold(x, mountPlan?.latencyMs ?? 0))) return;
+      const mountAction = mountPlan?.action;
+      if (mountAction?.kind === 'status') return send(x, mount.faults?.answer(mountAction) ?? statusFaultResponse(mountAction));
+      if (mountAction?.kind === 'body' && mountAction.mode === 'html') return sendHtml(x, mountAction.status ?? 502, mountAction.dateShiftMs);
+      if (mountAction?.kind === 'reset' && mountAction.phase === 'before_handler') return x.reset();
       let r: SimResponse;
       try {
         r = await mount.handle({
           method,
-          path: rawPath.slice(mount.prefix.length) || '/',
+          path: subPath,
           query: url.searchParams,
           headers: x.headers,
           body: bytes.toString('utf8'),
@@ -299,7 +331,7 @@ export function createSimHttpHandler(opts: SimHandlerOptions): SimHttpHandler {
         log({ msg: 'mount failed', prefix: mount.prefix, err: err instanceof Error ? err.message : String(err) });
         r = { status: 500, body: { error: 'Internal Server Error' } };
       }
-      send(x, r);
+      send(x, r, mountAction?.kind === 'reset' || mountAction?.kind === 'body' ? mountAction : undefined);
       return;
     }
     if (admin && (path === '/_sim' || path.startsWith('/_sim/'))) {
@@ -336,18 +368,7 @@ export function createSimHttpHandler(opts: SimHandlerOptions): SimHttpHandler {
     const { route, params } = match;
 
     const plan = faults.plan(route.endpoint, family);
-    if (plan.latencyMs > 0) {
-      x.clockWait?.(true);
-      try {
-        await sleep(clock, plan.latencyMs, stopping.signal);
-      } catch {
-        x.reset(); // stopping
-        return;
-      } finally {
-        x.clockWait?.(false);
-      }
-      if (x.gone()) return; // the client gave up while we "worked"
-    }
+    if (!(await hold(x, plan.latencyMs))) return;
     const action = plan.action;
     const shape = (r: SimResponse): SimResponse => (opts.transform ? opts.transform(r.endpoint ?? route.endpoint, r) : r);
     if (action?.kind === 'status') return send(x, shape(statusFaultResponse(action)));

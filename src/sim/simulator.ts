@@ -189,7 +189,15 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
       admin: opts.admin === false ? undefined : adminHandler({ state, faults, rateLimiter, clock, info: state, services }),
       logger: opts.logger,
       ...(opts.maxBodyBytes !== undefined ? { maxBodyBytes: opts.maxBodyBytes } : {}),
-      mounts: [{ prefix: CLOB_PREFIX, handle: (req) => clob.handle(req), adminPrefix: CLOB_ADMIN_PREFIX, admin: (req) => clob.admin(req) }],
+      mounts: [
+        {
+          prefix: CLOB_PREFIX,
+          handle: (req) => clob.handle(req),
+          adminPrefix: CLOB_ADMIN_PREFIX,
+          admin: (req) => clob.admin(req),
+          faults: { faults: clob.faults, endpoint: (method, path) => clob.endpointOf(method, path), answer: (f) => clob.faultAnswer(f) },
+        },
+      ],
       transform: (endpoint, r) => {
         const out = profile.transform(endpoint, r.status, r.body, { venueNowMs: clock.nowMs(), hostNowMs: baseClock.nowMs() });
         return out.dateMs === undefined ? { ...r, body: out.body } : { ...r, body: out.body, headers: { ...r.headers, Date: new Date(out.dateMs).toUTCString() } };

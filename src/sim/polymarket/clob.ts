@@ -13,7 +13,11 @@
  * `created_at`, heartbeat deadlines, restart windows. Rate windows run on the base clock, as the
  * rest of the simulator's do.
  */
+import { STATUS_CODES } from 'node:http';
+import { z } from 'zod';
 import type { Clock } from '../../time/clock.js';
+import { faultSchema } from '../admin.js';
+import { FaultControl, type FaultSpec, type StatusFault } from '../faults.js';
 import type { SimRequest, SimResponse } from '../http-util.js';
 import { RateLimiter, type RateLimitConfig, type WindowSpec } from '../rate-limit.js';
 import { verifyL1, verifyL2, type Headers } from './auth.js';
@@ -117,6 +121,12 @@ export class ClobVenue {
   readonly rateLimiter: RateLimiter;
   readonly chainId: number;
   readonly profile: ClobProfile;
+  /**
+   * Request faults in front of the CLOB (latency, forced status, reset, broken body), its own set:
+   * the Hyperliquid side's faults never reach it. Target one route by `endpointOf`'s name
+   * (`POST /v1/heartbeats`); a `path` target means nothing here and is refused by the admin route.
+   */
+  readonly faults: FaultControl;
   private restartHeartbeats: RestartHeartbeatMode;
   private readonly pageSize: number;
   private readonly routes: ClobRoute[];
@@ -130,6 +140,7 @@ export class ClobVenue {
     this.restartHeartbeats = opts.restartHeartbeats ?? this.profile.restartHeartbeats;
     this.pageSize = opts.openOrdersPageSize ?? ASSUMPTIONS.openOrdersPageSize;
     this.rateLimiter = new RateLimiter(opts.baseClock ?? opts.clock, this.limitConfig(opts.rateLimits ?? {}));
+    this.faults = new FaultControl(opts.baseClock ?? opts.clock);
     this.heartbeats = new HeartbeatBook({
       clock: opts.clock,
       cancelAll: (address) => this.orders.cancelAll(address),
@@ -190,9 +201,25 @@ export class ClobVenue {
 
   // ---- the venue ----
 
+  /** The endpoint name of a request (rate limits, fault targets): `POST /order`, `GET /data/order/*`. */
+  endpointOf(method: string, path: string): string {
+    const route = this.route(method, path);
+    return route ? `${route.method} ${route.path}` : `${method} (unknown)`;
+  }
+
+  /** A forced status in the CLOB's format: `{"error": text}` (429 with Retry-After). */
+  faultAnswer(f: StatusFault): SimResponse {
+    const error = f.message ?? (f.status === 429 ? CLOB_TEXTS.tooManyRequests : (STATUS_CODES[f.status] ?? 'error'));
+    return f.status === 429 ? answer(429, { error }, { 'Retry-After': String(f.retryAfterSeconds ?? 1) }) : clobError(f.status, error);
+  }
+
+  private route(method: string, path: string): ClobRoute | undefined {
+    return this.routes.find((r) => r.method === method && (r.path === path || (r.path.endsWith('/*') && path.startsWith(r.path.slice(0, -1)) && path.length > r.path.length - 1)));
+  }
+
   async handle(req: ClobRequest): Promise<SimResponse> {
-    const route = this.routes.find((r) => r.method === req.method && (r.path === req.path || (r.path.endsWith('/*') && req.path.startsWith(r.path.slice(0, -1)) && req.path.length > r.path.length - 1)));
-    const endpoint = route ? `${route.method} ${route.path}` : `${req.method} (unknown)`;
+    const route = this.route(req.method, req.path);
+    const endpoint = this.endpointOf(req.method, req.path);
     const decision = this.rateLimiter.check(ipOf(req.remoteAddress), endpoint, 'read');
     if (!decision.ok) return answer(429, { error: CLOB_TEXTS.tooManyRequests }, { 'Retry-After': String(decision.detail.retry_after_seconds) });
     if (!route) return clobError(404, 'not found');
@@ -404,6 +431,21 @@ export class ClobVenue {
           ...(body.cancelAll !== undefined ? { cancelAll: body.cancelAll as WindowSpec | null } : {}),
         });
         return answer(200, this.rateLimiter.describe());
+      }
+      if (req.method === 'POST' && sub === '/faults') {
+        const parsed = Array.isArray(req.body) ? z.array(faultSchema).safeParse(req.body) : faultSchema.safeParse(req.body);
+        if (!parsed.success) return clobError(400, `invalid fault: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+        const specs = (Array.isArray(parsed.data) ? parsed.data : [parsed.data]) as FaultSpec[];
+        const misfit = specs.find((f) => !['latency', 'status', 'reset', 'body'].includes(f.kind) || 'path' in f);
+        if (misfit) return clobError(400, 'CLOB faults are request faults (latency, status, reset, body) targeted by endpoint, without a path');
+        const ids = specs.map((f) => this.faults.add(f));
+        return answer(200, { ids, faults: this.faults.snapshot().requestFaults });
+      }
+      if (req.method === 'DELETE' && sub === '/faults') {
+        const id = req.query.get('id');
+        if (id === null) this.faults.reset();
+        else if (!this.faults.remove(id)) return clobError(404, 'fault not found');
+        return answer(200, { faults: this.faults.snapshot().requestFaults });
       }
       if (req.method === 'DELETE' && sub === '/rate-limits') {
         this.rateLimiter.reset();
