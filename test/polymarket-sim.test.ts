@@ -370,6 +370,14 @@ describe('Polymarket CLOB: heartbeat path profiles', () => {
     expect(await bot.postHeartbeat(null)).toMatchObject({ heartbeat_id: expect.any(String) });
   });
 
+  it('pm_heartbeat_error_msg: a refused beat names its text under error_msg, still with the current id', async () => {
+    const s = await sim({ clobProfile: 'pm_heartbeat_error_msg' });
+    const signer = wallet(KEY_A);
+    const bot = client(s, signer, s.clob.createAccount(signer.account?.address as string));
+    const first = (await bot.postHeartbeat(null)) as { heartbeat_id: string };
+    expect(await bot.postHeartbeat('stale')).toEqual({ error: { error_msg: CLOB_TEXTS.invalidHeartbeat, heartbeat_id: first.heartbeat_id }, status: 400 });
+  });
+
   it('refuses an unknown CLOB profile by name at start', async () => {
     await expect(startSimulator({ listen: false, clobProfile: 'pm_weekly_restart+pm_nope' })).rejects.toThrow(/unknown CLOB profile 'pm_nope'/);
   });

@@ -375,7 +375,7 @@ export class ClobVenue {
       id = raw ?? null;
     }
     const r = this.heartbeats.beat((ctx.key as ClobKeyRecord).address, id);
-    return r.ok ? answer(200, { heartbeat_id: r.heartbeatId }) : answer(400, { error: CLOB_TEXTS.invalidHeartbeat, heartbeat_id: r.current });
+    return r.ok ? answer(200, { heartbeat_id: r.heartbeatId }) : answer(400, { [this.profile.heartbeatErrorKey]: CLOB_TEXTS.invalidHeartbeat, heartbeat_id: r.current });
   }
 
   /** A chain's deadline: last beat + timeout, held past a restart in `suspend` mode. */

@@ -11,11 +11,14 @@
  *  - `pm_heartbeats_v1_only`: only `POST /v1/heartbeats` exists (what the clients call);
  *    `POST /heartbeats` is 404.
  *  - `pm_heartbeats_docs_only`: only `POST /heartbeats` exists (what the API reference shows).
+ *  - `pm_heartbeat_error_msg`: a refused heartbeat names its text under `error_msg` rather than
+ *    `error` (`{"error_msg": "Invalid Heartbeat ID", "heartbeat_id": ...}`): the venue's own example
+ *    shows `error`, several third-party clients parse `error_msg`; a reader must take either.
  */
 import { DEFAULT_WEEKLY_RESTART, type WeeklyRestart } from './maintenance.js';
 import { ASSUMPTIONS, type RestartHeartbeatMode } from './texts.js';
 
-export const CLOB_PROFILES = ['pm_strict', 'pm_weekly_restart', 'pm_weekly_restart_suspend', 'pm_heartbeats_v1_only', 'pm_heartbeats_docs_only'] as const;
+export const CLOB_PROFILES = ['pm_strict', 'pm_weekly_restart', 'pm_weekly_restart_suspend', 'pm_heartbeats_v1_only', 'pm_heartbeats_docs_only', 'pm_heartbeat_error_msg'] as const;
 
 export const HEARTBEAT_PATHS = ['/v1/heartbeats', '/heartbeats'] as const;
 export type HeartbeatPath = (typeof HEARTBEAT_PATHS)[number];
@@ -25,6 +28,8 @@ export interface ClobProfile {
   readonly weekly: WeeklyRestart | undefined;
   readonly restartHeartbeats: RestartHeartbeatMode;
   readonly heartbeatPaths: readonly HeartbeatPath[];
+  /** The key a refused heartbeat's text is under. */
+  readonly heartbeatErrorKey: 'error' | 'error_msg';
 }
 
 export class UnknownClobProfileError extends Error {
@@ -35,6 +40,7 @@ export function parseClobProfile(name: string): ClobProfile {
   let weekly: WeeklyRestart | undefined;
   let restartHeartbeats: RestartHeartbeatMode = ASSUMPTIONS.restartHeartbeats;
   let heartbeatPaths: readonly HeartbeatPath[] = HEARTBEAT_PATHS;
+  let heartbeatErrorKey: ClobProfile['heartbeatErrorKey'] = 'error';
   for (const part of name.split('+')) {
     switch (part) {
       case 'pm_strict':
@@ -52,9 +58,12 @@ export function parseClobProfile(name: string): ClobProfile {
       case 'pm_heartbeats_docs_only':
         heartbeatPaths = ['/heartbeats'];
         break;
+      case 'pm_heartbeat_error_msg':
+        heartbeatErrorKey = 'error_msg';
+        break;
       default:
         throw new UnknownClobProfileError(`unknown CLOB profile '${part}'; one of: ${CLOB_PROFILES.join(', ')} (combine with '+')`);
     }
   }
-  return { name, weekly, restartHeartbeats, heartbeatPaths };
+  return { name, weekly, restartHeartbeats, heartbeatPaths, heartbeatErrorKey };
 }

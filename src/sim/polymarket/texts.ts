@@ -16,7 +16,10 @@ export const CLOB_TEXTS = {
   couldNotCreate: 'Could not create api key',
   /** 400 from `GET /auth/derive-api-key` when the (address, nonce) has no key. */
   couldNotDerive: 'Could not derive api key!',
-  /** 400 on a heartbeat whose id is not the chain's current one. */
+  /**
+   * 400 on a heartbeat whose id is not the chain's current one, under `error` (the venue's own
+   * py-clob-client example); third-party clients parse `error_msg` (profile `pm_heartbeat_error_msg`).
+   */
   invalidHeartbeat: 'Invalid Heartbeat ID',
   /** 400 on `POST /order` when `owner` is not the calling API key. */
   ownerMismatch: 'the order owner has to be the owner of the API KEY',
