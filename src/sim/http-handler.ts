@@ -293,9 +293,10 @@ export function createSimHttpHandler(opts: SimHandlerOptions): SimHttpHandler {
     const bytes = body.kind === 'ok' ? body.bytes : Buffer.alloc(0);
     const base = { method, path, query: url.searchParams, headers: x.headers, remoteAddress };
 
-    const adminMount = admin ? opts.mounts?.find((m) => m.admin && m.adminPrefix && underPrefix(path, m.adminPrefix)) : undefined;
-    if (adminMount?.admin) {
-      if (!isLoopbackAddress(remoteAddress)) return send(x, restError(403, 'the admin route answers loopback peers only'));
+    if (admin && (path === '/_sim' || path.startsWith('/_sim/'))) {
+      // A mounted venue's admin routes (`/_sim/clob/...`) behind the same loopback gate as ours.
+      const mounted = opts.mounts?.find((m) => m.adminPrefix && underPrefix(path, m.adminPrefix))?.admin;
+      if (mounted && !isLoopbackAddress(remoteAddress)) return send(x, restError(403, 'the admin route answers loopback peers only'));
       let parsed: unknown;
       if (method === 'POST') {
         if (tooLarge) return send(x, tooLarge);
@@ -303,7 +304,7 @@ export function createSimHttpHandler(opts: SimHandlerOptions): SimHttpHandler {
         if (!p.ok) return send(x, p.response);
         parsed = p.body;
       }
-      send(x, await adminMount.admin({ ...base, body: parsed, nowMs: clock.nowMs() }));
+      send(x, await (mounted ?? admin)({ ...base, body: parsed, nowMs: clock.nowMs() }));
       return;
     }
     const mount = opts.mounts?.find((m) => underPrefix(rawPath, m.prefix));
@@ -332,17 +333,6 @@ export function createSimHttpHandler(opts: SimHandlerOptions): SimHttpHandler {
         r = { status: 500, body: { error: 'Internal Server Error' } };
       }
       send(x, r, mountAction?.kind === 'reset' || mountAction?.kind === 'body' ? mountAction : undefined);
-      return;
-    }
-    if (admin && (path === '/_sim' || path.startsWith('/_sim/'))) {
-      let parsed: unknown;
-      if (method === 'POST') {
-        if (tooLarge) return send(x, tooLarge);
-        const p = parseJsonBody(x, bytes);
-        if (!p.ok) return send(x, p.response);
-        parsed = p.body;
-      }
-      send(x, await admin({ ...base, body: parsed, nowMs: clock.nowMs() }));
       return;
     }
     if (path === '/ws') {
