@@ -5,9 +5,14 @@
  * sees, and the paths the HMAC covers, are the venue's own (`/order`, `/v1/heartbeats`), as behind
  * a reverse proxy that strips its prefix.
  *
- * Per request, in this order: rate limits (every request of an IP, 9,000 per 10 s; cancel-all
- * also 250 per 10 s) -> route (404) -> matching-engine restart (425 on the order routes and
- * heartbeats) -> authentication (401) -> the route.
+ * Per request, in this order: the mount's faults (http-handler.ts, `this.faults`) -> rate limits
+ * (every request of an IP, 9,000 per 10 s; cancel-all also 250 per 10 s) -> route (404) ->
+ * matching-engine restart (425 on the order routes, heartbeats and order reads) -> authentication
+ * (401) -> a due heartbeat lapse settled -> the route.
+ *
+ * Keys: one per (address, nonce), as `createOrDeriveApiKey` expects (create refuses an existing
+ * one, derive returns it); keys of other nonces stay valid (the venue's "one active key per
+ * wallet" is not modelled).
  *
  * Time is the venue clock (injected clock plus offset): `/time`, timestamps' freshness, order
  * `created_at`, heartbeat deadlines, restart windows. Rate windows run on the base clock, as the
