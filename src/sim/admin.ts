@@ -26,6 +26,9 @@
  *   GET    /_sim/services              {venueOnly, restStatus}
  *   POST   /_sim/services              {venueOnly: bool, restStatus?: 404|503}: serve only the venue
  *                                      host (`/exchange`, `/info`, `/ws`) or both -> the settings
+ * The Polymarket CLOB mounted under `/clob` has its own admin routes under `/_sim/clob/` (same
+ * loopback gate; polymarket/clob.ts `ClobVenue.admin`): accounts, orders, fires, state, restart,
+ * settings, rate-limits.
  * The REST service down for a while: `POST /_sim/faults` with
  * `{"kind": "status", "status": 503, "path": "rest", "forMs": 300000}` (/info and /exchange go on).
  */
@@ -74,7 +77,7 @@ const target = {
   forMs: z.number().positive().optional(),
 };
 
-const faultSchema = z.discriminatedUnion('kind', [
+export const faultSchema = z.discriminatedUnion('kind', [
   z.strictObject({ kind: z.literal('latency'), ms: z.number().nonnegative(), ...target }),
   z.strictObject({
     kind: z.literal('status'),

@@ -5,7 +5,8 @@
  * directly, for the keeper's timelines in virtual time). Both see the same routes, profiles, faults
  * and rate limits: only the carrier differs.
  *
- * Per request, in this order: parse the URL -> read the body (capped) -> admin? -> venue-only
+ * Per request, in this order: parse the URL -> read the body (capped) -> admin? -> a mounted venue
+ * (`SimMount`: the Polymarket CLOB under `/clob`, which applies its own rules from there) -> venue-only
  * (a `/v1` request answers 404 or 503 when the service is not served, services.ts) -> route
  * (404/405) -> faults (latency, then a forced answer or a reset before the handler) -> rate limits
  * (429; a REST POST and every `/exchange` request count as a signed action, a GET and `/info` as a
@@ -21,6 +22,7 @@ import { badRequest, notFound, restError, Router, type Route, type SimRequest, t
 import type { RateLimiter } from './rate-limit.js';
 import { infoRefusal } from './info-routes.js';
 import type { ServiceSwitch } from './services.js';
+import { isLoopbackAddress } from './admin.js';
 import { VENUE_TEXTS } from './venue/texts.js';
 import type { SimLogger } from './ws-server.js';
 
@@ -43,6 +45,47 @@ export interface SimHandlerOptions {
   services?: ServiceSwitch | undefined;
   /** Rewrites a route's JSON answer before it is sent (the venue profile, see profiles.ts). */
   transform?: ((endpoint: string, r: SimResponse) => SimResponse) | undefined;
+  /** Other venues served under a path prefix of the same host (the Polymarket CLOB under `/clob`). */
+  mounts?: SimMount[] | undefined;
+}
+
+/**
+ * A venue mounted under a path prefix, as behind a reverse proxy that strips it: it gets the path
+ * without the prefix and the raw body (its signatures cover both), and answers with its own
+ * rules, limits and formats (no route table, fault plan, rate limiter or profile of this file's
+ * applies). Its admin routes live under `adminPrefix` behind the same loopback gate as `/_sim/`.
+ */
+export interface SimMount {
+  /** `/clob`: requests to `/clob` and `/clob/...`. */
+  prefix: string;
+  handle(req: SimMountRequest): Promise<SimResponse>;
+  /** `/_sim/clob`: admin requests under it go to `admin` (body parsed as JSON, as for `/_sim/`). */
+  adminPrefix?: string;
+  admin?(req: SimRequest): SimResponse | Promise<SimResponse>;
+  /**
+   * Request faults of the mounted venue (latency, forced status, reset, broken body), planned by
+   * `endpoint(method, path)` and answered in the venue's own error format by `answer`.
+   */
+  faults?: {
+    faults: FaultControl;
+    endpoint(method: string, path: string): string;
+    answer(f: StatusFault): SimResponse;
+  };
+}
+
+export interface SimMountRequest {
+  method: string;
+  /** The path after the prefix, undecoded (`/order`, `/` for the prefix itself). */
+  path: string;
+  query: URLSearchParams;
+  headers: Record<string, string | string[] | undefined>;
+  /** The body as sent (UTF-8), '' when none. */
+  body: string;
+  remoteAddress: string;
+}
+
+function underPrefix(path: string, prefix: string): boolean {
+  return path === prefix || path.startsWith(`${prefix}/`);
 }
 
 export type BodyRead =
@@ -209,6 +252,21 @@ export function createSimHttpHandler(opts: SimHandlerOptions): SimHttpHandler {
     }
   };
 
+  /** A latency fault: waits `ms` on the venue clock; false when the client went or we are stopping. */
+  const hold = async (x: SimExchange, ms: number): Promise<boolean> => {
+    if (ms <= 0) return true;
+    x.clockWait?.(true);
+    try {
+      await sleep(clock, ms, stopping.signal);
+    } catch {
+      x.reset(); // stopping
+      return false;
+    } finally {
+      x.clockWait?.(false);
+    }
+    return !x.gone(); // the client may have given up while we "worked"
+  };
+
   const handle = async (x: SimExchange): Promise<void> => {
     const method = x.method;
     const remoteAddress = x.remoteAddress;
@@ -236,6 +294,9 @@ export function createSimHttpHandler(opts: SimHandlerOptions): SimHttpHandler {
     const base = { method, path, query: url.searchParams, headers: x.headers, remoteAddress };
 
     if (admin && (path === '/_sim' || path.startsWith('/_sim/'))) {
+      // A mounted venue's admin routes (`/_sim/clob/...`) behind the same loopback gate as ours.
+      const mounted = opts.mounts?.find((m) => m.adminPrefix && underPrefix(path, m.adminPrefix))?.admin;
+      if (mounted && !isLoopbackAddress(remoteAddress)) return send(x, restError(403, 'the admin route answers loopback peers only'));
       let parsed: unknown;
       if (method === 'POST') {
         if (tooLarge) return send(x, tooLarge);
@@ -243,7 +304,35 @@ export function createSimHttpHandler(opts: SimHandlerOptions): SimHttpHandler {
         if (!p.ok) return send(x, p.response);
         parsed = p.body;
       }
-      send(x, await admin({ ...base, body: parsed, nowMs: clock.nowMs() }));
+      send(x, await (mounted ?? admin)({ ...base, body: parsed, nowMs: clock.nowMs() }));
+      return;
+    }
+    const mount = opts.mounts?.find((m) => underPrefix(rawPath, m.prefix));
+    if (mount) {
+      if (tooLarge) return send(x, tooLarge);
+      const subPath = rawPath.slice(mount.prefix.length) || '/';
+      // The mount's own faults (a proxy or network in front of that venue), targeted by its endpoint names.
+      const mountPlan = mount.faults?.faults.plan(mount.faults.endpoint(method, subPath), 'rest');
+      if (!(await hold(x, mountPlan?.latencyMs ?? 0))) return;
+      const mountAction = mountPlan?.action;
+      if (mountAction?.kind === 'status') return send(x, mount.faults?.answer(mountAction) ?? statusFaultResponse(mountAction));
+      if (mountAction?.kind === 'body' && mountAction.mode === 'html') return sendHtml(x, mountAction.status ?? 502, mountAction.dateShiftMs);
+      if (mountAction?.kind === 'reset' && mountAction.phase === 'before_handler') return x.reset();
+      let r: SimResponse;
+      try {
+        r = await mount.handle({
+          method,
+          path: subPath,
+          query: url.searchParams,
+          headers: x.headers,
+          body: bytes.toString('utf8'),
+          remoteAddress,
+        });
+      } catch (err) {
+        log({ msg: 'mount failed', prefix: mount.prefix, err: err instanceof Error ? err.message : String(err) });
+        r = { status: 500, body: { error: 'Internal Server Error' } };
+      }
+      send(x, r, mountAction?.kind === 'reset' || mountAction?.kind === 'body' ? mountAction : undefined);
       return;
     }
     if (path === '/ws') {
@@ -269,18 +358,7 @@ export function createSimHttpHandler(opts: SimHandlerOptions): SimHttpHandler {
     const { route, params } = match;
 
     const plan = faults.plan(route.endpoint, family);
-    if (plan.latencyMs > 0) {
-      x.clockWait?.(true);
-      try {
-        await sleep(clock, plan.latencyMs, stopping.signal);
-      } catch {
-        x.reset(); // stopping
-        return;
-      } finally {
-        x.clockWait?.(false);
-      }
-      if (x.gone()) return; // the client gave up while we "worked"
-    }
+    if (!(await hold(x, plan.latencyMs))) return;
     const action = plan.action;
     const shape = (r: SimResponse): SimResponse => (opts.transform ? opts.transform(r.endpoint ?? route.endpoint, r) : r);
     if (action?.kind === 'status') return send(x, shape(statusFaultResponse(action)));

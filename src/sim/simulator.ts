@@ -29,6 +29,7 @@ import { demoAccountSeeds } from './venue/demo.js';
 import { VenueState } from './venue/index.js';
 import { outcomeMarkets } from './venue/assets.js';
 import { WsHub, type SimLogger } from './ws-server.js';
+import { CLOB_ADMIN_PREFIX, CLOB_PREFIX, ClobVenue, type ClobVenueOptions } from './polymarket/index.js';
 
 export interface SimulatorOptions {
   /** Loopback only (127.0.0.0/8, ::1, localhost); anything else is refused. Default 127.0.0.1. */
@@ -84,6 +85,13 @@ export interface SimulatorOptions {
    * `venueChain`. Its clock offset applies unless `clockOffsetMs` is given.
    */
   profile?: string;
+  /**
+   * The Polymarket CLOB mounted under `/clob` (polymarket/clob.ts): its chain id (137 default),
+   * restart and heartbeat choices, markets, rate limits. Always mounted.
+   */
+  clob?: Omit<ClobVenueOptions, 'clock' | 'baseClock' | 'profile'>;
+  /** The CLOB's profile (polymarket/profiles.ts), e.g. `pm_weekly_restart`; default `pm_strict`. */
+  clobProfile?: string;
 }
 
 export interface Simulator {
@@ -110,6 +118,10 @@ export interface Simulator {
   readonly ws: WsHub;
   /** The venue clock: the injected clock plus the current offset. */
   readonly clock: Clock;
+  /** The Polymarket CLOB: accounts and credentials, open orders, heartbeat fires, restarts. */
+  readonly clob: ClobVenue;
+  /** The CLOB's host for its clients: `{http base}/clob` (loopback, or the in-process origin). */
+  readonly clobUrl: string;
   /** Closes the server, every socket and WebSocket client, and the venue state's timers. Idempotent. */
   stop(): Promise<void>;
 }
@@ -126,6 +138,8 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
   const profile = parseProfile(opts.profile ?? 'strict');
   const faults = new FaultControl(baseClock, opts.clockOffsetMs ?? profile.clockOffsetMs);
   const clock = offsetClock(baseClock, () => faults.clockOffsetMs());
+  // Before anything that holds timers or sockets: an unknown CLOB profile throws here.
+  const clob = new ClobVenue({ ...opts.clob, clock, baseClock, profile: opts.clobProfile ?? 'pm_strict' });
   // Windows are measured on the base clock: an offset step must not open or close a window.
   const rateLimiter = new RateLimiter(baseClock, { ...parseBudget(opts.budget ?? 'ip_window'), ...opts.rateLimits });
   const ws = new WsHub({ clock: baseClock, faults, logger: opts.logger });
@@ -175,6 +189,15 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
       admin: opts.admin === false ? undefined : adminHandler({ state, faults, rateLimiter, clock, info: state, services }),
       logger: opts.logger,
       ...(opts.maxBodyBytes !== undefined ? { maxBodyBytes: opts.maxBodyBytes } : {}),
+      mounts: [
+        {
+          prefix: CLOB_PREFIX,
+          handle: (req) => clob.handle(req),
+          adminPrefix: CLOB_ADMIN_PREFIX,
+          admin: (req) => clob.admin(req),
+          faults: { faults: clob.faults, endpoint: (method, path) => clob.endpointOf(method, path), answer: (f) => clob.faultAnswer(f) },
+        },
+      ],
       transform: (endpoint, r) => {
         const out = profile.transform(endpoint, r.status, r.body, { venueNowMs: clock.nowMs(), hostNowMs: baseClock.nowMs() });
         return out.dateMs === undefined ? { ...r, body: out.body } : { ...r, body: out.body, headers: { ...r.headers, Date: new Date(out.dateMs).toUTCString() } };
@@ -210,6 +233,8 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
       rateLimiter,
       ws,
       clock,
+      clob,
+      clobUrl: `${httpBase}${CLOB_PREFIX}`,
       stop: () => {
         stopping ??= (async () => {
           uninstall();
@@ -218,6 +243,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
             if (server) await server.close();
             else await ws.close();
           } finally {
+            clob.stop();
             state.stop();
           }
         })();
@@ -226,6 +252,7 @@ export async function startSimulator(opts: SimulatorOptions = {}): Promise<Simul
     };
   } catch (err) {
     await ws.close().catch(() => undefined);
+    clob.stop();
     state.stop();
     throw err;
   }
