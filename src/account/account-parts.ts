@@ -36,6 +36,8 @@ export interface AccountParts {
   deps: KeeperDeps;
   options(): KeeperOptions;
   stopRequested(): boolean;
+  /** False once the keeper is stopping: no more retries are planned. */
+  accepting(): boolean;
   feed(): NotificationFeed | undefined;
   nonces: NonceSource;
   cadence: CadenceControl;
@@ -71,7 +73,7 @@ export function buildAccountParts(deps: KeeperDeps, host: AccountsHost): Account
     hasAccount: (name) => host.account(name) !== undefined,
     accepting: () => host.accepting(),
   });
-  const reports = new AccountReports({ ...deps, activity, triggerWarnAt: () => host.options().triggerWarnAt, accounts: () => host.accounts() });
+  const reports = new AccountReports({ ...deps, activity, triggerWarnAt: () => host.options().triggerWarnAt, accounts: () => host.accounts(), factsOf: (spec) => cadence.venueOf(spec) });
   const addressActions = new AddressActions({
     clock: deps.clock,
     metrics: deps.metrics,
@@ -117,6 +119,7 @@ export function buildAccountParts(deps: KeeperDeps, host: AccountsHost): Account
     deps,
     options: () => host.options(),
     stopRequested: () => host.stopRequested(),
+    accepting: () => host.accepting(),
     feed: () => host.feed(),
     nonces,
     cadence,

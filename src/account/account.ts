@@ -7,6 +7,12 @@ import { AccountWatcher } from './watcher.js';
 import type { AccountState, AgentCheckRecord, KeeperAccountSpec } from './keeper-types.js';
 import type { Provisioned } from './provision.js';
 import type { BotEntry, BotSlot } from '../liveness/bot-liveness.js';
+import type { ClobSession } from '../venue/polymarket/port.js';
+import { DEFAULT_VENUE_NAME } from '../venue/switch-facts.js';
+import { clobWatchSource, makeHeartbeatSender, openClobSession } from './clob.js';
+
+/** A CLOB session that could not be opened (a credential unreadable) is tried again this much later. */
+const CLOB_RETRY_MS = 30_000;
 
 /** Whether an account should carry a schedule now; not provisioned yet counts as yes (it is not). */
 export function shouldBeArmed(m: Pick<AccountState, 'runner'>): boolean {
@@ -40,6 +46,8 @@ export class Account implements AccountState, BotSlot {
   agentCheck?: AgentCheckRecord;
   bot?: BotEntry;
   everArmed = false;
+  /** On a CLOB venue: its session (the heartbeat chain and its reads). */
+  private clobSession?: ClobSession;
 
   constructor(
     public spec: KeeperAccountSpec,
@@ -47,14 +55,21 @@ export class Account implements AccountState, BotSlot {
   ) {
     const { deps } = parts;
     this.log = deps.logger.child({ account: spec.name });
-    parts.gate.added(spec.name, spec.switch);
+    // A CLOB account's first heartbeat waits for no one: its venue's budget is its own (clob.ts).
+    if (!spec.clob) parts.gate.added(spec.name, spec.switch);
     initAccountSeries(deps.metrics, spec.name);
+    deps.metrics.accountVenue.set({ account: spec.name, venue: this.venueName }, 1);
     this.setCoverage(spec);
     deps.metrics.triggersToday.set({ account: spec.name }, deps.triggers.get(spec.name));
   }
 
   get name(): string {
     return this.spec.name;
+  }
+
+  /** Its venue's name: the default venue's, or its CLOB venue's (an account's venue is part of its identity: it never changes under it). */
+  get venueName(): string {
+    return this.spec.clob?.venue ?? DEFAULT_VENUE_NAME;
   }
 
   /**
@@ -87,9 +102,32 @@ export class Account implements AccountState, BotSlot {
     this.runner?.botLiveness(alive);
   }
 
-  /** Its first provisioning (agent, builder fee); false: failed (it retries on its own backoff). */
+  /** Its first provisioning (agent, builder fee; on a CLOB venue its session); false: failed (it retries on its own backoff). */
   provision(): Promise<boolean> {
+    if (this.spec.clob) return this.openClob();
     return this.parts.agents.provision(this, false);
+  }
+
+  /**
+   * On a CLOB venue: no agent; its L2 credentials are read and its session opened, the switch's
+   * sender is a heartbeat and the watcher reads the CLOB (clob.ts). A credential that cannot be
+   * read is its provisioning error, retried like a failed approval.
+   */
+  private async openClob(): Promise<boolean> {
+    const { parts } = this;
+    try {
+      const session = await openClobSession(this.spec, parts.deps.clobVenues);
+      this.provisionError = undefined;
+      this.sender = makeHeartbeatSender(session);
+      this.clobSession = session;
+      this.startSwitch();
+      return true;
+    } catch (e) {
+      this.provisionError = e instanceof Error ? e.message : String(e);
+      this.log.error({ event: 'provision_failed', reason: 'clob_session', err: this.provisionError }, 'CLOB session could not be opened');
+      if (!this.removed && parts.accepting()) this.provisionTimer = parts.deps.clock.setTimeout(() => void this.openClob(), CLOB_RETRY_MS);
+      return false;
+    }
   }
 
   /**
@@ -128,6 +166,7 @@ export class Account implements AccountState, BotSlot {
     if (this.removed || this.runner || parts.stopRequested()) return;
     const sender = this.sender!;
     const options = parts.options();
+    const clob = this.clobSession;
     // The runner's callbacks are its ports: switch/ ranks below account/ and cannot call the account,
     // so what it needs from above (the signer in force, a re-approval, its slot, its reports) is handed in here.
     const runner = new AccountRunner(this.name, parts.cadence.effectiveSettings(this.spec), {
@@ -136,16 +175,27 @@ export class Account implements AccountState, BotSlot {
       sender: { send: (args) => (this.sender ?? sender).send(args) },
       reprovision: () => parts.agents.provision(this, true),
       report: (r) => {
-        if (r.type === 'arm') parts.gate.firstArmAnswered(this.name, r.result === 'ok');
+        if (r.type === 'arm' && !clob) parts.gate.firstArmAnswered(this.name, r.result === 'ok');
         parts.reports.runner(this, r);
       },
-      claimSlot: (wishMs, nowMs) => parts.cadence.claimSlot(wishMs, nowMs, this.name),
+      // A CLOB account's heartbeats are not in the default venue's calendar: they beat at their period.
+      ...(clob ? {} : { claimSlot: (wishMs: number, nowMs: number) => parts.cadence.claimSlot(wishMs, nowMs, this.name) }),
     });
     this.runner = runner;
     // Before its first arm: a bot already silent gets a cancel-soon arm, not a re-arm.
     if (parts.bots.judged(this.name)) runner.botLiveness(parts.bots.alive(this.name));
     runner.start();
 
+    if (clob) {
+      this.watcher = new AccountWatcher(this.spec.address, parts.cadence.readIntervals(options), {
+        clock: deps.clock,
+        source: clobWatchSource(clob),
+        report: (r) => parts.reports.watch(this, r),
+        positions: false,
+      });
+      this.watcher.start(parts.firstReadDelays(this.spec));
+      return;
+    }
     this.watcher = new AccountWatcher(this.spec.address, parts.cadence.readIntervals(options), {
       clock: deps.clock,
       source: deps.venue,
@@ -174,6 +224,7 @@ export class Account implements AccountState, BotSlot {
     this.stopWatching();
     await this.stopSwitch();
     removeAccountSeries(parts.deps.metrics, this.name);
+    parts.deps.metrics.accountVenue.remove({ account: this.name, venue: this.venueName });
   }
 
   /** The keeper's stop: no more reads or checks are planned (what was read stays shown). */

@@ -11,9 +11,19 @@ import { MAX_READ_STRETCH, readWeightsOf } from '../plan/read-plan.js';
 import { DEFAULT_INFO_WEIGHTS } from '../venue/info.js';
 import type { VenuePort } from '../venue/port.js';
 import type { VenueSwitchFacts } from '../venue/switch-facts.js';
+import type { ClobVenuePort } from '../venue/polymarket/port.js';
 import type { ColdStartWindow } from './cold-start-gate.js';
 import type { KeeperAccountSpec, KeeperOptions, KeeperStatus, AccountState } from './keeper-types.js';
 import type { SwitchSettings } from '../switch/switch-machine.js';
+
+/**
+ * The accounts the default venue's budget plan is made for: a CLOB account (config `venues:`)
+ * spends its own venue's budget, whose limit (9,000 requests per 10 s) is hundreds of times what
+ * its heartbeats take, so it beats at its configured period and is planned by check-config apart.
+ */
+export function planned(accounts: readonly KeeperAccountSpec[]): KeeperAccountSpec[] {
+  return accounts.some((a) => a.clob) ? accounts.filter((a) => !a.clob) : (accounts as KeeperAccountSpec[]);
+}
 
 /** What the shared budget (Redis) tells the planner: this instance's share of the demand. */
 export interface SharedDemand {
@@ -46,6 +56,8 @@ export class CadenceControl {
       scheduler: Pick<RequestScheduler, 'specOf' | 'queuedOn'>;
       /** The venue port: each account's venue's switch facts (VenuePort.switchFacts). */
       venue: Pick<VenuePort, 'switchFacts'>;
+      /** The CLOB venues' ports by name: their accounts' switch facts. */
+      clobVenues?: ReadonlyMap<string, Pick<ClobVenuePort, 'switchFacts'>>;
       metrics: KeeperMetrics;
       logger: Logger;
       sharedDemand?: SharedDemand;
@@ -76,7 +88,7 @@ export class CadenceControl {
   /** The arm budget in force over the routes the accounts may use (this instance's part of a shared one). */
   armBudget(options: KeeperOptions): number | undefined {
     return armCapacityPerSecond(
-      options.accounts.map((a) => a.switch.path),
+      planned(options.accounts).map((a) => a.switch.path),
       this.routeBudgets(options),
     );
   }
@@ -106,13 +118,13 @@ export class CadenceControl {
   publishDemand(options: KeeperOptions, backlog: number): void {
     const d = this.deps.sharedDemand;
     if (!d) return;
-    const armsPerSecond = options.accounts.reduce((sum, a) => sum + 1000 / longestSafePeriodMs(a.switch), 0);
+    const armsPerSecond = planned(options.accounts).reduce((sum, a) => sum + 1000 / longestSafePeriodMs(a.switch), 0);
     d.publishDemand({ armsPerSecond, backlog });
   }
 
-  /** The account's venue's switch facts, as the port hands them out (one venue today). */
-  venueOf(_spec: KeeperAccountSpec): VenueSwitchFacts {
-    return this.deps.venue.switchFacts;
+  /** The account's venue's switch facts, as its venue's port hands them out. */
+  venueOf(spec: KeeperAccountSpec): VenueSwitchFacts {
+    return (spec.clob && this.deps.clobVenues?.get(spec.clob.venue)?.switchFacts) || this.deps.venue.switchFacts;
   }
 
   effectiveSettings(spec: KeeperAccountSpec): SwitchSettings {
@@ -157,7 +169,7 @@ export class CadenceControl {
 
   apply(options: KeeperOptions, accounts: Iterable<AccountState>): void {
     const managed = new Map([...accounts].map((m) => [m.spec.name, m]));
-    const specs = options.accounts;
+    const specs = planned(options.accounts);
     const inputs: PlanAccount[] = specs.map((a) => {
       const s = managed.get(a.name)?.runner?.snapshot();
       return { ...a.switch, venue: this.venueOf(a), priority: a.priority ?? 0, noOpenOrders: a.switch.armWhen === 'orders_open' && s?.openOrders === 0 };
@@ -192,7 +204,7 @@ export class CadenceControl {
     // Counted, not listed: this runs every second over every account.
     const mix = { accounts: 0, ordersOnVenue: 0, fallenBack: 0 };
     for (const m of accounts) {
-      if (m.removed) continue;
+      if (m.removed || m.spec.clob) continue;
       mix.accounts++;
       if (mode !== 'service_then_venue') continue;
       if (m.spec.switch.armWhen === 'orders_open') mix.ordersOnVenue++;

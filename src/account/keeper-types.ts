@@ -18,7 +18,8 @@ import type { Network } from '../venue/types.js';
 import type { NotificationClientEvent, SubscribeResult } from '../venue/ws.js';
 import type { AccountRunner, ScheduleCancelSender, SenderVenue } from '../switch/account-runner.js';
 import type { LastCancelFired, StartProgress } from './activity.js';
-import type { ProvisionSpec, ProvisionVenue, Provisioned } from './provision.js';
+import type { KeyLoader, ProvisionSpec, ProvisionVenue, Provisioned } from './provision.js';
+import type { ClobVenuePort } from '../venue/polymarket/port.js';
 import type { SwitchConfig } from '../switch/switch-machine.js';
 import type { AccountWatcher, PositionsSummary, ReadSource, WatchSource, WatchSourceMode } from './watcher.js';
 import type { SigningCurve } from '../venue/signing/curve.js';
@@ -54,6 +55,12 @@ export interface KeeperAccountSpec extends ProvisionSpec {
   replica?: number;
   /** The instances that arm this account (static: `shard-<index>`; fleet: instance names), shown in /status; absent: a lone instance. */
   coveredBy?: readonly string[];
+  /**
+   * On a CLOB venue (config `venues:`, docs/polymarket.md): the venue's name and the loaders of the
+   * account's L2 credentials (read when its session starts, never held in the spec). Absent: the
+   * default venue, with its agent.
+   */
+  clob?: { venue: string; credentials: { key: KeyLoader; secret: KeyLoader; passphrase: KeyLoader } };
 }
 
 export interface KeeperOptions {
@@ -99,6 +106,8 @@ export interface KeeperDeps {
   scheduler: RequestScheduler;
   /** The venue port: every request, admitted through the shared budget (venue/port.ts). */
   venue: ProvisionVenue & SenderVenue & WatchSource & Pick<VenuePort, 'health' | 'switchFacts'> & Partial<Pick<VenuePort, 'infoUserRateLimit' | 'infoExtraAgents'>>;
+  /** The CLOB venues (config `venues:`) by name, each its own port; absent: none. */
+  clobVenues?: ReadonlyMap<string, ClobVenuePort>;
   /** Built lazily with the event sink; undefined when notifications are off. */
   notifications?: (onEvent: (e: NotificationClientEvent) => void) => NotificationFeed;
   metrics: KeeperMetrics;
@@ -204,6 +213,8 @@ export interface AgentVenueStatus {
 export interface AccountStatus {
   name: string;
   address: string;
+  /** Its venue's name: `hyperliquid` (the config's `venue:`) or one of `venues:`. */
+  venue: string;
   account_type?: 'main' | 'subaccount';
   phase: string;
   should_be_armed: boolean;

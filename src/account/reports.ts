@@ -7,6 +7,7 @@ import type { TriggerCounter } from '../state/triggers.js';
 import { decToNumber } from '../venue/decimal.js';
 import { VENUE_FACTS } from '../venue/facts.js';
 import type { VenuePort } from '../venue/port.js';
+import { isHeartbeatSwitch, type VenueSwitchFacts } from '../venue/switch-facts.js';
 import type { NotificationClientEvent } from '../venue/ws.js';
 import type { RunnerReport } from '../switch/account-runner.js';
 import type { ActivityReporter } from './activity.js';
@@ -32,6 +33,8 @@ export interface ReportsDeps {
   triggerWarnAt: () => number;
   /** The venue port: the venue's daily trigger limit (VenuePort.switchFacts). */
   venue: Pick<VenuePort, 'switchFacts'>;
+  /** An account's venue's switch facts (CadenceControl.venueOf); absent: the venue port's. */
+  factsOf?: (spec: AccountState['spec']) => VenueSwitchFacts;
   accounts: () => Iterable<AccountState>;
 }
 
@@ -161,6 +164,8 @@ export class AccountReports {
     metrics.triggersToday.set({ account }, count);
     const seen = await m.watcher?.reconcile().catch(() => undefined);
     const positions = seen?.positions ?? m.positions;
+    const facts = this.deps.factsOf?.(m.spec) ?? this.deps.venue.switchFacts;
+    const cap = isHeartbeatSwitch(facts) ? null : facts.maxTriggersPerUtcDay;
     // By order id: orders gone before the deadline (an outcome that settled, a fill) are not the
     // cancel's, nor is a primary's dual a second order (fired.ts).
     const cancelled = before ? cancelledOrders(before, seen?.orders) : ordersBefore === null ? null : Math.max(0, ordersBefore - (seen?.orders?.length ?? 0));
@@ -190,14 +195,15 @@ export class AccountReports {
         position_value_usdc: positions?.valueUsdc ?? null,
         unrealized_pnl_usdc: positions?.unrealizedPnlUsdc ?? null,
         triggers_today: count,
-        triggers_cap: this.deps.venue.switchFacts.maxTriggersPerUtcDay,
+        triggers_cap: cap,
       },
       positions && positions.count > 0
         ? `scheduled cancel fired: orders cancelled, ${positions.count} open position(s) remain (not flattened)`
         : 'scheduled cancel fired: orders cancelled',
     );
-    if (count >= this.deps.triggerWarnAt()) {
-      m.log.warn({ event: 'trigger_budget', triggers_today: count, cap: this.deps.venue.switchFacts.maxTriggersPerUtcDay }, 'daily scheduled-cancel trigger budget nearly spent');
+    // A heartbeat venue publishes no daily limit on fires: nothing to warn of.
+    if (cap !== null && count >= this.deps.triggerWarnAt()) {
+      m.log.warn({ event: 'trigger_budget', triggers_today: count, cap }, 'daily scheduled-cancel trigger budget nearly spent');
     }
   }
 

@@ -119,6 +119,8 @@ export interface WatcherDeps {
    * positions only when asked by name, and the scheduled cancel hits them too.
    */
   perpDexes?: () => readonly string[];
+  /** false: the source publishes no positions (a CLOB venue), none are read; default true. */
+  positions?: boolean;
 }
 
 /** A failed read that is not the service failing: our own budget shed it, or it was aborted. */
@@ -208,7 +210,7 @@ export class AccountWatcher {
   }
 
   private pollPositions(): Promise<PositionsSummary | undefined> {
-    if (!this.running) return Promise.resolve(undefined);
+    if (!this.running || this.deps.positions === false) return Promise.resolve(undefined);
     if (this.positionsInFlight) return this.positionsInFlight;
     if (this.positionsTimer) this.deps.clock.clearTimeout(this.positionsTimer);
     this.positionsTimer = null;

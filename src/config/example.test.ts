@@ -1,4 +1,5 @@
 import { chmod, mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { CredentialStore } from '../sim/polymarket/credentials.js';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -22,6 +23,14 @@ async function demoCredentials(): Promise<string> {
     await writeFile(p, `${key}\n`, { mode: 0o600 });
     await chmod(p, 0o600);
   }
+  const clob = new CredentialStore();
+  for (const name of ['alice', 'bob']) {
+    const c = clob.derive(demoAddress(name), 0);
+    for (const part of ['key', 'secret', 'passphrase'] as const) {
+      const p = join(dir, `${name}.clob-${part}`);
+      await writeFile(p, `${c[part]}\n`, { mode: 0o600 });
+    }
+  }
   for (const bot of ['bot-mm', 'bot-arb']) {
     const p = join(dir, `${bot}.token`);
     await writeFile(p, `demo-${bot}-token-public-not-secret\n`, { mode: 0o600 });
@@ -31,19 +40,26 @@ async function demoCredentials(): Promise<string> {
 }
 
 describe('config/dms-keeper.example.yaml', () => {
-  it('loads against the simulator with the four demo accounts', async () => {
+  it('loads against the simulator with the four demo accounts and two on its Polymarket CLOB', async () => {
     const creds = await demoCredentials();
     const c = await loadConfig({ path: EXAMPLE, env: { CREDENTIALS_DIRECTORY: creds } });
     expect(c.venue).toEqual({ simulator: true, network: 'testnet', requestTimeoutMs: 5000, chainField: 'hyperliquidChain' });
-    expect(c.accounts.map((a) => a.name)).toEqual(['mm-main', 'mm-sub', 'arb-desk', 'small-desk']);
+    expect(c.accounts.map((a) => a.name)).toEqual(['mm-main', 'mm-sub', 'arb-desk', 'small-desk', 'pm-arb', 'pm-mm']);
+    expect(c.accounts.map((a) => a.venue)).toEqual(['hyperliquid', 'hyperliquid', 'hyperliquid', 'hyperliquid', 'polymarket', 'polymarket']);
     expect(c.accounts.map((a) => a.masterKey?.kind === 'file' && a.masterKey.path)).toEqual([
       join(creds, 'alice.master'),
       join(creds, 'alice.master'), // the subaccount's agent is approved by its main account's master
       join(creds, 'bob.master'),
       join(creds, 'carol.master'),
+      false, // a CLOB account: its L2 credentials sign, no master key
+      false,
     ]);
     // the addresses are the simulator's demo accounts, so `npm start` arms them
-    expect(c.accounts.map((a) => a.address)).toEqual(['alice', 'alice-sub', 'bob', 'carol'].map(demoAddress));
+    expect(c.accounts.map((a) => a.address)).toEqual(['alice', 'alice-sub', 'bob', 'carol', 'bob', 'alice'].map(demoAddress));
+    // the CLOB credentials the demo writes are the ones the embedded simulator issues for the address
+    const issued = new CredentialStore().derive(demoAddress('bob'), 0);
+    expect((await readFile(join(creds, 'bob.clob-secret'), 'utf8')).trim()).toBe(issued.secret);
+    expect(c.venues).toEqual([{ name: 'polymarket', kind: 'polymarket_clob', clobUrl: 'https://clob.polymarket.com', heartbeatEverySeconds: 5, minHorizonSeconds: 2, requestTimeoutMs: 1000, rateLimit: { requests: 9000, perSeconds: 10 } }]);
     for (const a of c.accounts) expect(a.address).toMatch(/^0x[0-9a-f]{40}$/);
     expect(c.accounts[2]!.switch).toMatchObject({ deadlineSeconds: 30, rearmEverySeconds: 5, minHorizonSeconds: 10 });
     expect(c.accounts[2]!.switchOverrides).toEqual(['deadlineSeconds', 'rearmEverySeconds', 'minHorizonSeconds']);
@@ -51,12 +67,15 @@ describe('config/dms-keeper.example.yaml', () => {
     expect(c.stateDir).toBe('./state');
     expect(c.shard).toEqual({ index: 0, count: 1, replication: 1 });
     // the demo's bots: mm-main and mm-sub share one, arb-desk's falls silent 90 s in, for a minute
-    expect(c.accounts.map((a) => a.liveness?.silenceSeconds ?? null)).toEqual([5, 5, 5, null]);
-    expect(c.demo).toEqual({ bots: [{ accounts: ['mm-main', 'mm-sub'] }, { accounts: ['arb-desk'], silentAfterSeconds: 90, silentForSeconds: 60 }] });
+    expect(c.accounts.map((a) => a.liveness?.silenceSeconds ?? null)).toEqual([5, 5, 5, null, 5, 5]);
+    // one bot trades both venues: its heartbeat names an account on each
+    expect(c.demo).toEqual({ bots: [{ accounts: ['mm-main', 'mm-sub', 'pm-mm'] }, { accounts: ['arb-desk', 'pm-arb'], silentAfterSeconds: 90, silentForSeconds: 60 }] });
 
     const plan = buildPlan(c);
     expect(plan.canHoldEveryHorizon).toBe(true);
     expect(plan.armsPerMinute).toBe(4 + 4 + 12 + 4);
+    expect(plan.clobVenues).toEqual([expect.objectContaining({ name: 'polymarket', accounts: 2, beatsPerMinute: 24, holds: true })]);
+    expect(formatPlan(plan)).toContain('venue polymarket (polymarket_clob): 2 account(s), a heartbeat every 5 s');
     expect(formatPlan(plan)).toContain('OK: the budget holds every horizon.');
   });
 

@@ -11,4 +11,4 @@ export const ACCOUNT_NAME_MAX = 64;
 export const HEARTBEAT_TOKEN_ENV = 'DMS_KEEPER_HEARTBEAT_TOKEN';
 
 /** The name of the top-level `venue:` (an account without `venue:` is on it; config/venues.ts). */
-export const DEFAULT_VENUE_NAME = 'hyperliquid';
+export { DEFAULT_VENUE_NAME } from '../venue/switch-facts.js';

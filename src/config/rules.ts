@@ -270,6 +270,8 @@ export function replicationProblems(topOnShutdown: string | undefined, accounts:
   if (topOnShutdown === 'clear') out.push({ segments: ['switch', 'on_shutdown'], message: `is clear; ${why}` });
   accounts.forEach((a, i) => {
     if (a?.switch?.on_shutdown === 'clear') out.push({ segments: ['accounts', i, 'switch', 'on_shutdown'], message: `is clear; ${why}` });
+    // A CLOB account (config/venues.ts) has no agent: every instance heartbeats with its credentials.
+    if (a !== undefined && a.venue !== undefined && a.venue !== DEFAULT_VENUE_NAME) return;
     if (a !== undefined && a.master_key === undefined) {
       out.push({ segments: ['accounts', i, 'master_key'], message: `is missing; ${fleet ? 'with shard.fleet an instance that gains the account' : 'with shard.replication 2 the second instance'} approves an agent of its own, which only the master key can sign` });
     }

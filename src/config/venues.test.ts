@@ -77,3 +77,11 @@ describe('venues and accounts[].venue', () => {
     expect(paths(await problemsOf(renamed, CREDS))).toContain('venues.hyperliquid');
   });
 });
+
+describe('venues with replication', () => {
+  it('a CLOB account needs no master key with shard.replication 2 (every instance heartbeats with its credentials)', async () => {
+    const text = twoVenues() + '\nshard: { count: 2, replication: 2 }';
+    const c = await parse(text, CREDS);
+    expect(c.accounts.map((a) => a.venue)).toEqual(['hyperliquid', 'pm']);
+  });
+});

@@ -6,7 +6,7 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { OnSilence } from '../switch/switch-machine.js';
-import type { VenueSwitchFacts } from '../venue/switch-facts.js';
+import { isHeartbeatSwitch, type VenueSwitchFacts } from '../venue/switch-facts.js';
 import type { HttpAnswer } from '../obs/http-server.js';
 import type { HeartbeatRefusal } from '../obs/metrics.js';
 export type { HeartbeatRefusal, HttpAnswer };
@@ -35,7 +35,10 @@ export interface LivenessSpec {
  * that still hears the bot keeps it armed, and a bot nobody hears is cancelled at the last deadline
  * (at once by replica 0, if it is alive). Pure.
  */
-export function replicaOnSilence(onSilence: OnSilence, replica: number): OnSilence {
+export function replicaOnSilence(onSilence: OnSilence, replica: number, venue?: Pick<VenueSwitchFacts, 'kind'>): OnSilence {
+  // On a heartbeat venue stopping IS the cancel-soon: the venue cancels one timeout (10 s) after the
+  // last beat by itself, and there is no nearer deadline to ask for.
+  if (venue !== undefined && isHeartbeatSwitch(venue)) return 'stop_rearming';
   return replica === 0 ? onSilence : 'stop_rearming';
 }
 

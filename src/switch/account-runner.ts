@@ -5,6 +5,7 @@ import type { VenueClock } from '../time/venue-clock.js';
 import type { ArmRoute, RouteChoice, VenueReading } from '../venue/routes.js';
 import { ActionError, DecodeError, isVenueError, refusesRequest, RestError } from '../venue/errors.js';
 import { buildScheduleCancel } from '../venue/actions.js';
+import { ClobError } from '../venue/polymarket/errors.js';
 import type { NonceSource } from '../venue/signing/nonce.js';
 import type { Signer } from '../venue/signing/signer.js';
 import type { VenuePort } from '../venue/port.js';
@@ -135,6 +136,14 @@ export function toFailure(e: unknown): Failure {
     return { kind: 'error', reason: e.reason, message: e.message };
   }
   if (e instanceof ActionError) return { kind: 'rejected', reason: e.reason, message: e.message };
+  // A CLOB venue (venue/polymarket): its credentials refused, or a request it refuses as sent, is
+  // refused again if sent again; a 429 holds; the rest (a stale chain after its one recovery, the
+  // weekly restart's 425, a 5xx, no answer) is retried on the horizon's schedule.
+  if (e instanceof ClobError) {
+    if (e.reason === 'rate_limited') return { kind: 'rate_limited', retryAfterMs: Math.max(1_000, e.retryAfterMs ?? 1_000) };
+    if (e.reason === 'unauthorized' || e.reason === 'refused') return { kind: 'rejected', reason: 'invalid_request', message: e.message };
+    return { kind: 'error', reason: e.reason, message: e.message };
+  }
   // The venue's /exchange answers a body it cannot read with 422 and plain text, no envelope: it
   // refuses what we sent (sending it again is refused again), it is not a failing route.
   if (e instanceof DecodeError && e.reason === 'bad_status' && e.httpStatus === 422) {

@@ -29,6 +29,9 @@ export interface VenueSwitchFacts {
   readonly timeoutMs?: number;
 }
 
+/** The default venue's name (the config's top-level `venue:`): the `venue` of its accounts in /status and the metrics. */
+export const DEFAULT_VENUE_NAME = 'hyperliquid';
+
 /** Whether the venue's switch is a heartbeat (its deadline is the last accepted beat plus `timeoutMs`). */
 export function isHeartbeatSwitch(f: Pick<VenueSwitchFacts, 'kind'>): boolean {
   return f.kind === 'heartbeat';

@@ -1,0 +1,75 @@
+import type { ScheduleCancelSender } from '../switch/account-runner.js';
+import type { ClobOpenOrder, ClobSession, ClobVenuePort } from '../venue/polymarket/port.js';
+import { ClobError } from '../venue/polymarket/errors.js';
+import { HEARTBEAT_ENDPOINT } from '../venue/polymarket/heartbeat.js';
+import type { OpenOrder, OrdersPage, PositionsPage } from '../venue/types.js';
+import type { WatchSource } from './watcher.js';
+import type { KeeperAccountSpec } from './keeper-types.js';
+
+/**
+ * An account on a CLOB venue (docs/polymarket.md), as the account object (account.ts) assembles
+ * it: no agent to approve, so "provisioning" is reading its L2 credentials and opening its
+ * session; the switch's sender is a heartbeat; the watcher reads the CLOB's open orders.
+ */
+
+/** Its session: the credentials read now (they are not kept anywhere else), the chain with it. */
+export async function openClobSession(spec: KeeperAccountSpec, venues: ReadonlyMap<string, ClobVenuePort> | undefined): Promise<ClobSession> {
+  const clob = spec.clob!;
+  const port = venues?.get(clob.venue);
+  if (!port) throw new ClobError('session', 'refused', `venue ${clob.venue} is not configured in this keeper`);
+  const [key, secret, passphrase] = await Promise.all([clob.credentials.key(), clob.credentials.secret(), clob.credentials.passphrase()]);
+  return port.session(spec.address, { key, secret, passphrase });
+}
+
+/**
+ * The switch's sender on a heartbeat venue. An arm is a heartbeat: the deadline the runner stamps
+ * as it leaves (`timeMs()`: now + the venue's timeout) is what the venue will do by itself, so it
+ * is read and not sent. The route is meaningless here. There is no clear: a heartbeat switch is
+ * only ever let lapse (config/venues.ts gives these accounts `on_shutdown: keep`), so a clear is
+ * refused as sent rather than pretended.
+ */
+export function makeHeartbeatSender(session: ClobSession): ScheduleCancelSender {
+  return {
+    send: async ({ timeMs, cls, signal, onAdmitted }) => {
+      let clear = false;
+      await session.beat({
+        ...(cls ? { cls } : {}),
+        ...(signal ? { signal } : {}),
+        ...(onAdmitted ? { onAdmitted } : {}),
+        onLeave: () => {
+          clear = timeMs() === undefined;
+          if (clear) throw new ClobError(HEARTBEAT_ENDPOINT, 'refused', 'a heartbeat switch has no clear: the venue cancels the orders one timeout after the last heartbeat');
+        },
+      });
+    },
+  };
+}
+
+/** A CLOB order in the shape the watcher keeps (the count is what the keeper acts on). */
+function toOpenOrder(o: ClobOpenOrder): OpenOrder {
+  return {
+    venue_order_id: o.id,
+    ...(o.side != null ? { side: o.side.toUpperCase() === 'BUY' ? 0 : 1 } : {}),
+    ...(o.price != null ? { price: o.price } : {}),
+    status: 'open' as const,
+  };
+}
+
+/** The watcher's source on a CLOB venue: open orders from the CLOB; positions are not the CLOB's to publish (the watcher reads none). */
+export function clobWatchSource(session: ClobSession): WatchSource {
+  const unsupported = (): never => {
+    throw new ClobError('info', 'refused', 'the CLOB has no info endpoint');
+  };
+  return {
+    async *ordersPages(_address: string, opts?: { signal?: AbortSignal }): AsyncGenerator<OrdersPage> {
+      const orders = await session.openOrders(opts?.signal ? { signal: opts.signal } : {});
+      yield { data: orders.map(toOpenOrder) };
+    },
+    // eslint-disable-next-line require-yield
+    async *positionsPages(): AsyncGenerator<PositionsPage> {
+      unsupported();
+    },
+    infoOpenOrders: async () => unsupported(),
+    infoPositions: async () => unsupported(),
+  };
+}
