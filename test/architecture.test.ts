@@ -20,7 +20,7 @@ function sources(dir: string): string[] {
 /** Who may do what: the port builds the clients (REST, exchange, info) and admits requests; the clients use the transport. */
 const RULES: Array<{ what: string; pattern: RegExp; allowed: string[] }> = [
   { what: 'builds a REST, exchange or info client', pattern: /new (RestClient|ExchangeClient|InfoClient)\(/, allowed: ['src/venue/port.ts'] },
-  { what: 'admits a request through the budget', pattern: /\bscheduler\.run\(|\.run\(\{ kind: '(arm|read)'/, allowed: ['src/venue/port.ts'] },
+  { what: 'admits a request through the budget', pattern: /\bscheduler\.run\(|\.run\(\{ kind: '(arm|read)'/, allowed: ['src/venue/port.ts', 'src/venue/polymarket/port.ts'] },
   { what: 'sends on the HTTP transport', pattern: /transport\.request\(/, allowed: ['src/venue/rest.ts', 'src/venue/exchange.ts', 'src/venue/info.ts', 'src/venue/polymarket/clob.ts'] },
 ];
 

@@ -43,6 +43,8 @@ export interface AppConfig {
     infoWeights?: InfoWeights;
   };
   keeper: KeeperOptions;
+  /** `venues:` of kind polymarket_clob, in file order ([]: none); `clobUrl` '' under `venue.simulator` (the embedded simulator's is used). */
+  clobVenues: Array<{ name: string; clobUrl: string; requestTimeoutMs: number; rateLimit: { requests: number; perSeconds: number } }>;
   stateDir: string;
   listen: string;
   logLevel: string;

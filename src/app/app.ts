@@ -15,6 +15,7 @@ import { TriggerCounter } from '../state/triggers.js';
 import { BudgetLog } from '../state/budget-log.js';
 import { HttpTransport } from '../venue/http.js';
 import { buildVenue } from './venue.js';
+import { buildClobVenues, clobScopes } from './clob-venues.js';
 import type { SharedBudget } from '../budget/shared-budget.js';
 import { BUDGET_MODES, type BudgetMode } from '../budget/shared-share.js';
 import { NotificationClient } from '../venue/ws.js';
@@ -128,6 +129,10 @@ export class App {
       if (!deps.startSimulator) throw new Error('venue.simulator is set but no simulator is available');
       this.sim = await deps.startSimulator();
       ({ baseUrl, exchangeUrl, wsUrl } = this.sim);
+      // The CLOB accounts' credentials: the embedded simulator issues each address its own
+      // (deterministic, as the venue's derive), the ones the demo's credential files hold.
+      // The demo's bots rest a couple of orders there too, so a crash shows them cancelled on both books.
+      for (const a of config.keeper.accounts) if (a.clob) this.sim.clob.seedDemoOrders(a.address);
       // A new venue: what the keeper stored about the last one (agents, pacing, triggers) is void.
       stateDir = await freshEmbeddedVenueState(config.stateDir);
       logger.info({ event: 'simulator_started', base_url: baseUrl, state_dir: stateDir }, 'embedded venue simulator started (demo only; its state starts empty)');
@@ -156,6 +161,7 @@ export class App {
       transport: this.transport,
       clock: deps.clock,
       onThrottled: (kind) => metrics.clientPacingWaits.inc({ kind }),
+      extraScopes: clobScopes(config.clobVenues),
       ...(sharedCfg
         ? {
             shared: {
@@ -179,6 +185,16 @@ export class App {
     // there are other shards to relay to (from-config.ts relaysHeartbeats).
     if (sharedCfg && config.keeper.foreignAccounts) this.heartbeatBus = connectHeartbeatBus(sharedCfg.redisUrl, sharedPassword, relayChannel(sharedCfg.name));
     reportBudgetLimits(scheduler, { logger, metrics });
+    const sim = this.sim;
+    const clobVenues = buildClobVenues({
+      venues: config.clobVenues,
+      // The embedded simulator serves one CLOB for every CLOB venue of the demo.
+      urlOf: (v) => (sim ? sim.clobUrl : v.clobUrl),
+      dispatcher: this.dispatcher,
+      clock: deps.clock,
+      scheduler,
+      onResponse: (o) => metrics.venueRequests.inc({ endpoint: o.endpoint, code: String(o.status) }),
+    });
 
     const notifications = (onEvent: Parameters<NonNullable<import('../keeper/keeper.js').KeeperDeps['notifications']>>[0]): NotificationFeed => {
       const client = new NotificationClient({
@@ -231,6 +247,7 @@ export class App {
       venueClock,
       scheduler,
       venue,
+      ...(clobVenues.size > 0 ? { clobVenues } : {}),
       budgetMode: () => shared?.mode() ?? 'local',
       ...(shared ? { sharedDemand: shared } : {}),
       notifications: config.keeper.watch.notifications ? notifications : undefined,

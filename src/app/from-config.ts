@@ -1,4 +1,5 @@
-import { readKey, readPassword, readToken, type KeySource } from '../config/secret.js';
+import { readCredential, readKey, readPassword, readToken, type KeySource } from '../config/secret.js';
+import { POLYMARKET_SWITCH_FACTS } from '../venue/polymarket/switch-facts.js';
 import { accountsCovered, replicaAgentName } from '../config/shard.js';
 import { switchInMs, type AccountConfig, type Config, type LivenessConfig, type SharedBudgetConfig } from '../config/types.js';
 import { replicaOnSilence, type LivenessSpec } from '../liveness/liveness.js';
@@ -52,6 +53,7 @@ export function toAppConfig(config: Config, env: Readonly<Record<string, string 
       infoWeights: config.rateLimits.infoWeights,
       ...(config.rateLimits.shared ? { shared: sharedOf(config.rateLimits.shared, env) } : {}),
     },
+    clobVenues: config.venues.map((cv) => ({ name: cv.name, clobUrl: cv.clobUrl ?? '', requestTimeoutMs: cv.requestTimeoutMs, rateLimit: cv.rateLimit })),
     keeper: {
       network: v.network,
       chainField: v.chainField,
@@ -101,6 +103,7 @@ export function toAppConfig(config: Config, env: Readonly<Record<string, string 
 function accountSpec(a: AccountConfig, cover: AccountCover, env: Readonly<Record<string, string | undefined>>, relays: boolean): KeeperAccountSpec {
   const loader = (source: KeySource | undefined) => (source ? async () => (await readKey(source, { env })).reveal() : undefined);
   const { replica, slot } = cover;
+  if (a.clobCredentials) return clobAccountSpec(a, a.clobCredentials, cover, env, relays);
   const agentName = replicaAgentName(a.agent.name, slot);
   return {
     name: a.name,
@@ -116,6 +119,35 @@ function accountSpec(a: AccountConfig, cover: AccountCover, env: Readonly<Record
     identity: [a.address, agentName, describe(a.masterKey), slot === 0 ? describe(a.agent.key) : '-'].join('|'),
     switch: { ...switchInMs(a.switch), ...(a.liveness ? { onSilence: replicaOnSilence(a.liveness.onSilence, replica) } : {}) },
     ...(a.liveness ? { liveness: livenessOf(a.liveness, env, replica, relays && cover.coveredBy.length > 1) } : {}),
+  };
+}
+
+/**
+ * An account on a CLOB venue (config/venues.ts): its credentials read when its session opens, its
+ * identity the credentials' sources (a rotated key is a new identity: the session is reopened), a
+ * silent bot's heartbeats simply stopped (replicaOnSilence).
+ */
+function clobAccountSpec(
+  a: AccountConfig,
+  creds: NonNullable<AccountConfig['clobCredentials']>,
+  cover: AccountCover,
+  env: Readonly<Record<string, string | undefined>>,
+  relays: boolean,
+): KeeperAccountSpec {
+  const read = (source: KeySource) => async () => (await readCredential(source, { env })).reveal();
+  const { replica } = cover;
+  return {
+    name: a.name,
+    address: a.address,
+    agentName: '-',
+    validDays: a.agent.validDays,
+    priority: a.priority,
+    replica,
+    ...(cover.coveredBy.length > 0 ? { coveredBy: cover.coveredBy } : {}),
+    identity: [a.address, `clob:${a.venue}`, describe(creds.key), describe(creds.secret), describe(creds.passphrase)].join('|'),
+    switch: { ...switchInMs(a.switch), ...(a.liveness ? { onSilence: replicaOnSilence(a.liveness.onSilence, replica, POLYMARKET_SWITCH_FACTS) } : {}) },
+    ...(a.liveness ? { liveness: { ...livenessOf(a.liveness, env, replica, relays && cover.coveredBy.length > 1), onSilence: replicaOnSilence(a.liveness.onSilence, replica, POLYMARKET_SWITCH_FACTS) } } : {}),
+    clob: { venue: a.venue, credentials: { key: read(creds.key), secret: read(creds.secret), passphrase: read(creds.passphrase) } },
   };
 }
 

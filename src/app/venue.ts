@@ -20,6 +20,8 @@ export function buildVenue(args: {
   transport: HttpTransport;
   clock: Clock;
   onThrottled?: (queue: RequestQueue) => void;
+  /** More scopes of the one budget: each CLOB venue's (`clob:<name>`, clob-venues.ts), counted apart from this venue's. */
+  extraScopes?: Readonly<Record<string, { limit: number; windowMs: number }>>;
   /** `rate_limits.shared`, its password already read; absent: this instance's budget only. */
   shared?: {
     redisUrl: string;
@@ -38,6 +40,7 @@ export function buildVenue(args: {
       global: { limit: rateLimits.global.requests, windowMs: rateLimits.global.perSeconds * 1000 },
       schedule_cancel: { limit: rateLimits.scheduleCancel.requests, windowMs: rateLimits.scheduleCancel.perSeconds * 1000 },
       exchange: { limit: rateLimits.exchange.requests, windowMs: rateLimits.exchange.perSeconds * 1000 },
+      ...args.extraScopes,
     },
     args.onThrottled ? { onThrottled: args.onThrottled } : {},
   );

@@ -8,6 +8,8 @@ import type { ConfigProblem } from '../config/errors.js';
 import { isLoopbackHost } from '../config/rules.js';
 import { horizonAfterOwnersLostSeconds, RETRIES_BEFORE_MIN_HORIZON, retriesThatFit, retrySlotSeconds } from '../plan/horizon.js';
 import { accountsCovered } from '../config/shard.js';
+import { DEFAULT_VENUE_NAME } from '../config/names.js';
+import { clobVenuePlans, formatClobPlans, type ClobVenuePlan } from './check-config-clob.js';
 import { switchInMs, type AccountConfig, type Config, type RateLimit, type SwitchConfig } from '../config/types.js';
 import { HYPERLIQUID_SWITCH_FACTS, VENUE_FACTS } from '../venue/facts.js';
 import { VENUE_CHAIN_FIELD, type ChainField } from '../venue/signing/user-signed.js';
@@ -118,6 +120,8 @@ export interface Plan {
   coldStartSeconds: number;
   /** Every account keeps its min horizon (check-config exits 0; else 1). */
   canHoldEveryHorizon: boolean;
+  /** Each CLOB venue's own plan (config `venues:`; check-config-clob.ts); [] without. */
+  clobVenues: ClobVenuePlan[];
   /** Which tier of the never-refuse plan the budget allows (plan/cadence.ts). */
   tier: ProtectionTier;
   /**
@@ -171,7 +175,9 @@ export function configuredLimits(config: Config): { limits: RouteBudgets; share:
 
 function buildPlanWith(config: Config): Plan {
   // Every account this instance arms: with replication its shard's and the previous shard's.
-  const covered = accountsCovered(config.accounts, config.shard);
+  // The default venue's accounts: a CLOB venue's are planned on their own budget (check-config-clob.ts).
+  const covered = accountsCovered(config.accounts, config.shard).filter((c) => c.account.venue === DEFAULT_VENUE_NAME);
+  const clobVenues = clobVenuePlans(config);
   const mine = covered.map((c) => c.account);
   const readsEach = 60 / config.watch.ordersEverySeconds + 60 / config.watch.positionsEverySeconds;
   const timeoutMs = config.venue.requestTimeoutMs;
@@ -248,7 +254,8 @@ function buildPlanWith(config: Config): Plan {
     coldStartOrder: coldStart.order,
     coldStartSeconds: coldStart.estimateSeconds,
     memory: { liveHeapMb: Math.ceil(expectedLiveHeapMb(accounts.length)), nodeOptions: nodeOptionsFor(accounts.length) },
-    canHoldEveryHorizon: steady.verdicts.every((v) => v === 'keeps_min_horizon'),
+    canHoldEveryHorizon: steady.verdicts.every((v) => v === 'keeps_min_horizon') && clobVenues.every((v) => v.holds),
+    clobVenues,
     tier: steady.tier,
     readStretch,
     readPeriods: readPeriodsOf(config, readStretch),
@@ -485,6 +492,7 @@ export function formatPlan(plan: Plan): string {
   lines.push(`  memory: about ${plan.memory.liveHeapMb} MB of live heap for ${plan.accounts.length} accounts; run Node with NODE_OPTIONS="${plan.memory.nodeOptions}"`);
   const perDay = plan.accounts.reduce((m, a) => Math.max(m, a.actionsPerDay), 0);
   if (perDay > 0) lines.push(`  venue actions per address: up to ${perDay} per day (one per re-arm${plan.shard.replication > 1 ? ', of every replica' : ''})`);
+  lines.push(...formatClobPlans(plan.clobVenues));
   lines.push('');
   if (plan.canHoldEveryHorizon) lines.push('OK: the budget holds every horizon.');
   else {

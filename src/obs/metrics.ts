@@ -99,6 +99,8 @@ export interface KeeperMetrics {
   // bot liveness (docs/liveness.md): only accounts with `liveness:` have these series
   /** 1 while the account's bot counts as alive (heard from within the silence, or the start's grace), 0 silent. */
   botAlive: AccountFamily;
+  /** 1 for the account's venue: join on `account` to read any per-account series by venue (its label values come from the config, so not an AccountFamily). */
+  accountVenue: Gauge<'account' | 'venue'>;
   accountReplicas: AccountFamily;
   accountReplica: AccountFamily;
   botLastSeen: AccountFamily;
@@ -191,6 +193,7 @@ export function createMetrics(opts: { version: string; defaultMetrics?: boolean;
     budgetMode: new Gauge({ name: 'dms_keeper_budget_mode', help: 'The request budget in force: local (this instance), shared (with the other instances of rate_limits.shared.name, through Redis) or local_fallback (Redis unreachable: this instance\'s share)', labelNames: ['mode'], registers: r }),
     sharedBudgetBypass: new Counter({ name: 'dms_keeper_shared_budget_bypass_total', help: 'Requests sent without their token from the shared budget (rate_limits.shared) because their account would otherwise have passed its deadline, by class (arm)', labelNames: ['class'], registers: r }),
     sharedBudgetShed: new Counter({ name: 'dms_keeper_shared_budget_shed_total', help: 'Requests dropped because their token from the shared budget did not come within their wait (first arms, approvals, resolves: 60 s; reads: their max wait), by class', labelNames: ['class'], registers: r }),
+    accountVenue: new Gauge({ name: 'dms_keeper_account_venue', help: "1 for the account's venue (venue: hyperliquid, the config's venue:, or a name under venues:); join on account, e.g. dms_keeper_horizon_seconds * on(account) group_left(venue) dms_keeper_account_venue", labelNames: ['account', 'venue'], registers: r }),
     accountReplicas: new AccountFamily({ name: 'dms_keeper_account_replicas', help: 'How many instances arm the account (shard.replication, shard.fleet; /status accounts[].coverage names them)', type: 'gauge', table, registers: r }),
     accountReplica: new AccountFamily({ name: 'dms_keeper_account_replica', help: "Which of the account's owners this instance is: 0 the first (its own shard's, or the best rendezvous score), 1 the second", type: 'gauge', table, registers: r }),
     botAlive: new AccountFamily({ name: 'dms_keeper_bot_alive', help: "1 while the account's bot counts as alive (a heartbeat or a passing probe within liveness.silence_seconds, or the keeper's start-up grace), 0 once silent; only accounts with liveness", type: 'gauge', table, registers: r }),

@@ -14,6 +14,7 @@
  * - `loopback`: real HTTP and WebSocket on 127.0.0.1, for a test about the wire. Virtual time then
  *   waits while answers are on their way, polling in real time (`settleStuckMs`).
  */
+import { buildClobVenues, clobScopes } from '../../src/app/clob-venues.js';
 import type { InfoWeights } from '../../src/venue/info.js';
 import { createHash } from 'node:crypto';
 import { appendFileSync, existsSync } from 'node:fs';
@@ -215,6 +216,8 @@ export async function startHarness(opts: {
   wrapDispatcher?: (dispatcher: Dispatcher) => Dispatcher;
   /** `venue.chain_field`; absent: the venue's own name. */
   chainField?: KeeperOptions['chainField'];
+  /** CLOB venues (config `venues:`), all served by the simulator's CLOB; their accounts name them in `clob.venue`. */
+  clobVenues?: Array<{ name: string; requestTimeoutMs?: number; rateLimit?: { requests: number; perSeconds: number } }>;
 }): Promise<Harness> {
   const inProcess = (opts.transport ?? 'in-process') === 'in-process';
   /** Requests in the keeper's transport, and state-file reads and writes not yet handed back. */
@@ -391,10 +394,20 @@ export async function startHarness(opts: {
     }
     const rl = opts.rateLimits ?? { global: 1200, scheduleCancel: 600 };
     const windowMs = rl.windowMs ?? 60_000;
+    const clobVenueConfigs = (opts.clobVenues ?? []).map((v) => ({ name: v.name, clobUrl: sim.clobUrl, requestTimeoutMs: v.requestTimeoutMs ?? 1_000, rateLimit: v.rateLimit ?? { requests: 9_000, perSeconds: 10 } }));
     const scheduler = new RequestScheduler(monotonicView(clock), {
       global: { limit: rl.global, windowMs },
       schedule_cancel: { limit: rl.scheduleCancel, windowMs },
       exchange: rl.exchange === undefined ? { limit: 1200, windowMs: 60_000 } : { limit: rl.exchange, windowMs },
+      ...clobScopes(clobVenueConfigs),
+    });
+    const clobVenues = buildClobVenues({
+      venues: clobVenueConfigs,
+      urlOf: (v) => v.clobUrl,
+      dispatcher,
+      clock,
+      scheduler,
+      transportFor: (requestTimeoutMs) => new TrackedTransport({ dispatcher: opts.wrapDispatcher ? opts.wrapDispatcher(dispatcher) : dispatcher, clock, requestTimeoutMs, onResponse: (o) => metrics.venueRequests.inc({ endpoint: o.endpoint, code: String(o.status) }) }),
     });
     reportBudgetLimits(scheduler, { logger, metrics });
     // rate_limits.shared with Redis out of reach: the real SharedBudget, on its fallback share.
@@ -418,6 +431,7 @@ export async function startHarness(opts: {
       venueClock,
       scheduler,
       venue,
+      ...(clobVenues.size > 0 ? { clobVenues } : {}),
       notifications: opts.notifications
         ? (onEvent) =>
             new NotificationClient({
