@@ -5,7 +5,8 @@
 import { mkdir, writeFile, chmod } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { DEMO_ACCOUNTS, demoMasterKey } from '../dist/src/sim/venue/demo.js';
+import { DEMO_ACCOUNTS, demoAddress, demoMasterKey } from '../dist/src/sim/venue/demo.js';
+import { CredentialStore } from '../dist/src/sim/polymarket/credentials.js';
 
 /** Writes the demo's key files and heartbeat tokens into `dir` (created 0700). */
 export async function writeDemoCredentials(dir) {
@@ -15,6 +16,17 @@ export async function writeDemoCredentials(dir) {
     const file = join(dir, `${a.name}.master`);
     await writeFile(file, `${demoMasterKey(a.name)}\n`, { mode: 0o600 });
     await chmod(file, 0o600);
+  }
+  // alice's and bob's CLOB credentials: the ones the embedded simulator issues for their addresses
+  // (deterministic, as the venue's derive-api-key), so public too.
+  const clob = new CredentialStore();
+  for (const name of ['alice', 'bob']) {
+    const c = clob.derive(demoAddress(name), 0);
+    for (const [part, value] of [['key', c.key], ['secret', c.secret], ['passphrase', c.passphrase]]) {
+      const file = join(dir, `${name}.clob-${part}`);
+      await writeFile(file, `${value}\n`, { mode: 0o600 });
+      await chmod(file, 0o600);
+    }
   }
   // The demo bots' heartbeat tokens (docs/liveness.md): public too, fixed strings for the demo only.
   for (const bot of ['bot-mm', 'bot-arb']) {

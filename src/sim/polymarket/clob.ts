@@ -18,6 +18,7 @@
  * `created_at`, heartbeat deadlines, restart windows. Rate windows run on the base clock, as the
  * rest of the simulator's do.
  */
+import { createHash } from 'node:crypto';
 import { STATUS_CODES } from 'node:http';
 import { z } from 'zod';
 import type { Clock } from '../../time/clock.js';
@@ -163,6 +164,39 @@ export class ClobVenue {
     if (!Number.isSafeInteger(nonce) || nonce < 0) throw new RangeError('nonce must be a non-negative integer');
     const r = this.credentials.ensure(address, nonce);
     return { address: r.address, key: r.key, secret: r.secret, passphrase: r.passphrase };
+  }
+
+  /**
+   * The demo's resting orders (`npm start`): `count` bids of the minimum size on the first fixture
+   * market, as a bot with the account's credentials would have posted them (its API key the owner).
+   * Demo only: a test places orders with the SDK, as a bot does.
+   */
+  seedDemoOrders(address: string, count = 2): OpenOrder[] {
+    const creds = this.createAccount(address);
+    const market = this.markets.markets[0]!;
+    const placed: OpenOrder[] = [];
+    for (let i = 0; i < count; i++) {
+      const order: OpenOrder = {
+        id: `0x${createHash('sha256').update(`demo:${creds.address}:${i}`).digest('hex')}`,
+        status: 'LIVE',
+        owner: creds.key,
+        maker_address: creds.address,
+        market: market.conditionId,
+        asset_id: market.tokens[i % 2]!.tokenId,
+        side: 'BUY',
+        original_size: String(market.minOrderSize),
+        size_matched: '0',
+        price: (0.3 + i * 0.01).toFixed(2),
+        associate_trades: [],
+        outcome: market.tokens[i % 2]!.outcome,
+        created_at: Math.floor(this.opts.clock.nowMs() / 1000),
+        expiration: '0',
+        order_type: 'GTC',
+      };
+      if (!this.orders.has(creds.address, order.id)) this.orders.place(creds.address, order);
+      placed.push(order);
+    }
+    return placed;
   }
 
   /** The open orders of `address` (after settling a due heartbeat lapse). */
