@@ -38,8 +38,11 @@ export function bodyJson(body: Buffer): unknown {
  */
 export function venueMessageOf(body: Buffer): string | undefined {
   const json = bodyJson(body);
-  if (json !== null && typeof json === 'object' && !Array.isArray(json) && 'error' in json) {
-    const e = (json as { error: unknown }).error;
+  // `error` in the venue's own example; several clients read `error_msg` for the same answer, so a
+  // venue (or a proxy) writing that is read too: missing a stale id's 400 would leave the chain stale.
+  const key = json !== null && typeof json === 'object' && !Array.isArray(json) ? (['error', 'error_msg'] as const).find((k) => k in json) : undefined;
+  if (key !== undefined) {
+    const e = (json as Record<string, unknown>)[key];
     if (typeof e === 'string') return e;
     if (e !== null && e !== undefined) return JSON.stringify(e).slice(0, 300);
   }

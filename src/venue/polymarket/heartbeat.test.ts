@@ -47,6 +47,7 @@ describe('decodeHeartbeatAnswer', () => {
     ['the documented stale answer', res(400, '{"error":"Invalid Heartbeat ID","heartbeat_id":"cur-9"}'), { kind: 'stale', httpStatus: 400, currentId: 'cur-9', venueMessage: 'Invalid Heartbeat ID' }],
     ['stale without the current id', res(400, '{"error":"Invalid Heartbeat ID"}'), { kind: 'stale', httpStatus: 400, currentId: undefined, venueMessage: 'Invalid Heartbeat ID' }],
     ['stale with a null id', res(400, '{"error":"Invalid Heartbeat ID","heartbeat_id":null}'), { kind: 'stale', httpStatus: 400, currentId: undefined, venueMessage: 'Invalid Heartbeat ID' }],
+    ['stale, its text under error_msg (as several clients read it)', res(400, '{"error_msg":"Invalid Heartbeat ID","heartbeat_id":"cur-3"}'), { kind: 'stale', httpStatus: 400, currentId: 'cur-3', venueMessage: 'Invalid Heartbeat ID' }],
     ['stale in other case and spacing, extra keys', res(400, '{"error":"invalid  heartbeat id: expected x","heartbeat_id":"cur","code":7}'), { kind: 'stale', httpStatus: 400, currentId: 'cur', venueMessage: 'invalid  heartbeat id: expected x' }],
     ['stale as plain text', res(400, 'Invalid Heartbeat ID'), { kind: 'stale', httpStatus: 400, currentId: undefined, venueMessage: 'Invalid Heartbeat ID' }],
     ['stale as a JSON string', res(400, '"Invalid Heartbeat ID"'), { kind: 'stale', httpStatus: 400, currentId: undefined, venueMessage: 'Invalid Heartbeat ID' }],
