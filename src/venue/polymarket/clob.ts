@@ -10,7 +10,7 @@ import { ADDRESS_RE } from '../address.js';
 import { classifyFailure, clobErrorOf, failureFromError } from './answer.js';
 import { ClobError, ClobRequestError } from './errors.js';
 import { POLYMARKET_ASSUMPTIONS, POLYMARKET_FACTS } from './facts.js';
-import { decodeHeartbeatAnswer, heartbeatRequest, HEARTBEAT_ENDPOINT, type HeartbeatOutcome } from './heartbeat.js';
+import { decodeHeartbeatAnswer, heartbeatRequest, HEARTBEAT_ENDPOINT, type HeartbeatOutcome, type HeartbeatPath } from './heartbeat.js';
 import { ApiCredentials, l2Headers, type ApiCreds } from './l2-auth.js';
 import { decodeOpenOrdersPage, type OpenOrder } from './orders.js';
 
@@ -30,6 +30,8 @@ export interface PolymarketClobOptions {
 
 export interface ClobCallOptions {
   signal?: AbortSignal;
+  /** A heartbeat's path (heartbeat.ts HEARTBEAT_PATHS); default the clients'. */
+  path?: HeartbeatPath;
   /** A tighter deadline than the transport's. */
   timeoutMs?: number;
 }
@@ -72,7 +74,7 @@ export class PolymarketClob {
 
   /** One beat. Never throws for the venue's answers or their absence: every case is an outcome. */
   async heartbeat(prevId: string | null, opts: ClobCallOptions = {}): Promise<HeartbeatResult> {
-    const req = heartbeatRequest(prevId);
+    const req = heartbeatRequest(prevId, opts.path);
     const timestampSeconds = this.timestamp();
     const headers = l2Headers({ address: this.address, creds: this.creds, timestampSeconds, method: req.method, requestPath: req.path, body: req.body });
     let res: HttpResponse;

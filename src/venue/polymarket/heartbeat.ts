@@ -21,11 +21,15 @@ export interface HeartbeatRequest {
   body: string;
 }
 
-/** `prevId`: the id of the last accepted beat, or null for the first of a chain. */
-export function heartbeatRequest(prevId: string | null): HeartbeatRequest {
+/** The two paths a heartbeat may go to: the clients' first (what we send), the API reference's second. */
+export const HEARTBEAT_PATHS = [POLYMARKET_FACTS.heartbeatPath, POLYMARKET_FACTS.heartbeatPathInApiReference] as const;
+export type HeartbeatPath = (typeof HEARTBEAT_PATHS)[number];
+
+/** `prevId`: the id of the last accepted beat, or null for the first of a chain. `path`: the clients' unless the venue proved it wrong (port.ts). */
+export function heartbeatRequest(prevId: string | null, path: HeartbeatPath = POLYMARKET_FACTS.heartbeatPath): HeartbeatRequest {
   if (prevId !== null && typeof prevId !== 'string') throw new ClobRequestError('bad_request', 'the previous heartbeat id must be a string or null');
   const json = { heartbeat_id: prevId };
-  return { method: 'POST', path: POLYMARKET_FACTS.heartbeatPath, json, body: toJson(json) };
+  return { method: 'POST', path, json, body: toJson(json) };
 }
 
 export type HeartbeatOutcome =

@@ -4,7 +4,7 @@ import type { Clock } from '../../time/clock.js';
 import { POLYMARKET_SWITCH_FACTS } from './switch-facts.js';
 import type { PolymarketClob } from './clob.js';
 import { ClobError } from './errors.js';
-import { HEARTBEAT_ENDPOINT, heartbeatError, type HeartbeatOutcome } from './heartbeat.js';
+import { HEARTBEAT_ENDPOINT, HEARTBEAT_PATHS, heartbeatError, type HeartbeatOutcome, type HeartbeatPath } from './heartbeat.js';
 import type { OpenOrder } from './orders.js';
 import type { VenueSwitchFacts } from '../switch-facts.js';
 
@@ -57,8 +57,24 @@ export class ClobVenuePort {
     this.scope = clobScope(opts.name);
   }
 
+  /**
+   * The path heartbeats go to: the clients' (`/v1/heartbeats`) until the venue answers it 404, then
+   * the API reference's (`/heartbeats`), and back the same way. The two disagree and the venue is
+   * the authority: a 404 is the one answer that says the path, not the beat, is wrong.
+   */
+  private path: HeartbeatPath = HEARTBEAT_PATHS[0];
+
   get name(): string {
     return this.opts.name;
+  }
+
+  heartbeatPath(): HeartbeatPath {
+    return this.path;
+  }
+
+  /** The venue said 404 on `tried`: use the other path from now on (unless another beat moved it already). */
+  pathNotFound(tried: HeartbeatPath): void {
+    if (this.path === tried) this.path = HEARTBEAT_PATHS.find((p) => p !== tried)!;
   }
 
   /** One account's session: its client and its heartbeat chain. */
@@ -107,15 +123,23 @@ export class ClobSession {
    */
   async beat(args: { cls?: ArmClass; signal?: AbortSignal; onAdmitted?: (w: AdmissionWait) => void; onLeave?: () => void }): Promise<void> {
     const request: RequestOptions = { ...(args.cls ?? { kind: 'arm' }), scopes: [], ...(args.signal ? { signal: args.signal } : {}), ...(args.onAdmitted ? { onAdmitted: args.onAdmitted } : {}) };
-    const opts = args.signal ? { signal: args.signal } : {};
-    const first = await this.port.admit(request, () => {
+    const send = (): Promise<HeartbeatOutcome> => {
+      const path = this.port.heartbeatPath();
+      return this.client.heartbeat(this.chainId, { path, ...(args.signal ? { signal: args.signal } : {}) }).then((o) => {
+        if (o.kind === 'refused' && o.httpStatus === 404) this.port.pathNotFound(path);
+        return o;
+      });
+    };
+    const { onAdmitted: _once, ...again } = request;
+    let first = await this.port.admit(request, () => {
       args.onLeave?.();
-      return this.client.heartbeat(this.chainId, opts);
+      return send();
     });
+    // Not found: the venue serves the other path; this beat goes there at once (a request of its own).
+    if (first.kind === 'refused' && first.httpStatus === 404) first = await this.port.admit(again, send);
     if (first.kind !== 'stale') return this.settle(first);
     this.chainId = first.currentId ?? null;
-    const { onAdmitted: _once, ...again } = request;
-    const second = await this.port.admit(again, () => this.client.heartbeat(this.chainId, opts));
+    const second = await this.port.admit(again, send);
     if (second.kind === 'stale') {
       // Moved on again between our two requests: another writer is beating as fast as we are.
       this.chainId = second.currentId ?? null;
