@@ -359,7 +359,7 @@ describe.concurrent('npm start (the example config, embedded simulator)', () => 
     // readable lines, not JSON: time, level, account, message
     const lines = k.stdout().trimEnd().split('\n');
     expect(lines.every((l) => /^\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3}Z\] (INFO|WARN|ERROR): /.test(l))).toBe(true);
-    expect(k.stdout()).toMatch(/INFO: start-up done in [\d.]+ s: armed 3 of 4 accounts; 1 ineligible \(below the venue's volume gate, cannot be protected\)/);
+    expect(k.stdout()).toMatch(/INFO: start-up done in [\d.]+ s: armed 5 of 6 accounts; 1 ineligible \(below the venue's volume gate, cannot be protected\)/);
     expect(k.stdout()).toMatch(INELIGIBLE_WARNING);
     expect(k.stdout()).not.toMatch(/: armed \{/); // single arms are debug
     let ready = await getJson(`${ops}/readyz`);
@@ -395,7 +395,7 @@ describe.concurrent('npm start (the example config, embedded simulator)', () => 
       expect(loud.length, `start ${run}:\n${k.stdout()}`).toBe(1);
       expect(loud[0], `start ${run}`).toMatch(INELIGIBLE_WARNING);
       expect(k.stdout(), `start ${run}`).not.toContain('pacing start-up');
-      expect(k.stdout(), `start ${run}`).toMatch(/INFO: start-up done in [\d.]+ s: armed 3 of 4 accounts/);
+      expect(k.stdout(), `start ${run}`).toMatch(/INFO: start-up done in [\d.]+ s: armed 5 of 6 accounts/);
       expect(k.stderr(), `start ${run}`).toBe('');
       k.child.kill('SIGINT');
       expect((await k.exited).code, `start ${run}`).toBe(0);
@@ -414,7 +414,7 @@ describe.concurrent('npm start (the example config, embedded simulator)', () => 
     // The image's environment (STATE_DIRECTORY and DMS_KEEPER_STATE_DIR: the volume), on loopback.
     const k = await startDemo(track, { STATE_DIRECTORY: state, DMS_KEEPER_STATE_DIR: state, DMS_KEEPER_SERVER__LISTEN: `127.0.0.1:${port}` });
     await k.waitFor(() => k.stdout().includes('start-up done'), 20_000, 'start-up done');
-    expect(k.stdout()).toMatch(/INFO: start-up done in [\d.]+ s: armed 3 of 4 accounts/);
+    expect(k.stdout()).toMatch(/INFO: start-up done in [\d.]+ s: armed 5 of 6 accounts/);
     expect((await getJson(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
     expect((await stat(join(state, 'demo-credentials', 'alice.master'))).mode & 0o777).toBe(0o600);
     expect((await readFile(join(state, 'demo-credentials', 'alice.master'), 'utf8')).trim()).toBe(demoMasterKey('alice'));
