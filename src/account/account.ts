@@ -54,10 +54,11 @@ export class Account implements AccountState, BotSlot {
     private readonly parts: AccountParts,
   ) {
     const { deps } = parts;
-    this.log = deps.logger.child({ account: spec.name });
+    // A CLOB account's lines name its venue; a line without `venue` is the default venue's (as before venues:).
+    this.log = deps.logger.child(spec.clob ? { account: spec.name, venue: spec.clob.venue } : { account: spec.name });
     // A CLOB account's first heartbeat waits for no one: its venue's budget is its own (clob.ts).
     if (!spec.clob) parts.gate.added(spec.name, spec.switch);
-    initAccountSeries(deps.metrics, spec.name);
+    initAccountSeries(deps.metrics, spec.name, { agent: !spec.clob });
     deps.metrics.accountVenue.set({ account: spec.name, venue: this.venueName }, 1);
     this.setCoverage(spec);
     deps.metrics.triggersToday.set({ account: spec.name }, deps.triggers.get(spec.name));

@@ -224,10 +224,13 @@ export function createMetrics(opts: { version: string; defaultMetrics?: boolean;
 }
 
 /** Pre-creates every per-account series so dashboards and rate() work before the first event. */
-export function initAccountSeries(m: KeeperMetrics, account: string): void {
-  for (const g of [m.armed, m.horizon, m.openOrders, m.positions, m.positionValue, m.unrealizedPnl, m.agentApproved, m.triggersToday, m.shouldBeArmed, m.ineligible]) {
+export function initAccountSeries(m: KeeperMetrics, account: string, opts: { agent?: boolean } = {}): void {
+  for (const g of [m.armed, m.horizon, m.openOrders, m.positions, m.positionValue, m.unrealizedPnl, m.triggersToday, m.shouldBeArmed, m.ineligible]) {
     g.set({ account }, 0);
   }
+  // An account without an agent (a CLOB venue's: its credentials sign) has no agent series: a 0
+  // there would raise DmsKeeperAgentNotApproved for an agent that does not exist.
+  if (opts.agent !== false) m.agentApproved.set({ account }, 0);
   for (const result of ARM_RESULTS) m.armRequests.inc({ account, result }, 0);
   for (const source of READ_SOURCES) m.ordersSource.set({ account, source }, 0);
   m.cancelsFired.inc({ account }, 0);

@@ -254,7 +254,9 @@ const PAGE = `<!doctype html>
   function fillRow(r, a) {
     r.a = a;
     var addr = str(a.address);
-    setText(r.addr, shortAddr(addr) + (a.account_type === "subaccount" ? " · subaccount" : ""));
+    // The venue it is on (under the address), and for a heartbeat venue no daily trigger limit applies.
+    var venue = a.venue === undefined || a.venue === null ? "" : str(a.venue);
+    setText(r.addr, shortAddr(addr) + (a.account_type === "subaccount" ? " · subaccount" : "") + (venue ? " · " + venue : ""));
     setTitle(r.head, addr);
     setTitle(r.state.parentNode, "path " + str(a.path) + " · arm when " + str(a.arm_when) + " · on shutdown " + str(a.on_shutdown) +
       " · re-arm every " + str(a.rearm_every_seconds) + " s · notifications " + (a.notifications ? "on" : "off") +
