@@ -76,6 +76,8 @@ const ADDITIONS: Family[] = [
   ['dms_keeper_address_actions_left', 'gauge', ['account']],
   ['dms_keeper_agent_valid_until_timestamp_seconds', 'gauge', ['account']],
   ['dms_keeper_read_stretch', 'gauge', []],
+  // venues: which venue each account is on (the example has accounts on the Polymarket CLOB too)
+  ['dms_keeper_account_venue', 'gauge', ['account', 'venue']],
 ];
 
 /** Sample lines of one family: `name{...} v` or `name v` (histograms: their _bucket/_sum/_count). */

@@ -25,7 +25,7 @@ export async function openClobSession(spec: KeeperAccountSpec, venues: ReadonlyM
  * The switch's sender on a heartbeat venue. An arm is a heartbeat: the deadline the runner stamps
  * as it leaves (`timeMs()`: now + the venue's timeout) is what the venue will do by itself, so it
  * is read and not sent. The route is meaningless here. There is no clear: a heartbeat switch is
- * only ever let lapse (config/venues.ts gives these accounts `on_shutdown: keep`), so a clear is
+ * only ever let lapse (src/config/venues.ts gives these accounts `on_shutdown: keep`), so a clear is
  * refused as sent rather than pretended.
  */
 export function makeHeartbeatSender(session: ClobSession): ScheduleCancelSender {

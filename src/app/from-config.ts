@@ -123,7 +123,7 @@ function accountSpec(a: AccountConfig, cover: AccountCover, env: Readonly<Record
 }
 
 /**
- * An account on a CLOB venue (config/venues.ts): its credentials read when its session opens, its
+ * An account on a CLOB venue (src/config/venues.ts): its credentials read when its session opens, its
  * identity the credentials' sources (a rotated key is a new identity: the session is reopened), a
  * silent bot's heartbeats simply stopped (replicaOnSilence).
  */

@@ -10,5 +10,5 @@ export const ACCOUNT_NAME_MAX = 64;
 /** `dms-keeper heartbeat`'s token: under the keeper's env prefix, but no config key (never an override). */
 export const HEARTBEAT_TOKEN_ENV = 'DMS_KEEPER_HEARTBEAT_TOKEN';
 
-/** The name of the top-level `venue:` (an account without `venue:` is on it; config/venues.ts). */
+/** The name of the top-level `venue:` (an account without `venue:` is on it; src/config/venues.ts). */
 export { DEFAULT_VENUE_NAME } from '../venue/switch-facts.js';

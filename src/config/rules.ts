@@ -270,7 +270,7 @@ export function replicationProblems(topOnShutdown: string | undefined, accounts:
   if (topOnShutdown === 'clear') out.push({ segments: ['switch', 'on_shutdown'], message: `is clear; ${why}` });
   accounts.forEach((a, i) => {
     if (a?.switch?.on_shutdown === 'clear') out.push({ segments: ['accounts', i, 'switch', 'on_shutdown'], message: `is clear; ${why}` });
-    // A CLOB account (config/venues.ts) has no agent: every instance heartbeats with its credentials.
+    // A CLOB account (src/config/venues.ts) has no agent: every instance heartbeats with its credentials.
     if (a !== undefined && a.venue !== undefined && a.venue !== DEFAULT_VENUE_NAME) return;
     if (a !== undefined && a.master_key === undefined) {
       out.push({ segments: ['accounts', i, 'master_key'], message: `is missing; ${fleet ? 'with shard.fleet an instance that gains the account' : 'with shard.replication 2 the second instance'} approves an agent of its own, which only the master key can sign` });
@@ -311,7 +311,7 @@ export interface AccountIdentity {
  * duplicate name in another).
  */
 export function accountProblems(accounts: ReadonlyArray<RawAccount | undefined>, identities: ReadonlyArray<AccountIdentity> = []): RuleProblem[] {
-  // An account on a CLOB venue (config/venues.ts) has no agent slot and no master key: only the name rule applies to it.
+  // An account on a CLOB venue (src/config/venues.ts) has no agent slot and no master key: only the name rule applies to it.
   const onClob = (a: RawAccount | undefined): boolean => a?.venue !== undefined && a.venue !== DEFAULT_VENUE_NAME;
   const out: RuleProblem[] = [];
   const byName = new Map<string, number>();

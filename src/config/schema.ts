@@ -261,7 +261,7 @@ export const RateLimitsSchema = z.strictObject({
 });
 
 /**
- * One named venue of `venues:` besides the default `venue:` (config/venues.ts). Today one kind:
+ * One named venue of `venues:` besides the default `venue:` (src/config/venues.ts). Today one kind:
  * Polymarket's CLOB, whose switch is a heartbeat (docs/polymarket.md).
  */
 export const PolymarketVenueSchema = z.strictObject({
@@ -340,9 +340,9 @@ export const AccountSchema = z.strictObject({
   /** Who is protected first when the budget cannot arm every account (higher first). */
   priority: z.int().min(-1_000_000).max(1_000_000).default(0),
   liveness: section(LivenessSchema.optional()),
-  /** The venue it trades on: a name under `venues:`, or absent for the default `venue:` (config/venues.ts). */
+  /** The venue it trades on: a name under `venues:`, or absent for the default `venue:` (src/config/venues.ts). */
   venue: z.string().min(1).max(32).optional(),
-  /** A `polymarket_clob` account's L2 API credentials (config/venues.ts). */
+  /** A `polymarket_clob` account's L2 API credentials (src/config/venues.ts). */
   clob_credentials: section(ClobCredentialsSchema.optional()),
 });
 

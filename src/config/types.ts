@@ -68,7 +68,7 @@ export interface SimulatorVenueConfig extends VenueCommon {
 export type VenueConfig = ProductionVenueConfig | SimulatorVenueConfig;
 
 /**
- * A named venue of `venues:` (config/venues.ts): Polymarket's CLOB, whose switch is a heartbeat.
+ * A named venue of `venues:` (src/config/venues.ts): Polymarket's CLOB, whose switch is a heartbeat.
  * The default venue, `venue:` above, is named DEFAULT_VENUE_NAME.
  */
 export interface PolymarketVenueConfig {

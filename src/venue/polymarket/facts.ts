@@ -10,11 +10,11 @@ export const POLYMARKET_FACTS = {
   heartbeatPath: '/v1/heartbeats',
   /** The API reference's path for the same endpoint (docs.polymarket.com/api-reference/trade/send-heartbeat): the clients' path wins, see the assumptions. */
   heartbeatPathInApiReference: '/heartbeats',
-  /** "if one isn't sent within 10s, all orders will be cancelled" (clob-client src/client.ts postHeartbeat docstring; py-clob-client client.py post_heartbeat). */
+  /** "if one isn't sent within 10s, all orders will be cancelled" (the postHeartbeat docstring of clob-client's client; py-clob-client client.py post_heartbeat). */
   heartbeatTimeoutMs: 10_000,
   /** The official examples beat every 5 s (clob-client examples/postHeartbeat.ts; py-clob-client examples/post_heartbeat.py; rs-clob-client default). */
   heartbeatExamplePeriodMs: 5_000,
-  /** A stale `heartbeat_id` is answered 400 with this `error` text and the current id (clob-client-v2 src/client.ts; py-clob-client examples/post_heartbeat.py). */
+  /** A stale `heartbeat_id` is answered 400 with this `error` text and the current id (clob-client-v2's client; py-clob-client examples/post_heartbeat.py). */
   staleHeartbeatError: 'Invalid Heartbeat ID',
   /** Open orders, L2-authenticated, signed over the path without its query (clob-client dist/endpoints.js GET_OPEN_ORDERS, client.js getOpenOrders). */
   openOrdersPath: '/data/orders',
