@@ -21,26 +21,31 @@
  * does not always arm at its send time plus deadline_seconds, and under starvation that inference
  * read 1.2 s where both samplers read 6 s.)
  *
- * The figures. 1,000 accounts, deadline 20 s, re-armed every 3 s, min horizon 10 s, requests timed
- * out after 2 s (the config rule: 20 - 3 = 17 >= 10 + 2 retries x 3 s); the venue's schedule-cancel
- * window 350 per second (21,000 a minute), so the plan (333 arms/s, 0.95 of it) keeps the
- * configured cadence. The keeper spends about 1.15 ms of CPU an arm at this scale (measured here
- * with the core to itself: 37% of a core at 320 arms/s), so the plan is a third of a core: what two
- * busy loops leave it. Starvation matters, and with the core to itself it does not (that control,
- * STARVED_BUSY_LOOPS=0: 325 arms/s at the venue, every horizon >= 15.9 s). What a starved keeper can carry would still keep
- * every horizon: 1,000 accounts at 250 arms/s is a re-arm every 4 s, far inside the 10 s between
- * the deadline and the minimum (a plan at that pace is tier `stretched`, every verdict
- * `keeps_min_horizon`). What breaks the minimum is a keeper that goes on planning more than its
- * CPU carries: its timers fire ever later and its re-arms come too late. The starved phase (40 s)
- * is longer than the pace's measure (30 s of arms waiting, achieved-pace.ts) and a plan's reaction.
+ * The figures. 1,000 accounts, deadline 20 s, re-armed every 2 s, min horizon 10 s, requests timed
+ * out after 2 s (the config rule: 20 - 2 = 18 >= 10 + 2 retries x 3 s); the venue's schedule-cancel
+ * window 430 per second (25,800 a minute), so the plan stretches the periods to 2.4 s (417 arms/s,
+ * 0.97 of it, tier `stretched`, every verdict `keeps_min_horizon`). The keeper spends 0.9 to 1.15 ms
+ * of CPU an arm at this scale (measured here with a core to itself: 37% of a core at 327 arms/s),
+ * so that plan needs 40 to 48% of a core, and two busy loops leave it a third: starvation matters,
+ * by a fifth or more. (At 333 arms/s, re-armed every 3 s, it was at the edge: starved, one run held,
+ * 16.8 s, and two fell to 3.3 and 6.0 s; with the core free, 15.9 and 16.4 s.) What a starved keeper
+ * can carry would still keep every horizon: 1,000 accounts at 250 arms/s is a re-arm every 4 s, far
+ * inside the 10 s between the deadline and the minimum. What breaks the minimum is a keeper that
+ * goes on planning more than its CPU carries: its timers fire ever later, its requests time out
+ * and are sent again, and its re-arms come too late. The starved phase (40 s) is longer than the
+ * pace's measure (30 s of arms waiting, achieved-pace.ts) and a plan's reaction.
  *
- * What it found when written (2026-11-28, a 2-core machine shared with other work, load 5 to 6):
- * the keeper does not hold. Starved, it sent 229 to 247 arms/s, 2,578 to 3,216 of its arms timed
- * out, re-arms went out up to 13 s late (nearly all of it timers firing late, not the budget), and
- * 677 to 693 accounts fell below 10 s (lowest 3.3 s); no achieved pace was put in force and the
- * plan stayed `configured`, every verdict `keeps_min_horizon`. The pace meter counts admissions
- * while arms wait for their scope's window; a keeper short of CPU holds its re-arms in late timers
- * and slow answers instead, so its scheduler is never pressed for the 30 s a measure needs.
+ * What it found when written (2026-11-28, a 2-core machine shared with other work, load 4 to 10):
+ * the keeper does not hold. Starved at 417 arms/s planned it sent 21 to 72 arms/s, 2,016 to 4,514
+ * arms timed out, re-arms went out up to 21 s late (nearly all of it timers firing late, not the
+ * budget), every account fell below 10 s and 724 to 1,012 cancels fired; no achieved pace was put
+ * in force and the plan stayed as it was. Why, as far as the figures show: the lag is timers firing
+ * late (each late re-arm's timer_late_ms is nearly all of its lag_ms), and the pace meter counts
+ * only while arms wait in the scheduler for their scope's window, so a keeper short of CPU may
+ * never be pressed for the 30 s a measure needs. The control (STARVED_BUSY_LOOPS=0, the same
+ * config with the core free) held once the machine was quiet enough (at 333 arms/s: 15.9 and
+ * 16.4 s); at 417 arms/s with the load at 9 (other work on the keeper's core) it fell to 4.1 s the
+ * same way, which says the same: any shortfall of CPU, not the loops, tips it over.
  *
  * The cold start runs with the whole machine (the loops start once every account is armed at the
  * venue and the plan is back from its cold-start periods), so the test measures starvation, not a
@@ -60,11 +65,11 @@ import { busyLoop, cpuPlan, cpuSeconds, pinSelf, startBenchSim, startPinnedCli, 
 const knob = (name: string, value: number): number => Number(process.env[`STARVED_${name}`] ?? value);
 const N = 1000;
 const DEADLINE_S = knob('DEADLINE_SECONDS', 20);
-const REARM_S = knob('REARM_SECONDS', 3);
+const REARM_S = knob('REARM_SECONDS', 2);
 const MIN_HORIZON_S = knob('MIN_HORIZON_SECONDS', 10);
 const MIN_HORIZON_MS = MIN_HORIZON_S * 1000;
 /** The venue's schedule-cancel window (and the keeper's configured one), per second. */
-const ARMS_PER_S = knob('ARMS_PER_SECOND', 350);
+const ARMS_PER_S = knob('ARMS_PER_SECOND', 430);
 const REQUEST_TIMEOUT_MS = knob('REQUEST_TIMEOUT_MS', 2000);
 const BUSY_LOOPS = knob('BUSY_LOOPS', 2);
 const STARVED_S = 40;
@@ -83,8 +88,81 @@ function coldStartOver(logs: ReadonlyArray<Record<string, unknown>>): boolean {
   return last !== undefined && last.cold_start === false;
 }
 
+/** One account as the venue showed it while the keeper was starved. */
+interface VenueRow {
+  name: string;
+  /** Lowest horizon the admin API answered (ms; 0 or less: the cancel fired). */
+  lowestMs: number;
+  /** Scheduled cancels the venue fired for it. */
+  fired: number;
+}
+
+/**
+ * The property, pure: every horizon >= min_horizon; or the degrade of issue 36 item 1 reported (the
+ * pace achieved in force, `budget_limit_learned` with `source: achieved`, and a `cadence` plan with
+ * accounts `short_horizon` or `over_budget`) with each account below the minimum among those the plan
+ * named, and every other one at or above it. A cancel fires only for an account left over_budget.
+ * `rows` in config order; `simLowestMs`: the simulator's own sampler (names no account).
+ */
+function judge(input: { rows: readonly VenueRow[]; simLowestMs: number; logs: ReadonlyArray<Record<string, unknown>>; status: Pick<Status, 'cadence' | 'accounts'>; minHorizonMs?: number }) {
+  const minMs = input.minHorizonMs ?? MIN_HORIZON_MS;
+  const { rows, logs, status } = input;
+  const achieved = logs.filter((l) => l.event === 'budget_limit_learned' && l.source === 'achieved');
+  const plans = logs.filter((l) => l.event === 'cadence');
+  const degradedPlans = plans.filter((l) => Number(l.over_budget) > 0 || Number(l.short_horizon) > 0);
+  // Equal priorities: the plan protects in config order, so k accounts over_budget are the last k
+  // (plan/cadence.ts planProtection); every account it still arms gets the same verdict.
+  const overBudget = Math.max(0, status.cadence?.over_budget ?? 0, ...plans.map((l) => Number(l.over_budget)));
+  const shortHorizon = (status.cadence?.short_horizon ?? 0) > 0 || plans.some((l) => Number(l.short_horizon) > 0);
+  const overBudgetNames = new Set(rows.slice(rows.length - overBudget).map((r) => r.name));
+  const reported = new Set([...overBudgetNames, ...(shortHorizon ? rows.map((r) => r.name) : []), ...status.accounts.filter((a) => a.plan && a.plan.verdict !== 'keeps_min_horizon').map((a) => a.name)]);
+  const below = rows.filter((r) => r.lowestMs < minMs);
+  const failures: string[] = [];
+  if (below.length > 0 || input.simLowestMs < minMs) {
+    const what = `${below.length} accounts below ${minMs / 1000} s (lowest ${Math.min(input.simLowestMs, ...rows.map((r) => r.lowestMs)) / 1000} s)`;
+    if (achieved.length === 0) failures.push(`${what} with no achieved pace in force`);
+    if (degradedPlans.length === 0) failures.push(`${what} with no degraded plan reported`);
+    const unreported = below.filter((r) => !reported.has(r.name));
+    if (unreported.length > 0) failures.push(`${unreported.length} of them not among the accounts the plan named: ${unreported.slice(0, 5).map((r) => `${r.name} ${r.lowestMs / 1000} s`).join(', ')}`);
+  }
+  const firedArmed = rows.filter((r) => r.fired > 0 && !overBudgetNames.has(r.name));
+  if (firedArmed.length > 0) failures.push(`a cancel fired for ${firedArmed.length} accounts the plan still armed: ${firedArmed.slice(0, 5).map((r) => r.name).join(', ')}`);
+  return { failures, achieved, plans, overBudget, shortHorizon };
+}
+
+describe('what the starved keeper is judged by (judge, on made-up records)', () => {
+  const rows = (lowestS: (i: number) => number, fired: (i: number) => number = () => 0): VenueRow[] => Array.from({ length: 10 }, (_, i) => ({ name: `a${i}`, lowestMs: lowestS(i) * 1000, fired: fired(i) }));
+  const status = { cadence: null, accounts: [] };
+  const achieved = { event: 'budget_limit_learned', source: 'achieved', scope: 'schedule_cancel' };
+  const overBudget = (k: number) => ({ event: 'cadence', tier: 'over_budget', over_budget: k, short_horizon: 0 });
+  it('every horizon >= min :: holds with nothing reported', () => {
+    expect(judge({ rows: rows(() => 12), simLowestMs: 11_000, logs: [], status }).failures).toEqual([]);
+  });
+  it('an account below min, nothing reported :: fails (this is what the keeper did, 2026-11-28)', () => {
+    expect(judge({ rows: rows((i) => (i === 3 ? 9.9 : 12)), simLowestMs: 9_900, logs: [], status }).failures).toHaveLength(3);
+    // the simulator's sampler alone saw it (between the admin API's sweeps): the same
+    expect(judge({ rows: rows(() => 12), simLowestMs: 9_000, logs: [], status }).failures).toHaveLength(2);
+  });
+  it('the achieved pace in force, the last 3 over_budget (their cancels fired), every other >= min :: holds', () => {
+    const r = rows((i) => (i >= 7 ? 0 : 11), (i) => (i >= 7 ? 1 : 0));
+    expect(judge({ rows: r, simLowestMs: 0, logs: [achieved, overBudget(3)], status }).failures).toEqual([]);
+  });
+  it('the same, but an account the plan still arms below min, or its cancel fired :: fails', () => {
+    expect(judge({ rows: rows((i) => (i >= 7 || i === 2 ? 0 : 11), (i) => (i >= 7 || i === 2 ? 1 : 0)), simLowestMs: 0, logs: [achieved, overBudget(3)], status }).failures).toHaveLength(2);
+    expect(judge({ rows: rows(() => 11, (i) => (i === 0 ? 1 : 0)), simLowestMs: 11_000, logs: [achieved, overBudget(3)], status }).failures).toHaveLength(1);
+  });
+  it('a degraded plan without the achieved pace (the budget, not the CPU) :: fails: the degrade must be the pace achieved', () => {
+    expect(judge({ rows: rows((i) => (i >= 7 ? 0 : 11), (i) => (i >= 7 ? 1 : 0)), simLowestMs: 0, logs: [overBudget(3)], status }).failures).toHaveLength(1);
+  });
+  it('tier short_horizon (every account armed, horizons below min, reported) with the achieved pace :: holds while no cancel fires', () => {
+    const logs = [achieved, { event: 'cadence', tier: 'short_horizon', over_budget: 0, short_horizon: 10 }];
+    expect(judge({ rows: rows(() => 6), simLowestMs: 6_000, logs, status }).failures).toEqual([]);
+    expect(judge({ rows: rows(() => 6, (i) => (i === 5 ? 1 : 0)), simLowestMs: 0, logs, status }).failures).toHaveLength(1);
+  });
+});
+
 describe('a starved keeper', () => {
-  it('1,000 accounts, deadline 20 s, min horizon 10 s, 333 arms/s planned; two busy loops take its core :: every horizon >= 10 s at the venue, or the achieved pace in force and the degraded accounts reported, every other one >= 10 s', async ({ onTestFinished }) => {
+  it('1,000 accounts, deadline 20 s, min horizon 10 s, 417 arms/s planned; two busy loops take its core :: every horizon >= 10 s at the venue, or the achieved pace in force and the degraded accounts reported, every other one >= 10 s', async ({ onTestFinished }) => {
     const t0 = Date.now();
     const cpus = cpuPlan();
     const track = tracker(onTestFinished);
@@ -184,15 +262,7 @@ log: { level: info }
 
     // ---- what the keeper reported while starved ----
     const logs = keeper.logs().slice(logsFrom);
-    const achieved = logs.filter((l) => l.event === 'budget_limit_learned' && l.source === 'achieved');
-    const plans = logs.filter((l) => l.event === 'cadence');
-    const degradedPlans = plans.filter((l) => Number(l.over_budget) > 0 || Number(l.short_horizon) > 0);
-    // Equal priorities: the plan protects in config order, so k accounts over_budget are the last k
-    // (plan/cadence.ts planProtection); every account it still arms gets the same verdict.
-    const overBudget = Math.max(0, status.cadence?.over_budget ?? 0, ...plans.map((l) => Number(l.over_budget)));
-    const shortHorizon = (status.cadence?.short_horizon ?? 0) > 0 || plans.some((l) => Number(l.short_horizon) > 0);
-    const overBudgetNames = new Set(rows.slice(N - overBudget).map((r) => r.name));
-    const reported = new Set([...overBudgetNames, ...(shortHorizon ? rows.map((r) => r.name) : []), ...status.accounts.filter((a) => a.plan && a.plan.verdict !== 'keeps_min_horizon').map((a) => a.name)]);
+    const verdict = judge({ rows, simLowestMs, logs, status });
     const late = logs.filter((l) => l.event === 'arm_late');
     const warnings: Record<string, number> = {};
     for (const l of logs) {
@@ -214,10 +284,10 @@ log: { level: info }
       belowMin: below.length,
       fired: rows.reduce((t, r) => t + r.fired, 0),
       sampler: { lowestS: simLowestMs / 1000, lapses: samples.reduce((t, r) => t + r.lapses, 0), armsPerS: samples.length > 1 ? (samples.at(-1)!.scheduleCancelRequests - samples[0]!.scheduleCancelRequests) / ((samples.at(-1)!.tMs - samples[0]!.tMs) / 1000) : null },
-      achieved: achieved.map((l) => ({ time: l.time, to: l.to })),
-      plans: plans.map((l) => ({ time: l.time, tier: l.tier, stretch: l.stretch, arms_per_second: l.arms_per_second, short_horizon: l.short_horizon, over_budget: l.over_budget })),
-      overBudget,
-      shortHorizon,
+      achieved: verdict.achieved.map((l) => ({ time: l.time, to: l.to })),
+      plans: verdict.plans.map((l) => ({ time: l.time, tier: l.tier, stretch: l.stretch, arms_per_second: l.arms_per_second, short_horizon: l.short_horizon, over_budget: l.over_budget })),
+      overBudget: verdict.overBudget,
+      shortHorizon: verdict.shortHorizon,
       cadence: status.cadence,
       limits: status.budget_limits.map((l) => `${l.scope}: ${l.per_second}/s (${l.source})`),
       warnings,
@@ -229,15 +299,7 @@ log: { level: info }
     await mkdir(join(ROOT, 'artifacts'), { recursive: true });
     await writeFile(join(ROOT, 'artifacts/starved-keeper.json'), `${JSON.stringify(figures, null, 1)}\n`);
 
-    if (below.length > 0 || simLowestMs < MIN_HORIZON_MS) {
-      // Below the minimum only with the degrade reported: the pace achieved in force, a plan that
-      // says so, and each account below it among those the plan named.
-      expect(achieved.length, `${below.length} accounts below ${MIN_HORIZON_S} s with no achieved pace in force: ${text}`).toBeGreaterThan(0);
-      expect(degradedPlans.length, `${below.length} accounts below ${MIN_HORIZON_S} s with no degraded plan reported: ${text}`).toBeGreaterThan(0);
-      expect(below.filter((r) => !reported.has(r.name)).map((r) => `${r.name}: ${r.lowestMs / 1000} s`), text).toEqual([]);
-    }
-    // A cancel fires only for an account the plan left over_budget (not armed, reported).
-    expect(rows.filter((r) => r.fired > 0 && !overBudgetNames.has(r.name)).map((r) => r.name), text).toEqual([]);
+    expect(verdict.failures, text).toEqual([]);
     expect(keeper.child.exitCode, text).toBeNull();
   }, 240_000);
 });
