@@ -36,16 +36,17 @@
  * pace's measure (30 s of arms waiting, achieved-pace.ts) and a plan's reaction.
  *
  * What it found when written (2026-11-28, a 2-core machine shared with other work, load 4 to 10):
- * the keeper does not hold. Starved at 417 arms/s planned it sent 21 to 72 arms/s, 2,016 to 4,514
- * arms timed out, re-arms went out up to 21 s late (nearly all of it timers firing late, not the
- * budget), every account fell below 10 s and 724 to 1,012 cancels fired; no achieved pace was put
+ * the keeper does not hold. Starved at 417 arms/s planned (3 runs) it sent 21 to 176 arms/s, 2,016
+ * to 4,514 arms timed out, re-arms went out up to 21 s late (nearly all of it timers firing late,
+ * not the budget), 912 to 1,000 accounts fell below 10 s and 205 to 1,012 cancels fired; no achieved pace was put
  * in force and the plan stayed as it was. Why, as far as the figures show: the lag is timers firing
  * late (each late re-arm's timer_late_ms is nearly all of its lag_ms), and the pace meter counts
  * only while arms wait in the scheduler for their scope's window, so a keeper short of CPU may
  * never be pressed for the 30 s a measure needs. The control (STARVED_BUSY_LOOPS=0, the same
- * config with the core free) held once the machine was quiet enough (at 333 arms/s: 15.9 and
- * 16.4 s); at 417 arms/s with the load at 9 (other work on the keeper's core) it fell to 4.1 s the
- * same way, which says the same: any shortfall of CPU, not the loops, tips it over.
+ * config with the core free) holds: 416.6 arms/s at the venue, every horizon >= 17.4 s, no timeout,
+ * 41% of a core (load 4); at 333 arms/s, 15.9 and 16.4 s. Once, with the load at 9 (other work on
+ * the keeper's core), it fell to 4.1 s the same way: any shortfall of CPU tips it over, not the
+ * loops as such.
  *
  * The cold start runs with the whole machine (the loops start once every account is armed at the
  * venue and the plan is back from its cold-start periods), so the test measures starvation, not a

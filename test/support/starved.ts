@@ -25,21 +25,33 @@ export interface CpuPlan {
 }
 
 export function cpuPlan(): CpuPlan {
-  const cores = availableParallelism();
-  const taskset = spawnSync('taskset', ['-c', '0', process.execPath, '-e', '0'], { stdio: 'ignore' });
-  if (cores < 2 || taskset.error || taskset.status !== 0) return { mode: 'shared', starved: null, others: null, cores };
-  const last = cores - 1;
-  return { mode: 'pinned', starved: String(last), others: last === 1 ? '0' : `0-${last - 1}`, cores };
+  const mine = affinity(process.pid);
+  const cores = mine?.length ?? availableParallelism();
+  const taskset = spawnSync('taskset', ['-c', String(mine?.[0] ?? 0), process.execPath, '-e', '0'], { stdio: 'ignore' });
+  if (!mine || cores < 2 || taskset.error || taskset.status !== 0) return { mode: 'shared', starved: null, others: null, cores };
+  return { mode: 'pinned', starved: String(mine.at(-1)), others: mine.slice(0, -1).join(','), cores };
+}
+
+/** The CPUs a process may run on (taskset's list, expanded); null without taskset. */
+function affinity(pid: number): number[] | null {
+  const r = spawnSync('taskset', ['-c', '-p', String(pid)], { encoding: 'utf8' });
+  const list = r.status === 0 ? /:\s*([\d,-]+)\s*$/.exec(r.stdout)?.[1] : undefined;
+  if (!list) return null;
+  return list.split(',').flatMap((part) => {
+    const [a, b] = part.split('-').map(Number);
+    return b === undefined ? [a!] : Array.from({ length: b - a! + 1 }, (_, i) => a! + i);
+  });
 }
 
 /**
- * Moves this process (every thread) to `cpus`; returns what puts it back on every core. Nothing to
+ * Moves this process (every thread) to `cpus`; returns what puts it back where it was. Nothing to
  * do when not pinned.
  */
 export function pinSelf(cpus: string | null): () => void {
-  if (cpus === null) return () => undefined;
+  const before = affinity(process.pid);
+  if (cpus === null || !before) return () => undefined;
   spawnSync('taskset', ['-a', '-p', '-c', cpus, String(process.pid)], { stdio: 'ignore' });
-  return () => void spawnSync('taskset', ['-a', '-p', '-c', `0-${availableParallelism() - 1}`, String(process.pid)], { stdio: 'ignore' });
+  return () => void spawnSync('taskset', ['-a', '-p', '-c', before.join(','), String(process.pid)], { stdio: 'ignore' });
 }
 
 /**
