@@ -36,9 +36,10 @@
  * pace's measure (30 s of arms waiting, achieved-pace.ts) and a plan's reaction.
  *
  * What it found when written (2026-11-28, a 2-core machine shared with other work, load 4 to 10):
- * the keeper does not hold. Starved at 417 arms/s planned (3 runs) it sent 21 to 176 arms/s, 2,016
+ * the keeper does not hold. Starved at 417 arms/s planned (4 runs) it sent 21 to 308 arms/s, 1,786
  * to 4,514 arms timed out, re-arms went out up to 21 s late (nearly all of it timers firing late,
- * not the budget), 912 to 1,000 accounts fell below 10 s and 205 to 1,012 cancels fired; no achieved pace was put
+ * not the budget), 476 to 1,000 accounts fell below 10 s (lowest 0 to 6.9 s), and in three of the
+ * runs 205 to 1,012 cancels fired; no achieved pace was put
  * in force and the plan stayed as it was. Why, as far as the figures show: the lag is timers firing
  * late (each late re-arm's timer_late_ms is nearly all of its lag_ms), and the pace meter counts
  * only while arms wait in the scheduler for their scope's window, so a keeper short of CPU may
