@@ -10,7 +10,9 @@ import { spawn } from 'node:child_process';
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
+import { fetch } from 'undici';
 import { writeDemoCredentials } from './demo-credentials.mjs';
 import { demoAddress } from '../dist/src/sim/venue/demo.js';
 
@@ -46,7 +48,7 @@ const line = async (re) => {
   for (;;) {
     const m = out.split('\n').map((l) => { try { return JSON.parse(l); } catch { return null; } }).find((o) => o && re(o));
     if (m) return m;
-    await new Promise((r) => setTimeout(r, 50));
+    await sleep(50);
   }
 };
 const sim = (await line((o) => o.event === 'simulator_started')).base_url.replace(/\/v1\/?$/, '');
@@ -66,7 +68,7 @@ while (Date.now() - t0 < (SILENT_FOR_S - 2) * 1000) {
   if (seen.pm === null && p === 0) seen.pm = Date.now() - lastBeatMs;
   seen.hlOther = Math.min(seen.hlOther ?? ho, ho);
   seen.pmOther = Math.min(seen.pmOther ?? po, po);
-  await new Promise((r) => setTimeout(r, 100));
+  await sleep(100);
 }
 const backMs = Date.parse((await line((o) => o.event === 'demo_bot_back')).time);
 let armedBoth = null;
@@ -74,7 +76,7 @@ while (Date.now() - backMs < 10_000) {
   const s = await status();
   const a = Object.fromEntries(s.accounts.map((x) => [x.name, x]));
   if (a['hl-bot'].armed && a['pm-bot'].armed && a['hl-bot'].bot?.state === 'alive') { armedBoth = Date.now() - backMs; break; }
-  await new Promise((r) => setTimeout(r, 100));
+  await sleep(100);
 }
 keeper.kill('SIGTERM');
 console.log(JSON.stringify({ silence_seconds: SILENCE_S, outcome_orders_gone_after_last_heartbeat_ms: seen.hl, clob_orders_gone_after_last_heartbeat_ms: seen.pm, other_accounts_lowest_orders: { outcome: seen.hlOther, clob: seen.pmOther }, both_armed_after_back_ms: armedBoth }));
