@@ -369,7 +369,7 @@ describe.concurrent('npm start (the example config, embedded simulator)', () => 
     }
     expect(ready.status).toBe(200);
     const status = (await getJson(`${ops}/status`)).body as { start_progress: { complete: boolean; armed: number }; accounts: Array<{ name: string; phase: string; last_cancel_fired: unknown }> };
-    expect(status.start_progress).toMatchObject({ complete: true, armed: 3 });
+    expect(status.start_progress).toMatchObject({ complete: true, armed: 5 });
     expect(status.accounts.every((a) => a.last_cancel_fired === null)).toBe(true);
     expect(status.accounts.length).toBeGreaterThanOrEqual(3);
     expect(status.accounts.filter((a) => a.phase === 'armed').length).toBeGreaterThanOrEqual(3);

@@ -6,13 +6,9 @@
  * simulator's: its chains and its fires.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Simulator } from '../src/sim/simulator.js';
-import type { KeeperAccountSpec } from '../src/account/keeper-types.js';
-import { clobSwitch } from '../src/config/venues.js';
-import { switchInMs } from '../src/config/types.js';
+import { clobAccount, PM_MIN_HORIZON_MS } from './support/clob.js';
 import { gauge, startHarness, type Harness } from './support/harness.js';
 
-const PM_MIN_HORIZON_MS = 2_000;
 const SHARED = '0x00000000000000000000000000000000000a11ce';
 const ALONE = '0x0000000000000000000000000000000000000b0b';
 
@@ -22,19 +18,6 @@ afterEach(async () => {
   h = undefined;
 });
 
-function clobAccount(sim: Simulator, name: string, address: string, replica = 0): KeeperAccountSpec {
-  const creds = sim.clob.createAccount(address);
-  return {
-    name,
-    address,
-    agentName: '-',
-    validDays: 30,
-    replica,
-    identity: `${address}|clob:pm`,
-    switch: switchInMs(clobSwitch({ heartbeatEverySeconds: 5, minHorizonSeconds: PM_MIN_HORIZON_MS / 1000 })),
-    clob: { venue: 'pm', credentials: { key: async () => creds.key, secret: async () => creds.secret, passphrase: async () => creds.passphrase } },
-  };
-}
 
 /** Every 100 ms: the venue's horizon of each address (null: no chain) and the accepted beats' times. */
 async function watch(hh: Harness, totalMs: number) {
@@ -65,7 +48,7 @@ describe('the CLOB heartbeat on every variation of the venue, with two writers o
         clobVenues: [{ name: 'pm' }],
         sim: { clobProfile: profile, ...(nullWhileLive ? { clob: { nullWhileLive } } : {}) },
       });
-      const replica = await h.addKeeper((sim) => [clobAccount(sim, 'pm-shared', SHARED, 1)]);
+      const replica = await h.addKeeper((sim) => [clobAccount(sim, 'pm-shared', SHARED, { replica: 1 })]);
       await h.keeper.start();
       await replica.keeper.start();
       const both = await watch(h, 60_000);

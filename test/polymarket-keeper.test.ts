@@ -9,14 +9,12 @@ import type { Simulator } from '../src/sim/simulator.js';
 import type { KeeperAccountSpec } from '../src/account/keeper-types.js';
 import type { LivenessSpec } from '../src/liveness/liveness.js';
 import type { OpenOrder } from '../src/sim/polymarket/orders.js';
-import { clobSwitch } from '../src/config/venues.js';
-import { switchInMs } from '../src/config/types.js';
+import { clobAccount, PM_MIN_HORIZON_MS } from './support/clob.js';
 import { account, startHarness, type Harness } from './support/harness.js';
 
 const TOKEN = 'bot-token-0123456789abcdef';
 const SILENCE_MS = 5_000;
 const PM_TIMEOUT_MS = 10_000;
-const PM_MIN_HORIZON_MS = 2_000;
 const HL_MIN_HORIZON_MS = 20_000;
 
 const PM1 = '0x00000000000000000000000000000000000a11ce';
@@ -32,20 +30,6 @@ afterEach(async () => {
 
 const botLiveness = (): LivenessSpec => ({ silenceMs: SILENCE_MS, onSilence: 'cancel_soon', heartbeat: { token: async () => TOKEN } });
 
-/** A CLOB account as from-config builds it: its venue's switch, its credentials from the simulator, a silent bot's beats simply stopped. */
-function clobAccount(sim: Simulator, name: string, address: string, liveness?: LivenessSpec): KeeperAccountSpec {
-  const creds = sim.clob.createAccount(address);
-  return {
-    name,
-    address,
-    agentName: '-',
-    validDays: 30,
-    identity: `${address}|clob:pm`,
-    switch: { ...switchInMs(clobSwitch({ heartbeatEverySeconds: 5, minHorizonSeconds: PM_MIN_HORIZON_MS / 1000 })), ...(liveness ? { onSilence: 'stop_rearming' as const } : {}) },
-    ...(liveness ? { liveness: { ...liveness, onSilence: 'stop_rearming' as const } } : {}),
-    clob: { venue: 'pm', credentials: { key: async () => creds.key, secret: async () => creds.secret, passphrase: async () => creds.passphrase } },
-  };
-}
 
 /** Resting orders on the CLOB for an address, placed straight into the simulator's book (a bot's orders). */
 function restOrders(sim: Simulator, address: string, n: number): void {
@@ -81,7 +65,7 @@ function accounts(sim: Simulator): KeeperAccountSpec[] {
   return [
     account('hl-bot', HL1, demoMasterKey('alice'), { liveness: botLiveness() }, { onSilence: 'cancel_soon' }),
     account('hl-other', HL2, demoMasterKey('bob')),
-    clobAccount(sim, 'pm-bot', PM1, botLiveness()),
+    clobAccount(sim, 'pm-bot', PM1, { liveness: botLiveness() }),
     clobAccount(sim, 'pm-other', PM2),
   ];
 }

@@ -6,10 +6,7 @@
  * answers again it beats at once (a new chain when the old one lapsed). Measured here in virtual time.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Simulator } from '../src/sim/simulator.js';
-import type { KeeperAccountSpec } from '../src/account/keeper-types.js';
-import { clobSwitch } from '../src/config/venues.js';
-import { switchInMs } from '../src/config/types.js';
+import { clobAccount } from './support/clob.js';
 import { gauge, startHarness, type Harness } from './support/harness.js';
 
 const PM = '0x00000000000000000000000000000000000a11ce';
@@ -23,18 +20,6 @@ afterEach(async () => {
   h = undefined;
 });
 
-function clobAccount(sim: Simulator): KeeperAccountSpec {
-  const creds = sim.clob.createAccount(PM);
-  return {
-    name: 'pm',
-    address: PM,
-    agentName: '-',
-    validDays: 30,
-    identity: `${PM}|clob:pm`,
-    switch: switchInMs(clobSwitch({ heartbeatEverySeconds: 5, minHorizonSeconds: 2 })),
-    clob: { venue: 'pm', credentials: { key: async () => creds.key, secret: async () => creds.secret, passphrase: async () => creds.passphrase } },
-  };
-}
 
 /** Runs through a restart started now; returns when the chain's last beat first moved after the engine came back. */
 async function throughRestart(hh: Harness): Promise<{ restartAtMs: number; backAtMs: number; firstBeatAfterMs: number | null }> {
@@ -54,7 +39,7 @@ async function throughRestart(hh: Harness): Promise<{ restartAtMs: number; backA
 
 describe('the weekly matching-engine restart', () => {
   it('lapse (the stricter reading, the simulator default): the venue cancels 10 s into the restart, whatever any keeper does; the keeper beats again within 5 s of the engine answering, on a new chain', async () => {
-    h = await startHarness({ accounts: (sim) => [clobAccount(sim)], clobVenues: [{ name: 'pm' }], sim: { clobProfile: 'pm_weekly_restart' } });
+    h = await startHarness({ accounts: (sim) => [clobAccount(sim, 'pm', PM)], clobVenues: [{ name: 'pm' }], sim: { clobProfile: 'pm_weekly_restart' } });
     await h.keeper.start();
     await h.advance(30_000);
     expect(h.sim.clob.fires()).toEqual([]);
@@ -71,7 +56,7 @@ describe('the weekly matching-engine restart', () => {
   });
 
   it('suspend (the timer stops while the engine restarts): nothing fires; the keeper beats within 5 s of the engine answering, inside the 10 s the chain has left', async () => {
-    h = await startHarness({ accounts: (sim) => [clobAccount(sim)], clobVenues: [{ name: 'pm' }], sim: { clobProfile: 'pm_weekly_restart_suspend' } });
+    h = await startHarness({ accounts: (sim) => [clobAccount(sim, 'pm', PM)], clobVenues: [{ name: 'pm' }], sim: { clobProfile: 'pm_weekly_restart_suspend' } });
     await h.keeper.start();
     await h.advance(30_000);
     const r = await throughRestart(h);
