@@ -220,7 +220,7 @@ try {
   await until('the keeper to be scraped, ready', async () => {
     const up = await query('up{job="dms-keeper"} == 1 and on(job, instance) dms_keeper_up == 1');
     const armed = await query('count(dms_keeper_armed == 1)');
-    return (up.length === 1 && armed[0]?.value[1] === '3') || { up: up.length, armed: armed[0]?.value[1] };
+    return (up.length === 1 && armed[0]?.value[1] === '5') || { up: up.length, armed: armed[0]?.value[1] };
   }, 20_000);
   // A few evaluations, then: a healthy keeper raises exactly one alert (pending: for 1m), for the
   // account the venue refuses to protect; nothing else is even pending.

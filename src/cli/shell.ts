@@ -169,7 +169,7 @@ async function simulate(cmd: Extract<Command, { name: 'simulate' }>): Promise<nu
   const logger = createLogger(process.env.DMS_KEEPER_LOG__LEVEL ?? 'info', undefined, undefined, process.env.DMS_KEEPER_LOG__FORMAT === 'pretty' ? 'pretty' : 'json');
   const { startSimulator } = await import('../sim/simulator.js');
   const sim = await startSimulator({ port: cmd.port, host: cmd.host, profile: cmd.profile, budget: cmd.budget, logger: (line) => logger.info(line) });
-  process.stdout.write(`venue simulator on ${sim.baseUrl}\n  profile  ${cmd.profile}\n  budget   ${cmd.budget}\n  REST     ${sim.baseUrl}/v1\n  exchange ${sim.exchangeUrl}/exchange\n  ws       ${sim.wsUrl}/ws\n  admin    ${sim.baseUrl}/_sim/state\n`);
+  process.stdout.write(`venue simulator on ${sim.baseUrl}\n  profile  ${cmd.profile}\n  budget   ${cmd.budget}\n  REST     ${sim.baseUrl}/v1\n  exchange ${sim.exchangeUrl}/exchange\n  ws       ${sim.wsUrl}/ws\n  admin    ${sim.baseUrl}/_sim/state\n  CLOB     ${sim.clobUrl} (Polymarket; admin ${sim.baseUrl}/_sim/clob/state)\n`);
   await new Promise<void>((resolve) => {
     process.once('SIGTERM', () => resolve());
     process.once('SIGINT', () => resolve());
