@@ -20,7 +20,8 @@ export type DisarmVenue = ProvisionVenue & Pick<VenuePort, 'scheduleCancel'>;
 export interface DisarmResult {
   account: string;
   address: string;
-  result: 'cleared' | 'failed';
+  /** `no_clear`: an account on a heartbeat venue (a CLOB's): there is nothing to clear, see `message`. */
+  result: 'cleared' | 'failed' | 'no_clear';
   signer?: 'agent' | 'stored_agent' | 'master';
   route?: ArmRoute;
   message?: string;
@@ -49,6 +50,11 @@ export async function disarmAccounts(args: {
   const nonces = new NonceSource(args.clock);
   const results: DisarmResult[] = [];
   for (const spec of targets) {
+    if (spec.clob) {
+      // Nothing is scheduled to clear: the venue cancels every order one timeout after the last heartbeat.
+      results.push({ account: spec.name, address: spec.address, result: 'no_clear', message: `on ${spec.clob.venue}, a heartbeat venue: nothing to clear; its orders are cancelled 10 s after the last heartbeat of any keeper (docs/polymarket.md)` });
+      continue;
+    }
     try {
       const where = await resolveAccount(args.venue, spec.name, spec.address);
       const { signer, kind } = await pickSigner(spec, where.masterAddress, args.store, args.curve);

@@ -155,10 +155,12 @@ async function disarm(cmd: Extract<Command, { name: 'disarm' }>): Promise<number
       process.stdout.write(
         r.result === 'cleared'
           ? `cleared  ${r.account} (${r.address}) via ${r.route}, signed by the ${r.signer?.replace('_', ' ')}\n`
-          : `FAILED   ${r.account} (${r.address}): ${r.message}\n`,
+          : r.result === 'no_clear'
+            ? `skipped  ${r.account} (${r.address}): ${r.message}\n`
+            : `FAILED   ${r.account} (${r.address}): ${r.message}\n`,
       );
     }
-    return results.every((r) => r.result === 'cleared') ? EXIT_OK : EXIT_RUNTIME;
+    return results.every((r) => r.result !== 'failed') ? EXIT_OK : EXIT_RUNTIME;
   } finally {
     clearInterval(keepAlive);
     await transport.close();
