@@ -10,6 +10,16 @@ import type { BotEntry, BotSlot } from '../liveness/bot-liveness.js';
 import type { ClobSession } from '../venue/polymarket/port.js';
 import { DEFAULT_VENUE_NAME } from '../venue/switch-facts.js';
 import { clobWatchSource, makeHeartbeatSender, openClobSession } from './clob.js';
+import { ARM_LATE_WARN_MS } from './reports.js';
+import { holdScopeOf } from '../venue/port.js';
+import type { ArmRoute } from '../venue/routes.js';
+
+/**
+ * How long one overdue re-arm keeps its scope pressed: two seconds, so a keeper that stays short of
+ * CPU (late re-arms every second at any real plan) presses without a break, while a pause of a few
+ * seconds (a GC, a stalled disk) breaks the meter's stretch and measures nothing.
+ */
+const OVERDUE_PRESS_MS = 2_000;
 
 /** A CLOB session that could not be opened (a credential unreadable) is tried again this much later. */
 const CLOB_RETRY_MS = 30_000;
@@ -180,7 +190,16 @@ export class Account implements AccountState, BotSlot {
         parts.reports.runner(this, r);
       },
       // A CLOB account's heartbeats are not in the default venue's calendar: they beat at their period.
-      ...(clob ? {} : { claimSlot: (wishMs: number, nowMs: number) => parts.cadence.claimSlot(wishMs, nowMs, this.name) }),
+      ...(clob
+        ? {}
+        : {
+            claimSlot: (wishMs: number, nowMs: number) => parts.cadence.claimSlot(wishMs, nowMs, this.name),
+            // A re-arm whose timer fired over a second late: the keeper is not keeping the plan's pace
+            // (CPU, a stalled loop), and the budget's pace meter must see it (scheduler.pressOverdue).
+            onQueued: (route: ArmRoute, timerLateMs: number) => {
+              if (timerLateMs > ARM_LATE_WARN_MS) deps.scheduler.pressOverdue(holdScopeOf(route), OVERDUE_PRESS_MS);
+            },
+          }),
     });
     this.runner = runner;
     // Before its first arm: a bot already silent gets a cancel-soon arm, not a re-arm.

@@ -230,3 +230,36 @@ describe('the scheduler measures each scope’s pace while arms wait for it', ()
     }
   });
 });
+
+describe('overdue re-arms press their scope (a keeper short of CPU: its re-arms late in their timers, none queued)', () => {
+  /** A keeper sending `perSecond` arms (all it can), each one reported overdue while `overdue()` says so. */
+  async function starved(perSecond: number, seconds: number, overdue: (t: number) => boolean) {
+    const clock = new FakeClock(0);
+    const s = new RequestScheduler(clock, { global: { limit: 1_000, windowMs: 10_000 }, schedule_cancel: { limit: 1_000, windowMs: 10_000 } });
+    const changes: LimitChange[] = [];
+    s.onLimitChange((c) => changes.push(c));
+    for (let i = 0; i < perSecond * seconds; i++) {
+      await clock.advance(1_000 / perSecond);
+      if (overdue(clock.nowMs())) s.pressOverdue('schedule_cancel', 2_000);
+      await s.run({ kind: 'arm', deadlineVenueMs: i, scopes: ['global', 'schedule_cancel'] }, async () => undefined);
+    }
+    s.stop();
+    return changes;
+  }
+
+  it('overdue throughout: the pace it sends at (30/s against a 100/s limit) is in force after one window, as `achieved`', async () => {
+    const changes = await starved(30, 40, () => true);
+    expect(changes).toHaveLength(1);
+    expect(changes[0]).toMatchObject({ scope: 'schedule_cancel', kind: 'achieved', source: 'achieved' });
+    expect(changes[0]!.to.limit).toBeGreaterThanOrEqual(290);
+    expect(changes[0]!.to.limit).toBeLessThanOrEqual(310);
+  });
+
+  it('overdue now and then (a GC pause: 2 s in every 10): never a window of unbroken pressure, no limit', async () => {
+    expect(await starved(30, 120, (t) => t % 10_000 < 2_000)).toEqual([]);
+  });
+
+  it('not overdue: a keeper sending less than its limit because it has less to send is no shortfall', async () => {
+    expect(await starved(30, 120, () => false)).toEqual([]);
+  });
+});

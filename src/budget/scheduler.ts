@@ -209,6 +209,11 @@ export class RequestScheduler {
   private readonly paceOf = new Map<string, { units: number; meter: PaceMeter }>();
   /** Scopes an arm waited for at this pump (their own window, not a 429): the pace meters' `pressed`. */
   private readonly pressed = new Set<string>();
+  /**
+   * Scopes whose arms the keeper reports overdue before they ever reach the queue (their timers
+   * fired late: a keeper short of CPU), until when (scheduler clock): pressed as a waiting arm is.
+   */
+  private readonly overdueUntil = new Map<string, number>();
 
   constructor(
     private readonly clock: Clock,
@@ -299,6 +304,19 @@ export class RequestScheduler {
       this.enqueue(p);
       this.pump();
     });
+  }
+
+  /**
+   * The keeper's re-arms for `scope` are overdue before they are queued (their timers fired late),
+   * for the next `forMs`: the scope counts as pressed for its pace meter (achieved-pace.ts) as if
+   * they waited here. Why: a keeper short of CPU holds its re-arms in late timers, not in this
+   * queue, so a meter that only saw the queue never measured the pace it fell short of (issue 36,
+   * the starved keeper). Its admissions while overdue are what it can send.
+   */
+  pressOverdue(scope: string, forMs: number): void {
+    if (!this.scopes.has(scope)) return;
+    const until = this.clock.nowMs() + forMs;
+    if (until > (this.overdueUntil.get(scope) ?? Number.NEGATIVE_INFINITY)) this.overdueUntil.set(scope, until);
   }
 
   /** A 429 said: nothing on this scope before `untilMs` (local clock); the refusal also steps a learned limit (limits.ts onRefusal). */
@@ -481,7 +499,7 @@ export class RequestScheduler {
    */
   private measurePace(now: number): void {
     for (const [scope, s] of this.scopes) {
-      const isPressed = this.pressed.has(scope);
+      const isPressed = this.pressed.has(scope) || now < (this.overdueUntil.get(scope) ?? Number.NEGATIVE_INFINITY);
       // A scope is counted from the first time it is pressed: most never are.
       const p = this.paceOf.get(scope) ?? (isPressed ? this.paceState(scope) : undefined);
       if (!p) continue;

@@ -121,6 +121,12 @@ export interface AccountRunnerDeps {
    * before it). Absent: re-arms go at their period's end.
    */
   claimSlot?: (wishMs: number, nowMs: number) => number;
+  /**
+   * Hears each planned re-arm as it is queued, with how late its timer fired after its slot (ms):
+   * a keeper short of CPU is late here before any budget sees it (account.ts presses the budget's
+   * pace meter with it). Absent: nobody listens.
+   */
+  onQueued?: (route: ArmRoute, timerLateMs: number) => void;
 }
 
 /** Maps a failed request to the machine's vocabulary (and the metric's `result` label). */
@@ -321,6 +327,7 @@ export class AccountRunner {
     // The route it really goes by: the port may send it the other way (a 429 hold, a long queue).
     let route = planned;
     const queuedAt = this.venueNowMs();
+    if (plannedSlotMs !== null) this.deps.onQueued?.(planned, queuedAt - plannedSlotMs);
     let sentAt = queuedAt;
     let sentMono = this.deps.clock.monoMs();
     let deadlineMs = 0;
