@@ -44,9 +44,9 @@ const REDIS_PROCESSES = ['test/shared-budget-processes.test.ts', 'test/fleet-pro
  */
 const STARVED = ['test/starved-keeper.test.ts'];
 /**
- * Not in `npm test` yet: it fails on today's keeper (issue 36 item 4; docs/development.md), and a
- * suite that always fails lands nothing. `npm run test:starved` runs it (DMSK_STARVED_KEEPER=1);
- * it joins `npm test` with the fix that makes it pass.
+ * Not in `npm test`: what it finds depends on the load beside it (a quiet machine holds, a loaded
+ * one lapsed; issue 36 item 4, docs/development.md), and a suite whose verdict is the machine's
+ * lands nothing. `npm run test:starved` runs it (DMSK_STARVED_KEEPER=1).
  */
 const RUN_STARVED = process.env['DMSK_STARVED_KEEPER'] === '1';
 
