@@ -206,25 +206,22 @@ export class Account implements AccountState, BotSlot {
     if (parts.bots.judged(this.name)) runner.botLiveness(parts.bots.alive(this.name));
     runner.start();
 
-    if (clob) {
-      this.watcher = new AccountWatcher(this.spec.address, parts.cadence.readIntervals(options), {
-        clock: deps.clock,
-        source: clobWatchSource(clob),
-        report: (r) => parts.reports.watch(this, r),
-        positions: false,
-      });
-      this.watcher.start(parts.firstReadDelays(this.spec));
-      return;
-    }
     this.watcher = new AccountWatcher(this.spec.address, parts.cadence.readIntervals(options), {
       clock: deps.clock,
-      source: deps.venue,
       report: (r) => parts.reports.watch(this, r),
-      mode: options.watch.source ?? 'service',
-      countOrdersOnVenue: () => this.spec.switch.armWhen === 'orders_open',
-      perpDexes: () => parts.options().watch.perpDexes ?? [],
+      // On a CLOB venue: its open orders from the CLOB (the only source), no positions (it publishes none).
+      ...(clob
+        ? { source: clobWatchSource(clob), positions: false }
+        : {
+            source: deps.venue,
+            mode: options.watch.source ?? 'service',
+            countOrdersOnVenue: () => this.spec.switch.armWhen === 'orders_open',
+            perpDexes: () => parts.options().watch.perpDexes ?? [],
+          }),
     });
     this.watcher.start(parts.firstReadDelays(this.spec));
+    // The default venue's WebSocket knows nothing of a CLOB account.
+    if (clob) return;
     const feed = parts.feed();
     if (feed) {
       const r = feed.subscribe(this.spec.address);

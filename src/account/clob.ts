@@ -31,14 +31,12 @@ export async function openClobSession(spec: KeeperAccountSpec, venues: ReadonlyM
 export function makeHeartbeatSender(session: ClobSession): ScheduleCancelSender {
   return {
     send: async ({ timeMs, cls, signal, onAdmitted }) => {
-      let clear = false;
       await session.beat({
         ...(cls ? { cls } : {}),
         ...(signal ? { signal } : {}),
         ...(onAdmitted ? { onAdmitted } : {}),
         onLeave: () => {
-          clear = timeMs() === undefined;
-          if (clear) throw new ClobError(HEARTBEAT_ENDPOINT, 'refused', 'a heartbeat switch has no clear: the venue cancels the orders one timeout after the last heartbeat');
+          if (timeMs() === undefined) throw new ClobError(HEARTBEAT_ENDPOINT, 'refused', 'a heartbeat switch has no clear: the venue cancels the orders one timeout after the last heartbeat');
         },
       });
     },
