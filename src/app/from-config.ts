@@ -1,5 +1,6 @@
 import { readCredential, readKey, readPassword, readToken, type KeySource } from '../config/secret.js';
 import { POLYMARKET_SWITCH_FACTS } from '../venue/polymarket/switch-facts.js';
+import type { VenueSwitchFacts } from '../venue/switch-facts.js';
 import { accountsCovered, replicaAgentName } from '../config/shard.js';
 import { switchInMs, type AccountConfig, type Config, type LivenessConfig, type SharedBudgetConfig } from '../config/types.js';
 import { replicaOnSilence, type LivenessSpec } from '../liveness/liveness.js';
@@ -101,9 +102,9 @@ export function toAppConfig(config: Config, env: Readonly<Record<string, string 
  * brought near by replica 0 only (liveness/liveness.ts replicaOnSilence).
  */
 function accountSpec(a: AccountConfig, cover: AccountCover, env: Readonly<Record<string, string | undefined>>, relays: boolean): KeeperAccountSpec {
+  if (a.clobCredentials) return clobAccountSpec(a, a.clobCredentials, cover, env, relays);
   const loader = (source: KeySource | undefined) => (source ? async () => (await readKey(source, { env })).reveal() : undefined);
   const { replica, slot } = cover;
-  if (a.clobCredentials) return clobAccountSpec(a, a.clobCredentials, cover, env, relays);
   const agentName = replicaAgentName(a.agent.name, slot);
   return {
     name: a.name,
@@ -136,6 +137,7 @@ function clobAccountSpec(
 ): KeeperAccountSpec {
   const read = (source: KeySource) => async () => (await readCredential(source, { env })).reveal();
   const { replica } = cover;
+  const venue = POLYMARKET_SWITCH_FACTS;
   return {
     name: a.name,
     address: a.address,
@@ -145,8 +147,8 @@ function clobAccountSpec(
     replica,
     ...(cover.coveredBy.length > 0 ? { coveredBy: cover.coveredBy } : {}),
     identity: [a.address, `clob:${a.venue}`, describe(creds.key), describe(creds.secret), describe(creds.passphrase)].join('|'),
-    switch: { ...switchInMs(a.switch), ...(a.liveness ? { onSilence: replicaOnSilence(a.liveness.onSilence, replica, POLYMARKET_SWITCH_FACTS) } : {}) },
-    ...(a.liveness ? { liveness: { ...livenessOf(a.liveness, env, replica, relays && cover.coveredBy.length > 1), onSilence: replicaOnSilence(a.liveness.onSilence, replica, POLYMARKET_SWITCH_FACTS) } } : {}),
+    switch: { ...switchInMs(a.switch), ...(a.liveness ? { onSilence: replicaOnSilence(a.liveness.onSilence, replica, venue) } : {}) },
+    ...(a.liveness ? { liveness: livenessOf(a.liveness, env, replica, relays && cover.coveredBy.length > 1, venue) } : {}),
     clob: { venue: a.venue, credentials: { key: read(creds.key), secret: read(creds.secret), passphrase: read(creds.passphrase) } },
   };
 }
@@ -179,11 +181,11 @@ function tokenLoader(source: KeySource, env: Readonly<Record<string, string | un
 }
 
 /** An account's liveness in ms, with the heartbeat token read when the keeper starts or reloads (never held in the config). */
-function livenessOf(l: LivenessConfig, env: Readonly<Record<string, string | undefined>>, replica = 0, echo = false): LivenessSpec {
+function livenessOf(l: LivenessConfig, env: Readonly<Record<string, string | undefined>>, replica = 0, echo = false, venue?: VenueSwitchFacts): LivenessSpec {
   const source = l.heartbeat?.token;
   return {
     silenceMs: l.silenceSeconds * 1000,
-    onSilence: replicaOnSilence(l.onSilence, replica),
+    onSilence: replicaOnSilence(l.onSilence, replica, venue),
     ...(echo ? { echo } : {}),
     ...(source ? { heartbeat: { token: tokenLoader(source, env) } } : {}),
     ...(l.probe ? { probe: { url: l.probe.url, everyMs: l.probe.everySeconds * 1000, timeoutMs: l.probe.timeoutMs } } : {}),

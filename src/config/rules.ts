@@ -11,7 +11,7 @@ import {
 } from '../plan/horizon.js';
 import { VENUE_FACTS } from '../venue/facts.js';
 import { AGENT_SLOTS, replicaAgentName } from './shard.js';
-import { DEFAULT_VENUE_NAME } from './names.js';
+import { isClobAccount } from './names.js';
 
 /**
  * Cross-field rules: each is a pure function of already-shape-checked sections and returns
@@ -271,7 +271,7 @@ export function replicationProblems(topOnShutdown: string | undefined, accounts:
   accounts.forEach((a, i) => {
     if (a?.switch?.on_shutdown === 'clear') out.push({ segments: ['accounts', i, 'switch', 'on_shutdown'], message: `is clear; ${why}` });
     // A CLOB account (src/config/venues.ts) has no agent: every instance heartbeats with its credentials.
-    if (a !== undefined && a.venue !== undefined && a.venue !== DEFAULT_VENUE_NAME) return;
+    if (a !== undefined && isClobAccount(a)) return;
     if (a !== undefined && a.master_key === undefined) {
       out.push({ segments: ['accounts', i, 'master_key'], message: `is missing; ${fleet ? 'with shard.fleet an instance that gains the account' : 'with shard.replication 2 the second instance'} approves an agent of its own, which only the master key can sign` });
     }
@@ -312,7 +312,6 @@ export interface AccountIdentity {
  */
 export function accountProblems(accounts: ReadonlyArray<RawAccount | undefined>, identities: ReadonlyArray<AccountIdentity> = []): RuleProblem[] {
   // An account on a CLOB venue (src/config/venues.ts) has no agent slot and no master key: only the name rule applies to it.
-  const onClob = (a: RawAccount | undefined): boolean => a?.venue !== undefined && a.venue !== DEFAULT_VENUE_NAME;
   const out: RuleProblem[] = [];
   const byName = new Map<string, number>();
   const byAgentSlot = new Map<string, number>();
@@ -320,7 +319,7 @@ export function accountProblems(accounts: ReadonlyArray<RawAccount | undefined>,
   const n = Math.max(accounts.length, identities.length);
   for (let i = 0; i < n; i++) {
     const a = accounts[i];
-    const id: AccountIdentity = a ? (onClob(a) ? { name: a.name } : { name: a.name, address: a.address, agentName: a.agent.name }) : (identities[i] ?? {});
+    const id: AccountIdentity = a ? (isClobAccount(a) ? { name: a.name } : { name: a.name, address: a.address, agentName: a.agent.name }) : (identities[i] ?? {});
     if (id.name !== undefined) {
       const prevName = byName.get(id.name);
       if (prevName !== undefined) {
@@ -341,7 +340,7 @@ export function accountProblems(accounts: ReadonlyArray<RawAccount | undefined>,
         });
       } else byAgentSlot.set(slot, i);
     }
-    if (a === undefined || onClob(a)) continue;
+    if (a === undefined || isClobAccount(a)) continue;
 
     // Agent slots belong to the MASTER account: a subaccount's agent is approved by its main
     // account's master key. Two accounts approving fresh agents with one master key and one agent

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { parse, paths, problemsOf } from './test-support.js';
+import { BASE_ENV, parse, paths, problemsOf } from './test-support.js';
+import { toAppConfig } from '../app/from-config.js';
 
 const CREDS = { PM_KEY: '2f7c1d9e-1111-4a4a-9b9b-0123456789ab', PM_SECRET: 'c2VjcmV0LXNlY3JldC1zZWNyZXQtc2VjcmV0LXNlY3I=', PM_PASS: 'a'.repeat(64) };
 
@@ -83,5 +84,17 @@ describe('venues with replication', () => {
     const text = twoVenues() + '\nshard: { count: 2, replication: 2 }';
     const c = await parse(text, CREDS);
     expect(c.accounts.map((a) => a.venue)).toEqual(['hyperliquid', 'pm']);
+  });
+});
+
+describe('a CLOB account in the keeper', () => {
+  it("a silent bot's cancel_soon is to stop heartbeating, for the switch and the liveness judge alike", async () => {
+    const text = twoVenues({ pmAccount: ['    venue: pm', '    clob_credentials: { key: { env: PM_KEY }, secret: { env: PM_SECRET }, passphrase: { env: PM_PASS } }', '    liveness: { heartbeat: { token: { env: BOT_TOKEN } }, on_silence: cancel_soon }'] });
+    const env = { ...CREDS, BOT_TOKEN: 'a-heartbeat-token-of-32-chars-xx' };
+    const spec = toAppConfig(await parse(text, env), { ...BASE_ENV, ...env }).keeper.accounts.find((a) => a.name === 'p1')!;
+    expect(spec.switch.onSilence).toBe('stop_rearming');
+    expect(spec.liveness!.onSilence).toBe('stop_rearming');
+    expect(spec.clob?.venue).toBe('pm');
+    expect(await spec.clob!.credentials.secret()).toBe(CREDS.PM_SECRET);
   });
 });

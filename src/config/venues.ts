@@ -3,7 +3,7 @@ import { POLYMARKET_SWITCH_FACTS } from '../venue/polymarket/switch-facts.js';
 import { checkUrl, type RuleProblem } from './rules.js';
 import type { RawAccount, RawPolymarketVenue } from './schema.js';
 import type { PolymarketVenueConfig, SwitchConfig } from './types.js';
-import { DEFAULT_VENUE_NAME } from './names.js';
+import { DEFAULT_VENUE_NAME, isClobAccount, venueNameOf } from './names.js';
 
 /**
  * `venues:` and each account's `venue:` (docs/configuration.md, "Venues"). The default venue is
@@ -12,15 +12,11 @@ import { DEFAULT_VENUE_NAME } from './names.js';
  * config without these keys means what it meant before: every account on `venue:`.
  */
 
-export { DEFAULT_VENUE_NAME };
+export { DEFAULT_VENUE_NAME, isClobAccount, venueNameOf };
 
 /** What an account on a `polymarket_clob` venue may not set: its switch is the venue's heartbeat, it has no agent. */
 const NOT_ON_CLOB = ['master_key', 'builder_fee', 'switch'] as const;
 
-/** The venue an account names, defaulted. */
-export function venueNameOf(a: Pick<RawAccount, 'venue'>): string {
-  return a.venue ?? DEFAULT_VENUE_NAME;
-}
 
 /** `venues:` as the keeper runs with it, in file order. */
 export function toVenues(raw: Readonly<Record<string, RawPolymarketVenue>> | undefined): PolymarketVenueConfig[] {
@@ -102,9 +98,4 @@ export function accountVenueProblems(accounts: ReadonlyArray<RawAccount | undefi
     if (a.agent.key !== undefined) out.push({ segments: ['accounts', i, 'agent', 'key'], message: `has no meaning on ${name} (polymarket_clob): heartbeats are signed with the L2 credentials` });
   });
   return out;
-}
-
-/** Whether an account (shape-checked) is on a CLOB venue: the default venue's key rules pass it by. */
-export function isClobAccount(a: Pick<RawAccount, 'venue'>): boolean {
-  return venueNameOf(a) !== DEFAULT_VENUE_NAME;
 }
