@@ -1,5 +1,4 @@
-import { accountsCovered } from '../config/shard.js';
-import type { Config } from '../config/types.js';
+import type { AccountConfig, Config } from '../config/types.js';
 import { heartbeatHorizonSeconds, preRearmHorizonSeconds } from '../plan/horizon.js';
 import { POLYMARKET_SWITCH_FACTS } from '../venue/polymarket/switch-facts.js';
 
@@ -22,8 +21,8 @@ export interface ClobVenuePlan {
   holds: boolean;
 }
 
-export function clobVenuePlans(config: Config): ClobVenuePlan[] {
-  const mine = accountsCovered(config.accounts, config.shard).map((c) => c.account);
+/** `mine`: the accounts this instance covers (check-config-plan.ts, accountsCovered), of every venue. */
+export function clobVenuePlans(config: Pick<Config, 'venues' | 'watch'>, mine: readonly AccountConfig[]): ClobVenuePlan[] {
   return config.venues.map((v) => {
     const accounts = mine.filter((a) => a.venue === v.name).length;
     const beatsPerMinute = accounts * (60 / v.heartbeatEverySeconds);

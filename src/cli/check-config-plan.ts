@@ -176,8 +176,9 @@ export function configuredLimits(config: Config): { limits: RouteBudgets; share:
 function buildPlanWith(config: Config): Plan {
   // Every account this instance arms: with replication its shard's and the previous shard's.
   // The default venue's accounts: a CLOB venue's are planned on their own budget (check-config-clob.ts).
-  const covered = accountsCovered(config.accounts, config.shard).filter((c) => c.account.venue === DEFAULT_VENUE_NAME);
-  const clobVenues = clobVenuePlans(config);
+  const everyVenue = accountsCovered(config.accounts, config.shard);
+  const covered = everyVenue.filter((c) => c.account.venue === DEFAULT_VENUE_NAME);
+  const clobVenues = clobVenuePlans(config, everyVenue.map((c) => c.account));
   const mine = covered.map((c) => c.account);
   const readsEach = 60 / config.watch.ordersEverySeconds + 60 / config.watch.positionsEverySeconds;
   const timeoutMs = config.venue.requestTimeoutMs;
