@@ -17,8 +17,20 @@ export interface Proc {
   waitFor: (pred: () => boolean, timeoutMs?: number, what?: string) => Promise<void>;
 }
 
-export function startCli(args: string[], opts: { env?: Record<string, string | undefined>; cwd?: string } = {}): Proc {
-  const child = spawn(process.execPath, [MAIN, ...args], {
+export function startCli(
+  args: string[],
+  opts: {
+    env?: Record<string, string | undefined>;
+    cwd?: string;
+    /** A command node runs under, e.g. `['taskset', '-c', '1']` (it execs node, so the pid is node's). */
+    under?: string[];
+    /** Options for node itself, before the script. */
+    nodeArgs?: string[];
+  } = {},
+): Proc {
+  const argv = [...(opts.nodeArgs ?? []), MAIN, ...args];
+  const [cmd, ...pre] = opts.under?.length ? [...opts.under, process.execPath] : [process.execPath];
+  const child = spawn(cmd!, [...pre, ...argv], {
     cwd: opts.cwd ?? ROOT,
     env: { ...process.env, NOTIFY_SOCKET: undefined, CREDENTIALS_DIRECTORY: undefined, STATE_DIRECTORY: undefined, ...opts.env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -8,7 +8,7 @@ import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { Pool } from 'undici';
 import type { SamplerReport } from '../../bench/sim-process.js';
-import { MAIN, ROOT, type Proc } from './cli.js';
+import { ROOT, startCli, type Proc } from './cli.js';
 
 /**
  * Where the processes run. `pinned`: the keeper and the busy loops share the last core (taskset),
@@ -54,55 +54,9 @@ export function pinSelf(cpus: string | null): () => void {
   return () => void spawnSync('taskset', ['-a', '-p', '-c', before.join(','), String(process.pid)], { stdio: 'ignore' });
 }
 
-/**
- * The built CLI in a child process (as startCli in cli.ts), on `cpus` when given (taskset execs
- * node, so the pid is node's), with its stdout's JSON lines parsed as they arrive.
- */
+/** The built CLI in a child process (startCli, cli.ts), on `cpus` when given. */
 export function startPinnedCli(args: string[], cpus: string | null, env: Record<string, string | undefined> = {}, nodeArgs: string[] = []): Proc {
-  const argv = [...nodeArgs, MAIN, ...args];
-  const child = cpus === null ? spawn(process.execPath, argv, spawnOptions(env)) : spawn('taskset', ['-c', cpus, process.execPath, ...argv], spawnOptions(env));
-  return watch(child);
-}
-
-function spawnOptions(env: Record<string, string | undefined>) {
-  return {
-    cwd: ROOT,
-    env: { ...process.env, NOTIFY_SOCKET: undefined, CREDENTIALS_DIRECTORY: undefined, STATE_DIRECTORY: undefined, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'] as ['ignore', 'pipe', 'pipe'],
-  };
-}
-
-function watch(child: ChildProcess): Proc {
-  let out = '';
-  let err = '';
-  let partial = '';
-  const parsed: Array<Record<string, unknown>> = [];
-  // Only the JSON lines are kept whole; the text is kept for error messages (its tail).
-  child.stdout!.on('data', (d: Buffer) => {
-    const s = d.toString();
-    out = (out + s).slice(-20_000);
-    const lines = (partial + s).split('\n');
-    partial = lines.pop()!;
-    for (const l of lines) {
-      if (!l.startsWith('{')) continue;
-      try {
-        parsed.push(JSON.parse(l) as Record<string, unknown>);
-      } catch {
-        // not a log line
-      }
-    }
-  });
-  child.stderr!.on('data', (d: Buffer) => (err = (err + d.toString()).slice(-20_000)));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) => child.on('exit', (code, signal) => r({ code, signal })));
-  const waitFor = async (pred: () => boolean, timeoutMs = 15_000, what = 'condition') => {
-    const t0 = Date.now();
-    while (!pred()) {
-      if (Date.now() - t0 > timeoutMs) throw new Error(`timed out waiting for ${what}\nstdout:\n${out.slice(-3000)}\nstderr:\n${err.slice(-3000)}`);
-      if (child.exitCode !== null) throw new Error(`process exited (${child.exitCode}) while waiting for ${what}\nstdout:\n${out.slice(-3000)}\nstderr:\n${err.slice(-3000)}`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  };
-  return { child, stdout: () => out, stderr: () => err, logs: () => parsed.slice(), exited, waitFor };
+  return startCli(args, { env, nodeArgs, ...(cpus === null ? {} : { under: ['taskset', '-c', cpus] }) });
 }
 
 /**
