@@ -132,6 +132,7 @@ describe('ClobVenue', () => {
     const again = (await call(v, clock, creds, 'POST', '/v1/heartbeats', { heartbeat_id: null })).body as { heartbeat_id: string };
     expect(again.heartbeat_id).not.toBe(first.heartbeat_id);
     expect(admin(v, 'GET', '/_sim/clob/state', undefined, `address=${ADDRESS}`).body).toMatchObject({ phase: 'open', heartbeat: { heartbeatId: again.heartbeat_id }, openOrders: 0, fires: [] });
+    expect(admin(v, 'GET', '/_sim/clob/heartbeats', undefined, `address=${ADDRESS}`).body).toMatchObject({ heartbeats: [{ address: ADDRESS.toLowerCase(), refused: 0, live: true }] });
     expect(admin(v, 'GET', '/_sim/clob/orders').status).toBe(400);
     expect(admin(v, 'GET', '/_sim/clob/nothing').status).toBe(404);
     // A heartbeat with no body starts a chain as null does (the API reference's curl sends none).

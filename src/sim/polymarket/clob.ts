@@ -453,6 +453,7 @@ export class ClobVenue {
         return answer(200, { orders: this.openOrders(address) });
       }
       if (req.method === 'GET' && sub === '/fires') return answer(200, { fires: this.fires(address) });
+      if (req.method === 'GET' && sub === '/heartbeats') return answer(200, { venueTimeMs: this.opts.clock.nowMs(), heartbeats: this.heartbeats.stats(address) });
       if (req.method === 'GET' && sub === '/state') return answer(200, this.state(address));
       if (req.method === 'POST' && sub === '/restart') return answer(200, { window: this.triggerRestart() });
       if (req.method === 'POST' && sub === '/settings') {

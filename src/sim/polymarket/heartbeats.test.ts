@@ -102,4 +102,25 @@ describe('HeartbeatBook', () => {
     expect(clock.pendingTimers()).toBe(0);
     expect(hb.fires()).toEqual([]);
   });
+
+  it('stats: accepted and refused beats, the longest gap within a chain (not across a lapse), live or not', async () => {
+    const clock = new FakeClock();
+    const { hb } = book(clock);
+    expect(hb.stats()).toEqual([]);
+    const t0 = clock.nowMs();
+    hb.beat(A, null); // id-1
+    await clock.advance(4_000);
+    hb.beat(A, 'id-1'); // id-2, gap 4 s
+    hb.beat(A, 'id-1'); // stale
+    await clock.advance(7_000);
+    hb.beat(A, 'id-2'); // id-3, gap 7 s
+    expect(hb.stats(A)).toEqual([{ address: A, accepted: 3, refused: 1, maxGapMs: 7_000, lastBeatMs: t0 + 11_000, live: true }]);
+    await clock.advance(10_000); // lapses
+    await clock.advance(30_000);
+    hb.beat(A, null); // a new chain: its first beat is no gap
+    expect(hb.stats()).toEqual([{ address: A, accepted: 4, refused: 1, maxGapMs: 7_000, lastBeatMs: t0 + 51_000, live: true }]);
+    await clock.advance(10_000);
+    expect(hb.stats(A.toUpperCase().replace('0X', '0x'))[0]?.live).toBe(false);
+    expect(hb.stats(B)).toEqual([]);
+  });
 });

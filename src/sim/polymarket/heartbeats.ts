@@ -33,6 +33,20 @@ export interface HeartbeatFire {
   cancelledOrderIds: string[];
 }
 
+/** One user's heartbeat figures since the simulator started (kept across lapses): what the fleet and bench tests read. */
+export interface HeartbeatStats {
+  address: string;
+  /** Beats accepted, and beats refused for a stale or unknown id. */
+  accepted: number;
+  refused: number;
+  /** The longest venue-time gap between two accepted beats of one chain (ms); 0 before the second. */
+  maxGapMs: number;
+  /** Venue time of the last accepted beat (ms). */
+  lastBeatMs: number;
+  /** Whether a chain is live now (false after a lapse, until a chain starts again). */
+  live: boolean;
+}
+
 export type BeatResult = { ok: true; heartbeatId: string } | { ok: false; current: string };
 
 export interface HeartbeatBookOptions {
@@ -57,6 +71,7 @@ interface Chain {
 export class HeartbeatBook {
   private readonly chains = new Map<string, Chain>();
   private readonly fired: HeartbeatFire[] = [];
+  private readonly counts = new Map<string, Omit<HeartbeatStats, 'address' | 'live'>>();
   private readonly timeoutMs: number;
   private nullWhileLive: 'reject' | 'restart';
   private stopped = false;
@@ -79,9 +94,13 @@ export class HeartbeatBook {
     const starting = id === null || id === '';
     if (chain) {
       if (id === chain.id || (starting && this.nullWhileLive === 'restart')) return { ok: true, heartbeatId: this.accept(a, chain, now) };
+      this.count(a).refused += 1;
       return { ok: false, current: chain.id };
     }
-    if (!starting) return { ok: false, current: ASSUMPTIONS.idWhenNoChain };
+    if (!starting) {
+      this.count(a).refused += 1;
+      return { ok: false, current: ASSUMPTIONS.idWhenNoChain };
+    }
     const fresh: Chain = { id: '', lastBeatMs: now, token: {} };
     this.chains.set(a, fresh);
     return { ok: true, heartbeatId: this.accept(a, fresh, now) };
@@ -106,6 +125,18 @@ export class HeartbeatBook {
     return this.fired.filter((f) => a === undefined || f.address === a).map((f) => ({ ...f, cancelledOrderIds: [...f.cancelledOrderIds] }));
   }
 
+  /** Every user's heartbeat figures (or one user's), lapses settled first. */
+  stats(address?: string): HeartbeatStats[] {
+    const a = address?.toLowerCase();
+    const out: HeartbeatStats[] = [];
+    for (const [who, c] of this.counts) {
+      if (a !== undefined && who !== a) continue;
+      this.settle(who);
+      out.push({ address: who, ...c, live: this.chains.has(who) });
+    }
+    return out;
+  }
+
   /** Re-reads every chain's deadline (a restart began or ended: `suspend` moves deadlines). */
   reschedule(): void {
     for (const [a, c] of this.chains) {
@@ -120,6 +151,11 @@ export class HeartbeatBook {
   }
 
   private accept(address: string, chain: Chain, now: number): string {
+    const c = this.count(address);
+    c.accepted += 1;
+    // A fresh chain has no gap yet: its id is '' until this first accept.
+    if (chain.id !== '') c.maxGapMs = Math.max(c.maxGapMs, now - chain.lastBeatMs);
+    c.lastBeatMs = now;
     chain.id = (this.opts.newId ?? randomUUID)();
     chain.lastBeatMs = now;
     chain.token = {};
@@ -159,6 +195,12 @@ export class HeartbeatBook {
       heartbeatId: chain.id,
       cancelledOrderIds: cancelled,
     });
+  }
+
+  private count(address: string): Omit<HeartbeatStats, 'address' | 'live'> {
+    let c = this.counts.get(address);
+    if (!c) this.counts.set(address, (c = { accepted: 0, refused: 0, maxGapMs: 0, lastBeatMs: 0 }));
+    return c;
   }
 
   private cancelTimer(c: Chain): void {
