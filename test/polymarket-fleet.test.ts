@@ -11,6 +11,8 @@ import { gauge, startHarness, type Harness } from './support/harness.js';
 
 const SHARED = '0x00000000000000000000000000000000000a11ce';
 const ALONE = '0x0000000000000000000000000000000000000b0b';
+/** Both keepers heartbeat pm-shared, as shard replication says: neither warns of the other's beats. */
+const COVERED_BY = ['shard-0', 'shard-1'];
 
 let h: Harness | undefined;
 afterEach(async () => {
@@ -44,11 +46,11 @@ describe('the CLOB heartbeat on every variation of the venue, with two writers o
   for (const { profile, nullWhileLive } of PROFILES) {
     it(`${profile}${nullWhileLive ? ` (null while live: ${nullWhileLive})` : ''}: two replicas keep one chain alive, a lone keeper another; one replica stops and nothing fires`, async () => {
       h = await startHarness({
-        accounts: (sim) => [clobAccount(sim, 'pm-shared', SHARED), clobAccount(sim, 'pm-alone', ALONE)],
+        accounts: (sim) => [clobAccount(sim, 'pm-shared', SHARED, { coveredBy: COVERED_BY }), clobAccount(sim, 'pm-alone', ALONE)],
         clobVenues: [{ name: 'pm' }],
         sim: { clobProfile: profile, ...(nullWhileLive ? { clob: { nullWhileLive } } : {}) },
       });
-      const replica = await h.addKeeper((sim) => [clobAccount(sim, 'pm-shared', SHARED, { replica: 1 })]);
+      const replica = await h.addKeeper((sim) => [clobAccount(sim, 'pm-shared', SHARED, { replica: 1, coveredBy: COVERED_BY })]);
       await h.keeper.start();
       await replica.keeper.start();
       const both = await watch(h, 60_000);
@@ -69,6 +71,7 @@ describe('the CLOB heartbeat on every variation of the venue, with two writers o
       // Served only on the API reference's path: the clients' answers 404 once, then every beat goes there.
       expect(gauge(text, 'dms_keeper_venue_requests_total{endpoint="POST /v1/heartbeats",code="404"}') ?? 0).toBe(profile === 'pm_heartbeats_docs_only' ? 1 : 0);
       expect(h.keeper.status().accounts.every((a) => a.armed)).toBe(true);
+      expect([...h.logs, ...replica.logs].filter((l) => l.event === 'clob_other_writer')).toEqual([]);
 
       // One replica stops (a clean stop: its heartbeats simply end): the other keeps the chain.
       await replica.stop();

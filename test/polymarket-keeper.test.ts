@@ -8,8 +8,7 @@ import { demoAddress, demoMasterKey } from '../src/sim/venue/demo.js';
 import type { Simulator } from '../src/sim/simulator.js';
 import type { KeeperAccountSpec } from '../src/account/keeper-types.js';
 import type { LivenessSpec } from '../src/liveness/liveness.js';
-import type { OpenOrder } from '../src/sim/polymarket/orders.js';
-import { clobAccount, PM_MIN_HORIZON_MS } from './support/clob.js';
+import { clobAccount, PM_MIN_HORIZON_MS, restOrders } from './support/clob.js';
 import { account, startHarness, type Harness } from './support/harness.js';
 
 const TOKEN = 'bot-token-0123456789abcdef';
@@ -30,30 +29,6 @@ afterEach(async () => {
 
 const botLiveness = (): LivenessSpec => ({ silenceMs: SILENCE_MS, onSilence: 'cancel_soon', heartbeat: { token: async () => TOKEN } });
 
-
-/** Resting orders on the CLOB for an address, placed straight into the simulator's book (a bot's orders). */
-function restOrders(sim: Simulator, address: string, n: number): void {
-  for (let i = 0; i < n; i++) {
-    const order: OpenOrder = {
-      id: `0x${address.slice(-8)}${String(i).padStart(4, '0')}`,
-      status: 'LIVE',
-      owner: 'test',
-      maker_address: address,
-      market: '0xmarket',
-      asset_id: '1',
-      side: 'BUY',
-      original_size: '10',
-      size_matched: '0',
-      price: '0.5',
-      associate_trades: [],
-      outcome: 'Yes',
-      created_at: Math.floor(sim.clock.nowMs() / 1000),
-      expiration: '0',
-      order_type: 'GTC',
-    };
-    sim.clob.orders.place(address.toLowerCase(), order);
-  }
-}
 
 /** The CLOB's horizon for an address, as the venue holds it (null: no chain running). */
 function clobHorizonMs(sim: Simulator, address: string): number | null {

@@ -9,7 +9,7 @@ import type { Provisioned } from './provision.js';
 import type { BotEntry, BotSlot } from '../liveness/bot-liveness.js';
 import type { ClobSession } from '../venue/polymarket/port.js';
 import { DEFAULT_VENUE_NAME } from '../venue/switch-facts.js';
-import { clobWatchSource, makeHeartbeatSender, openClobSession } from './clob.js';
+import { clobWatchSource, makeHeartbeatSender, openClobSession, warnOtherWriter } from './clob.js';
 import { ARM_LATE_WARN_MS } from './reports.js';
 import { holdScopeOf } from '../venue/port.js';
 import type { ArmRoute } from '../venue/routes.js';
@@ -58,6 +58,8 @@ export class Account implements AccountState, BotSlot {
   everArmed = false;
   /** On a CLOB venue: its session (the heartbeat chain and its reads). */
   private clobSession?: ClobSession;
+  /** When it last warned of another writer on its CLOB chain (monotonic ms). */
+  private otherWriterWarnedMs?: number;
 
   constructor(
     public spec: KeeperAccountSpec,
@@ -129,7 +131,7 @@ export class Account implements AccountState, BotSlot {
     try {
       const session = await openClobSession(this.spec, parts.deps.clobVenues);
       this.provisionError = undefined;
-      this.sender = makeHeartbeatSender(session);
+      this.sender = makeHeartbeatSender(session, () => this.otherClobWriter());
       this.clobSession = session;
       this.startSwitch();
       return true;
@@ -139,6 +141,14 @@ export class Account implements AccountState, BotSlot {
       if (!this.removed && parts.accepting()) this.provisionTimer = parts.deps.clock.setTimeout(() => void this.openClob(), CLOB_RETRY_MS);
       return false;
     }
+  }
+
+  /** Its heartbeat chain had moved on without it: said once a minute unless replicas explain it (clob.ts warnOtherWriter). */
+  private otherClobWriter(): void {
+    const nowMs = this.parts.deps.clock.monoMs();
+    if (!warnOtherWriter(this.spec.coveredBy, this.otherWriterWarnedMs, nowMs)) return;
+    this.otherWriterWarnedMs = nowMs;
+    this.log.warn({ event: 'clob_other_writer' }, 'another writer is heartbeating this account on the CLOB (the bot itself?): recovered, but the bot must stop sending its own heartbeats (docs/polymarket.md)');
   }
 
   /**

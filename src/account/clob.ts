@@ -28,10 +28,10 @@ export async function openClobSession(spec: KeeperAccountSpec, venues: ReadonlyM
  * only ever let lapse (src/config/venues.ts gives these accounts `on_shutdown: keep`), so a clear is
  * refused as sent rather than pretended.
  */
-export function makeHeartbeatSender(session: ClobSession): ScheduleCancelSender {
+export function makeHeartbeatSender(session: ClobSession, onOtherWriter: () => void): ScheduleCancelSender {
   return {
     send: async ({ timeMs, cls, signal, onAdmitted }) => {
-      await session.beat({
+      const outcome = await session.beat({
         ...(cls ? { cls } : {}),
         ...(signal ? { signal } : {}),
         ...(onAdmitted ? { onAdmitted } : {}),
@@ -39,8 +39,24 @@ export function makeHeartbeatSender(session: ClobSession): ScheduleCancelSender 
           if (timeMs() === undefined) throw new ClobError(HEARTBEAT_ENDPOINT, 'refused', 'a heartbeat switch has no clear: the venue cancels the orders one timeout after the last heartbeat');
         },
       });
+      if (outcome === 'recovered') onOtherWriter();
     },
   };
+}
+
+/** How often a lone keeper says that someone else is beating its account's chain (ms): once a minute, not once a beat. */
+export const OTHER_WRITER_WARN_EVERY_MS = 60_000;
+
+/**
+ * Whether a chain that moved on without this keeper is worth a warning: not when other instances
+ * heartbeat the account too (replicas meet each other's ids by design, docs/DESIGN.md), and not
+ * again within a minute of the last warning. Otherwise the writer is the bot or another tool, which
+ * must stop heartbeating (docs/polymarket.md): two writers on one chain waste requests and a bot
+ * that keeps beating keeps its orders alive after the keeper stops.
+ */
+export function warnOtherWriter(coveredBy: readonly string[] | undefined, lastWarnedMs: number | undefined, nowMs: number): boolean {
+  if ((coveredBy?.length ?? 0) > 1) return false;
+  return lastWarnedMs === undefined || nowMs - lastWarnedMs >= OTHER_WRITER_WARN_EVERY_MS;
 }
 
 /** A CLOB order in the shape the watcher keeps (the count is what the keeper acts on). */

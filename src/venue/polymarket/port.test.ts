@@ -46,15 +46,15 @@ const stale = (current?: string): HeartbeatResult => ({ kind: 'stale', httpStatu
 describe('ClobSession: the heartbeat chain', () => {
   it('starts the chain with null and sends each beat the id the last one returned', async () => {
     const { session, client, clock } = setup([ok('h1'), ok('h2'), ok('h3')]);
-    for (let i = 0; i < 3; i++) expect(await settle(clock, session.beat({}))).toBeUndefined();
+    for (let i = 0; i < 3; i++) expect(await settle(clock, session.beat({}))).toBe('accepted');
     expect(client.sent).toEqual([null, 'h1', 'h2']);
     expect(session.currentChainId()).toBe('h3');
   });
 
   it('a stale id is replaced by the one the 400 names and sent again at once: two requests, not a loop', async () => {
     const { session, client, clock } = setup([ok('h1'), stale('theirs-7'), ok('h8')]);
-    await settle(clock, session.beat({}));
-    expect(await settle(clock, session.beat({}))).toBeUndefined();
+    expect(await settle(clock, session.beat({}))).toBe('accepted');
+    expect(await settle(clock, session.beat({}))).toBe('recovered');
     expect(client.sent).toEqual([null, 'h1', 'theirs-7']);
     expect(session.currentChainId()).toBe('h8');
   });
@@ -71,7 +71,7 @@ describe('ClobSession: the heartbeat chain', () => {
   it('an accepted answer without an id (the API reference shows {"status":"ok"}) restarts from null; a 400 without an id does too', async () => {
     const { session, client, clock } = setup([ok(undefined), stale(undefined), ok('h2')]);
     await settle(clock, session.beat({}));
-    expect(await settle(clock, session.beat({}))).toBeUndefined();
+    expect(await settle(clock, session.beat({}))).toBe('recovered');
     expect(client.sent).toEqual([null, null, null]);
     expect(session.currentChainId()).toBe('h2');
   });

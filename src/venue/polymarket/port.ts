@@ -119,9 +119,10 @@ export class ClobSession {
   /**
    * One heartbeat: admitted as an arm of class `cls` (ordered by the deadline it protects), then
    * sent with the chain's id. A stale id is replaced by the one the venue names and sent again at
-   * once, admitted again (it is a request of its own): two requests, never a loop.
+   * once, admitted again (it is a request of its own): two requests, never a loop. Resolves
+   * 'recovered' when the chain had moved on without us (another writer beat since our last).
    */
-  async beat(args: { cls?: ArmClass; signal?: AbortSignal; onAdmitted?: (w: AdmissionWait) => void; onLeave?: () => void }): Promise<void> {
+  async beat(args: { cls?: ArmClass; signal?: AbortSignal; onAdmitted?: (w: AdmissionWait) => void; onLeave?: () => void }): Promise<'accepted' | 'recovered'> {
     const request: RequestOptions = { ...(args.cls ?? { kind: 'arm' }), scopes: [], ...(args.signal ? { signal: args.signal } : {}), ...(args.onAdmitted ? { onAdmitted: args.onAdmitted } : {}) };
     const send = (): Promise<HeartbeatOutcome> => {
       const path = this.port.heartbeatPath();
@@ -137,7 +138,10 @@ export class ClobSession {
     });
     // Not found: the venue serves the other path; this beat goes there at once (a request of its own).
     if (first.kind === 'refused' && first.httpStatus === 404) first = await this.port.admit(again, send);
-    if (first.kind !== 'stale') return this.settle(first);
+    if (first.kind !== 'stale') {
+      this.settle(first);
+      return 'accepted';
+    }
     this.chainId = first.currentId ?? null;
     const second = await this.port.admit(again, send);
     if (second.kind === 'stale') {
@@ -145,7 +149,8 @@ export class ClobSession {
       this.chainId = second.currentId ?? null;
       throw new ClobError(HEARTBEAT_ENDPOINT, 'stale', 'the heartbeat chain moved on twice in a row: another writer (the bot, or another keeper) is sending heartbeats for this account');
     }
-    return this.settle(second);
+    this.settle(second);
+    return 'recovered';
   }
 
   private settle(o: Exclude<HeartbeatOutcome, { kind: 'stale' }>): void {
