@@ -15,6 +15,7 @@ const LONG_FIRST = [
   'src/obs/http-server.test.ts',
   'test/kubernetes.test.ts',
   'test/status-page.browser.test.ts',
+  'test/polymarket-replication-processes.test.ts',
 ];
 
 class LongFirst extends BaseSequencer {
