@@ -161,3 +161,42 @@ describe('formatPlan: the exchange line says what it counts', () => {
     expect(text).toContain('exchange         need 100.03 weight (arms routed there, venue reads) of 1200: headroom 1099.97 (91.66%)');
   });
 });
+
+describe('buildPlan: an instance whose accounts are all on a CLOB venue', () => {
+  const PM_ENV = { PM_KEY: '2f7c1d9e-1111-4a4a-9b9b-0123456789ab', PM_SECRET: 'c2VjcmV0LXNlY3JldC1zZWNyZXQtc2VjcmV0LXNlY3I=', PM_PASS: 'a'.repeat(64) };
+  const clobOnly = (shard: string) => `
+venue: { base_url: "https://svc.example.com" }
+venues:
+  pm: { kind: polymarket_clob, clob_url: "https://clob.example.com" }
+${shard}
+accounts:
+  - { name: p1, venue: pm, address: "0x00000000000000000000000000000000000000a1", clob_credentials: { key: { env: PM_KEY }, secret: { env: PM_SECRET }, passphrase: { env: PM_PASS } } }
+  - { name: p2, venue: pm, address: "0x00000000000000000000000000000000000000a2", clob_credentials: { key: { env: PM_KEY }, secret: { env: PM_SECRET }, passphrase: { env: PM_PASS } } }
+`;
+
+  it('counts them as protected here (shard summary, no "protects nothing"), with replication 2 each covered by both instances', async () => {
+    for (const index of [0, 1]) {
+      const plan = buildPlan(await parse(clobOnly(`shard: { index: ${index}, count: 2, replication: 2 }`), PM_ENV));
+      const text = formatPlan(plan);
+      expect(text).toContain(`Shard ${index} of 2: 2 of 2 accounts protected here`);
+      expect(plan.warnings.filter((w) => w.includes('protects nothing'))).toEqual([]);
+      expect(plan.clobVenues.map((v) => [v.name, v.accounts])).toEqual([['pm', 2]]);
+    }
+  });
+
+  it('a shard that holds none of them still says it protects nothing', async () => {
+    const one = `
+venue: { base_url: "https://svc.example.com" }
+venues:
+  pm: { kind: polymarket_clob, clob_url: "https://clob.example.com" }
+shard: { index: 1, count: 4 }
+accounts:
+  - { name: p1, venue: pm, address: "0x00000000000000000000000000000000000000a1", clob_credentials: { key: { env: PM_KEY }, secret: { env: PM_SECRET }, passphrase: { env: PM_PASS } } }
+`;
+    const plans = await Promise.all([0, 1, 2, 3].map(async (i) => buildPlan(await parse(one.replace('index: 1', `index: ${i}`), PM_ENV))));
+    const holding = plans.filter((p) => p.clobVenues[0]!.accounts === 1);
+    expect(holding).toHaveLength(1);
+    expect(holding[0]!.warnings.filter((w) => w.includes('protects nothing'))).toEqual([]);
+    for (const p of plans.filter((x) => x !== holding[0])) expect(p.warnings.some((w) => w.includes('protects nothing'))).toBe(true);
+  });
+});

@@ -82,6 +82,8 @@ export interface Plan {
   venue: { network: Network; chainField: ChainField };
   shard: { index: number; count: number; replication: number; fleet?: { instance: string; leaseSeconds: number } };
   accountsTotal: number;
+  /** The accounts this instance protects, of every venue (`accounts` is the default venue's rows; a CLOB venue's are counted in `clobVenues`). */
+  accountsHere: number;
   accounts: PlanAccount[];
   armsPerMinute: number;
   readsPerMinute: number;
@@ -240,6 +242,7 @@ function buildPlanWith(config: Config): Plan {
     venue: { network: config.venue.network, chainField: config.venue.chainField },
     shard: { index: config.shard.index, count: config.shard.count, replication: config.shard.replication, ...(config.shard.fleet ? { fleet: { instance: config.shard.fleet.instance, leaseSeconds: config.shard.fleet.leaseSeconds } } : {}) },
     accountsTotal: config.accounts.length,
+    accountsHere: everyVenue.length,
     accounts,
     armsPerMinute: arms,
     configuredArmsPerMinute: configuredArms,
@@ -263,7 +266,7 @@ function buildPlanWith(config: Config): Plan {
     readWeights,
     perpDexes: [...config.watch.perpDexes],
     problems: [],
-    warnings: [...planWarnings(config, mine, accounts, scheduleCancel, global, exchange), ...venueReadWarnings(venueReads, exchangeArmsPerMinute(accounts, venueReads?.onlyWhileServiceFails ?? false), exchange.budgetPerMinute)],
+    warnings: [...planWarnings(config, everyVenue.length, mine, accounts, scheduleCancel, global, exchange), ...venueReadWarnings(venueReads, exchangeArmsPerMinute(accounts, venueReads?.onlyWhileServiceFails ?? false), exchange.budgetPerMinute)],
   };
 }
 
@@ -300,7 +303,7 @@ function readPeriodsOf(config: Config, stretch: number): Plan['readPeriods'] {
   return { ordersEverySeconds: config.watch.ordersEverySeconds * k, positionsEverySeconds: config.watch.positionsEverySeconds * k };
 }
 
-function planWarnings(config: Config, mine: AccountConfig[], accounts: PlanAccount[], sc: BudgetUse, gl: BudgetUse, ex: BudgetUse): string[] {
+function planWarnings(config: Config, accountsHere: number, mine: AccountConfig[], accounts: PlanAccount[], sc: BudgetUse, gl: BudgetUse, ex: BudgetUse): string[] {
   const w: string[] = [];
   const names = (list: Array<{ name: string }>): string => list.map((a) => a.name).join(', ');
 
@@ -318,7 +321,7 @@ function planWarnings(config: Config, mine: AccountConfig[], accounts: PlanAccou
   } else if (config.shard.replication > config.shard.count) {
     w.push(`shard.replication is ${config.shard.replication} but shard.count is ${config.shard.count}: with fewer instances than replicas each account is armed by ${config.shard.count} (losing this instance leaves its accounts to their last deadline)`);
   }
-  if (!fleet && config.accounts.length > 0 && mine.length === 0) {
+  if (!fleet && config.accounts.length > 0 && accountsHere === 0) {
     w.push(`shard ${config.shard.index} of ${config.shard.count} holds none of the ${config.accounts.length} accounts: this instance protects nothing`);
   }
   const clear = mine.filter((a) => a.switch.onShutdown === 'clear');
@@ -399,13 +402,13 @@ export function formatPlan(plan: Plan): string {
   const fleet = plan.shard.fleet;
   if (fleet) {
     lines.push(
-      `Fleet instance ${fleet.instance} (shard.fleet, lease ${fleet.leaseSeconds} s): ${plan.accounts.length} of ${plan.accountsTotal} account${plan.accountsTotal === 1 ? '' : 's'} protected here as the last instance standing; ` +
+      `Fleet instance ${fleet.instance} (shard.fleet, lease ${fleet.leaseSeconds} s): ${plan.accountsHere} of ${plan.accountsTotal} account${plan.accountsTotal === 1 ? '' : 's'} protected here as the last instance standing; ` +
         `the live instances share them, each account armed by ${plan.shard.replication} of them, so with N instances each holds about ${plan.shard.replication} / N. ` +
         'The figures below are for the last instance standing (the fleet down to one, or a first start without Redis).',
     );
   } else {
     lines.push(
-      `Shard ${plan.shard.index} of ${plan.shard.count}: ${plan.accounts.length} of ${plan.accountsTotal} account${plan.accountsTotal === 1 ? '' : 's'} protected here` +
+      `Shard ${plan.shard.index} of ${plan.shard.count}: ${plan.accountsHere} of ${plan.accountsTotal} account${plan.accountsTotal === 1 ? '' : 's'} protected here` +
         (plan.shard.replication > 1 ? ` (replication ${plan.shard.replication}: shard ${plan.shard.index}'s and shard ${(plan.shard.index - 1 + plan.shard.count) % plan.shard.count}'s, each also armed by one other instance).` : '.'),
     );
   }
