@@ -1,0 +1,45 @@
+import { describe, expect, it } from 'vitest';
+import { FirstBeats, peakPerReport, summariseHeartbeats, type VenueHeartbeats } from './polymarket.js';
+
+const hb = (address: string, accepted: number, refused: number, maxGapMs: number, lastBeatMs: number, live = true): VenueHeartbeats => ({ address, accepted, refused, maxGapMs, lastBeatMs, live });
+
+describe('the Polymarket row: the venue heartbeat figures summed', () => {
+  it('counts beats between the two snapshots (an account new in the second from 0), takes the largest and the median largest gap, and the live chains', () => {
+    const before = [hb('0xa', 10, 1, 5_010, 50_000), hb('0xb', 12, 0, 5_200, 50_100)];
+    const after = [hb('0xa', 22, 1, 5_030, 110_000), hb('0xb', 24, 3, 7_900, 110_100), hb('0xc', 5, 0, 5_001, 110_200, false)];
+    expect(summariseHeartbeats(before, after)).toEqual({ accounts: 3, live: 2, accepted: 12 + 12 + 5, refused: 3, maxGapMs: 7_900, medianMaxGapMs: 5_030 });
+  });
+
+  it('no accounts: zeros, not NaN', () => {
+    expect(summariseHeartbeats([], [])).toEqual({ accounts: 0, live: 0, accepted: 0, refused: 0, maxGapMs: 0, medianMaxGapMs: 0 });
+  });
+});
+
+describe('the Polymarket row: when every account had its first accepted heartbeat', () => {
+  it('is null while one account has none, then the latest first beat: exact for an account first seen with one beat, the poll time for one seen with more', () => {
+    const first = new FirstBeats(['0xa', '0xb', '0xc']);
+    first.observe(1_000, [hb('0xa', 1, 0, 0, 900), hb('0xb', 0, 2, 0, 0)]);
+    expect(first.allAtMs()).toBeNull();
+    expect(first.count).toBe(1);
+    // 0xb's one beat is its first; 0xc was seen late with two: its first is at most the poll's time
+    first.observe(7_000, [hb('0xa', 2, 0, 5_000, 5_900), hb('0xb', 1, 2, 0, 6_500), hb('0xc', 2, 0, 5_000, 6_800)]);
+    expect(first.allAtMs()).toBe(7_000);
+    // later snapshots change nothing
+    first.observe(9_000, [hb('0xa', 3, 0, 5_000, 8_900), hb('0xb', 2, 2, 5_000, 8_950), hb('0xc', 3, 0, 5_000, 8_990)]);
+    expect(first.allAtMs()).toBe(7_000);
+  });
+
+  it('ignores accounts it was not asked about', () => {
+    const first = new FirstBeats(['0xa']);
+    first.observe(1_000, [hb('0xz', 1, 0, 0, 500), hb('0xa', 1, 0, 0, 800)]);
+    expect(first.allAtMs()).toBe(800);
+  });
+});
+
+describe('the Polymarket row: the most requests in one simulator report', () => {
+  it('is the largest count difference per second between consecutive reports; none with fewer than two', () => {
+    expect(peakPerReport([])).toBe(0);
+    expect(peakPerReport([{ tMs: 0, clobRequests: 5 }])).toBe(0);
+    expect(peakPerReport([{ tMs: 0, clobRequests: 0 }, { tMs: 1_000, clobRequests: 200 }, { tMs: 2_000, clobRequests: 1_200 }, { tMs: 2_500, clobRequests: 1_300 }])).toBe(1_000);
+  });
+});
