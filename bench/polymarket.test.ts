@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FirstBeats, peakPerReport, summariseHeartbeats, type VenueHeartbeats } from './polymarket.js';
+import { codesBetween, FirstBeats, GapTracker, peakPerReport, summariseHeartbeats, type VenueHeartbeats } from './polymarket.js';
 
 const hb = (address: string, accepted: number, refused: number, maxGapMs: number, lastBeatMs: number, live = true): VenueHeartbeats => ({ address, accepted, refused, maxGapMs, lastBeatMs, live });
 
@@ -41,5 +41,37 @@ describe('the Polymarket row: the most requests in one simulator report', () => 
     expect(peakPerReport([])).toBe(0);
     expect(peakPerReport([{ tMs: 0, clobRequests: 5 }])).toBe(0);
     expect(peakPerReport([{ tMs: 0, clobRequests: 0 }, { tMs: 1_000, clobRequests: 200 }, { tMs: 2_000, clobRequests: 1_200 }, { tMs: 2_500, clobRequests: 1_300 }])).toBe(1_000);
+  });
+});
+
+describe('the Polymarket row: the largest gap within the steady phase', () => {
+  it('takes each new gap from consecutive snapshots (not the gaps before the first one), and a span holding more than one beat whole, counted', () => {
+    const g = new GapTracker();
+    // the first snapshot: its accounts' earlier gaps (the cold start's) are not the phase's
+    g.observe([hb('0xa', 3, 0, 9_000, 10_000), hb('0xb', 3, 0, 5_000, 10_500)]);
+    expect(g.maxGapMs).toBe(0);
+    g.observe([hb('0xa', 3, 0, 9_000, 10_000), hb('0xb', 4, 0, 5_000, 15_600)]);
+    expect(g.maxGapMs).toBe(5_100);
+    g.observe([hb('0xa', 4, 0, 9_000, 15_200), hb('0xb', 4, 0, 5_100, 15_600)]);
+    expect(g.maxGapMs).toBe(5_200);
+    expect(g.spans).toBe(0);
+    // two beats since the last look: 0xb's span is counted whole (each gap in it is at most that)
+    g.observe([hb('0xa', 4, 0, 9_000, 15_200), hb('0xb', 6, 0, 5_100, 25_100)]);
+    expect(g.maxGapMs).toBe(9_500);
+    expect(g.spans).toBe(1);
+  });
+
+  it('an account first seen mid-phase starts its own count there', () => {
+    const g = new GapTracker();
+    g.observe([]);
+    g.observe([hb('0xc', 1, 0, 0, 1_000)]);
+    g.observe([hb('0xc', 2, 0, 5_000, 6_000)]);
+    expect(g.maxGapMs).toBe(5_000);
+  });
+});
+
+describe('the Polymarket row: counters between two snapshots', () => {
+  it('subtracts by key, a new key from 0, and leaves out the unchanged', () => {
+    expect(codesBetween({ '200': 100, error: 4 }, { '200': 350, error: 4, '400': 2 })).toEqual({ '200': 250, '400': 2 });
   });
 });

@@ -23,7 +23,7 @@
 import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
 import { chmod, mkdir, mkdtemp, writeFile } from 'node:fs/promises';
-import { availableParallelism, tmpdir } from 'node:os';
+import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { benchAddresses } from './keys.js';
@@ -108,6 +108,30 @@ export class FirstBeats {
   }
 }
 
+/**
+ * The largest gap between accepted beats over a phase, from snapshots polled more often than the
+ * period: an account whose count rose by one since the last snapshot has one new gap, exact (its
+ * last beat minus the one before); by more (the poll came late, or retries), the span is an upper
+ * bound of each gap in it, and is counted as one.
+ */
+export class GapTracker {
+  private readonly last = new Map<string, { accepted: number; lastBeatMs: number }>();
+  maxGapMs = 0;
+  /** Spans counted whole because more than one beat fell in them. */
+  spans = 0;
+
+  observe(stats: readonly VenueHeartbeats[]): void {
+    for (const s of stats) {
+      const was = this.last.get(s.address);
+      if (was && s.accepted > was.accepted) {
+        this.maxGapMs = Math.max(this.maxGapMs, s.lastBeatMs - was.lastBeatMs);
+        if (s.accepted > was.accepted + 1) this.spans++;
+      }
+      this.last.set(s.address, { accepted: s.accepted, lastBeatMs: s.lastBeatMs });
+    }
+  }
+}
+
 export interface ClobFigures {
   n: number;
   heartbeatEveryS: number;
@@ -118,6 +142,9 @@ export interface ClobFigures {
   lapses: number;
   maxGapMs: number;
   medianMaxGapMs: number;
+  /** The largest gap between accepted beats within the steady phase (GapTracker), and the spans it had to count whole. */
+  steadyMaxGapMs: number;
+  steadySpans: number;
   /** Over the steady phase. */
   accepted: number;
   refused: number;
@@ -134,10 +161,12 @@ export interface ClobFigures {
   machineBusyPercent: number | null;
   peakRssMb: number | null;
   eventLoopP99Ms: number | null;
-  /** The keeper's own answers for its heartbeats over the run, by code (its metrics). */
+  /** The keeper's own answers for its heartbeats over the run, and over the steady phase, by code (its metrics; `error`: no answer). */
   keeperHeartbeatCodes: Record<string, number>;
-  /** What the keeper logged (at warn and above), by event. */
+  keeperHeartbeatCodesSteady: Record<string, number>;
+  /** What the keeper logged (at warn and above), by its message, before the steady phase and in it. */
   keeperWarnings: Record<string, number>;
+  keeperWarningsSteady: Record<string, number>;
 }
 
 export interface ClobRunOptions {
@@ -257,6 +286,13 @@ function heartbeatCodes(metrics: string): Record<string, number> {
   return out;
 }
 
+/** Counts by key between two snapshots of counters (a key absent before counts from 0; zeros left out). */
+export function codesBetween(before: Readonly<Record<string, number>>, after: Readonly<Record<string, number>>): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [k, v] of Object.entries(after)) if (v - (before[k] ?? 0) !== 0) out[k] = v - (before[k] ?? 0);
+  return out;
+}
+
 export async function runClob(opts: ClobRunOptions): Promise<ClobFigures> {
   const { n, steadyS, root } = opts;
   const reports: SamplerReport[] = [];
@@ -275,12 +311,15 @@ export async function runClob(opts: ClobRunOptions): Promise<ClobFigures> {
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     const warnings: Record<string, number> = {};
+    const warningsSteady: Record<string, number> = {};
+    let inSteady = false;
     createInterface({ input: keeper.stdout! }).on('line', (line) => {
       keeperLog.write(line + '\n');
       try {
-        const rec = JSON.parse(line) as { event?: string; msg?: string };
-        const k = rec.event ?? rec.msg ?? 'unknown';
-        warnings[k] = (warnings[k] ?? 0) + 1;
+        const rec = JSON.parse(line) as { msg?: string; reason?: string };
+        const k = `${rec.msg ?? 'unknown'}${rec.reason ? ` (${rec.reason})` : ''}`;
+        const into = inSteady ? warningsSteady : warnings;
+        into[k] = (into[k] ?? 0) + 1;
       } catch {
         // not the keeper's JSON (V8's own output): in the log only
       }
@@ -308,8 +347,16 @@ export async function runClob(opts: ClobRunOptions): Promise<ClobFigures> {
     const simCpu0 = await procCpuSeconds(sim.child.pid!);
     const machine0 = await machineCpu();
     const count0 = await counters(sim.child);
+    const metrics0 = await fetch(`http://127.0.0.1:${port}/metrics`).then((r) => r.text());
     const w0 = Date.now();
-    await sleep(steadyS * 1000);
+    inSteady = true;
+    // The steady phase's own gaps: the venue's figures every 2 s (under half the period).
+    const gaps = new GapTracker();
+    gaps.observe(before.heartbeats);
+    while (Date.now() - w0 < steadyS * 1000) {
+      await sleep(Math.min(2_000, Math.max(0, steadyS * 1000 - (Date.now() - w0))));
+      gaps.observe((await admin<{ heartbeats: VenueHeartbeats[] }>(sim.baseUrl, '/heartbeats')).heartbeats);
+    }
     const cpu1 = await procCpuSeconds(keeper.pid!);
     const split1 = await procCpuSplit(keeper.pid!);
     const simCpu1 = await procCpuSeconds(sim.child.pid!);
@@ -317,6 +364,7 @@ export async function runClob(opts: ClobRunOptions): Promise<ClobFigures> {
     const count1 = await counters(sim.child);
     const wallS = (Date.now() - w0) / 1000;
     const after = await admin<{ heartbeats: VenueHeartbeats[] }>(sim.baseUrl, '/heartbeats');
+    gaps.observe(after.heartbeats);
     const fires = await admin<{ fires: unknown[] }>(sim.baseUrl, '/fires');
     const metrics = await fetch(`http://127.0.0.1:${port}/metrics`).then((r) => r.text());
     const peak = await procPeakRssMb(keeper.pid!);
@@ -332,6 +380,8 @@ export async function runClob(opts: ClobRunOptions): Promise<ClobFigures> {
       lapses: fires.fires.length,
       maxGapMs: sum.maxGapMs,
       medianMaxGapMs: sum.medianMaxGapMs,
+      steadyMaxGapMs: gaps.maxGapMs,
+      steadySpans: gaps.spans,
       accepted: sum.accepted,
       refused: sum.refused,
       acceptedPerSecond: sum.accepted / wallS,
@@ -346,7 +396,9 @@ export async function runClob(opts: ClobRunOptions): Promise<ClobFigures> {
       peakRssMb: peak,
       eventLoopP99Ms: Number.isFinite(loop) ? loop * 1000 : null,
       keeperHeartbeatCodes: heartbeatCodes(metrics),
+      keeperHeartbeatCodesSteady: codesBetween(heartbeatCodes(metrics0), heartbeatCodes(metrics)),
       keeperWarnings: warnings,
+      keeperWarningsSteady: warningsSteady,
     };
   } finally {
     if (keeper) await stopChild(keeper);
@@ -359,24 +411,24 @@ const f = (x: number | null, d = 1): string => (x === null ? 'n/a' : x.toFixed(d
 
 /** The row's one-line summary for the console. */
 export function clobSummary(c: ClobFigures): string {
-  return `all beating ${f(c.allBeatingS)} s, lapses ${c.lapses}, max gap ${c.maxGapMs} ms (median account ${c.medianMaxGapMs} ms), ${c.acceptedPerSecond.toFixed(1)} accepted/s, refused ${c.refused}, ${c.requestsPerSecond.toFixed(1)} requests/s (peak 1 s ${c.peakRequestsPerSecond.toFixed(0)}) of ${CLOB_LIMIT_PER_SECOND}, 429s ${c.rateLimited}, keeper CPU ${f(c.keeperCpuMsPerBeat, 3)} ms/heartbeat (${f(c.keeperCpuPercent)}% of a core), simulator ${f(c.simCpuPercent)}%, rss ${f(c.peakRssMb)} MB`;
+  return `all beating ${f(c.allBeatingS)} s, lapses ${c.lapses}, max gap ${c.maxGapMs} ms whole run (median account ${c.medianMaxGapMs} ms), ${c.steadyMaxGapMs} ms steady, ${c.acceptedPerSecond.toFixed(1)} accepted/s, refused ${c.refused}, ${c.requestsPerSecond.toFixed(1)} requests/s (peak 1 s ${c.peakRequestsPerSecond.toFixed(0)}) of ${CLOB_LIMIT_PER_SECOND}, 429s ${c.rateLimited}, keeper CPU ${f(c.keeperCpuMsPerBeat, 3)} ms/heartbeat (${f(c.keeperCpuPercent)}% of a core), simulator ${f(c.simCpuPercent)}%, rss ${f(c.peakRssMb)} MB`;
 }
+
+const counts = (r: Readonly<Record<string, number>>): string => Object.entries(r).map(([k, v]) => `${k} x${v}`).join(', ') || 'none';
 
 /** The results file's section for the row. */
 export function clobSection(c: ClobFigures): string[] {
-  const warn = Object.entries(c.keeperWarnings).map(([k, v]) => `${k} x${v}`).join(', ');
-  const codes = Object.entries(c.keeperHeartbeatCodes).map(([k, v]) => `${k} x${v}`).join(', ');
   return [
     '',
     '## Polymarket CLOB heartbeats',
     '',
-    `${c.n} accounts on a \`polymarket_clob\` venue (none on the outcome venue), heartbeat every ${c.heartbeatEveryS} s, the venue's default limit (9,000 requests per 10 s, i.e. ${CLOB_LIMIT_PER_SECOND}/s) in the keeper's budget and enforced by the simulator; open orders read every 86,400 s (the CPU is the heartbeats'). Simulator (its CLOB under \`/clob\`, credentials per account from its admin route) and keeper in separate processes.`,
-    "All beating: from the keeper's spawn to every account's first accepted heartbeat (venue side). Lapses: the venue's fires (no accepted heartbeat within 10 s: every order cancelled), whole run. Max gap: the longest time between two accepted heartbeats of one account, whole run, the largest over the accounts and the median account's (the timeout is 10,000 ms). Steady phase: from one period after all were beating, for the seconds stated: accepted and refused (stale id) heartbeats, the CLOB requests per second against the limit (and the most in one of the simulator's 1 s samples), the keeper's CPU (user + system, every thread) over it per accepted heartbeat (in brackets the kernel's share) and in % of a core, the simulator's CPU, the machine's busy share of its cores. Peak RSS: the keeper's VmHWM.",
+    `${c.n} accounts on a \`polymarket_clob\` venue (none on the outcome venue), heartbeat every ${c.heartbeatEveryS} s, the venue's default limit (9,000 requests per 10 s, i.e. ${CLOB_LIMIT_PER_SECOND}/s) in the keeper's budget and enforced by the simulator; the venue's other defaults (request timeout 1,000 ms, min horizon 2 s); open orders read every 86,400 s (the CPU is the heartbeats'). Simulator (its CLOB under \`/clob\`, credentials per account from its admin route) and keeper in separate processes.`,
+    "All beating: from the keeper's spawn to every account's first accepted heartbeat (venue side). Lapses: the venue's fires (no accepted heartbeat within 10 s: every order cancelled), whole run. Max gap, whole run: the longest time between two accepted heartbeats of one account since the start, cold start included, the largest over the accounts and the median account's; steady: the largest within the steady phase (the venue's figures every 2 s). The timeout is 10,000 ms. Steady phase: from one period after all were beating, for the seconds stated: accepted and refused (stale id) heartbeats, the CLOB requests per second against the limit (and the most in one of the simulator's 1 s samples), the keeper's CPU (user + system, every thread) over it per accepted heartbeat (in brackets the kernel's share) and in % of a core, the simulator's CPU, the machine's busy share of its cores. Peak RSS: the keeper's VmHWM.",
     '',
-    '| accounts | every s | steady s | all beating s | lapses | max gap ms (median account) | accepted/s | refused | requests/s (peak 1 s) vs limit | 429s | keeper CPU ms/heartbeat (kernel share) | keeper CPU % core | simulator CPU % core | machine busy % | peak RSS MB | loop p99 ms |',
-    '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
-    `| ${c.n} | ${c.heartbeatEveryS} | ${c.steadyS.toFixed(0)} | ${f(c.allBeatingS)} | ${c.lapses} | ${c.maxGapMs} (${c.medianMaxGapMs}) | ${c.acceptedPerSecond.toFixed(1)} | ${c.refused} | ${c.requestsPerSecond.toFixed(1)} (${c.peakRequestsPerSecond.toFixed(0)}) vs ${CLOB_LIMIT_PER_SECOND} | ${c.rateLimited} | ${f(c.keeperCpuMsPerBeat, 3)}${c.keeperSystemShare === null ? '' : ` (${(c.keeperSystemShare * 100).toFixed(0)}%)`} | ${f(c.keeperCpuPercent)} | ${f(c.simCpuPercent)} | ${f(c.machineBusyPercent, 0)} of ${availableParallelism()} cores | ${f(c.peakRssMb)} | ${f(c.eventLoopP99Ms)} |`,
+    '| accounts | every s | steady s | all beating s | lapses | max gap ms whole run (median account) | max gap ms steady | accepted/s | refused | requests/s (peak 1 s) vs limit | 429s | keeper CPU ms/heartbeat (kernel share) | keeper CPU % core | simulator CPU % core | machine busy % | peak RSS MB | loop p99 ms |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
+    `| ${c.n} | ${c.heartbeatEveryS} | ${c.steadyS.toFixed(0)} | ${f(c.allBeatingS)} | ${c.lapses} | ${c.maxGapMs} (${c.medianMaxGapMs}) | ${c.steadyMaxGapMs}${c.steadySpans > 0 ? ` (${c.steadySpans} spans)` : ''} | ${c.acceptedPerSecond.toFixed(1)} | ${c.refused} | ${c.requestsPerSecond.toFixed(1)} (${c.peakRequestsPerSecond.toFixed(0)}) vs ${CLOB_LIMIT_PER_SECOND} | ${c.rateLimited} | ${f(c.keeperCpuMsPerBeat, 3)}${c.keeperSystemShare === null ? '' : ` (${(c.keeperSystemShare * 100).toFixed(0)}%)`} | ${f(c.keeperCpuPercent)} | ${f(c.simCpuPercent)} | ${f(c.machineBusyPercent, 0)} of ${cpus().length} cores | ${f(c.peakRssMb)} | ${f(c.eventLoopP99Ms)} |`,
     '',
-    `The keeper's heartbeat answers over the run (its metrics): ${codes || 'none'}. What it logged at warn and above: ${warn || 'nothing'}.`,
+    `The keeper's heartbeat answers (its metrics; error: no answer within the request timeout): whole run ${counts(c.keeperHeartbeatCodes)}; steady ${counts(c.keeperHeartbeatCodesSteady)}. What it logged at warn and above: before the steady phase ${counts(c.keeperWarnings)}; in it ${counts(c.keeperWarningsSteady)}.`,
   ];
 }
