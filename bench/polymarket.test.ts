@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { codesBetween, FirstBeats, GapTracker, peakPerReport, summariseHeartbeats, type VenueHeartbeats } from './polymarket.js';
+import { codesBetween, FirstBeats, requestsByEndpoint, GapTracker, peakPerReport, summariseHeartbeats, type VenueHeartbeats } from './polymarket.js';
 
 const hb = (address: string, accepted: number, refused: number, maxGapMs: number, lastBeatMs: number, live = true): VenueHeartbeats => ({ address, accepted, refused, maxGapMs, lastBeatMs, live });
 
@@ -73,5 +73,18 @@ describe('the Polymarket row: the largest gap within the steady phase', () => {
 describe('the Polymarket row: counters between two snapshots', () => {
   it('subtracts by key, a new key from 0, and leaves out the unchanged', () => {
     expect(codesBetween({ '200': 100, error: 4 }, { '200': 350, error: 4, '400': 2 })).toEqual({ '200': 250, '400': 2 });
+  });
+});
+
+describe("the Polymarket row: the keeper's requests by endpoint", () => {
+  it('sums every code of an endpoint from the metrics text, and reads nothing else', () => {
+    const text = [
+      '# HELP dms_keeper_venue_requests_total Requests to the venue by endpoint and HTTP status (or error)',
+      'dms_keeper_venue_requests_total{endpoint="POST /v1/heartbeats",code="200"} 1200',
+      'dms_keeper_venue_requests_total{endpoint="POST /v1/heartbeats",code="400"} 3',
+      'dms_keeper_venue_requests_total{endpoint="GET /time",code="200"} 12',
+      'dms_keeper_other_total{endpoint="GET /time",code="200"} 99',
+    ].join('\n');
+    expect(requestsByEndpoint(text)).toEqual({ 'POST /v1/heartbeats': 1203, 'GET /time': 12 });
   });
 });

@@ -164,6 +164,8 @@ export interface ClobFigures {
   /** The keeper's own answers for its heartbeats over the run, and over the steady phase, by code (its metrics; `error`: no answer). */
   keeperHeartbeatCodes: Record<string, number>;
   keeperHeartbeatCodesSteady: Record<string, number>;
+  /** The keeper's requests over the steady phase by endpoint (its metrics). */
+  keeperRequestsSteady: Record<string, number>;
   /** What the keeper logged (at warn and above), by its message, before the steady phase and in it. */
   keeperWarnings: Record<string, number>;
   keeperWarningsSteady: Record<string, number>;
@@ -286,6 +288,13 @@ function heartbeatCodes(metrics: string): Record<string, number> {
   return out;
 }
 
+/** The keeper's requests by endpoint, every code summed (dms_keeper_venue_requests_total). */
+export function requestsByEndpoint(metrics: string): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const m of metrics.matchAll(/^dms_keeper_venue_requests_total\{endpoint="([^"]+)",code="[^"]+"\} (\d+)$/gm)) out[m[1]!] = (out[m[1]!] ?? 0) + Number(m[2]);
+  return out;
+}
+
 /** Counts by key between two snapshots of counters (a key absent before counts from 0; zeros left out). */
 export function codesBetween(before: Readonly<Record<string, number>>, after: Readonly<Record<string, number>>): Record<string, number> {
   const out: Record<string, number> = {};
@@ -397,6 +406,7 @@ export async function runClob(opts: ClobRunOptions): Promise<ClobFigures> {
       eventLoopP99Ms: Number.isFinite(loop) ? loop * 1000 : null,
       keeperHeartbeatCodes: heartbeatCodes(metrics),
       keeperHeartbeatCodesSteady: codesBetween(heartbeatCodes(metrics0), heartbeatCodes(metrics)),
+      keeperRequestsSteady: codesBetween(requestsByEndpoint(metrics0), requestsByEndpoint(metrics)),
       keeperWarnings: warnings,
       keeperWarningsSteady: warningsSteady,
     };
@@ -429,6 +439,6 @@ export function clobSection(c: ClobFigures): string[] {
     '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
     `| ${c.n} | ${c.heartbeatEveryS} | ${c.steadyS.toFixed(0)} | ${f(c.allBeatingS)} | ${c.lapses} | ${c.maxGapMs} (${c.medianMaxGapMs}) | ${c.steadyMaxGapMs}${c.steadySpans > 0 ? ` (${c.steadySpans} spans)` : ''} | ${c.acceptedPerSecond.toFixed(1)} | ${c.refused} | ${c.requestsPerSecond.toFixed(1)} (${c.peakRequestsPerSecond.toFixed(0)}) vs ${CLOB_LIMIT_PER_SECOND} | ${c.rateLimited} | ${f(c.keeperCpuMsPerBeat, 3)}${c.keeperSystemShare === null ? '' : ` (${(c.keeperSystemShare * 100).toFixed(0)}%)`} | ${f(c.keeperCpuPercent)} | ${f(c.simCpuPercent)} | ${f(c.machineBusyPercent, 0)} of ${cpus().length} cores | ${f(c.peakRssMb)} | ${f(c.eventLoopP99Ms)} |`,
     '',
-    `The keeper's heartbeat answers (its metrics; error: no answer within the request timeout): whole run ${counts(c.keeperHeartbeatCodes)}; steady ${counts(c.keeperHeartbeatCodesSteady)}. What it logged at warn and above: before the steady phase ${counts(c.keeperWarnings)}; in it ${counts(c.keeperWarningsSteady)}.`,
+    `The keeper's heartbeat answers (its metrics; error: no answer within the request timeout): whole run ${counts(c.keeperHeartbeatCodes)}; steady ${counts(c.keeperHeartbeatCodesSteady)}. Its requests over the steady phase by endpoint: ${counts(c.keeperRequestsSteady)}. What it logged at warn and above: before the steady phase ${counts(c.keeperWarnings)}; in it ${counts(c.keeperWarningsSteady)}.`,
   ];
 }
