@@ -1,11 +1,16 @@
 /**
  * `npm run bench [-- --accounts 10,100,1000,10000,50000] [--quick] [--no-baseline] [--profile NAME]
  *                  [--steady-seconds S] [--keeper-node-args="--cpu-prof --cpu-prof-dir=artifacts/prof"] [--sim-node-args=...]
- *                  [--heartbeat-accounts N]
+ *                  [--heartbeat-accounts N] [--clob-accounts N]
  * (the last three are for profiling runs: a shorter steady phase, node flags for the keeper or the simulator)
  * --heartbeat-accounts: the heartbeat row's account count (1,000 in a full run, none with --quick or
  * --accounts unless given; 0: none): the keeper's CPU per 1,000 bot heartbeats (runHeartbeats).
  * `--accounts "" --heartbeat-accounts 1000` runs that row alone.
+ * --clob-accounts: the Polymarket CLOB row's account count (1,000 in a full run, none with --quick or
+ * --accounts unless given; 0: none): accounts on a `polymarket_clob` venue heartbeating every 5 s
+ * within the venue's limits, over --steady-seconds (60 s unless given); lapses, the largest gap
+ * between accepted heartbeats, the keeper's CPU per heartbeat (bench/polymarket.ts).
+ * `--accounts "" --clob-accounts 1000` runs that row alone.
  *
  * The venue is the simulator's `realistic` profile (every optional field the keeper does not act
  * on sent as null, unknown keys everywhere) and every account starts with an approveAgent signed
@@ -30,7 +35,6 @@ import { chmod, mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { availableParallelism, cpus, tmpdir, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { createServer } from 'node:net';
 import { createInterface } from 'node:readline';
 import { createWriteStream } from 'node:fs';
 import { performance } from 'node:perf_hooks';
@@ -40,6 +44,8 @@ import type { SamplerReport } from './sim-process.js';
 import { nodeOptionsFor } from '../src/config/memory.js';
 import { runMain } from './results.js';
 import { whatLimited, type LateShare } from './limited.js';
+import { clobSection, clobSummary, runClob, type ClobFigures } from './polymarket.js';
+import { busyPct, freePort, machineCpu, procCpuSeconds, procCpuSplit, procPeakRssMb, stopChild } from './proc.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const DIST = join(ROOT, 'dist/bench');
@@ -111,37 +117,9 @@ function lateArmText(a: LateArm): string {
   return `${a.account} at t = ${a.atS.toFixed(0)} s: ${a.lagMs} ms (timer ${a.timerLateMs} ms, queued ${a.queuedMs} ms, of it the budget ${a.budgetWaitMs ?? 'n/a'} ms${held})`;
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((res, rej) => {
-    const s = createServer();
-    s.once('error', rej);
-    s.listen(0, '127.0.0.1', () => {
-      const a = s.address();
-      s.close(() => res(typeof a === 'object' && a ? a.port : 0));
-    });
-  });
-}
-
 function quantile(sorted: number[], q: number): number | null {
   if (sorted.length === 0) return null;
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
-}
-
-/** The machine's CPU: busy and total jiffies over all cores (/proc/stat's first line; idle and iowait are not busy). */
-async function machineCpu(): Promise<{ busy: number; total: number } | null> {
-  try {
-    const line = (await readFile('/proc/stat', 'utf8')).split('\n')[0]!;
-    const v = line.trim().split(/\s+/).slice(1).map(Number);
-    const total = v.slice(0, 8).reduce((a, b) => a + b, 0);
-    return { busy: total - (v[3] ?? 0) - (v[4] ?? 0), total };
-  } catch {
-    return null;
-  }
-}
-
-/** A phase's share of the machine's cores that were busy, %. */
-function busyPct(a: { busy: number; total: number } | null, b: { busy: number; total: number } | null): number | null {
-  return a && b && b.total > a.total ? ((b.busy - a.busy) / (b.total - a.total)) * 100 : null;
 }
 
 /** Late re-arms of a phase as limited.ts weighs them. */
@@ -149,36 +127,6 @@ function lateShare(arms: readonly LateArm[]): LateShare {
   const heldBy = new Map<string, number>();
   for (const a of arms) if (a.heldBy !== null) heldBy.set(a.heldBy, (heldBy.get(a.heldBy) ?? 0) + 1);
   return { count: arms.length, timerMs: arms.reduce((t, a) => t + Math.max(0, a.timerLateMs), 0), budgetMs: arms.reduce((t, a) => t + (a.budgetWaitMs ?? 0), 0), heldBy };
-}
-
-/** User and system CPU seconds of a process (utime, stime). */
-async function procCpuSplit(pid: number): Promise<{ user: number; system: number } | null> {
-  try {
-    const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return { user: Number(fields[11]) / 100, system: Number(fields[12]) / 100 };
-  } catch {
-    return null;
-  }
-}
-
-async function procCpuSeconds(pid: number): Promise<number | null> {
-  try {
-    const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100; // utime + stime, in USER_HZ (100)
-  } catch {
-    return null;
-  }
-}
-
-async function procPeakRssMb(pid: number): Promise<number | null> {
-  try {
-    const kb = Number(/VmHWM:\s+(\d+) kB/.exec(await readFile(`/proc/${pid}/status`, 'utf8'))?.[1]);
-    return Number.isFinite(kb) ? kb / 1024 : null;
-  } catch {
-    return null;
-  }
 }
 
 /** Parses one histogram's cumulative buckets out of Prometheus text. */
@@ -214,19 +162,6 @@ async function startSim(spec: RunSpec, onReport: (r: SamplerReport) => void): Pr
       else if (msg.type === 'report') onReport(m as SamplerReport);
     });
     child.once('exit', (code) => rej(new Error(`simulator exited ${code}`)));
-  });
-}
-
-async function stopChild(child: ChildProcess, viaIpc = false): Promise<void> {
-  if (child.exitCode !== null) return;
-  await new Promise<void>((res) => {
-    const t = setTimeout(() => child.kill('SIGKILL'), 20_000);
-    child.once('exit', () => {
-      clearTimeout(t);
-      res();
-    });
-    if (viaIpc) child.send({ type: 'stop' });
-    else child.kill('SIGTERM');
   });
 }
 
@@ -737,13 +672,15 @@ function specFor(n: number, quick: boolean, profile: string): RunSpec {
 const f = (x: number | null, d = 1): string => (x === null ? 'n/a' : x === Infinity ? '>30 s' : x.toFixed(d));
 
 async function main(): Promise<number> {
-  const { values } = parseArgs({ options: { accounts: { type: 'string' }, quick: { type: 'boolean' }, 'no-baseline': { type: 'boolean' }, 'steady-seconds': { type: 'string' }, 'keeper-node-args': { type: 'string' }, 'sim-node-args': { type: 'string' }, profile: { type: 'string' }, 'heartbeat-accounts': { type: 'string' } } });
+  const { values } = parseArgs({ options: { accounts: { type: 'string' }, quick: { type: 'boolean' }, 'no-baseline': { type: 'boolean' }, 'steady-seconds': { type: 'string' }, 'keeper-node-args': { type: 'string' }, 'sim-node-args': { type: 'string' }, profile: { type: 'string' }, 'heartbeat-accounts': { type: 'string' }, 'clob-accounts': { type: 'string' } } });
   simNodeArgs = values['sim-node-args']?.split(' ').filter(Boolean) ?? [];
   const quick = values.quick === true;
   const profile = values.profile ?? 'realistic';
   const ns = (values.accounts ?? (quick ? '10,100' : '10,100,1000,10000,50000')).split(',').filter(Boolean).map(Number);
   // The heartbeat row: in a full run only, unless asked for (`--heartbeat-accounts 1000`; 0: none).
   const heartbeatN = Number(values['heartbeat-accounts'] ?? (quick || values.accounts !== undefined ? 0 : 1000));
+  // The Polymarket CLOB row: likewise (`--clob-accounts 1000`; 0: none).
+  const clobN = Number(values['clob-accounts'] ?? (quick || values.accounts !== undefined ? 0 : 1000));
   const rows: Array<{ spec: RunSpec; keeper: Figures; naive?: Figures }> = [];
   const failed: Array<{ n: number; message: string }> = [];
   for (const n of ns) {
@@ -781,6 +718,19 @@ async function main(): Promise<number> {
     } catch (e) {
       failed.push({ n: heartbeatN, message: `heartbeat row: ${String((e as Error).message ?? e)}` });
       console.error(`  heartbeats: FAILED: ${(e as Error).message}`);
+    }
+  }
+
+  let clob: ClobFigures | undefined;
+  if (clobN > 0) {
+    const steadyS = values['steady-seconds'] !== undefined ? Number(values['steady-seconds']) : 60;
+    console.error(`bench: Polymarket CLOB, ${clobN} accounts heartbeating every 5 s, steady ${steadyS} s ...`);
+    try {
+      clob = await runClob({ n: clobN, steadyS, root: ROOT, simNodeArgs, keeperNodeArgs: values['keeper-node-args']?.split(' ').filter(Boolean) ?? [] });
+      console.error(`  clob: ${clobSummary(clob)}`);
+    } catch (e) {
+      failed.push({ n: clobN, message: `Polymarket CLOB row: ${String((e as Error).message ?? e)}` });
+      console.error(`  clob: FAILED: ${(e as Error).message}`);
     }
   }
 
@@ -863,6 +813,7 @@ async function main(): Promise<number> {
       ),
     );
   }
+  if (clob) lines.push(...clobSection(clob));
   if (failed.length > 0) lines.push('', '## Rows that did not run', '', ...failed.map((x) => `- ${x.n} accounts: ${x.message}`));
   lines.push('', '## Baseline ratios (naive / keeper)', '', '| accounts | 429s | lapses | all armed time | CPU s per arm |', '|---|---|---|---|---|');
   for (const { spec, keeper, naive } of rows) {
@@ -876,7 +827,8 @@ async function main(): Promise<number> {
   console.log(lines.join('\n'));
   const lapsed = rows.filter((r) => r.keeper.lapses > 0 || r.keeper.timeToAllArmedS === null);
   if (failed.length > 0) console.error(`FAIL: no keeper run at ${failed.map((x) => x.n).join(', ')} accounts`);
-  if (lapsed.length > 0 || failed.length > 0) {
+  if (clob && clob.lapses > 0) console.error(`FAIL: the keeper's Polymarket CLOB accounts lapsed ${clob.lapses} times at ${clob.n} accounts`);
+  if (lapsed.length > 0 || failed.length > 0 || (clob !== undefined && clob.lapses > 0)) {
     if (lapsed.length > 0) console.error(`FAIL: the keeper lapsed (or never armed every account) at ${lapsed.map((r) => r.spec.n).join(', ')} accounts`);
     return 1;
   }

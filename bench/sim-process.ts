@@ -1,7 +1,7 @@
 /**
  * The simulator in its own process for the benchmark (signature checks on), seeded with N accounts
  * whose keys derive from fixed strings (bench/keys.ts), plus a venue-side sampler reporting over
- * IPC. Every second it reads each account's scheduled cancel:
+ * IPC (the CLOB's requests counted too: the Polymarket row, bench/polymarket.ts). Every second it reads each account's scheduled cancel:
  *   - the horizon (deadline minus venue now) and lapses (below min_horizon after the first arm);
  *   - each arm's send time, recovered from the deadline itself (time = venue now + deadline at
  *     send), hence the gaps between consecutive arms of an account;
@@ -36,6 +36,9 @@ export interface SamplerReport {
   /** POST /exchange requests (approveAgent at start-up; arms go by REST in the benchmark). */
   exchangeRequests: number;
   requests: number;
+  /** Requests the CLOB (mounted under /clob) received, counted where its rate limiter decides, and its 429s. */
+  clobRequests: number;
+  clobRateLimited: number;
 }
 
 async function main(): Promise<void> {
@@ -78,6 +81,15 @@ async function main(): Promise<void> {
     if (!d.ok) rateLimited++;
     return d;
   };
+  let clobRequests = 0;
+  let clobRateLimited = 0;
+  const clobCheck = sim.clob.rateLimiter.check.bind(sim.clob.rateLimiter);
+  sim.clob.rateLimiter.check = (...args) => {
+    const d = clobCheck(...args);
+    clobRequests++;
+    if (!d.ok) clobRateLimited++;
+    return d;
+  };
 
   const lastTime = new Map<string, number>();
   const lastSend = new Map<string, number>();
@@ -86,7 +98,7 @@ async function main(): Promise<void> {
   let allArmedMs: number | null = null;
   let latestFirstArmMs = Number.NEGATIVE_INFINITY;
   let firstArmsSumMs = 0;
-  process.send?.({ type: 'ready', baseUrl: sim.baseUrl, exchangeUrl: sim.exchangeUrl, wsUrl: sim.wsUrl });
+  process.send?.({ type: 'ready', baseUrl: sim.baseUrl, exchangeUrl: sim.exchangeUrl, wsUrl: sim.wsUrl, clobUrl: sim.clobUrl });
 
   const timer = setInterval(() => {
     const now = sim.clock.nowMs();
@@ -135,11 +147,15 @@ async function main(): Promise<void> {
       scheduleCancelRequests,
       exchangeRequests,
       requests,
+      clobRequests,
+      clobRateLimited,
     };
     process.send?.(report);
   }, 1_000);
 
   process.on('message', (m: unknown) => {
+    // The CLOB's request counters now, for a phase's exact bounds (the Polymarket row).
+    if ((m as { type?: string })?.type === 'counters') process.send?.({ type: 'counters', tMs: Date.now(), clobRequests, clobRateLimited });
     if ((m as { type?: string })?.type === 'stop') {
       clearInterval(timer);
       void sim.stop().then(() => process.exit(0));

@@ -1,0 +1,75 @@
+/** The benchmark's process plumbing: free ports, a child's CPU and peak RSS from /proc, the machine's busy cores, stopping a child. */
+import type { ChildProcess } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+
+export async function freePort(): Promise<number> {
+  return new Promise((res, rej) => {
+    const s = createServer();
+    s.once('error', rej);
+    s.listen(0, '127.0.0.1', () => {
+      const a = s.address();
+      s.close(() => res(typeof a === 'object' && a ? a.port : 0));
+    });
+  });
+}
+
+/** The machine's CPU: busy and total jiffies over all cores (/proc/stat's first line; idle and iowait are not busy). */
+export async function machineCpu(): Promise<{ busy: number; total: number } | null> {
+  try {
+    const line = (await readFile('/proc/stat', 'utf8')).split('\n')[0]!;
+    const v = line.trim().split(/\s+/).slice(1).map(Number);
+    const total = v.slice(0, 8).reduce((a, b) => a + b, 0);
+    return { busy: total - (v[3] ?? 0) - (v[4] ?? 0), total };
+  } catch {
+    return null;
+  }
+}
+
+/** A phase's share of the machine's cores that were busy, %. */
+export function busyPct(a: { busy: number; total: number } | null, b: { busy: number; total: number } | null): number | null {
+  return a && b && b.total > a.total ? ((b.busy - a.busy) / (b.total - a.total)) * 100 : null;
+}
+
+/** User and system CPU seconds of a process (utime, stime). */
+export async function procCpuSplit(pid: number): Promise<{ user: number; system: number } | null> {
+  try {
+    const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return { user: Number(fields[11]) / 100, system: Number(fields[12]) / 100 };
+  } catch {
+    return null;
+  }
+}
+
+export async function procCpuSeconds(pid: number): Promise<number | null> {
+  try {
+    const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100; // utime + stime, in USER_HZ (100)
+  } catch {
+    return null;
+  }
+}
+
+export async function procPeakRssMb(pid: number): Promise<number | null> {
+  try {
+    const kb = Number(/VmHWM:\s+(\d+) kB/.exec(await readFile(`/proc/${pid}/status`, 'utf8'))?.[1]);
+    return Number.isFinite(kb) ? kb / 1024 : null;
+  } catch {
+    return null;
+  }
+}
+
+export async function stopChild(child: ChildProcess, viaIpc = false): Promise<void> {
+  if (child.exitCode !== null) return;
+  await new Promise<void>((res) => {
+    const t = setTimeout(() => child.kill('SIGKILL'), 20_000);
+    child.once('exit', () => {
+      clearTimeout(t);
+      res();
+    });
+    if (viaIpc) child.send({ type: 'stop' });
+    else child.kill('SIGTERM');
+  });
+}
