@@ -34,6 +34,7 @@ import { FakeClock } from '../../src/time/fake-clock.js';
 import { RequestScheduler } from '../../src/budget/scheduler.js';
 import { SharedBudget, type SharedBuckets, type SharedRedisClient } from '../../src/budget/shared-budget.js';
 import { VenueClock } from '../../src/time/venue-clock.js';
+import { BusyCpu } from './busy-cpu.js';
 import { startSimulator, type Simulator, type SimulatorOptions } from '../../src/sim/simulator.js';
 import { AgentStore } from '../../src/state/agent-store.js';
 import { TriggerCounter } from '../../src/state/triggers.js';
@@ -78,6 +79,8 @@ export interface Harness {
   metrics: ReturnType<typeof createMetrics>;
   /** The keeper's request budget (limits in force, holds). */
   scheduler: RequestScheduler;
+  /** The keeper's CPU when `keeperCpuMsPerRequest` is set (requests sent, timer slip). */
+  cpu: BusyCpu | undefined;
   stateDir: string;
   /** Venue-side horizon of an account now (ms), or null when none armed. */
   venueHorizonMs(address: string): number | null;
@@ -210,6 +213,8 @@ export async function startHarness(opts: {
   settleStuckMs?: number;
   /** Real ms added to every read of the state files (a slow disk), for the harness's own test. */
   stateReadDelayMs?: number;
+  /** The keeper short of CPU (support/busy-cpu.ts): each request it sends takes its one thread this long (virtual ms), and its timers wait for the thread. */
+  keeperCpuMsPerRequest?: number;
   /** The bots' health probes (liveness.probe); absent: every probe fails as `error`. */
   probe?: KeeperDeps['probe'];
   /** Wraps the keeper's dispatcher (an undici interceptor, e.g. to keep every body it sends); the carrier is unchanged. */
@@ -322,9 +327,14 @@ export async function startHarness(opts: {
     const stream = { write: (line: string): void => void lines.push(line) };
     const logger = createLogger('debug', stream, clock);
     const metrics = createMetrics({ version: 'test', defaultMetrics: false });
-    const venueClock = new VenueClock(clock);
+    // Short of CPU: the keeper's timers and sends wait for its one thread; the simulator's do not.
+    const cpu = opts.keeperCpuMsPerRequest === undefined ? undefined : new BusyCpu(clock, opts.keeperCpuMsPerRequest);
+    const kclock = cpu ? cpu.clock() : clock;
+    const venueClock = new VenueClock(kclock);
     class TrackedTransport extends HttpTransport {
       override async request(r: Parameters<HttpTransport['request']>[0]) {
+        // Waiting for the thread is waiting on a timer, not a request in flight (settling would never end).
+        if (cpu) await cpu.turn(r.endpoint);
         inflight++;
         try {
           return await super.request(r);
@@ -335,7 +345,7 @@ export async function startHarness(opts: {
     }
     const transport = new TrackedTransport({
       dispatcher: opts.wrapDispatcher ? opts.wrapDispatcher(dispatcher) : dispatcher,
-      clock,
+      clock: kclock,
       requestTimeoutMs: opts.requestTimeoutMs ?? 5_000,
       onResponse: (o) => metrics.venueRequests.inc({ endpoint: o.endpoint, code: String(o.status) }),
     });
@@ -395,7 +405,7 @@ export async function startHarness(opts: {
     const rl = opts.rateLimits ?? { global: 1200, scheduleCancel: 600 };
     const windowMs = rl.windowMs ?? 60_000;
     const clobVenueConfigs = (opts.clobVenues ?? []).map((v) => ({ name: v.name, clobUrl: sim.clobUrl, requestTimeoutMs: v.requestTimeoutMs ?? 1_000, rateLimit: v.rateLimit ?? { requests: 9_000, perSeconds: 10 } }));
-    const scheduler = new RequestScheduler(monotonicView(clock), {
+    const scheduler = new RequestScheduler(monotonicView(kclock), {
       global: { limit: rl.global, windowMs },
       schedule_cancel: { limit: rl.scheduleCancel, windowMs },
       exchange: rl.exchange === undefined ? { limit: 1200, windowMs: 60_000 } : { limit: rl.exchange, windowMs },
@@ -405,14 +415,14 @@ export async function startHarness(opts: {
       venues: clobVenueConfigs,
       urlOf: (v) => v.clobUrl,
       dispatcher,
-      clock,
+      clock: kclock,
       scheduler,
-      transportFor: (requestTimeoutMs) => new TrackedTransport({ dispatcher: opts.wrapDispatcher ? opts.wrapDispatcher(dispatcher) : dispatcher, clock, requestTimeoutMs, onResponse: (o) => metrics.venueRequests.inc({ endpoint: o.endpoint, code: String(o.status) }) }),
+      transportFor: (requestTimeoutMs) => new TrackedTransport({ dispatcher: opts.wrapDispatcher ? opts.wrapDispatcher(dispatcher) : dispatcher, clock: kclock, requestTimeoutMs, onResponse: (o) => metrics.venueRequests.inc({ endpoint: o.endpoint, code: String(o.status) }) }),
     });
     reportBudgetLimits(scheduler, { logger, metrics });
     // rate_limits.shared with Redis out of reach: the real SharedBudget, on its fallback share.
     const shared = opts.sharedFallbackShare === undefined ? undefined : unreachableSharedBudget(clock, scheduler, opts.sharedFallbackShare);
-    const venue = new VenuePort({ ...(opts.noService ? {} : { baseUrl: sim.baseUrl }), exchangeUrl: sim.exchangeUrl, transport, scheduler, venueClock, clock, ...(opts.infoWeights ? { infoWeights: opts.infoWeights } : {}), ...(shared ? { shared } : {}) });
+    const venue = new VenuePort({ ...(opts.noService ? {} : { baseUrl: sim.baseUrl }), exchangeUrl: sim.exchangeUrl, transport, scheduler, venueClock, clock: kclock, ...(opts.infoWeights ? { infoWeights: opts.infoWeights } : {}), ...(shared ? { shared } : {}) });
     const keeperOptions: KeeperOptions = {
       network: 'testnet',
       ...(opts.chainField ? { chainField: opts.chainField } : {}),
@@ -425,7 +435,7 @@ export async function startHarness(opts: {
     };
     const keeper = new Keeper(keeperOptions, {
       ...(shared ? { sharedDemand: shared, budgetMode: () => shared.mode() } : {}),
-      clock,
+      clock: kclock,
       curve: curve.curve,
       generateKey: nextAgentKey,
       venueClock,
@@ -449,7 +459,7 @@ export async function startHarness(opts: {
       triggers: new TrackedTriggers(TriggerCounter.fileIn(keeperStateDir), sim.clock.nowMs()),
       ...(opts.probe ? { probe: opts.probe } : {}),
     });
-    return { keeper, logs, lines, metrics, scheduler, transport };
+    return { keeper, logs, lines, metrics, scheduler, transport, cpu };
   };
   const main = makeKeeper(opts.accounts(sim), stateDir);
   const { keeper, logs, lines, metrics, scheduler } = main;
@@ -507,6 +517,7 @@ export async function startHarness(opts: {
     clock,
     sim,
     keeper,
+    cpu: main.cpu,
     logs,
     logText: () => lines.join(''),
     metricsText: () => metrics.registry.metrics(),
