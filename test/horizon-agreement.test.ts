@@ -129,7 +129,7 @@ describe('the horizon: rules, plan, switch, readiness and check-config agree', (
         };
         const cadence = new CadenceControl({
           venue: { switchFacts: HYPERLIQUID_SWITCH_FACTS },
-          scheduler: { specOf: (scope) => scopes[scope], queuedOn: () => 0 },
+          scheduler: { specOf: (scope) => scopes[scope], queuedOn: () => 0, achievedOn: () => false },
           metrics: createMetrics({ version: 't', defaultMetrics: false }),
           logger: pino({ level: 'silent' }),
         });

@@ -206,8 +206,12 @@ export class Account implements AccountState, BotSlot {
             claimSlot: (wishMs: number, nowMs: number) => parts.cadence.claimSlot(wishMs, nowMs, this.name),
             // A re-arm whose timer fired over a second late: the keeper is not keeping the plan's pace
             // (CPU, a stalled loop), and the budget's pace meter must see it (scheduler.pressOverdue).
+            // Both its route's scope and the global one: the CPU it lacks is spent by every request, reads
+            // too, so the pace it achieves must hold them all (a lapse's reads starved the kept accounts).
             onQueued: (route: ArmRoute, timerLateMs: number) => {
-              if (timerLateMs > ARM_LATE_WARN_MS) deps.scheduler.pressOverdue(holdScopeOf(route), OVERDUE_PRESS_MS);
+              if (timerLateMs <= ARM_LATE_WARN_MS) return;
+              deps.scheduler.pressOverdue(holdScopeOf(route), OVERDUE_PRESS_MS);
+              deps.scheduler.pressOverdue('global', OVERDUE_PRESS_MS);
             },
           }),
     });

@@ -10,7 +10,7 @@ const SWITCH = { deadlineMs: 60_000, rearmEveryMs: 15_000, minHorizonMs: 20_000,
 function control(queued: () => number) {
   const c = new CadenceControl({
     venue: { switchFacts: HYPERLIQUID_SWITCH_FACTS },
-    scheduler: { specOf: () => ({ limit: 6_000, windowMs: 60_000 }), queuedOn: (scope) => (scope === 'schedule_cancel' ? queued() : 0) },
+    scheduler: { specOf: () => ({ limit: 6_000, windowMs: 60_000 }), queuedOn: (scope) => (scope === 'schedule_cancel' ? queued() : 0), achievedOn: () => false },
     metrics: createMetrics({ version: 't', defaultMetrics: false }),
     logger: pino({ level: 'silent' }),
   });
@@ -64,7 +64,7 @@ describe('CadenceControl routes with a shared budget', () => {
     };
     const c = new CadenceControl({
       venue: { switchFacts: HYPERLIQUID_SWITCH_FACTS },
-      scheduler: { specOf: (scope) => specs[scope], queuedOn: () => 0 },
+      scheduler: { specOf: (scope) => specs[scope], queuedOn: () => 0, achievedOn: () => false },
       metrics: createMetrics({ version: 't', defaultMetrics: false }),
       logger: pino({ level: 'silent' }),
       sharedDemand: { publishDemand: () => undefined, share: () => 0.5 },

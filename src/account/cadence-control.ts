@@ -31,6 +31,9 @@ export interface SharedDemand {
   share(): number;
 }
 
+/** The scopes an arm spends (its route's and the global window). */
+const ARM_SCOPES = ['global', 'schedule_cancel', 'exchange'] as const;
+
 /**
  * The keeper's shell around the budget plan (plan/budget-plan.ts): feeds it the scheduler's limits
  * in force and the provisioning left, hands each runner the settings it plans (the next slot uses
@@ -53,7 +56,7 @@ export class CadenceControl {
 
   constructor(
     private readonly deps: {
-      scheduler: Pick<RequestScheduler, 'specOf' | 'queuedOn'>;
+      scheduler: Pick<RequestScheduler, 'specOf' | 'queuedOn' | 'achievedOn'>;
       /** The venue port: each account's venue's switch facts (VenuePort.switchFacts). */
       venue: Pick<VenuePort, 'switchFacts'>;
       /** The CLOB venues' ports by name: their accounts' switch facts. */
@@ -176,7 +179,9 @@ export class CadenceControl {
     });
     // The cold start keeps the order its first plan chose (Provisioning.order).
     const provisioning = this.provisioning && { ...this.provisioning, ...(this.plan?.coldStart.chosen ? { order: this.plan.coldStart.order } : {}) };
-    const plan = planBudget({ accounts: inputs, limits: this.routeBudgets(options), provisioning });
+    // A pace the keeper achieved on any scope its arms spend: it is late already, so the plan keeps its margins.
+    const keepMargins = ARM_SCOPES.some((scope) => this.deps.scheduler.achievedOn(scope));
+    const plan = planBudget({ accounts: inputs, limits: this.routeBudgets(options), provisioning, keepMargins });
     if (!plan) return;
     this.share = this.budgetShare();
     const before = this.plan;

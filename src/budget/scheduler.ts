@@ -235,6 +235,12 @@ export class RequestScheduler {
     return () => this.limitListeners.delete(fn);
   }
 
+  /** Whether the limit in force on `scope` is the pace the keeper achieved (not the venue's): the plan then keeps its margins. */
+  achievedOn(scope: string): boolean {
+    const a = this.limitsOf.get(scope)?.achieved;
+    return a != null && this.scopes.has(scope) && ratePerSecond(a.inForce) <= ratePerSecond(this.scope(scope).spec);
+  }
+
   /** Every configured scope's limit in force, and every scope a learned or achieved limit holds. */
   limits(): ScopeLimit[] {
     const out: ScopeLimit[] = [];

@@ -46,6 +46,11 @@ export interface BudgetInput {
   limits: RouteBudgets;
   /** Null: no cold start under way. */
   provisioning: Provisioning | null;
+  /**
+   * The arm budget in force is the pace the keeper achieved, not a limit the venue set (a keeper
+   * short of CPU): never spend the lag and retry margins (cadence.ts planProtection). Absent: false.
+   */
+  keepMargins?: boolean;
 }
 
 export interface ColdStartPlan {
@@ -83,11 +88,12 @@ export interface BudgetPlan {
 /** Null when no route the accounts use has a known limit (nothing to plan against). */
 export function planBudget(input: BudgetInput): BudgetPlan | null {
   const { accounts, limits, provisioning } = input;
+  const keepMargins = input.keepMargins ?? false;
   const budget = armCapacityPerSecond(accounts.map((a) => a.path), limits);
   if (budget === undefined) return null;
-  const steady = protectOnRoutes(accounts, limits, budget, (b) => planProtection(accounts, b));
+  const steady = protectOnRoutes(accounts, limits, budget, (b) => planProtection(accounts, b, keepMargins));
   const longestPeriods = coldStartPlanned(provisioning, steady.armsPerSecond, steady.usablePerSecond);
-  const plan = longestPeriods ? protectOnRoutes(accounts, limits, budget, (b) => longestPeriodsPlan(accounts, b)) : steady;
+  const plan = longestPeriods ? protectOnRoutes(accounts, limits, budget, (b) => longestPeriodsPlan(accounts, b, keepMargins)) : steady;
   // REST's limit in force is this instance's already (a shared budget cuts the scheduler's specs).
   const routes = assignRoutes(
     accounts.map((a, i) => ({ path: a.path, armsPerSecond: plan.periodsMs[i] ? 1000 / plan.periodsMs[i]! : 0 })),
@@ -157,8 +163,8 @@ export function coldStartPlanned(provisioning: Provisioning | null, steadyArmsPe
 }
 
 /** Every account at its longest safe period (or what the budget allows below it); stretch against the configured periods. */
-function longestPeriodsPlan(accounts: readonly PlanAccount[], budget: number): Protection {
-  const plan = planProtection(accounts.map((a) => ({ ...a, rearmEveryMs: Math.max(a.rearmEveryMs, longestSafePeriodMs(a)) })), budget);
+function longestPeriodsPlan(accounts: readonly PlanAccount[], budget: number, keepMargins: boolean): Protection {
+  const plan = planProtection(accounts.map((a) => ({ ...a, rearmEveryMs: Math.max(a.rearmEveryMs, longestSafePeriodMs(a)) })), budget, keepMargins);
   const stretches = plan.periodsMs.flatMap((p, i) => (p === null ? [] : [p / accounts[i]!.rearmEveryMs]));
   return { ...plan, stretch: Math.max(1, ...stretches) };
 }

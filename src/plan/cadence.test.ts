@@ -92,6 +92,24 @@ describe('planProtection: never refuse to protect', () => {
     p.periodsMs.forEach((x, i) => expect(x === null).toBe(p.verdicts[i] === 'over_budget'));
   });
 
+  it("keepMargins (a pace the keeper achieved, not the venue's limit): no reserve or short horizons; whoever does not fit at the longest safe period is over_budget, lowest priority first", () => {
+    // 270 accounts: without it, everyone armed on short horizons (the test above).
+    const accounts = [...Array.from({ length: 100 }, () => a(0)), ...Array.from({ length: 170 }, () => a(1))];
+    const p = planProtection(accounts, 20, true);
+    expect(p.tier).toBe('over_budget');
+    expect(p.verdicts.filter((v) => v === 'short_horizon')).toEqual([]);
+    const held = p.verdicts.flatMap((v, i) => (v === 'over_budget' ? [] : [i]));
+    // B x (deadline - min horizon - margins): fewer than 228 held, every priority-1 account among them.
+    expect(held.length).toBeGreaterThan(170);
+    expect(held.length).toBeLessThan(228);
+    expect(held.filter((i) => i >= 100)).toHaveLength(170);
+    for (const i of held) expect(20_000 - p.periodsMs[i]!).toBeGreaterThanOrEqual(8_000);
+    expect(rate(p)).toBeLessThanOrEqual(p.usablePerSecond + 1e-9);
+    // Within the margins it changes nothing.
+    expect(planProtection(n(170), 20, true).verdicts.every((v) => v === 'keeps_min_horizon')).toBe(true);
+    expect(planProtection(n(100), 20, true)).toMatchObject({ tier: 'configured', stretch: 1 });
+  });
+
   it('within the budget nothing changes', () => {
     const p = planProtection(n(100), 20);
     expect(p).toMatchObject({ tier: 'configured', stretch: 1 });

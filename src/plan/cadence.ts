@@ -105,8 +105,15 @@ function fitStretch(accounts: readonly CadenceInput[], caps: readonly number[], 
   return { stretch: hi, periodsMs: at(hi).map((p, i) => Math.min(Math.ceil(p), caps[i]!)) };
 }
 
-/** Pure: the periods and verdicts the keeper runs with, and `check-config` prints. Never refuses. */
-export function planProtection(accounts: readonly ProtectionInput[], budgetPerSecond: number): ProtectionPlan {
+/**
+ * Pure: the periods and verdicts the keeper runs with, and `check-config` prints. Never refuses.
+ * `keepMargins`: the budget is the pace the keeper itself achieved (short of CPU: its timers fire
+ * late, its arms leave late), not a limit the venue set. Then the tiers that spend the lag and retry
+ * margins (`reserve`, `short_horizon`) are not offered: a keeper that is late already needs them,
+ * and spending them sank every account together (test/budget-starved-cpu.test.ts). Whoever does not
+ * fit at the longest safe period is left over_budget, lowest priority first.
+ */
+export function planProtection(accounts: readonly ProtectionInput[], budgetPerSecond: number, keepMargins = false): ProtectionPlan {
   const base = planCadence(accounts, budgetPerSecond);
   const usable = base.usablePerSecond;
   const result = (tier: ProtectionTier, periodsMs: Array<number | null>, verdicts: AccountVerdict[]): ProtectionPlan => {
@@ -116,13 +123,17 @@ export function planProtection(accounts: readonly ProtectionInput[], budgetPerSe
   const keeps = (periods: number[]): AccountVerdict[] => periods.map((p, i) => (keepsMinHorizon(accounts[i]!.deadlineMs - p, accounts[i]!.minHorizonMs) ? 'keeps_min_horizon' : 'short_horizon'));
   if (base.holds) return result(base.stretch > 1 ? 'stretched' : 'configured', base.periodsMs, keeps(base.periodsMs));
 
-  const reserveCaps = accounts.map(longestPeriodWithoutReserveMs);
-  const reserve = fitStretch(accounts, reserveCaps, usable)?.periodsMs;
-  if (reserve) return result('reserve', reserve, keeps(reserve));
-
+  // Not holding, base.periodsMs are each account's longest safe period.
+  const safeCaps = base.periodsMs;
   const shortCaps = accounts.map((a) => longestShortHorizonPeriodMs(a, a.venue.minLeadMs));
-  const short = fitStretch(accounts, shortCaps, usable)?.periodsMs;
-  if (short) return result('short_horizon', short, keeps(short));
+  if (!keepMargins) {
+    const reserveCaps = accounts.map(longestPeriodWithoutReserveMs);
+    const reserve = fitStretch(accounts, reserveCaps, usable)?.periodsMs;
+    if (reserve) return result('reserve', reserve, keeps(reserve));
+    const short = fitStretch(accounts, shortCaps, usable)?.periodsMs;
+    if (short) return result('short_horizon', short, keeps(short));
+  }
+  const caps = keepMargins ? safeCaps : shortCaps;
 
   // Not everyone can be armed: the highest priority first, then config order; accounts known to
   // have no open orders last. Each taken at its longest safe period until the budget is spent.
@@ -132,14 +143,14 @@ export function planProtection(accounts: readonly ProtectionInput[], budgetPerSe
   const chosen = new Set<number>();
   let used = 0;
   for (const { i } of order) {
-    const cost = 1000 / shortCaps[i]!;
+    const cost = 1000 / caps[i]!;
     // One that does not fit is passed over, not the end: arming others beats arming nobody.
     if (used + cost > usable) continue;
     chosen.add(i);
     used += cost;
   }
   const kept = [...chosen].sort((x, y) => x - y);
-  const inner = planProtection(kept.map((i) => accounts[i]!), budgetPerSecond);
+  const inner = planProtection(kept.map((i) => accounts[i]!), budgetPerSecond, keepMargins);
   const periodsMs: Array<number | null> = accounts.map(() => null);
   const verdicts: AccountVerdict[] = accounts.map(() => 'over_budget');
   kept.forEach((i, k) => {
