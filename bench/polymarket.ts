@@ -31,20 +31,14 @@ import type { SamplerReport } from './sim-process.js';
 import { busyPct, freePort, machineCpu, procCpuSeconds, procCpuSplit, procPeakRssMb, stopChild } from './proc.js';
 import { nodeOptionsFor } from '../src/config/memory.js';
 import { HEARTBEAT_ENDPOINT } from '../src/venue/polymarket/heartbeat.js';
+import type { HeartbeatStats } from '../src/sim/polymarket/heartbeats.js';
 
 /** The CLOB's heartbeat timeout and general limit (src/sim/polymarket: the venue's published figures). */
 export const CLOB_TIMEOUT_MS = 10_000;
 export const CLOB_LIMIT_PER_SECOND = 9_000 / 10;
 
-/** One account's figures as `GET /_sim/clob/heartbeats` gives them (HeartbeatStats). */
-export interface VenueHeartbeats {
-  address: string;
-  accepted: number;
-  refused: number;
-  maxGapMs: number;
-  lastBeatMs: number;
-  live: boolean;
-}
+/** One account's figures as `GET /_sim/clob/heartbeats` gives them. */
+export type VenueHeartbeats = HeartbeatStats;
 
 export interface HeartbeatSummary {
   /** Accounts the venue has seen a beat of, and of them those with a live chain now. */

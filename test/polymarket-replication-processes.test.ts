@@ -23,6 +23,7 @@ import { benchAddresses, benchKey } from '../bench/keys.js';
 import { fixtureMarkets } from '../src/sim/polymarket/markets.js';
 import { freePort, getJson, startCli, tempDir, tracker, writeKey, type Proc } from './support/cli.js';
 import { startSim } from './support/keeper-process.js';
+import type { HeartbeatStats } from '../src/sim/polymarket/heartbeats.js';
 
 const N = 4;
 const ADDRESSES = benchAddresses(N);
@@ -39,14 +40,8 @@ interface Creds {
   passphrase: string;
 }
 
-interface Beats {
-  address: string;
-  accepted: number;
-  refused: number;
-  maxGapMs: number;
-  lastBeatMs: number;
-  live: boolean;
-}
+/** One account's figures as `GET /_sim/clob/heartbeats` gives them. */
+type Beats = HeartbeatStats;
 
 /** L2 credentials for each address from the simulator's admin route (an operator's `createOrDeriveApiKey`). */
 async function clobCredentials(simUrl: string): Promise<Creds[]> {
