@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { Clock } from '../time/clock.js';
 import { FakeClock } from '../time/fake-clock.js';
 import { VenueClock } from '../time/venue-clock.js';
 import { HYPERLIQUID_SWITCH_FACTS } from '../venue/facts.js';
@@ -296,5 +297,49 @@ describe('toFailure', () => {
     expect(toFailure(venue422)).toMatchObject({ kind: 'rejected', reason: 'invalid_request' });
     // Any other status without an envelope (a proxy's 502 page) stays an error to retry.
     expect(toFailure(new DecodeError('exchange:scheduleCancel', 'bad_status', 'HTTP 502 without a RESTError envelope', 502))).toMatchObject({ kind: 'error', reason: 'bad_status' });
+  });
+});
+
+describe('onQueued: how late the timer that sent a re-arm fired (the budget presses its pace with it)', () => {
+  /** `lateMs`: every timer of the runner fires that much after it was due (a starved event loop). */
+  function runnerWith(lateMs: number, fault?: Fault) {
+    const local = new FakeClock(Date.UTC(2026, 5, 1, 12));
+    const late: Clock = {
+      nowMs: () => local.nowMs(),
+      monoMs: () => local.monoMs(),
+      setTimeout: (fn, delayMs) => local.setTimeout(fn, delayMs + lateMs),
+      clearTimeout: (h) => local.clearTimeout(h),
+    };
+    const venue = fakeVenue(local, fault);
+    const heard: number[] = [];
+    const runner = new AccountRunner('acct', settings, {
+      clock: new VenueClock(late),
+      sender: venue.sender,
+      reprovision: async () => true,
+      report: () => undefined,
+      onQueued: (_route, timerLateMs) => heard.push(timerLateMs),
+    });
+    return { local, runner, heard };
+  }
+
+  it('timers on time: 0, even for retries after failed arms, which are late on their slot by design', async () => {
+    const t0 = Date.UTC(2026, 5, 1, 12);
+    const down = (now: number): boolean => now > t0 + 10_000 && now < t0 + 40_000;
+    const { local, runner, heard } = runnerWith(0, (now) => (down(now) ? new RestError('POST /v1/trading/orders/schedule-cancel', 503, { code: 503, status: 'UNAVAILABLE', message: 'down', details: [] }) : undefined));
+    runner.start();
+    await local.advance(60_000);
+    runner.stop();
+    expect(heard.length).toBeGreaterThan(3);
+    expect(heard.every((ms) => ms === 0)).toBe(true);
+  });
+
+  it('timers 1.5 s late: each re-arm a timer sent is heard 1.5 s late', async () => {
+    const { local, runner, heard } = runnerWith(1_500);
+    runner.start();
+    await local.advance(60_000);
+    runner.stop();
+    expect(heard.length).toBeGreaterThanOrEqual(3);
+    expect(heard.filter((ms) => ms === 1_500).length).toBe(heard.length - 1); // the first arm is sent at start, by no timer
+    expect(heard[0]).toBe(0);
   });
 });

@@ -122,9 +122,11 @@ export interface AccountRunnerDeps {
    */
   claimSlot?: (wishMs: number, nowMs: number) => number;
   /**
-   * Hears each planned re-arm as it is queued, with how late its timer fired after its slot (ms):
-   * a keeper short of CPU is late here before any budget sees it (account.ts presses the budget's
-   * pace meter with it). Absent: nobody listens.
+   * Hears each planned re-arm as it is queued, with how late the timer that sent it fired (ms; 0
+   * when no timer sent it): a keeper short of CPU is late here before any budget sees it (account.ts
+   * presses the budget's pace meter with it). Not its lateness after its slot: a retry after a failed
+   * arm is late on its slot by design, and pressing with it put a CPU limit on a venue outage (the
+   * reads of a fired cancel's reconciliation were held back). Absent: nobody listens.
    */
   onQueued?: (route: ArmRoute, timerLateMs: number) => void;
 }
@@ -168,6 +170,8 @@ export function toFailure(e: unknown): Failure {
 export class AccountRunner {
   private state: SwitchState = initialState();
   private timer: TimerHandle | null = null;
+  /** How late the timer now running fired (ms): what onQueued hears; 0 outside a timer's dispatch. */
+  private timerLateMs = 0;
   private stopWaiters: Array<() => void> = [];
   /**
    * The arm in flight, to abort. One per arm, not one per account for its lifetime: an idle
@@ -327,7 +331,7 @@ export class AccountRunner {
     // The route it really goes by: the port may send it the other way (a 429 hold, a long queue).
     let route = planned;
     const queuedAt = this.venueNowMs();
-    if (plannedSlotMs !== null) this.deps.onQueued?.(planned, queuedAt - plannedSlotMs);
+    if (plannedSlotMs !== null) this.deps.onQueued?.(planned, this.timerLateMs);
     let sentAt = queuedAt;
     let sentMono = this.deps.clock.monoMs();
     let deadlineMs = 0;
@@ -434,12 +438,18 @@ export class AccountRunner {
     let delay = Math.max(0, atVenueMs - this.venueNowMs());
     const latest = this.latestRearmMono;
     if (latest !== null && this.state.inFlight === null) delay = Math.min(delay, Math.max(0, latest - this.deps.clock.monoMs()));
+    const dueMono = this.deps.clock.monoMs() + delay;
     this.timer = this.deps.clock.setTimeout(() => {
       this.timer = null;
       const due = this.latestRearmMono !== null && this.deps.clock.monoMs() >= this.latestRearmMono;
       // Once: a 429 hold may keep the arm back, and a bound in the past must not spin the timer.
       if (due) this.latestRearmMono = null;
-      this.dispatch(due ? { type: 'rearm_due' } : { type: 'tick' });
+      this.timerLateMs = Math.max(0, this.deps.clock.monoMs() - dueMono);
+      try {
+        this.dispatch(due ? { type: 'rearm_due' } : { type: 'tick' });
+      } finally {
+        this.timerLateMs = 0;
+      }
     }, delay);
   }
 
