@@ -43,6 +43,7 @@ export class Keeper {
   /** Set once the configured accounts' bots are known: heartbeats before that get 503 (retried), not 404. */
   private botsKnown = false;
   private readonly unsubscribeClock: () => void;
+  private readonly unsubscribeLimits: () => void;
 
   constructor(
     options: KeeperOptions,
@@ -61,6 +62,11 @@ export class Keeper {
     deps.metrics.onCollect.push(() => publishGauges(deps, this.state, this.feed, this.accounts.values()));
     for (const direction of ['forward', 'backward']) deps.metrics.venueClockSteps.inc({ direction }, 0);
     this.unsubscribeClock = deps.venueClock.onStep((step) => venueClockStepped(deps, step, this.accounts.values()));
+    // A pace achieved (a keeper short of CPU) is planned for at once, not at the next 1 s loop: that
+    // loop's timer is as late as the re-arms (30 s in test/budget-starved-cpu.test.ts).
+    this.unsubscribeLimits = deps.scheduler.onLimitChange((c) => {
+      if (c.source === 'achieved' && this.state !== 'new' && this.state !== 'stopped') this.parts.cadence.apply(this.options, this.accounts.values());
+    });
   }
 
   /** Idempotent. Resolves once every account had its first provisioning attempt. */
@@ -114,6 +120,7 @@ export class Keeper {
     await this.feed?.stop().catch(() => undefined);
     await saveBudget(deps);
     this.unsubscribeClock();
+    this.unsubscribeLimits();
     deps.scheduler.stop();
     if (this.loopTimer) deps.clock.clearTimeout(this.loopTimer);
     this.loopTimer = null;
