@@ -102,7 +102,7 @@ describe('a venue answering the arms in 4 s: the pace achieved is a limit in for
     const t1 = h.clock.monoMs();
     let restoredMs: number | null = null;
     let replannedMs: number | null = null;
-    for (let t = 0; t < LIMIT_QUIET_MS + 60_000; t += STEP_MS) {
+    for (let t = 0; t < 2 * LIMIT_QUIET_MS + 60_000; t += STEP_MS) {
       await h.advance(STEP_MS);
       sample(quick);
       const now = h.clock.monoMs() - t1;
@@ -137,9 +137,10 @@ describe('a venue answering the arms in 4 s: the pace achieved is a limit in for
     // venue applies late sets the same deadline).
     expect(slow.worstMs, figures).toBeGreaterThanOrEqual(SWITCH.minHorizonMs);
     expect(quick.worstMs, figures).toBeGreaterThanOrEqual(SWITCH.minHorizonMs);
-    // Relaxed a quiet spell after the last shortfall (after the venue is quick again), and the plan back.
+    // Relaxed two quiet spells after the last shortfall (after the venue is quick again: an achieved
+    // limit is probed back by 1.5 a step, 6.4/s -> 9.6/s -> the configured 10/s), and the plan back.
     expect(restoredMs, figures).not.toBeNull();
-    expect(restoredMs!, figures).toBeLessThanOrEqual(LIMIT_QUIET_MS + engagedMs! - SLOW_FOR_MS + 60_000);
+    expect(restoredMs!, figures).toBeLessThanOrEqual(2 * LIMIT_QUIET_MS + engagedMs! - SLOW_FOR_MS + 60_000);
     expect(replannedMs! - restoredMs!, figures).toBeLessThanOrEqual(1_000 + STEP_MS);
     expect(after.cadence, figures).toMatchObject({ tier: 'configured', stretch: 1, over_budget: 0 });
     expect(h.scheduler.limits().find((l) => l.scope === 'schedule_cancel')!.source).toBe('configured');

@@ -3,8 +3,8 @@ import { BUDGET_UTILISATION } from '../plan/cadence.js';
 import { sleep, type Clock } from '../time/clock.js';
 import { FakeClock } from '../time/fake-clock.js';
 import type { WindowSpec } from './admission.js';
-import { ACHIEVED_WINDOW_MS, holdMeter, meterStep, newPaceMeter, paceWindowMs } from './achieved-pace.js';
-import { ACHIEVED_MARGIN, LIMIT_QUIET_MS, initialLimit, inForceOf, onAchievedQuiet, onAnnounced, onShortfall, probeDueMs, scopeLimitOf, type LimitChange, type LimitState } from './limits.js';
+import { ACHIEVED_PLAN_SHARE, ACHIEVED_WINDOW_MS, holdMeter, meterStep, newPaceMeter, paceWindowMs } from './achieved-pace.js';
+import { ACHIEVED_MARGIN, ACHIEVED_PROBE_FACTOR, LIMIT_QUIET_MS, initialLimit, inForceOf, onAchievedQuiet, onAnnounced, onShortfall, probeDueMs, scopeLimitOf, type LimitChange, type LimitState } from './limits.js';
 import { RequestScheduler } from './scheduler.js';
 
 describe('the pace meter', () => {
@@ -73,24 +73,26 @@ describe('the achieved limit (limits.ts)', () => {
     expect(scopeLimitOf('s', l, { limit: 480, windowMs: 60_000 })).toMatchObject({ source: 'achieved' });
   });
 
-  it('probes back up by LIMIT_PROBE_FACTOR after quiet spells, and gives way to the venue limit', () => {
+  it('probes back up by ACHIEVED_PROBE_FACTOR (gentler than a learned limit) after quiet spells, and gives way to the venue limit', () => {
+    expect(ACHIEVED_PROBE_FACTOR).toBe(1.5);
     let l = onShortfall(initialLimit(VENUE, true), VENUE, 2, 0).state; // 120/60 s
     expect(onAchievedQuiet(l, VENUE, LIMIT_QUIET_MS - 1).change).toBeUndefined();
     let step = onAchievedQuiet(l, VENUE, LIMIT_QUIET_MS);
-    expect(step.change).toEqual({ kind: 'probed', to: { limit: 240, windowMs: 60_000 } });
+    expect(step.change).toEqual({ kind: 'probed', to: { limit: 180, windowMs: 60_000 } });
     l = step.state;
     expect(l.achieved?.nextProbeMs).toBe(2 * LIMIT_QUIET_MS);
-    l = onAchievedQuiet(l, VENUE, 2 * LIMIT_QUIET_MS).state; // 480
-    step = onAchievedQuiet(l, VENUE, 3 * LIMIT_QUIET_MS);
+    l = onAchievedQuiet(l, VENUE, 2 * LIMIT_QUIET_MS).state; // 270
+    l = onAchievedQuiet(l, VENUE, 3 * LIMIT_QUIET_MS).state; // 405
+    step = onAchievedQuiet(l, VENUE, 4 * LIMIT_QUIET_MS); // 607.5 >= 600
     expect(step.change).toEqual({ kind: 'restored', to: VENUE });
-    expect(step.state).toMatchObject({ achieved: null, achievedRestoredAtMs: 3 * LIMIT_QUIET_MS });
+    expect(step.state).toMatchObject({ achieved: null, achievedRestoredAtMs: 4 * LIMIT_QUIET_MS });
     expect(probeDueMs(step.state)).toBe(Number.POSITIVE_INFINITY);
     expect(scopeLimitOf('s', step.state, VENUE)).toMatchObject({ inForce: VENUE, source: 'configured' });
   });
 
   it('a shortfall under a probed limit, or soon after one was given up, doubles the next quiet spell', () => {
     let l = onShortfall(initialLimit(VENUE, true), VENUE, 4, 0).state; // 240
-    l = onAchievedQuiet(l, VENUE, LIMIT_QUIET_MS).state; // probed 480
+    l = onAchievedQuiet(l, VENUE, LIMIT_QUIET_MS).state; // probed 360
     l = onShortfall(l, VENUE, 4, LIMIT_QUIET_MS + 30_000).state;
     expect(l.achievedQuietMs).toBe(2 * LIMIT_QUIET_MS);
     expect(l.achieved?.nextProbeMs).toBe(LIMIT_QUIET_MS + 30_000 + 2 * LIMIT_QUIET_MS);
@@ -98,7 +100,7 @@ describe('the achieved limit (limits.ts)', () => {
     l = onShortfall(l, VENUE, 3, 2 * LIMIT_QUIET_MS).state;
     expect(l.achievedQuietMs).toBe(2 * LIMIT_QUIET_MS);
     // Given up, then short again within a spell: doubled; long after: a new episode.
-    let r = onShortfall(initialLimit(VENUE, true), VENUE, 6, 0).state;
+    let r = onShortfall(initialLimit(VENUE, true), VENUE, 7, 0).state; // 420: one probe reaches the venue's 600
     r = onAchievedQuiet(r, VENUE, LIMIT_QUIET_MS).state;
     expect(r.achieved).toBeNull();
     expect(onShortfall(r, VENUE, 6, LIMIT_QUIET_MS + 60_000).state.achievedQuietMs).toBe(2 * LIMIT_QUIET_MS);
@@ -261,5 +263,34 @@ describe('overdue re-arms press their scope (a keeper short of CPU: its re-arms 
 
   it('not overdue: a keeper sending less than its limit because it has less to send is no shortfall', async () => {
     expect(await starved(30, 120, () => false)).toEqual([]);
+  });
+});
+
+describe('reads under a pace achieved (a keeper short of CPU): spaced to part of what the plan leaves, not the venue window', () => {
+  /** Ten reads queued at once after `overdueS` seconds of arms at 30/s, overdue on global: when each is admitted (ms after queueing). */
+  async function readsAfter(overdueS: number): Promise<number[]> {
+    const clock = new FakeClock(0);
+    const s = new RequestScheduler(clock, { global: { limit: 1_000, windowMs: 10_000 }, schedule_cancel: { limit: 1_000, windowMs: 10_000 } });
+    for (let i = 0; i < 30 * overdueS; i++) {
+      await clock.advance(1_000 / 30);
+      s.pressOverdue('global', 2_000);
+      await s.run({ kind: 'arm', deadlineVenueMs: i, scopes: ['global', 'schedule_cancel'] }, async () => undefined);
+    }
+    const t0 = clock.nowMs();
+    const at: number[] = [];
+    const reads = Array.from({ length: 10 }, () => s.run({ kind: 'read', scopes: ['global'], maxWaitMs: 60_000 }, async () => void at.push(clock.nowMs() - t0)));
+    for (let i = 0; i < 200 && at.length < 10; i++) await clock.advance(100);
+    await Promise.all(reads);
+    s.stop();
+    return at;
+  }
+
+  it('30 arms/s achieved against 100/s: reads go one per 1 / (30 x (1 - ACHIEVED_PLAN_SHARE) x 0.5) s; with no pace in force, all at once', async () => {
+    const gapMs = 1_000 / (30 * (1 - ACHIEVED_PLAN_SHARE) * 0.5);
+    const starved = await readsAfter(40);
+    expect(starved).toHaveLength(10);
+    for (let i = 1; i < starved.length; i++) expect(starved[i]! - starved[i - 1]!).toBeGreaterThanOrEqual(gapMs - 1);
+    const capable = await readsAfter(0);
+    expect(capable[capable.length - 1]!).toBeLessThan(500);
   });
 });

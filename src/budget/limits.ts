@@ -214,7 +214,15 @@ export function onShortfall(l: LimitState, venue: WindowSpec, perSecond: number,
 }
 
 /**
- * The probe timer fired: an achieved limit past its quiet spell steps up by LIMIT_PROBE_FACTOR, or
+ * Each probe step of an achieved limit multiplies it by this, less than a learned one's: a probe past
+ * what the keeper can carry is not refused by a 429 at once, it is paid in late re-arms until a
+ * window measures it again (doubling 2.3/s against a thread carrying 2.5 sank the kept accounts in
+ * test/budget-starved-cpu.test.ts's model).
+ */
+export const ACHIEVED_PROBE_FACTOR = 1.5;
+
+/**
+ * The probe timer fired: an achieved limit past its quiet spell steps up by ACHIEVED_PROBE_FACTOR, or
  * is given up once that reaches the venue's. Why probes, and not giving it up as soon as the
  * backlog clears: the plan made for the lower pace is what clears it, so a cleared backlog says
  * nothing of the cause; given up then, the plan would return, the backlog with it, and the limit
@@ -224,7 +232,7 @@ export function onShortfall(l: LimitState, venue: WindowSpec, perSecond: number,
 export function onAchievedQuiet(l: LimitState, venue: WindowSpec, nowMs: number): LimitStep {
   const a = l.achieved;
   if (!a || nowMs < a.nextProbeMs) return { state: l };
-  const target = ratePerSecond(a.inForce) * LIMIT_PROBE_FACTOR;
+  const target = ratePerSecond(a.inForce) * ACHIEVED_PROBE_FACTOR;
   if (target >= ratePerSecond(venue)) return achievedStep(l, venue, { ...l, achieved: null, achievedRestoredAtMs: nowMs }, 'restored');
   const probed = { limit: Math.max(1, Math.round((target * a.inForce.windowMs) / 1000)), windowMs: a.inForce.windowMs };
   return achievedStep(l, venue, { ...l, achieved: { ...a, inForce: probed, nextProbeMs: nowMs + l.achievedQuietMs } }, 'probed');

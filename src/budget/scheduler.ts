@@ -1,6 +1,6 @@
 import type { Clock, TimerHandle } from '../time/clock.js';
 import { admitWouldDelay, earliestAdmitMs, newScope, recordDone, recordAdmit, spacingMs, spanMs, usedInWindow, weightUnits, type ScopeState, type WindowSpec } from './admission.js';
-import { holdMeter, meterStep, newPaceMeter, paceWindowMs, type PaceMeter } from './achieved-pace.js';
+import { ACHIEVED_PLAN_SHARE, holdMeter, meterStep, newPaceMeter, paceWindowMs, type PaceMeter } from './achieved-pace.js';
 import {
   inForceOf,
   initialLimit,
@@ -181,6 +181,13 @@ class Lane {
   }
 }
 
+/**
+ * Of what a pace achieved leaves after the plan's share, the part reads may take (spaceReads). The
+ * rest stays idle: a thread kept 100% busy queues without bound (in the model, kept accounts dipped
+ * to 18.4 s against a 20 s minimum with reads taking all of it).
+ */
+const READ_SHARE_OF_REST = 0.5;
+
 /** Which of two lane heads goes first: lower key, then earlier arrival. */
 function before(a: Pending, b: Pending): boolean {
   return a.key < b.key || (a.key === b.key && a.seq < b.seq);
@@ -205,6 +212,8 @@ export class RequestScheduler {
   private readonly limitsOf = new Map<string, LimitState>();
   private readonly limitListeners = new Set<(c: LimitChange) => void>();
   private probeTimer: TimerHandle | null = null;
+  /** Per scope under a pace achieved: no read before this (spaceReads). */
+  private readonly readNextMs = new Map<string, number>();
   /** Per scope: units admitted so far (a running count) and the pace meter (achieved-pace.ts). */
   private readonly paceOf = new Map<string, { units: number; meter: PaceMeter }>();
   /** Scopes an arm waited for at this pump (their own window, not a 429): the pace meters' `pressed`. */
@@ -578,7 +587,26 @@ export class RequestScheduler {
   private scopeEarliest(p: Pending, key: string, nowMs: number): number {
     // Reads pace themselves more slowly on the shared global scope, leaving a reserve for arms.
     const factor = p.queue === 'read' && key === 'global' ? 1 / (1 - ARM_RESERVE_SHARE) : 1;
-    return earliestAdmitMs(this.scope(key), nowMs, factor, p.opts.weight ?? 1);
+    const t = earliestAdmitMs(this.scope(key), nowMs, factor, p.opts.weight ?? 1);
+    return p.queue === 'read' && this.limitsOf.get(key)?.achieved ? Math.max(t, this.readNextMs.get(key) ?? Number.NEGATIVE_INFINITY) : t;
+  }
+
+  /**
+   * While a pace achieved is in force on a scope, its reads get part of what the plan leaves of that
+   * pace (READ_SHARE_OF_REST of 1 - ACHIEVED_PLAN_SHARE), one after another: the keeper cannot send more, and reads
+   * admitted at the venue's pace queue for the CPU ahead of the re-arms (in test/budget-starved-cpu.test.ts
+   * the reads of 49 lapses, at once, sank the accounts kept). Those that wait too long are shed, as
+   * always. Arms keep the venue's spacing: the plan already holds them to the pace (achieved-pace.ts
+   * says why admitting arms by the measured pace would measure less each window).
+   */
+  private spaceReads(scope: string, nowMs: number): void {
+    const a = this.limitsOf.get(scope)?.achieved;
+    if (!a || ratePerSecond(a.inForce) >= ratePerSecond(this.scope(scope).spec)) {
+      this.readNextMs.delete(scope);
+      return;
+    }
+    const gapMs = 1000 / (ratePerSecond(a.inForce) * (1 - ACHIEVED_PLAN_SHARE) * READ_SHARE_OF_REST);
+    this.readNextMs.set(scope, Math.max(nowMs, this.readNextMs.get(scope) ?? Number.NEGATIVE_INFINITY) + gapMs);
   }
 
   private sigStats(sig: string): { admitted: number; heldBy: string | null } {
@@ -594,6 +622,7 @@ export class RequestScheduler {
     for (const key of p.opts.scopes) {
       const s = this.scope(key);
       recordAdmit(s, nowMs, p.opts.weight ?? 1);
+      if (p.queue === 'read') this.spaceReads(key, nowMs);
       const pace = this.paceOf.get(key);
       if (pace) pace.units += weightUnits(p.opts.weight ?? 1, s.spec.limit);
     }

@@ -58,7 +58,10 @@ describe('budget limits: metric, log lines, /status', () => {
     expect(lines.at(-1)!.msg).toMatch(/sent less than the limit of schedule_cancel while arms waited/);
     expect(budgetLimitsView(s.limits())).toEqual([{ scope: 'schedule_cancel', source: 'achieved', limit: perSecond * 10, window_seconds: 10, per_second: perSecond, configured: { limit: 100, window_seconds: 10 } }]);
 
+    // Probed back by 1.5 a quiet spell: about 9.9/s first (a probe), then the configured 10/s.
     await clock.advance(LIMIT_QUIET_MS + 60_000);
+    expect(lines.at(-1)).toMatchObject({ level: 30, event: 'budget_limit_probe', source: 'achieved', window_seconds: 10 });
+    await clock.advance(LIMIT_QUIET_MS);
     expect(lines.at(-1)).toMatchObject({ level: 30, event: 'budget_limit_restored', source: 'configured', limit: 100, window_seconds: 10 });
     expect(await series()).toEqual(['dms_keeper_budget_limit{scope="schedule_cancel",source="configured"} 10']);
     s.stop();

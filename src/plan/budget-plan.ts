@@ -1,6 +1,7 @@
 import type { ArmRoute } from '../venue/routes.js';
 import { armCapacityPerSecond, assignRoutes, BUDGET_UTILISATION, planProtection, type AccountVerdict, type PathPolicy, type ProtectionInput, type ProtectionTier, type RouteBudgets } from './cadence.js';
 import { longestSafePeriodMs } from './horizon.js';
+import { ACHIEVED_PLAN_SHARE } from '../budget/achieved-pace.js';
 import { chooseColdStartOrder, COLD_START_SLACK, provisioningContention, simulateColdStart, type ColdStartOrder } from './cold-start.js';
 import { keeperReadDemand, readStretch, type PlanReadWeights, type ReadMix, type ReadSourceMode } from './read-plan.js';
 
@@ -91,9 +92,11 @@ export function planBudget(input: BudgetInput): BudgetPlan | null {
   const keepMargins = input.keepMargins ?? false;
   const budget = armCapacityPerSecond(accounts.map((a) => a.path), limits);
   if (budget === undefined) return null;
-  const steady = protectOnRoutes(accounts, limits, budget, (b) => planProtection(accounts, b, keepMargins));
+  // A pace achieved: the arms are planned on only its share (budget/achieved-pace.ts ACHIEVED_PLAN_SHARE).
+  const planned = keepMargins ? budget * ACHIEVED_PLAN_SHARE : budget;
+  const steady = protectOnRoutes(accounts, limits, planned, (b) => planProtection(accounts, b, keepMargins));
   const longestPeriods = coldStartPlanned(provisioning, steady.armsPerSecond, steady.usablePerSecond);
-  const plan = longestPeriods ? protectOnRoutes(accounts, limits, budget, (b) => longestPeriodsPlan(accounts, b, keepMargins)) : steady;
+  const plan = longestPeriods ? protectOnRoutes(accounts, limits, planned, (b) => longestPeriodsPlan(accounts, b, keepMargins)) : steady;
   // REST's limit in force is this instance's already (a shared budget cuts the scheduler's specs).
   const routes = assignRoutes(
     accounts.map((a, i) => ({ path: a.path, armsPerSecond: plan.periodsMs[i] ? 1000 / plan.periodsMs[i]! : 0 })),
