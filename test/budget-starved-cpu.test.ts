@@ -7,16 +7,16 @@
  * t = 60 s the thread slows.
  *
  * What holds it (each found here, in this order):
- * - a late re-arm presses the global scope as well as its route's, so the pace is measured on both;
+ * - a re-arm whose timer fired late presses its route's scope, so the pace is measured;
  * - the plan is re-made the moment a pace achieved is in force (the 1 s loop was 30 s late);
  * - under it the plan keeps its margins (no reserve or short_horizon tier: before, 133 of 140 went
  *   short and every account sank together) and takes 0.9 of the pace;
  * - reads get half of what is left, spaced (a lapse's reads, 98 at once, sank the kept accounts);
  * - an achieved limit is probed back by 1.5 at a time, not 2 (doubling 2.3/s on a thread carrying
  *   2.5 sank them again).
- * Measured (the console line): at 4 requests a second the pace is in force 32 s in, 4 priority-0
- * accounts are given up and the kept ones stay >= 20.4 s; at 2.5, 55 are given up (all 40
- * priority 0 first), only they lapse, and the kept ones stay >= 19.8 s over 330 s.
+ * Measured (the console line): at 4 requests a second the pace is in force 31 s in, 4 priority-0
+ * accounts are given up and the kept ones stay >= 21.1 s; at 2.5, 55 are given up (all 40
+ * priority 0 first), only they lapse, and the kept ones stay >= 20.0 s over 330 s.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { benchAddresses, benchKey } from '../bench/keys.js';
@@ -81,13 +81,12 @@ async function starved(msPerRequest: number, starvedForMs: number) {
 }
 
 describe('a keeper short of CPU (virtual time)', () => {
-  it('carrying 4 requests a second against a plan of 9.3: the pace it achieves is in force within 40 s on both its scopes; the cadence stretches, a few of the lowest priority are given up, every other horizon stays >= its minimum', async () => {
+  it('carrying 4 requests a second against a plan of 9.3: the pace it achieves is in force within 40 s; the cadence stretches, a few of the lowest priority are given up, every other horizon stays >= its minimum', async () => {
     const f = await starved(250, 150_000);
     expect(f.engagedMs).not.toBeNull();
     expect(f.engagedMs!).toBeLessThanOrEqual(40_000);
     expect(f.perSecond!).toBeGreaterThan(3.5);
     expect(f.perSecond!).toBeLessThanOrEqual(4.5);
-    expect(f.globalInForce).toBe(true);
     expect(f.cadence).toMatchObject({ short_horizon: 0 });
     expect(f.cadence!.stretch).toBeGreaterThan(2);
     expect(f.overBudget.length).toBeLessThanOrEqual(10);
@@ -107,7 +106,8 @@ describe('a keeper short of CPU (virtual time)', () => {
     expect(f.overBudget.length).toBeLessThan(N / 2);
     // Only the given-up accounts lapse.
     expect(f.fired.every((i) => f.overBudget.includes(i))).toBe(true);
-    // Measured 19.8 s at worst against the 20 s minimum: a starved thread's timers slip past the lag allowance.
+    // Measured 20.0 s at worst against the 20 s minimum (19.8 s in a variant that pressed the global
+    // scope too): a starved thread's timers slip as far as the lag allowance.
     expect(f.keptWorstMs).toBeGreaterThanOrEqual(SWITCH.minHorizonMs - 500);
   }, 120_000);
 });

@@ -10,7 +10,6 @@ import type { BotEntry, BotSlot } from '../liveness/bot-liveness.js';
 import type { ClobSession } from '../venue/polymarket/port.js';
 import { DEFAULT_VENUE_NAME } from '../venue/switch-facts.js';
 import { clobWatchSource, makeHeartbeatSender, openClobSession, warnOtherWriter } from './clob.js';
-import { ARM_LATE_WARN_MS } from './reports.js';
 import { holdScopeOf } from '../venue/port.js';
 import type { ArmRoute } from '../venue/routes.js';
 
@@ -20,6 +19,14 @@ import type { ArmRoute } from '../venue/routes.js';
  * seconds (a GC, a stalled disk) breaks the meter's stretch and measures nothing.
  */
 const OVERDUE_PRESS_MS = 2_000;
+
+/**
+ * A re-arm whose timer fired this late presses the pace meter: a Node timer is a few ms late on a
+ * loop with CPU to spare, and one late by this much is a loop that is not keeping up. Measured in
+ * the starved-keeper test (a quarter of a core): of 2,100 late timers in 40 s, 1,930 were 200 to
+ * 1,000 ms late and 43 over 1 s, so a 1 s threshold never kept the meter pressed.
+ */
+const TIMER_LATE_PRESS_MS = 250;
 
 /** A CLOB session that could not be opened (a credential unreadable) is tried again this much later. */
 const CLOB_RETRY_MS = 30_000;
@@ -204,14 +211,13 @@ export class Account implements AccountState, BotSlot {
         ? {}
         : {
             claimSlot: (wishMs: number, nowMs: number) => parts.cadence.claimSlot(wishMs, nowMs, this.name),
-            // A re-arm whose timer fired over a second late: the keeper is not keeping the plan's pace
-            // (CPU, a stalled loop), and the budget's pace meter must see it (scheduler.pressOverdue).
-            // Both its route's scope and the global one: the CPU it lacks is spent by every request, reads
-            // too, so the pace it achieves must hold them all (a lapse's reads starved the kept accounts).
+            // A re-arm whose timer fired late: the keeper is not keeping the plan's pace (CPU, a stalled
+            // loop), and the budget's pace meter must see it (scheduler.pressOverdue). Its route's scope
+            // only: pressing the global one too (every request, reads included) held the starved-keeper
+            // test's two-loop run at 17.3 s without it and sank it to 0 to 6 s with it, three runs of
+            // each; the reads are held back under a pace achieved by the scheduler instead (spaceReads).
             onQueued: (route: ArmRoute, timerLateMs: number) => {
-              if (timerLateMs <= ARM_LATE_WARN_MS) return;
-              deps.scheduler.pressOverdue(holdScopeOf(route), OVERDUE_PRESS_MS);
-              deps.scheduler.pressOverdue('global', OVERDUE_PRESS_MS);
+              if (timerLateMs > TIMER_LATE_PRESS_MS) deps.scheduler.pressOverdue(holdScopeOf(route), OVERDUE_PRESS_MS);
             },
           }),
     });

@@ -140,8 +140,9 @@ describe('the scheduler measures each scope’s pace while arms wait for it', ()
     expect(changes).toHaveLength(1);
     const c = changes[0]!;
     expect(c).toMatchObject({ scope: 'schedule_cancel', kind: 'achieved', source: 'achieved', from: { limit: 100, windowMs: 10_000 } });
-    // The first 10 s went at the full pace (the window filling), then 100 per 13.05 s: 7.66/s.
-    expect(c.to.limit).toBeGreaterThanOrEqual(77);
+    // 100 per 13.05 s: 7.66/s. Counted as answered, so the measure's first 3 s count nothing and
+    // its first 10 s the window filling at the full pace: 7.0/s in all.
+    expect(c.to.limit).toBeGreaterThanOrEqual(69);
     expect(c.to.limit).toBeLessThan(82);
     expect(s.specOf('schedule_cancel')).toEqual(c.to);
     expect(s.limits()[1]).toEqual({ scope: 'schedule_cancel', configured: { limit: 100, windowMs: 10_000 }, inForce: c.to, source: 'achieved' });
@@ -263,6 +264,31 @@ describe('overdue re-arms press their scope (a keeper short of CPU: its re-arms 
 
   it('not overdue: a keeper sending less than its limit because it has less to send is no shortfall', async () => {
     expect(await starved(30, 120, () => false)).toEqual([]);
+  });
+});
+
+describe('the pace counts what was answered, not what was admitted', () => {
+  it('a keeper that times out half of what it sends (its own timeout: reason timeout) achieves half its admissions', async () => {
+    const clock = new FakeClock(0);
+    const s = new RequestScheduler(clock, { global: { limit: 1_000, windowMs: 10_000 }, schedule_cancel: { limit: 1_000, windowMs: 10_000 } });
+    const changes: LimitChange[] = [];
+    s.onLimitChange((c) => changes.push(c));
+    const timedOut = Object.assign(new Error('no complete answer within 2000 ms'), { reason: 'timeout' });
+    const refused = Object.assign(new Error('503'), { reason: 'unavailable' });
+    for (let i = 0; i < 30 * 40; i++) {
+      await clock.advance(1_000 / 30);
+      s.pressOverdue('schedule_cancel', 2_000);
+      // every other one times out; a venue refusal is an answer and counts
+      const fail = i % 2 === 0 ? timedOut : i % 10 === 1 ? refused : null;
+      await s.run({ kind: 'arm', deadlineVenueMs: i, scopes: ['global', 'schedule_cancel'] }, async () => {
+        if (fail) throw fail;
+      }).catch(() => undefined);
+    }
+    s.stop();
+    expect(changes[0]).toMatchObject({ scope: 'schedule_cancel', source: 'achieved' });
+    // 15 answered a second of the 30 admitted
+    expect(changes[0]!.to.limit).toBeGreaterThanOrEqual(140);
+    expect(changes[0]!.to.limit).toBeLessThanOrEqual(160);
   });
 });
 

@@ -182,11 +182,21 @@ class Lane {
 }
 
 /**
- * Of what a pace achieved leaves after the plan's share, the part reads may take (spaceReads). The
+ * Of what a pace achieved leaves after the plan's share, the part reads may take (readGapMs). The
  * rest stays idle: a thread kept 100% busy queues without bound (in the model, kept accounts dipped
  * to 18.4 s against a 20 s minimum with reads taking all of it).
  */
 const READ_SHARE_OF_REST = 0.5;
+
+/**
+ * A request the keeper itself gave up on (its own timeout, or aborted): no answer came in time, so
+ * it is not a request the keeper could carry. Read by the errors' stable `reason` (venue/errors.ts
+ * TRANSPORT_REASONS), without importing the venue: budget/ ranks below it.
+ */
+function gaveUp(e: unknown): boolean {
+  const reason = (e as { reason?: unknown } | null)?.reason;
+  return reason === 'timeout' || reason === 'aborted';
+}
 
 /** Which of two lane heads goes first: lower key, then earlier arrival. */
 function before(a: Pending, b: Pending): boolean {
@@ -212,8 +222,8 @@ export class RequestScheduler {
   private readonly limitsOf = new Map<string, LimitState>();
   private readonly limitListeners = new Set<(c: LimitChange) => void>();
   private probeTimer: TimerHandle | null = null;
-  /** Per scope under a pace achieved: no read before this (spaceReads). */
-  private readonly readNextMs = new Map<string, number>();
+  /** Under a pace achieved: no read before this (readGapMs). */
+  private readNextMs = Number.NEGATIVE_INFINITY;
   /** Per scope: units admitted so far (a running count) and the pace meter (achieved-pace.ts). */
   private readonly paceOf = new Map<string, { units: number; meter: PaceMeter }>();
   /** Scopes an arm waited for at this pump (their own window, not a 429): the pace meters' `pressed`. */
@@ -298,6 +308,16 @@ export class RequestScheduler {
         start: (admittedMs) => {
           signal?.removeEventListener('abort', onAbort);
           fn()
+            .then(
+              (v) => {
+                this.paced(opts.scopes, weight);
+                return v;
+              },
+              (e: unknown) => {
+                if (!gaveUp(e)) this.paced(opts.scopes, weight);
+                throw e;
+              },
+            )
             .finally(() => {
               const doneMs = this.clock.nowMs();
               for (const key of opts.scopes) recordDone(this.scope(key), admittedMs, doneMs, weight);
@@ -588,25 +608,38 @@ export class RequestScheduler {
     // Reads pace themselves more slowly on the shared global scope, leaving a reserve for arms.
     const factor = p.queue === 'read' && key === 'global' ? 1 / (1 - ARM_RESERVE_SHARE) : 1;
     const t = earliestAdmitMs(this.scope(key), nowMs, factor, p.opts.weight ?? 1);
-    return p.queue === 'read' && this.limitsOf.get(key)?.achieved ? Math.max(t, this.readNextMs.get(key) ?? Number.NEGATIVE_INFINITY) : t;
+    return p.queue === 'read' && this.readGapMs() !== null ? Math.max(t, this.readNextMs) : t;
   }
 
   /**
-   * While a pace achieved is in force on a scope, its reads get part of what the plan leaves of that
-   * pace (READ_SHARE_OF_REST of 1 - ACHIEVED_PLAN_SHARE), one after another: the keeper cannot send more, and reads
-   * admitted at the venue's pace queue for the CPU ahead of the re-arms (in test/budget-starved-cpu.test.ts
-   * the reads of 49 lapses, at once, sank the accounts kept). Those that wait too long are shed, as
-   * always. Arms keep the venue's spacing: the plan already holds them to the pace (achieved-pace.ts
-   * says why admitting arms by the measured pace would measure less each window).
+   * While a pace achieved is in force on any scope, reads get part of what the plan leaves of the
+   * lowest such pace (READ_SHARE_OF_REST of 1 - ACHIEVED_PLAN_SHARE), one after another: the keeper
+   * cannot send more, and reads admitted at the venue's pace queue for the CPU ahead of the re-arms
+   * (in test/budget-starved-cpu.test.ts the reads of 49 lapses, at once, sank the accounts kept).
+   * Those that wait too long are shed, as always. Arms keep the venue's spacing: the plan already
+   * holds them to the pace (achieved-pace.ts says why admitting arms by the measured pace would
+   * measure less each window). Null: no pace achieved in force, reads as always.
    */
-  private spaceReads(scope: string, nowMs: number): void {
-    const a = this.limitsOf.get(scope)?.achieved;
-    if (!a || ratePerSecond(a.inForce) >= ratePerSecond(this.scope(scope).spec)) {
-      this.readNextMs.delete(scope);
-      return;
+  private readGapMs(): number | null {
+    let lowest = Number.POSITIVE_INFINITY;
+    for (const [scope, l] of this.limitsOf) {
+      const a = l.achieved;
+      if (a && this.scopes.has(scope) && ratePerSecond(a.inForce) < ratePerSecond(this.scope(scope).spec)) lowest = Math.min(lowest, ratePerSecond(a.inForce));
     }
-    const gapMs = 1000 / (ratePerSecond(a.inForce) * (1 - ACHIEVED_PLAN_SHARE) * READ_SHARE_OF_REST);
-    this.readNextMs.set(scope, Math.max(nowMs, this.readNextMs.get(scope) ?? Number.NEGATIVE_INFINITY) + gapMs);
+    return Number.isFinite(lowest) ? 1000 / (lowest * (1 - ACHIEVED_PLAN_SHARE) * READ_SHARE_OF_REST) : null;
+  }
+
+  /**
+   * A request answered (or refused by the venue): it counts in its scopes' pace (achieved-pace.ts).
+   * Counted when answered, not when admitted: a keeper short of CPU admits at its plan's pace and
+   * then times out a third of what it sent (1,388 arms in 40 s of the starved-keeper test, 108/s
+   * admitted for 32/s that reached the venue), and what it can carry is what is answered.
+   */
+  private paced(scopes: readonly string[], weight: number): void {
+    for (const key of scopes) {
+      const pace = this.paceOf.get(key);
+      if (pace) pace.units += weightUnits(weight, this.scope(key).spec.limit);
+    }
   }
 
   private sigStats(sig: string): { admitted: number; heldBy: string | null } {
@@ -622,9 +655,10 @@ export class RequestScheduler {
     for (const key of p.opts.scopes) {
       const s = this.scope(key);
       recordAdmit(s, nowMs, p.opts.weight ?? 1);
-      if (p.queue === 'read') this.spaceReads(key, nowMs);
-      const pace = this.paceOf.get(key);
-      if (pace) pace.units += weightUnits(p.opts.weight ?? 1, s.spec.limit);
+    }
+    if (p.queue === 'read') {
+      const gapMs = this.readGapMs();
+      if (gapMs !== null) this.readNextMs = Math.max(nowMs, this.readNextMs) + gapMs;
     }
     this.admitted[p.queue] += 1;
     const st = this.sigStats(p.sig);
