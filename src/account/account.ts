@@ -215,7 +215,7 @@ export class Account implements AccountState, BotSlot {
             // loop), and the budget's pace meter must see it (scheduler.pressOverdue). Its route's scope
             // only: pressing the global one too (every request, reads included) held the starved-keeper
             // test's two-loop run at 17.3 s without it and sank it to 0 to 6 s with it, three runs of
-            // each; the reads are held back under a pace achieved by the scheduler instead (spaceReads).
+            // each; the reads are held back under a pace achieved by the scheduler instead (readGapMs).
             onQueued: (route: ArmRoute, timerLateMs: number) => {
               if (timerLateMs > TIMER_LATE_PRESS_MS) deps.scheduler.pressOverdue(holdScopeOf(route), OVERDUE_PRESS_MS);
             },

@@ -256,8 +256,9 @@ export class RequestScheduler {
 
   /** Whether the limit in force on `scope` is the pace the keeper achieved (not the venue's): the plan then keeps its margins. */
   achievedOn(scope: string): boolean {
-    const a = this.limitsOf.get(scope)?.achieved;
-    return a != null && this.scopes.has(scope) && ratePerSecond(a.inForce) <= ratePerSecond(this.scope(scope).spec);
+    const s = this.scopes.get(scope);
+    const l = this.limitsOf.get(scope);
+    return s !== undefined && l !== undefined && sourceOf(l, s.spec) === 'achieved';
   }
 
   /** Every configured scope's limit in force, and every scope a learned or achieved limit holds. */
@@ -622,10 +623,7 @@ export class RequestScheduler {
    */
   private readGapMs(): number | null {
     let lowest = Number.POSITIVE_INFINITY;
-    for (const [scope, l] of this.limitsOf) {
-      const a = l.achieved;
-      if (a && this.scopes.has(scope) && ratePerSecond(a.inForce) < ratePerSecond(this.scope(scope).spec)) lowest = Math.min(lowest, ratePerSecond(a.inForce));
-    }
+    for (const [scope, l] of this.limitsOf) if (this.achievedOn(scope)) lowest = Math.min(lowest, ratePerSecond(l.achieved!.inForce));
     return Number.isFinite(lowest) ? 1000 / (lowest * (1 - ACHIEVED_PLAN_SHARE) * READ_SHARE_OF_REST) : null;
   }
 
