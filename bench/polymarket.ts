@@ -20,7 +20,7 @@
  * Reads of open orders are every 86,400 s (as the other rows' reads are rare): the CPU is the
  * heartbeats'.
  */
-import { fork, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream } from 'node:fs';
 import { chmod, mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { cpus, tmpdir } from 'node:os';
@@ -28,7 +28,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { benchAddresses } from './keys.js';
 import type { SamplerReport } from './sim-process.js';
-import { busyPct, freePort, machineCpu, procCpuSeconds, procCpuSplit, procPeakRssMb, stopChild } from './proc.js';
+import { busyPct, forkSim, freePort, machineCpu, procCpuSeconds, procCpuSplit, procPeakRssMb, stopChild } from './proc.js';
 import { nodeOptionsFor } from '../src/config/memory.js';
 import { HEARTBEAT_ENDPOINT } from '../src/venue/polymarket/heartbeat.js';
 import type { HeartbeatStats } from '../src/sim/polymarket/heartbeats.js';
@@ -202,20 +202,9 @@ export function peakPerReport(reports: ReadonlyArray<Pick<SamplerReport, 'tMs' |
   return peak;
 }
 
-async function startSim(root: string, execArgv: string[], onReport: (r: SamplerReport) => void): Promise<{ child: ChildProcess; baseUrl: string; wsUrl: string; clobUrl: string }> {
+function startSim(execArgv: string[], onReport: (r: SamplerReport) => void): ReturnType<typeof forkSim> {
   // No outcome-venue accounts; its limits as the small rows'.
-  const child = fork(join(root, 'dist/bench/sim-process.js'), ['--accounts', '0', '--budget-per-minute', '600', '--global-per-minute', '12000', '--deadline-seconds', '60', '--min-horizon-seconds', '20', '--profile', 'realistic'], {
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-    execArgv,
-  });
-  return new Promise((res, rej) => {
-    child.on('message', (m: unknown) => {
-      const msg = m as { type: string; baseUrl?: string; wsUrl?: string; clobUrl?: string };
-      if (msg.type === 'ready') res({ child, baseUrl: msg.baseUrl!, wsUrl: msg.wsUrl!, clobUrl: msg.clobUrl! });
-      else if (msg.type === 'report') onReport(m as SamplerReport);
-    });
-    child.once('exit', (code) => rej(new Error(`simulator exited ${code}`)));
-  });
+  return forkSim(['--accounts', '0', '--budget-per-minute', '600', '--global-per-minute', '12000', '--deadline-seconds', '60', '--min-horizon-seconds', '20', '--profile', 'realistic'], execArgv, onReport);
 }
 
 async function admin<T>(baseUrl: string, path: string, body?: unknown): Promise<T> {
@@ -299,7 +288,7 @@ export function codesBetween(before: Readonly<Record<string, number>>, after: Re
 export async function runClob(opts: ClobRunOptions): Promise<ClobFigures> {
   const { n, steadyS, root } = opts;
   const reports: SamplerReport[] = [];
-  const sim = await startSim(root, opts.simNodeArgs ?? [], (r) => reports.push(r));
+  const sim = await startSim(opts.simNodeArgs ?? [], (r) => reports.push(r));
   let keeper: ChildProcess | undefined;
   await mkdir(join(root, 'artifacts'), { recursive: true });
   const keeperLog = createWriteStream(join(root, `artifacts/bench-keeper-clob-${n}.log`));

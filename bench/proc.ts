@@ -1,7 +1,25 @@
-/** The benchmark's process plumbing: free ports, a child's CPU and peak RSS from /proc, the machine's busy cores, stopping a child. */
-import type { ChildProcess } from 'node:child_process';
+/** The benchmark's process plumbing: its simulator process, free ports, a child's CPU and peak RSS from /proc, the machine's busy cores, stopping a child. */
+import { fork, type ChildProcess } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
+import { join } from 'node:path';
+import type { SamplerReport } from './sim-process.js';
+
+/**
+ * The bench's simulator (sim-process.ts, beside this file in dist/bench) in its own process, with
+ * `args`: resolves once it listens with its URLs, and hands each sampler report to `onReport`.
+ */
+export function forkSim(args: string[], execArgv: string[], onReport: (r: SamplerReport) => void): Promise<{ child: ChildProcess; baseUrl: string; wsUrl: string; clobUrl: string }> {
+  const child = fork(join(import.meta.dirname, 'sim-process.js'), args, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv });
+  return new Promise((res, rej) => {
+    child.on('message', (m: unknown) => {
+      const msg = m as { type: string; baseUrl?: string; wsUrl?: string; clobUrl?: string };
+      if (msg.type === 'ready') res({ child, baseUrl: msg.baseUrl!, wsUrl: msg.wsUrl!, clobUrl: msg.clobUrl! });
+      else if (msg.type === 'report') onReport(m as SamplerReport);
+    });
+    child.once('exit', (code) => rej(new Error(`simulator exited ${code}`)));
+  });
+}
 
 export async function freePort(): Promise<number> {
   return new Promise((res, rej) => {

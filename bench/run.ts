@@ -30,7 +30,7 @@
  * - lapse: a 1 s venue-side sample where an armed account's horizon is below min_horizon (or its
  *   schedule fired), counted after all were armed.
  */
-import { fork, spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { chmod, mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { availableParallelism, cpus, tmpdir, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -45,7 +45,7 @@ import { nodeOptionsFor } from '../src/config/memory.js';
 import { runMain } from './results.js';
 import { whatLimited, type LateShare } from './limited.js';
 import { clobSection, clobSummary, runClob, type ClobFigures } from './polymarket.js';
-import { busyPct, freePort, machineCpu, procCpuSeconds, procCpuSplit, procPeakRssMb, stopChild } from './proc.js';
+import { busyPct, forkSim, freePort, machineCpu, procCpuSeconds, procCpuSplit, procPeakRssMb, stopChild } from './proc.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const DIST = join(ROOT, 'dist/bench');
@@ -146,23 +146,19 @@ function histQuantile(delta: Array<[number, number]>, q: number): number | null 
 /** Node flags for the simulator process (--sim-node-args, for profiling it). */
 let simNodeArgs: string[] = [];
 
-async function startSim(spec: RunSpec, onReport: (r: SamplerReport) => void): Promise<{ child: ChildProcess; baseUrl: string; wsUrl: string }> {
-  const child = fork(join(DIST, 'sim-process.js'), [
-    '--accounts', String(spec.n),
-    '--budget-per-minute', String(spec.budgetPerSecond * 60),
-    '--global-per-minute', String(Math.max(12_000, spec.budgetPerSecond * 60 * 4)),
-    '--deadline-seconds', String(spec.deadlineS),
-    '--min-horizon-seconds', String(spec.minHorizonS),
-    '--profile', spec.profile,
-  ], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], execArgv: simNodeArgs });
-  return new Promise((res, rej) => {
-    child.on('message', (m: unknown) => {
-      const msg = m as { type: string; baseUrl?: string; wsUrl?: string };
-      if (msg.type === 'ready') res({ child, baseUrl: msg.baseUrl!, wsUrl: msg.wsUrl! });
-      else if (msg.type === 'report') onReport(m as SamplerReport);
-    });
-    child.once('exit', (code) => rej(new Error(`simulator exited ${code}`)));
-  });
+function startSim(spec: RunSpec, onReport: (r: SamplerReport) => void): ReturnType<typeof forkSim> {
+  return forkSim(
+    [
+      '--accounts', String(spec.n),
+      '--budget-per-minute', String(spec.budgetPerSecond * 60),
+      '--global-per-minute', String(Math.max(12_000, spec.budgetPerSecond * 60 * 4)),
+      '--deadline-seconds', String(spec.deadlineS),
+      '--min-horizon-seconds', String(spec.minHorizonS),
+      '--profile', spec.profile,
+    ],
+    simNodeArgs,
+    onReport,
+  );
 }
 
 /** Bot liveness for every account (the heartbeat row): bots of `botSize` accounts, one token each. */
