@@ -22,7 +22,7 @@ import { describe, expect, it } from 'vitest';
 import { benchAddresses, benchKey } from '../bench/keys.js';
 import { fixtureMarkets } from '../src/sim/polymarket/markets.js';
 import { freePort, getJson, startCli, tempDir, tracker, writeKey, type Proc } from './support/cli.js';
-import { startSim } from './support/keeper-process.js';
+import { simVenueYaml, startSim } from './support/keeper-process.js';
 import type { HeartbeatStats } from '../src/sim/polymarket/heartbeats.js';
 
 const N = 4;
@@ -89,11 +89,7 @@ async function instance(track: (p: Proc) => Proc, simUrl: string, index: number,
   const accounts = ADDRESSES.map(
     (a, i) => `  - { name: p${i}, venue: pm, address: "${a}", clob_credentials: { key: { file: p${i}.key }, secret: { file: p${i}.secret }, passphrase: { file: p${i}.passphrase } } }`,
   ).join('\n');
-  const yaml = `venue:
-  base_url: ${simUrl}
-  exchange_url: ${simUrl}
-  ws_url: ${simUrl.replace('http', 'ws')}
-  request_timeout_ms: 2000
+  const yaml = `${simVenueYaml(simUrl)}
 venues:
   pm: { kind: polymarket_clob, clob_url: ${simUrl}/clob, heartbeat_every_seconds: ${HEARTBEAT_EVERY_S} }
 watch: { orders_every_seconds: 30, positions_every_seconds: 600, notifications: false }

@@ -75,12 +75,16 @@ export async function fleetMember(simUrl: string, addresses: readonly string[], 
   for (let i = 0; i < addresses.length; i++) await writeKey(creds, `a${i}.master`, benchKey(i));
   const listen = await freePort();
   const accountsYaml = addresses.map((a, i) => `  - { name: a${i}, address: "${a}", master_key: { file: a${i}.master } }`).join('\n');
-  const venueYaml = `venue:
+  return { dir, creds, listen, venueYaml: simVenueYaml(simUrl), accountsYaml };
+}
+
+/** The `venue:` block of a keeper on the simulator process at `simUrl` (its REST, exchange and WebSocket), requests timed out after 2 s. */
+export function simVenueYaml(simUrl: string): string {
+  return `venue:
   base_url: ${simUrl}
   exchange_url: ${simUrl}
   ws_url: ${simUrl.replace('http', 'ws')}
   request_timeout_ms: 2000`;
-  return { dir, creds, listen, venueYaml, accountsYaml };
 }
 
 /**
