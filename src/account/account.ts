@@ -8,8 +8,7 @@ import type { AccountState, AgentCheckRecord, KeeperAccountSpec } from './keeper
 import type { Provisioned } from './provision.js';
 import type { BotEntry, BotSlot } from '../liveness/bot-liveness.js';
 import type { ClobSession } from '../venue/polymarket/port.js';
-import { DEFAULT_VENUE_NAME } from '../venue/switch-facts.js';
-import { clobWatchSource, makeHeartbeatSender, openClobSession, warnOtherWriter } from './clob.js';
+import { clobWatchSource, makeHeartbeatSender, openClobSession, venueNameOf, warnOtherWriter } from './clob.js';
 import { holdScopeOf } from '../venue/port.js';
 import type { ArmRoute } from '../venue/routes.js';
 
@@ -89,7 +88,7 @@ export class Account implements AccountState, BotSlot {
 
   /** Its venue's name: the default venue's, or its CLOB venue's (an account's venue is part of its identity: it never changes under it). */
   get venueName(): string {
-    return this.spec.clob?.venue ?? DEFAULT_VENUE_NAME;
+    return venueNameOf(this.spec);
   }
 
   /**

@@ -5,12 +5,18 @@ import { HEARTBEAT_ENDPOINT } from '../venue/polymarket/heartbeat.js';
 import type { OpenOrder, OrdersPage, PositionsPage } from '../venue/types.js';
 import type { WatchSource } from './watcher.js';
 import type { KeeperAccountSpec } from './keeper-types.js';
+import { DEFAULT_VENUE_NAME } from '../venue/switch-facts.js';
 
 /**
  * An account on a CLOB venue (docs/polymarket.md), as the account object (account.ts) assembles
  * it: no agent to approve, so "provisioning" is reading its L2 credentials and opening its
  * session; the switch's sender is a heartbeat; the watcher reads the CLOB's open orders.
  */
+
+/** An account's venue's name: its CLOB venue's, else the default venue's (`hyperliquid`). */
+export function venueNameOf(spec: Pick<KeeperAccountSpec, 'clob'>): string {
+  return spec.clob?.venue ?? DEFAULT_VENUE_NAME;
+}
 
 /** Its session: the credentials read now (they are not kept anywhere else), the chain with it. */
 export async function openClobSession(spec: KeeperAccountSpec, venues: ReadonlyMap<string, ClobVenuePort> | undefined): Promise<ClobSession> {

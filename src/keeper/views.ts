@@ -1,5 +1,5 @@
 import type { AccountActivity, ActivityReporter, LastCancelFired } from '../account/activity.js';
-import { DEFAULT_VENUE_NAME } from '../venue/switch-facts.js';
+import { venueNameOf } from '../account/clob.js';
 import type { KeeperMetrics } from '../obs/metrics.js';
 import type { CadenceControl } from '../account/cadence-control.js';
 import { ratePerSecond, type LimitSource, type ScopeLimit } from '../budget/limits.js';
@@ -91,7 +91,7 @@ export function statusOf(v: ViewInput, ready: boolean): KeeperStatus & { budget_
     accounts.push({
       name: m.spec.name,
       address: m.spec.address,
-      venue: m.spec.clob?.venue ?? DEFAULT_VENUE_NAME,
+      venue: venueNameOf(m.spec),
       account_type: p?.accountType,
       phase: s?.phase ?? (m.provisionError ? 'provisioning_failed' : 'provisioning'),
       should_be_armed: shouldBeArmed(m),
