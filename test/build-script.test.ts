@@ -39,40 +39,55 @@ const build = async (dir: string) => {
 const exists = (p: string) => access(p).then(() => true, () => false);
 
 describe('scripts/build.mjs', () => {
-  it('emits runnable ES modules and maps, not the tests; then only what changed; removes what lost its source', async ({ onTestFinished }) => {
+  it('emits each module as an ES module with its map (not the tests) and bundles the command; then only what changed; removes what lost its source', async ({ onTestFinished }) => {
     const dir = await project();
     onTestFinished(() => rm(dir, { recursive: true, force: true }));
 
     const first = await build(dir);
-    expect(first).toMatchObject({ code: 0, stdout: `build: 2 files (${LIB}, src/main.ts)\n` });
+    expect(first).toMatchObject({ code: 0, stdout: `build: 1 file (${LIB}), and the command\n` });
     expect(await exists(join(dir, 'dist/src/main.test.js'))).toBe(false);
     expect(await exists(join(dir, 'dist/src/lib/add.js.map'))).toBe(true);
-    const js = await readFile(join(dir, 'dist/src/main.js'), 'utf8');
-    expect(js).toMatch(/^import \{ add \} from '\.\/lib\/add\.js';$/m); // ESM, the type-only name elided
+    const lib = await readFile(join(dir, 'dist/src/lib/add.js'), 'utf8');
+    expect(lib).toMatch(/^export const add = \(\[a, b\]\) => a \+ b;$/m); // ESM, the type gone
+    // The command is one bundle: the module it imports is inside it, not loaded beside it.
+    const main = await readFile(join(dir, 'dist/src/main.js'), 'utf8');
+    expect(main).toContain('a + b');
+    expect(main).not.toMatch(/from ['"]\.\/lib\/add\.js['"]/);
     expect((await run(process.execPath, ['dist/src/main.js'], { cwd: dir })).stdout).toBe('5\n');
 
     expect((await build(dir)).stdout).toBe('build: up to date\n');
 
     const later = new Date(Date.now() + 5_000);
     await utimes(join(dir, LIB), later, later);
-    expect((await build(dir)).stdout).toBe(`build: 1 file (${LIB})\n`);
+    expect((await build(dir)).stdout).toBe(`build: 1 file (${LIB}), and the command\n`);
 
+    await writeFile(join(dir, 'src', 'main.ts'), "console.log('alone');\n");
     await rm(join(dir, LIB));
     await writeFile(join(dir, 'dist/src/old.tsbuildinfo'), '{}');
-    expect((await build(dir)).stdout).toBe('build: up to date, 1 removed\n');
+    expect((await build(dir)).stdout).toBe('build: the command, 1 removed\n');
     expect(await exists(join(dir, 'dist/src/lib/add.js'))).toBe(false);
     expect(await exists(join(dir, 'dist/src/lib/add.js.map'))).toBe(false);
     expect(await exists(join(dir, 'dist/src/old.tsbuildinfo'))).toBe(false);
+    expect((await run(process.execPath, ['dist/src/main.js'], { cwd: dir })).stdout).toBe('alone\n');
   }, 30_000);
 
-  it('a file that does not parse: exit 1 naming file:line:col, the others still built', async ({ onTestFinished }) => {
+  it('a module that does not parse: exit 1 naming file:line:col, the others still emitted, the command not bundled', async ({ onTestFinished }) => {
     const dir = await project();
     onTestFinished(() => rm(dir, { recursive: true, force: true }));
-    await writeFile(join(dir, 'src', 'main.ts'), 'const x = ;\n');
+    await writeFile(join(dir, LIB), 'export const x = ;\n');
     const r = await build(dir);
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/^src\/main\.ts:1:11 Expression expected\.$/m);
-    expect(await exists(join(dir, 'dist/src/lib/add.js'))).toBe(true);
+    expect(r.stderr).toBe(`${LIB}:1:18 Expression expected.\n`);
     expect(await exists(join(dir, 'dist/src/main.js'))).toBe(false);
+  }, 30_000);
+
+  it('a command that does not bundle (an import of nothing): exit 1 naming file:line:col', async ({ onTestFinished }) => {
+    const dir = await project();
+    onTestFinished(() => rm(dir, { recursive: true, force: true }));
+    await writeFile(join(dir, 'src', 'main.ts'), "import { gone } from './gone.js';\nconsole.log(gone);\n");
+    const r = await build(dir);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^src\/main\.ts:1:22 Could not resolve "\.\/gone\.js"$/m);
+    expect(await exists(join(dir, 'dist/src/lib/add.js'))).toBe(true);
   }, 30_000);
 });
