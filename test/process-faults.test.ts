@@ -93,11 +93,17 @@ describe.concurrent('process faults', () => {
     let arms = 0;
     let paced = 0;
     // Without pacing each start would arm at once: 10 arms in well under the window, over the 8.
+    // Each life lasts at least LIFE_MS from its spawn, however fast the keeper starts: the 10 lives
+    // then span 40 s or more, past the 22.5 s the venue's budget grants per arm (180 s / 8), so a
+    // keeper that paced its arms right armed at least twice. Lives timed from 'started' alone lasted
+    // 2 s each once the command was bundled (it starts in half the CPU): one arm in 20 s, correctly.
+    const LIFE_MS = 4_000;
     for (let i = 0; i < 10; i++) {
+      const bornAt = Date.now();
       const k = track(startCli(['run', '--config', cfg.file], { env: { CREDENTIALS_DIRECTORY: cfg.creds } }));
       await k.waitFor(() => k.logs().some((l) => l.event === 'started'), 20_000, 'started');
-      // 1.5 s: time for an unpaced arm, and for the keeper's loop to save the budget log after it
-      await new Promise((r) => setTimeout(r, 1_500));
+      // 1.5 s at least: time for an unpaced arm, and for the keeper's loop to save the budget log after it
+      await new Promise((r) => setTimeout(r, Math.max(1_500, LIFE_MS - (Date.now() - bornAt))));
       if (k.logs().some((l) => l.event === 'budget_carried_over')) paced++;
       k.child.kill('SIGKILL');
       await k.exited;

@@ -102,18 +102,38 @@ export async function getJson(url: string): Promise<{ status: number; body: unkn
   return { status: r.status, body, text };
 }
 
-/** A free loopback port (bind 0, read, close). */
+/**
+ * A free loopback port for a process to listen on, from below the kernel's ephemeral range. A port
+ * the kernel handed out for `bind(0)` and we closed again can be handed to the next `bind(0)` (a
+ * simulator started on port 0, or any outgoing connection's local port) before our process binds
+ * it: a keeper once failed to start with EADDRINUSE that way, beside concurrent process tests. Below
+ * the range only our own picks can meet, and a pick is bound once to check it is free.
+ */
 export async function freePort(): Promise<number> {
   const { createServer } = await import('node:net');
-  return new Promise((resolvePort, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const a = s.address();
-      const port = typeof a === 'object' && a ? a.port : 0;
-      s.close(() => resolvePort(port));
+  const { readFile } = await import('node:fs/promises');
+  const ephemeralFrom = await readFile('/proc/sys/net/ipv4/ip_local_port_range', 'utf8')
+    .then((t) => Number(t.trim().split(/\s+/)[0]))
+    .catch(() => NaN);
+  const free = (port: number) =>
+    new Promise<number>((resolvePort, reject) => {
+      const s = createServer();
+      s.once('error', reject);
+      s.listen(port, '127.0.0.1', () => {
+        const a = s.address();
+        const bound = typeof a === 'object' && a ? a.port : 0;
+        s.close(() => resolvePort(bound));
+      });
     });
-  });
+  const low = 10_000;
+  if (Number.isFinite(ephemeralFrom) && ephemeralFrom > low + 1_000) {
+    for (let attempt = 0; attempt < 50; attempt++) {
+      const port = low + Math.floor(Math.random() * (ephemeralFrom - low));
+      const got = await free(port).catch(() => undefined);
+      if (got !== undefined) return got;
+    }
+  }
+  return free(0);
 }
 
 /**
