@@ -32,7 +32,7 @@ RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY scripts/build.mjs ./scripts/
 COPY src ./src
-# The build emits file by file without a type check (scripts/build.mjs): the image's check is here.
+# The build (scripts/build.mjs, esbuild) does not check types: the image's check is here.
 RUN npx tsc -p tsconfig.build.json --noEmit && npm run build
 
 FROM node:20-bookworm-slim
