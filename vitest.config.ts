@@ -73,8 +73,9 @@ export default defineConfig({
     // Three workers on two cores: the process tests spend most of their time waiting on real time
     // (a replica dead past a 10 s timeout, a restart loop, a browser's polls), and a third worker
     // fills those waits with timelines, whose figures do not depend on load. Measured on fresh clones
-    // (npm test, idle 2-core machine): 2 workers 174 to 198 s, 3 workers 144 to 156 s, 4 workers
-    // 169 s (a fourth worker's module imports and the contention cost more than its overlap).
+    // (npm test, idle 2-core machine whose speed varied by a fifth): 2 workers 174 to 204 s, 3 workers
+    // 144 to 181 s (median 156 s), 4 workers 169 s (a fourth worker's module imports and the
+    // contention cost more than its overlap).
     maxWorkers: 3,
     sequence: { sequencer: LongFirst },
     // The JSON report feeds the README's reliability table (scripts/reliability-table.mjs).
