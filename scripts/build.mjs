@@ -2,7 +2,8 @@
 // from what runs, src/ and bench/ without their tests (tsconfig.build.json's `include`), by esbuild,
 // in two parts.
 // - Every module, file by file (no bundling), only the files changed since their output was
-//   written: what the benches, the scripts and anything else importing one module load.
+//   written: what the benches, the scripts and anything else importing one module load. As with
+//   tsc, a file of ours they import from elsewhere is emitted too (bench/ imports test/support/).
 // - The command, `dist/src/main.js` (the package's bin, what systemd, the image, `npm start` and
 //   every process test run), bundled from src/main.ts with its dependencies into main.js and
 //   dist/src/chunks/, rebuilt when any file of src/ changed. Node's module loader spent more CPU on
@@ -12,8 +13,8 @@
 // Neither part checks types: that is `npm run typecheck` (CI runs it, and the image's build stage).
 // tsconfig.json's `isolatedModules` makes the type check refuse what a file-by-file transpiler could
 // get wrong. Why not `tsc -b`: a fresh clone's type-checked build took 16 to 20 s of one core before
-// every `npm test`, which CI had just spent on `npm run typecheck`; this takes about 1 s. One line
-// says what it did:
+// every `npm test`, which CI had just spent on `npm run typecheck`; this takes about 2 s (0.5 s
+// when nothing changed). One line says what it did:
 //   build: up to date
 //   build: 3 files (src/app/app.ts, src/account/reports.ts, bench/run.ts), and the command
 // A file that does not parse or resolve is printed as `file:line:col message` and the exit code is 1.
@@ -64,28 +65,13 @@ const mtimeMs = (file) => {
   }
 };
 
-/** The command's entry: bundled, not emitted on its own (nothing imports it). */
-const ENTRY = join(root, 'src', 'main.ts');
-const MAIN_OUT = join(dist, 'src', 'main.js');
-const CHUNKS = join(dist, 'src', 'chunks');
-const all = sourceFiles();
-const sources = all.filter((f) => f !== ENTRY);
-const stale = sources.filter((source) => {
-  const builtMs = mtimeMs(outOf(source));
-  return builtMs < 0 || builtMs < mtimeMs(source) || builtMs < settingsMs;
-});
-const bundleMs = mtimeMs(MAIN_OUT);
-const srcDir = join(root, 'src') + '/';
-const bundleStale = bundleMs < 0 || bundleMs < settingsMs || all.some((f) => f.startsWith(srcDir) && mtimeMs(f) > bundleMs);
-
 /** What both parts share: ES modules for Node 20, with their source maps, our own tsconfig.json. */
 const common = { format: 'esm', platform: 'node', target: 'node20', sourcemap: true, tsconfig: join(root, 'tsconfig.json'), logLevel: 'silent' };
 
-/** Runs one esbuild build; its errors printed as `file:line:col message`. The files it wrote, or null. */
-async function run(options) {
+/** One esbuild run, its errors printed as `file:line:col message`; its metafile, or null. */
+async function esbuildRun(options) {
   try {
-    const result = await esbuild.build({ ...common, ...options, metafile: true });
-    return Object.keys(result.metafile.outputs).map((out) => join(root, out));
+    return (await esbuild.build({ ...common, ...options, metafile: true })).metafile;
   } catch (e) {
     for (const m of e.errors ?? [{ text: String(e) }]) {
       const where = m.location ? `${m.location.file}:${m.location.line}:${m.location.column + 1}` : 'scripts/build.mjs';
@@ -94,6 +80,38 @@ async function run(options) {
     return null;
   }
 }
+
+/** One esbuild build that writes: the files it wrote, or null. */
+async function run(options) {
+  const meta = await esbuildRun(options);
+  return meta === null ? null : Object.keys(meta.outputs).map((out) => join(root, out));
+}
+
+/**
+ * What tsc emitted: the include's files and every file of ours they import (bench/ imports
+ * test/support/cli.ts and redis.ts), found by esbuild's own resolver, writing nothing.
+ */
+async function programFiles(includes) {
+  const meta = await esbuildRun({ entryPoints: includes, bundle: true, splitting: true, packages: 'external', write: false, outdir: dist, sourcemap: false });
+  if (meta === null) process.exit(1);
+  return Object.keys(meta.inputs)
+    .filter((f) => f.endsWith('.ts') && !f.startsWith('node_modules/'))
+    .map((f) => join(root, f));
+}
+
+/** The command's entry: bundled, not emitted on its own (nothing imports it). */
+const ENTRY = join(root, 'src', 'main.ts');
+const MAIN_OUT = join(dist, 'src', 'main.js');
+const CHUNKS = join(dist, 'src', 'chunks');
+const all = await programFiles(sourceFiles());
+const sources = all.filter((f) => f !== ENTRY);
+const stale = sources.filter((source) => {
+  const builtMs = mtimeMs(outOf(source));
+  return builtMs < 0 || builtMs < mtimeMs(source) || builtMs < settingsMs;
+});
+const bundleMs = mtimeMs(MAIN_OUT);
+const srcDir = join(root, 'src') + '/';
+const bundleStale = bundleMs < 0 || bundleMs < settingsMs || all.some((f) => f.startsWith(srcDir) && mtimeMs(f) > bundleMs);
 
 const modules = stale.length === 0 ? [] : await run({ entryPoints: stale, outdir: dist, outbase: root });
 let bundled = [];

@@ -14,6 +14,8 @@ import { ROOT } from './support/cli.js';
 const run = promisify(execFile);
 /** The small project's second file (a path of its own, not of this repository). */
 const LIB = ['src', 'lib', 'add.ts'].join('/');
+/** A file outside the build's trees that one of them imports (as bench/ imports the tests' support). */
+const HELPER = ['test', 'support', 'three.ts'].join('/');
 
 async function project(): Promise<string> {
   const dir = await mkdtemp(join(tmpdir(), 'dmsk-build-'));
@@ -89,6 +91,19 @@ describe('scripts/build.mjs', () => {
     const r = await build(dir);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/^src\/main\.ts:1:22 Could not resolve "\.\/gone\.js"$/m);
-    expect(await exists(join(dir, 'dist/src/lib/add.js'))).toBe(true); // the modules were emitted first
+    expect(await exists(join(dir, 'dist/src/lib/add.js'))).toBe(false); // nothing written: the imports are resolved first
+  }, 30_000);
+
+  it('a file of ours outside src/ and bench/ that one of them imports is emitted too, as tsc did (bench/ imports test/support/)', async ({ onTestFinished }) => {
+    const dir = await project();
+    onTestFinished(() => rm(dir, { recursive: true, force: true }));
+    await mkdir(join(dir, 'bench'));
+    await mkdir(join(dir, ...HELPER.split('/').slice(0, -1)), { recursive: true });
+    await writeFile(join(dir, HELPER), 'export const three = 3;\n');
+    await writeFile(join(dir, 'bench', 'run.ts'), `import { three } from '../${HELPER.replace(/\.ts$/, '.js')}';\nconsole.log(three);\n`);
+    const r = await build(dir);
+    expect(r).toMatchObject({ code: 0, stdout: `build: 3 files (bench/run.ts, ${LIB}, ${HELPER}), and the command\n` });
+    expect((await run(process.execPath, ['dist/bench/run.js'], { cwd: dir })).stdout).toBe('3\n');
+    expect((await build(dir)).stdout).toBe('build: up to date\n');
   }, 30_000);
 });
