@@ -1,7 +1,6 @@
 /** The benchmark's process plumbing: its simulator process, free ports, a child's CPU and peak RSS from /proc, the machine's busy cores, stopping a child. */
 import { fork, type ChildProcess } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import type { SamplerReport } from './sim-process.js';
 
@@ -21,16 +20,8 @@ export function forkSim(args: string[], execArgv: string[], onReport: (r: Sample
   });
 }
 
-export async function freePort(): Promise<number> {
-  return new Promise((res, rej) => {
-    const s = createServer();
-    s.once('error', rej);
-    s.listen(0, '127.0.0.1', () => {
-      const a = s.address();
-      s.close(() => res(typeof a === 'object' && a ? a.port : 0));
-    });
-  });
-}
+/** The tests' free port (below the kernel's ephemeral range, so the simulator's port-0 bind cannot take it first). */
+export { freePort } from '../test/support/cli.js';
 
 /** The machine's CPU: busy and total jiffies over all cores (/proc/stat's first line; idle and iowait are not busy). */
 export async function machineCpu(): Promise<{ busy: number; total: number } | null> {
