@@ -279,6 +279,7 @@ export class VenueState implements VenueStateApi, VenueInfoState {
   }
 
   actionLog(): ReadonlyArray<ActionLogEntry> {
+    this.trimLog(this.logLimit);
     return this.log;
   }
 
@@ -595,7 +596,13 @@ export class VenueState implements VenueStateApi, VenueInfoState {
     if (trace.account !== undefined) entry.account = trace.account;
     if (trace.signer !== undefined) entry.signer = trace.signer;
     this.log.push(entry);
-    if (this.log.length > this.logLimit) this.log.splice(0, this.log.length - this.logLimit);
+    // Trimmed to the limit when read, and here only past twice it: dropping the oldest entry at
+    // every action moved the whole array each time (a 20-minute soak spent 0.4 s of its 24 s in it).
+    if (this.log.length > 2 * this.logLimit) this.trimLog(this.logLimit);
+  }
+
+  private trimLog(limit: number): void {
+    if (this.log.length > limit) this.log.splice(0, this.log.length - limit);
   }
 }
 
