@@ -49,7 +49,7 @@ function tsFilesUnder(dir) {
     return []; // a tree that is not there has no files (as with tsc)
   }
   return entries.flatMap((e) =>
-    e.isDirectory() ? tsFilesUnder(join(dir, e.name)) : e.name.endsWith('.ts') && !e.name.endsWith('.test.ts') ? [join(dir, e.name)] : [],
+    e.isDirectory() ? tsFilesUnder(join(dir, e.name)) : e.name.endsWith('.ts') && !e.name.endsWith('.test.ts') && !e.name.endsWith('.d.ts') ? [join(dir, e.name)] : [],
   );
 }
 
@@ -95,7 +95,7 @@ async function programFiles(includes) {
   const meta = await esbuildRun({ entryPoints: includes, bundle: true, splitting: true, packages: 'external', write: false, outdir: dist, sourcemap: false });
   if (meta === null) process.exit(1);
   return Object.keys(meta.inputs)
-    .filter((f) => f.endsWith('.ts') && !f.startsWith('node_modules/'))
+    .filter((f) => f.endsWith('.ts') && !f.endsWith('.d.ts') && !f.startsWith('node_modules/'))
     .map((f) => join(root, f));
 }
 

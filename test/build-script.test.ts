@@ -26,6 +26,8 @@ async function project(): Promise<string> {
   await writeFile(join(dir, 'src', 'lib', 'add.ts'), 'export type Pair = [number, number];\nexport const add = ([a, b]: Pair): number => a + b;\n');
   await writeFile(join(dir, 'src', 'main.ts'), "import { add, type Pair } from './lib/add.js';\nconst p: Pair = [2, 3];\nconsole.log(add(p));\n");
   await writeFile(join(dir, 'src', 'main.test.ts'), 'export {};\n');
+  // A declaration file (as src/venue/signing/ has): types only, nothing to emit.
+  await writeFile(join(dir, 'src', 'lib', 'ambient.d.ts'), "declare module 'no-such-package' { const x: number; export default x; }\n");
   return dir;
 }
 
@@ -48,6 +50,7 @@ describe('scripts/build.mjs', () => {
     const first = await build(dir);
     expect(first).toMatchObject({ code: 0, stdout: `build: 1 file (${LIB}), and the command\n` });
     expect(await exists(join(dir, 'dist/src/main.test.js'))).toBe(false);
+    expect(await exists(join(dir, 'dist/src/lib/ambient.d.js'))).toBe(false);
     expect(await exists(join(dir, 'dist/src/lib/add.js.map'))).toBe(true);
     const lib = await readFile(join(dir, 'dist/src/lib/add.js'), 'utf8');
     expect(lib).toMatch(/^const add = \(\[a, b\]\) => a \+ b;$/m); // the type gone

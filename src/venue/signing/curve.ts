@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
-import { bytesToHex, hexToBytes, keccak256 } from 'viem/utils';
+import { bytesToHex, hexToBytes } from 'viem/utils';
+import { keccak256 } from './keccak.js';
 import type { Hex } from 'viem';
 import { privateKeyToAddress, sign } from 'viem/accounts';
 import type { Signature } from '../types.js';

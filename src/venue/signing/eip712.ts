@@ -1,4 +1,5 @@
-import { concat, keccak256, numberToBytes, stringToBytes } from 'viem/utils';
+import { concat, numberToBytes, stringToBytes } from 'viem/utils';
+import { keccak256 } from './keccak.js';
 import type { Hex } from 'viem';
 
 /**

@@ -1,5 +1,6 @@
 import { encode } from '@msgpack/msgpack';
-import { concat, keccak256, numberToBytes, hexToBytes } from 'viem/utils';
+import { concat, numberToBytes, hexToBytes } from 'viem/utils';
+import { keccak256 } from './keccak.js';
 import type { Hex } from 'viem';
 import { VENUE_FACTS } from '../facts.js';
 import { domainSeparator, eip712Digest, hashText } from './eip712.js';

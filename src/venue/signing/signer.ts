@@ -1,6 +1,7 @@
 // viem/utils, never the package root: the root's index loads all of viem (360 files), about 0.3 s of
 // CPU at every process start, which the keeper, the simulator and every test child paid.
-import { concat, hashStruct, hashTypedData, keccak256, recoverAddress } from 'viem/utils';
+import { concat, hashStruct, hashTypedData, recoverAddress } from 'viem/utils';
+import { keccak256 } from './keccak.js';
 import type { Hex } from 'viem';
 import type { Network, Signature } from '../types.js';
 import { viemCurve, type SigningCurve } from './curve.js';

@@ -1,4 +1,5 @@
-import { concat, hexToBytes, keccak256, numberToBytes } from 'viem/utils';
+import { concat, hexToBytes, numberToBytes } from 'viem/utils';
+import { keccak256 } from './keccak.js';
 import type { Hex } from 'viem';
 import type { Network } from '../types.js';
 import { domainSeparator, eip712Digest, hashText } from './eip712.js';
