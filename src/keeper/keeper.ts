@@ -265,7 +265,8 @@ export class Keeper {
   }
 
   status(): KeeperStatus {
-    return statusOf(this.viewInput(), this.readiness().ready);
+    const v = this.viewInput();
+    return statusOf(v, readinessOf(v, 1).ready);
   }
 
   /** The accounts this instance has settled (views.ts settledOf): what a fleet publishes. */

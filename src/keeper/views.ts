@@ -40,10 +40,15 @@ export interface Readiness {
   faults: Array<{ account: string; problem: string; horizon_seconds: number | null }>;
 }
 
-export function readinessOf(v: ViewInput): Readiness {
+/**
+ * `maxFaults`: stop at that many (`/status` needs only whether there is one; listing every short
+ * account's problem was most of a `/status` when many were short).
+ */
+export function readinessOf(v: ViewInput, maxFaults = Number.POSITIVE_INFINITY): Readiness {
   const faults: Array<{ account: string; problem: string; horizon_seconds: number | null }> = [];
   if (v.state !== 'running') faults.push({ account: '*', problem: `keeper ${v.state}`, horizon_seconds: null });
   for (const m of v.accounts) {
+    if (faults.length >= maxFaults) break;
     if (v.cadence.isOverBudget(m.spec.name)) {
       faults.push({ account: m.spec.name, problem: 'over_budget: the request budget cannot arm it (higher-priority accounts come first)', horizon_seconds: m.runner?.horizonMs() ?? null });
       continue;
@@ -88,6 +93,7 @@ export function statusOf(v: ViewInput, ready: boolean): KeeperStatus & { budget_
     const s = m.runner?.snapshot();
     const d = s?.deadlineMs ?? null;
     const p = m.provisioned;
+    const settings = v.cadence.effectiveSettings(m.spec);
     accounts.push({
       name: m.spec.name,
       address: m.spec.address,
@@ -113,12 +119,12 @@ export function statusOf(v: ViewInput, ready: boolean): KeeperStatus & { budget_
       arm_when: m.spec.switch.armWhen,
       on_shutdown: m.spec.switch.onShutdown,
       notifications: m.subscribed,
-      rearm_every_seconds: v.cadence.effectiveSettings(m.spec).rearmEveryMs / 1000,
+      rearm_every_seconds: settings.rearmEveryMs / 1000,
       plan: v.cadence.accountPlan(m.spec.name),
       coverage: m.spec.coveredBy ? { instances: [...m.spec.coveredBy], replica: m.spec.replica ?? 0 } : null,
       last_cancel_fired: v.lastCancelFired(m.spec.name),
       ...addressActionsStatus(m.addressActions.view),
-      bot: botStatus(v.bot?.(m.spec.name) ?? null, s, v.triggersToday(m.spec.name), v.cadence.effectiveSettings(m.spec).venue),
+      bot: botStatus(v.bot?.(m.spec.name) ?? null, s, v.triggersToday(m.spec.name), settings.venue),
     });
   }
   return {
