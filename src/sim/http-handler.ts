@@ -201,7 +201,17 @@ export function createSimHttpHandler(opts: SimHandlerOptions): SimHttpHandler {
   const stopping = new AbortController();
 
   const log = (line: Record<string, unknown>): void => logger?.({ component: 'sim.http', ...line });
-  const dateHeader = (): string => new Date(clock.nowMs()).toUTCString();
+  // The HTTP date has whole seconds: made once a second, not per answer.
+  let dateSecond = Number.NaN;
+  let dateText = '';
+  const dateHeader = (): string => {
+    const second = Math.floor(clock.nowMs() / 1000);
+    if (second !== dateSecond) {
+      dateSecond = second;
+      dateText = new Date(second * 1000).toUTCString();
+    }
+    return dateText;
+  };
 
   /** Writes a JSON answer; `breakWith` truncates it or cuts the connection mid-body. */
   const send = (x: SimExchange, r: SimResponse, breakWith?: ResetFault | BodyFault, closeAfter = false): void => {
