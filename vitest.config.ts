@@ -2,23 +2,26 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
 import { defineConfig } from 'vitest/config';
 
 /**
- * Files that take long in real time whatever the CPU (child processes waiting for deadlines, a
- * restart loop, Redis killed for 30 s, a neighbour holding slow connections), longest first: they
- * start at once, so the two workers finish together. Without this, a fresh clone (no timing cache;
- * `npm ci` clears it) starts the largest files first, and the two-shard Redis test (150 s) once
- * began 88 s in and ran alone for the last minute and a half.
+ * Files that take long, started first, longest first, so no long one is left running alone at the
+ * end (a fresh clone has no timing cache; `npm ci` clears it). Two kinds alternate: files that
+ * mostly wait on real time (child processes waiting for deadlines, a restart loop, Redis killed for
+ * 30 s, a neighbour holding slow connections) and the largest timelines, which take a core each
+ * while they run. Three of the waiting kind at once left a core idle for the first half minute
+ * (their CPU is a third to a half of a core each). Without Redis the shared-budget file skips at
+ * once; with it, it is the longest (150 s) and once began 88 s in and ran alone for a minute and a
+ * half.
  */
 const LONG_FIRST = [
-  'test/cli.test.ts',
   'src/budget/shared-budget.test.ts',
+  'test/cli.test.ts',
+  'test/budget-tiers.test.ts',
   'test/process-faults.test.ts',
+  'test/soak-routes.test.ts',
+  'test/polymarket-replication-processes.test.ts',
   'src/obs/http-server.test.ts',
+  'test/budget-one-window.test.ts',
   'test/kubernetes.test.ts',
   'test/status-page.browser.test.ts',
-  'test/polymarket-replication-processes.test.ts',
-  // the two largest timelines (25 s of CPU each): early, so neither is left running alone at the end
-  'test/soak-routes.test.ts',
-  'test/budget-tiers.test.ts',
 ];
 
 class LongFirst extends BaseSequencer {
@@ -55,7 +58,7 @@ const STARVED = ['test/starved-keeper.test.ts'];
 const RUN_STARVED = process.env['DMSK_STARVED_KEEPER'] === '1';
 
 /**
- * Every other file in parallel on two workers. The keeper's timelines (test/support/harness.ts)
+ * Every other file in parallel on four workers. The keeper's timelines (test/support/harness.ts)
  * run in virtual time with no sockets, so their figures do not depend on what runs beside them: none
  * has to wait for a quiet machine.
  */
@@ -70,13 +73,13 @@ export default defineConfig({
     setupFiles: ['test/support/per-file.ts'],
     testTimeout: 20_000,
     hookTimeout: 20_000,
-    // Three workers on two cores: the process tests spend most of their time waiting on real time
-    // (a replica dead past a 10 s timeout, a restart loop, a browser's polls), and a third worker
-    // fills those waits with timelines, whose figures do not depend on load. Measured on fresh clones
-    // (npm test, idle 2-core machine whose speed varied by a fifth): 2 workers 174 to 204 s, 3 workers
-    // 144 to 181 s (median 156 s), 4 workers 169 s (a fourth worker's module imports and the
-    // contention cost more than its overlap).
-    maxWorkers: 3,
+    // Four workers on two cores: the process tests spend most of their time waiting on real time
+    // (a replica dead past a 10 s timeout, a restart loop, a browser's polls), and the extra workers
+    // fill those waits with timelines, whose figures do not depend on load. Measured on fresh clones
+    // (npm test, no Redis, 2-core machine whose speed varies by half), back to back on the same code:
+    // 3 workers 155.7 s, 4 workers 147.8 s. Before the timelines' CPU was cut (keccak, the sim's log),
+    // 3 workers had been the better (144 to 181 s against 169 s).
+    maxWorkers: 4,
     sequence: { sequencer: LongFirst },
     // The JSON report feeds the README's reliability table (scripts/reliability-table.mjs).
     reporters: ['default', ['json', { outputFile: 'artifacts/vitest.json' }]],
