@@ -279,7 +279,7 @@ export class VenueState implements VenueStateApi, VenueInfoState {
   }
 
   actionLog(): ReadonlyArray<ActionLogEntry> {
-    this.trimLog(this.logLimit);
+    this.trimLog();
     return this.log;
   }
 
@@ -598,11 +598,12 @@ export class VenueState implements VenueStateApi, VenueInfoState {
     this.log.push(entry);
     // Trimmed to the limit when read, and here only past twice it: dropping the oldest entry at
     // every action moved the whole array each time (a 20-minute soak spent 0.4 s of its 24 s in it).
-    if (this.log.length > 2 * this.logLimit) this.trimLog(this.logLimit);
+    if (this.log.length > 2 * this.logLimit) this.trimLog();
   }
 
-  private trimLog(limit: number): void {
-    if (this.log.length > limit) this.log.splice(0, this.log.length - limit);
+  /** Keeps the newest `actionLogLimit` entries. */
+  private trimLog(): void {
+    if (this.log.length > this.logLimit) this.log.splice(0, this.log.length - this.logLimit);
   }
 }
 
