@@ -60,8 +60,9 @@ describe('route soak (issue 19): 40 rest_then_exchange accounts, the fault cycle
         const hz = h!.venueHorizonMs(a) ?? Number.NEGATIVE_INFINITY;
         if (hz < worst.horizonMs) worst = { horizonMs: hz, account: `acct-${i}`, tMs: now - cycleStartVenue };
       });
-      // This second's accepted arms, read back from the log's end (the whole 10,000-entry log every
-      // second was 1 s of the run's CPU).
+      // This second's accepted arms, read back from the log's end until an entry at or before the
+      // last cut (the log is in venue-time order: this soak's venue clock never steps back). The
+      // whole 10,000-entry log every second was 1 s of the run's CPU.
       const log = h.sim.state.actionLog();
       const arms = { rest: 0, exchange: 0 };
       for (let i = log.length - 1; i >= 0 && log[i]!.atMs > cut; i--) {
