@@ -12,7 +12,7 @@ import { heartbeatLogLine } from '../heartbeat-client/heartbeat-log.js';
 import { redactUrl } from '../heartbeat-client/heartbeat-url.js';
 import { createLogger } from '../obs/logger.js';
 import { ConfigError, formatProblems } from '../config/errors.js';
-import { systemClock } from '../time/clock.js';
+import { systemClock, TIMER_SLACK_MS } from '../time/clock.js';
 
 // The keeper, the config loader and the venue client (viem, prom-client, the budget) are loaded
 // by the commands that use them: `heartbeat` runs beside every bot, often as a sidecar, and
@@ -55,7 +55,7 @@ async function load(path: string) {
 async function run(cmd: Extract<Command, { name: 'run' }>): Promise<number> {
   const { App, createNotifier } = await keeperModules();
   const { app: appConfig } = await load(cmd.config);
-  const clock = systemClock();
+  const clock = systemClock({ timerSlackMs: TIMER_SLACK_MS });
   const notifier = createNotifier(process.env);
   const app = new App(appConfig, {
     clock,

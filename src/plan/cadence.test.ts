@@ -2,9 +2,16 @@ import { describe, expect, it } from 'vitest';
 import { armCapacityPerSecond, assignRoutes, planCadence, planProtection } from './cadence.js';
 import { HYPERLIQUID_SWITCH_FACTS } from '../venue/facts.js';
 import { LAG_ALLOWANCE_MS, longestSafePeriodMs, shortHorizonFloorMs } from './horizon.js';
+import { TIMER_SLACK_MS } from '../time/clock.js';
 
 const acct = (rearmEveryMs = 15_000, deadlineMs = 60_000, minHorizonMs = 20_000) => ({ rearmEveryMs, deadlineMs, minHorizonMs });
 const many = (n: number, a = acct()) => Array.from({ length: n }, () => a);
+
+describe('the lag allowance', () => {
+  it('holds the real clock\'s timer slack ten times over', () => {
+    expect(TIMER_SLACK_MS * 10).toBeLessThanOrEqual(LAG_ALLOWANCE_MS);
+  });
+});
 
 describe('planCadence', () => {
   it('keeps the configured cadence while it fits the budget', () => {

@@ -119,7 +119,10 @@ export function retriesThatFit(sw: HorizonInputSeconds, requestTimeoutMs: number
 
 // ---- the plan's lag reserve (budget plan: keeper and check-config) ----
 
-/** Send lag the longest period still leaves room for (p99 lag is far below this). */
+/**
+ * Send lag the longest period still leaves room for (p99 lag is far below this). It includes the
+ * daemon's timer slack (time/clock.ts TIMER_SLACK_MS, a tenth of it at most: cadence.test.ts).
+ */
 export const LAG_ALLOWANCE_MS = 1_000;
 
 /**

@@ -1,0 +1,49 @@
+import { describe, expect, it } from 'vitest';
+import { slackDelayMs, systemClock } from './clock.js';
+
+describe('slackDelayMs: timers due within one slack interval fire together, never early', () => {
+  it('rounds the due time up to the next multiple of the slack', () => {
+    expect(slackDelayMs(1_000, 1, 100)).toBe(100);
+    expect(slackDelayMs(1_000, 100, 100)).toBe(100);
+    expect(slackDelayMs(1_030, 40, 100)).toBe(70);
+    expect(slackDelayMs(1_030, 71, 100)).toBe(170);
+  });
+
+  it('gives every timer due in one interval the same fire time', () => {
+    const fireAt = new Set<number>();
+    for (let now = 5_000; now < 5_090; now += 7.3) fireAt.add(now + slackDelayMs(now, 5_200.5 - now, 100));
+    expect(new Set([...fireAt].map(Math.floor))).toEqual(new Set([5_300])); // within the ms it rounds up
+  });
+
+  it('never fires early and is late by less than the slack (plus the ms it rounds up)', () => {
+    for (let i = 0; i < 2_000; i++) {
+      const now = Math.random() * 1e9;
+      const delay = Math.random() * 10_000;
+      const d = slackDelayMs(now, delay, 100);
+      expect(Number.isInteger(d)).toBe(true);
+      expect(d).toBeGreaterThanOrEqual(delay);
+      expect(d - delay).toBeLessThan(101);
+    }
+  });
+
+  it('leaves "as soon as possible" alone, and everything when the slack is 0', () => {
+    expect(slackDelayMs(1_037, 0, 100)).toBe(0);
+    expect(slackDelayMs(1_037, -5, 100)).toBe(0);
+    expect(slackDelayMs(1_037, 13, 0)).toBe(13);
+  });
+});
+
+describe('systemClock with a timer slack', () => {
+  it('fires timers set a few ms apart in one go, no earlier than asked', async () => {
+    const clock = systemClock({ timerSlackMs: 50 });
+    const t0 = performance.now();
+    const fired: number[] = [];
+    await new Promise<void>((resolve) => {
+      for (const d of [3, 9, 17]) clock.setTimeout(() => (fired.push(performance.now() - t0), fired.length === 3 && resolve()), d);
+      // A pending unref'd timer alone would not hold the test open; this one does.
+      setTimeout(() => undefined, 200);
+    });
+    expect(fired[0]).toBeGreaterThanOrEqual(17 - 1);
+    expect(Math.max(...fired) - Math.min(...fired)).toBeLessThan(5);
+  });
+});
