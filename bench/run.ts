@@ -80,6 +80,10 @@ interface Figures {
   requestsPerSecond: number;
   rateLimited: number;
   cpuSecondsPerArm: number | null;
+  /** Keeper CPU over the steady phase divided by every request it sent in it (the keeper row only). */
+  cpuSecondsPerRequest?: number | null;
+  /** The keeper's requests in the steady phase by kind (its dms_keeper_venue_requests_total). */
+  requestsInSteady?: RequestsByKind;
   cpuPercentOfCore: number | null;
   /** Share of that CPU spent in the kernel (stime over utime + stime). */
   cpuSystemShare: number | null;
@@ -120,6 +124,33 @@ function lateArmText(a: LateArm): string {
 function quantile(sorted: number[], q: number): number | null {
   if (sorted.length === 0) return null;
   return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
+}
+
+/** Requests by what they were for: arms (schedule-cancel, either route), reads, and the rest. */
+export interface RequestsByKind {
+  total: number;
+  arms: number;
+  reads: number;
+  other: number;
+}
+
+/** The difference of dms_keeper_venue_requests_total between two scrapes, by kind of endpoint. */
+export function requestsByKind(before: string, after: string): RequestsByKind {
+  const byEndpoint = (text: string): Map<string, number> => {
+    const m = new Map<string, number>();
+    for (const x of text.matchAll(/^dms_keeper_venue_requests_total\{endpoint="([^"]+)",code="[^"]*"\} (\S+)$/gm)) m.set(x[1]!, (m.get(x[1]!) ?? 0) + Number(x[2]));
+    return m;
+  };
+  const b = byEndpoint(before);
+  const out: RequestsByKind = { total: 0, arms: 0, reads: 0, other: 0 };
+  for (const [endpoint, n] of byEndpoint(after)) {
+    const d = n - (b.get(endpoint) ?? 0);
+    out.total += d;
+    if (/schedule-cancel|scheduleCancel/.test(endpoint)) out.arms += d;
+    else if (endpoint.startsWith('GET ') || /\binfo\b/.test(endpoint)) out.reads += d;
+    else out.other += d;
+  }
+  return out;
 }
 
 /** Late re-arms of a phase as limited.ts weighs them. */
@@ -307,6 +338,9 @@ async function runKeeper(spec: RunSpec, nodeArgs: string[] = []): Promise<Figure
     const peak = await procPeakRssMb(keeper.pid!);
     const steady = reports.slice(armedIndex);
     const arms = steady.reduce((s, r) => s + r.gapsMs.length, 0);
+    // Every request the keeper sent in the window, by what it was for: the CPU is the keeper's, not
+    // only its arms' (each account's first reads are spread over its first minutes).
+    const requestsIn = requestsByKind(before, after);
     const systemShare = split0 && split1 ? (split1.system - split0.system) / Math.max(0.01, split1.user - split0.user + split1.system - split0.system) : null;
     const h0 = histogram(before, 'dms_keeper_arm_lag_seconds');
     const h1 = histogram(after, 'dms_keeper_arm_lag_seconds');
@@ -371,6 +405,8 @@ async function runKeeper(spec: RunSpec, nodeArgs: string[] = []): Promise<Figure
       requestsPerSecond: steadySends,
       rateLimited: last?.rateLimited ?? 0,
       cpuSecondsPerArm: cpu0 !== null && cpu1 !== null && arms > 0 ? (cpu1 - cpu0) / arms : null,
+      cpuSecondsPerRequest: cpu0 !== null && cpu1 !== null && requestsIn.total > 0 ? (cpu1 - cpu0) / requestsIn.total : null,
+      requestsInSteady: requestsIn,
       cpuPercentOfCore: cpu0 !== null && cpu1 !== null ? ((cpu1 - cpu0) / wall) * 100 : null,
       cpuSystemShare: systemShare,
       peakRssMb: peak,
@@ -695,7 +731,7 @@ async function main(): Promise<number> {
     // The naive keeper has nothing to say past 10,000 accounts but 429s: it is not run there.
     const naive = values['no-baseline'] || n > 10_000 ? undefined : await runNaive(spec);
     rows.push({ spec, keeper, naive });
-    console.error(`  keeper: all armed ${f(keeper.timeToAllArmedS)} s, lapses ${keeper.lapses}, 429s ${keeper.rateLimited}, lag p99 <= ${f(keeper.lagP99Ms, 0)} ms (halves ${f(keeper.earlyLagP99Ms, 0)} / ${f(keeper.lateLagP99Ms, 0)} ms), late arms ${keeper.lateArms.length}, cpu ${f(keeper.cpuSecondsPerArm === null ? null : keeper.cpuSecondsPerArm * 1000, 2)} ms/arm (kernel ${f(keeper.cpuSystemShare === null ? null : keeper.cpuSystemShare * 100, 0)}%), rss ${f(keeper.peakRssMb)} MB, live heap ${f(keeper.heapLiveMb)} MB`);
+    console.error(`  keeper: all armed ${f(keeper.timeToAllArmedS)} s, lapses ${keeper.lapses}, 429s ${keeper.rateLimited}, lag p99 <= ${f(keeper.lagP99Ms, 0)} ms (halves ${f(keeper.earlyLagP99Ms, 0)} / ${f(keeper.lateLagP99Ms, 0)} ms), late arms ${keeper.lateArms.length}, cpu ${f(keeper.cpuSecondsPerArm === null ? null : keeper.cpuSecondsPerArm * 1000, 2)} ms/arm (kernel ${f(keeper.cpuSystemShare === null ? null : keeper.cpuSystemShare * 100, 0)}%), ${f(keeper.cpuSecondsPerRequest == null ? null : keeper.cpuSecondsPerRequest * 1000, 2)} ms/request (steady requests: ${keeper.requestsInSteady ? `${keeper.requestsInSteady.arms} arms, ${keeper.requestsInSteady.reads} reads, ${keeper.requestsInSteady.other} other` : 'n/a'}), rss ${f(keeper.peakRssMb)} MB, live heap ${f(keeper.heapLiveMb)} MB`);
     for (const a of keeper.lateArms.slice(0, 5)) console.error(`    late: ${lateArmText(a)}`);
     for (const l of keeper.limited) console.error(`  ${l}`);
     if (naive) console.error(`  naive:  all armed ${f(naive.timeToAllArmedS)} s, lapses ${naive.lapses}, 429s ${naive.rateLimited}`);
