@@ -2,7 +2,7 @@ import { getEventListeners } from 'node:events';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { MockAgent } from 'undici';
+import { MockAgent, Pool } from 'undici';
 import { DecodeError, TransportError } from './errors.js';
 import { HttpTransport, type ResponseObservation } from './http.js';
 import { FakeClock } from '../time/fake-clock.js';
@@ -282,6 +282,25 @@ describe('HttpTransport over real loopback sockets', () => {
       expect((err as TransportError).reason).toBe('timeout');
     } finally {
       await t.close();
+    }
+  });
+
+  it('a request queued behind a busy connection settles at its own deadline', async () => {
+    const url = await serve(() => {
+      /* never responds */
+    });
+    const pool = new Pool(url, { connections: 1 });
+    const t = new HttpTransport({ requestTimeoutMs: 3_000, dispatcher: pool });
+    try {
+      const first = rejection(t.request({ endpoint: 'GET /v1/health', method: 'GET', url: `${url}/v1/health` }));
+      const started = Date.now();
+      const err = await rejection(t.request({ endpoint: 'GET /v1/health', method: 'GET', url: `${url}/v1/health`, timeoutMs: 150 }));
+      expect((err as TransportError).reason).toBe('timeout');
+      // Before, it waited for the first one's 3 s deadline to free the connection.
+      expect(Date.now() - started).toBeLessThan(2_000);
+      expect(((await first) as TransportError).reason).toBe('timeout');
+    } finally {
+      await pool.destroy();
     }
   });
 
