@@ -2,7 +2,7 @@
  * The simulator without sockets: an undici `Dispatcher` that hands each request to the simulator's
  * own HTTP handler (http-handler.ts, the one its loopback server carries), and WebSocket pairs that
  * carry frames to its hub (ws-server.ts). The keeper's side is unchanged: its `HttpTransport` runs
- * the same undici `request()`, deadlines and error classification over this dispatcher, and its
+ * the same dispatch handler, deadlines and error classification over this dispatcher, and its
  * `NotificationClient` takes the pair's client end from a `SocketFactory`.
  *
  * Faults behave as over loopback: latency waits on the venue clock, forced answers and broken
@@ -186,7 +186,7 @@ export class InProcessDispatcher extends Dispatcher {
     return Promise.resolve();
   }
 
-  /** Adapts undici's handler, old interface (`onConnect`...`onError`, what `request()` passes) or new. */
+  /** Adapts undici's handler, old interface (`onConnect`...`onError`, what the keeper's transport passes) or new. */
   private sink(handler: Dispatcher.DispatchHandler, abort: (err?: Error) => void): Sink {
     if (handler.onRequestStart) {
       let paused = false;

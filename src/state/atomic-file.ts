@@ -17,13 +17,25 @@ export class StateWriteError extends Error {
 
 /**
  * Writes a file so that readers see the old content or the new, never a torn one: write a
- * temporary file beside it, fsync, rename over, fsync the directory.
+ * temporary file beside it, fsync, rename over, fsync the directory. Writes into one directory at
+ * the same time share the directory's fsync (syncDirAfter), and a directory is made once a process
+ * (again if it goes): a cold start stores an agent for every account, thousands at once, and these
+ * were four of the nine file operations each.
  */
 export async function writeFileAtomic(path: string, data: string, mode = 0o600): Promise<void> {
   const tmp = `${path}.${randomBytes(6).toString('hex')}.tmp`;
+  const dir = dirname(path);
   try {
-    await mkdir(dirname(path), { recursive: true, mode: 0o700 });
-    const fh = await open(tmp, 'wx', mode);
+    let fh;
+    try {
+      if (!madeDirs.has(dir)) await makeDir(dir);
+      fh = await open(tmp, 'wx', mode);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+      madeDirs.delete(dir); // removed since: make it again, once
+      await makeDir(dir);
+      fh = await open(tmp, 'wx', mode);
+    }
     try {
       await fh.writeFile(data, 'utf8');
       await fh.sync();
@@ -31,19 +43,61 @@ export async function writeFileAtomic(path: string, data: string, mode = 0o600):
       await fh.close();
     }
     await rename(tmp, path);
-    try {
-      const dir = await open(dirname(path), 'r');
-      try {
-        await dir.sync();
-      } finally {
-        await dir.close();
-      }
-    } catch {
-      // some filesystems refuse fsync on a directory; the rename already happened
-    }
+    await syncDirAfter(dir);
   } catch (e) {
     await unlink(tmp).catch(() => undefined);
     throw new StateWriteError(path, e);
+  }
+}
+
+/** Directories this process made or found (bounded by the state dir's few folders). */
+const madeDirs = new Set<string>();
+
+async function makeDir(dir: string): Promise<void> {
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  madeDirs.add(dir);
+}
+
+/** Per directory: the fsync running, and the one queued to start after it. */
+const dirSyncs = new Map<string, { running: Promise<void> | null; queued: Promise<void> | null }>();
+
+/**
+ * Resolves after an fsync of `dir` that began after this call: a rename made before the call is
+ * then durable. Callers while a sync runs share the one queued behind it (a sync already running
+ * may have begun before their rename); so N writes at once cost about two directory syncs, not N.
+ * A filesystem that refuses fsync on a directory is not an error: the rename already happened.
+ */
+function syncDirAfter(dir: string): Promise<void> {
+  let s = dirSyncs.get(dir);
+  if (!s) dirSyncs.set(dir, (s = { running: null, queued: null }));
+  const slot = s;
+  if (slot.queued) return slot.queued;
+  const start = (): Promise<void> => {
+    const p = fsyncDir(dir).finally(() => {
+      slot.running = null;
+      if (!slot.queued) dirSyncs.delete(dir);
+    });
+    slot.running = p;
+    return p;
+  };
+  if (!slot.running) return start();
+  slot.queued = slot.running.then(() => {
+    slot.queued = null;
+    return start();
+  });
+  return slot.queued;
+}
+
+async function fsyncDir(dir: string): Promise<void> {
+  try {
+    const fh = await open(dir, 'r');
+    try {
+      await fh.sync();
+    } finally {
+      await fh.close();
+    }
+  } catch {
+    // some filesystems refuse fsync on a directory; the rename already happened
   }
 }
 

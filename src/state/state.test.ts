@@ -1,4 +1,4 @@
-import { chmod, mkdir, mkdtemp, readFile, stat, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -17,6 +17,25 @@ describe('writeFileAtomic', () => {
     await writeFileAtomic(p, 'two');
     expect(await readFile(p, 'utf8')).toBe('two');
     expect((await stat(p)).mode & 0o777).toBe(0o600);
+  });
+
+  it('many writes at once into one directory all land whole, and leave no temporary file', async () => {
+    const d = join(await tmp(), 'agents');
+    await Promise.all(Array.from({ length: 200 }, (_, i) => writeFileAtomic(join(d, `a${i}.json`), `{"i":${i}}`)));
+    await Promise.all(Array.from({ length: 200 }, (_, i) => writeFileAtomic(join(d, `a${i}.json`), `{"i":${i},"v":2}`)));
+    const names = (await readdir(d)).sort();
+    expect(names).toHaveLength(200);
+    expect(names.some((n) => n.endsWith('.tmp'))).toBe(false);
+    for (const i of [0, 57, 199]) expect(JSON.parse(await readFile(join(d, `a${i}.json`), 'utf8'))).toEqual({ i, v: 2 });
+  });
+
+  it('makes the directory again when it was removed after the first write', async () => {
+    const d = join(await tmp(), 'gone');
+    await writeFileAtomic(join(d, 'a.json'), 'one');
+    await rm(d, { recursive: true });
+    await writeFileAtomic(join(d, 'a.json'), 'two');
+    expect(await readFile(join(d, 'a.json'), 'utf8')).toBe('two');
+    expect((await stat(d)).mode & 0o777).toBe(0o700);
   });
 
   it('a read-only directory is a typed error, not a crash', async () => {
