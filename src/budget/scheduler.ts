@@ -769,10 +769,15 @@ export class RequestScheduler {
     if (this.timer && atMs >= this.timerAtMs) return;
     if (this.timer) this.clock.clearTimeout(this.timer);
     this.timerAtMs = atMs;
-    this.timer = this.clock.setTimeout(() => {
-      this.timer = null;
-      this.timerAtMs = Number.POSITIVE_INFINITY;
-      this.pump();
-    }, atMs - this.clock.nowMs());
+    // Precise: the pump paces sends to the budget's slots (time/clock.ts TIMER_SLACK_MS says why).
+    this.timer = this.clock.setTimeout(
+      () => {
+        this.timer = null;
+        this.timerAtMs = Number.POSITIVE_INFINITY;
+        this.pump();
+      },
+      atMs - this.clock.nowMs(),
+      { precise: true },
+    );
   }
 }

@@ -208,7 +208,8 @@ export class SharedBudget {
       this.waiters.add(release);
     });
     const timeout = new Promise<'timeout'>((res) => {
-      timer = this.clock.setTimeout(() => res('timeout'), Math.max(0, wait.waitMs));
+      // Precise: the wait for the shared bucket's next token paces sends (time/clock.ts TIMER_SLACK_MS).
+      timer = this.clock.setTimeout(() => res('timeout'), Math.max(0, wait.waitMs), { precise: true });
     });
     let got: 'ok' | 'timeout' | 'released';
     try {

@@ -50,3 +50,20 @@ describe('systemClock with a timer slack', () => {
     expect(Math.max(...fired) - Math.min(...fired)).toBeLessThan(5);
   });
 });
+
+describe('a precise timer', () => {
+  it('is exempt from the slack: it fires when due, not on the boundary', async () => {
+    const slackMs = 400;
+    const clock = systemClock({ timerSlackMs: slackMs });
+    const t0 = performance.now();
+    const boundary = Math.ceil(t0 / slackMs) * slackMs;
+    const dueMs = boundary + 20 - t0;
+    const fired = await new Promise<number>((resolve) => {
+      clock.setTimeout(() => resolve(performance.now() - t0), dueMs, { precise: true });
+      setTimeout(() => undefined, 900);
+    });
+    expect(fired).toBeGreaterThanOrEqual(dueMs - 1);
+    // With the slack it would fire at the next boundary, 380 ms after it was due.
+    expect(fired - dueMs).toBeLessThan(300);
+  });
+});

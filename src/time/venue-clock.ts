@@ -1,4 +1,4 @@
-import type { Clock } from './clock.js';
+import type { Clock, TimerOptions } from './clock.js';
 
 /**
  * Estimates venue time from our monotonic clock plus an offset learned from the venue's answers.
@@ -136,8 +136,8 @@ export class VenueClock implements Clock {
     return this.local.monoMs();
   }
 
-  setTimeout(fn: () => void, delayMs: number) {
-    return this.local.setTimeout(fn, delayMs);
+  setTimeout(fn: () => void, delayMs: number, opts?: TimerOptions) {
+    return this.local.setTimeout(fn, delayMs, opts);
   }
 
   clearTimeout(handle: Parameters<Clock['clearTimeout']>[0]): void {
