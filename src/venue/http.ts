@@ -76,14 +76,6 @@ export interface HttpResponse {
   recvMonoMs: number;
 }
 
-/** A complete answer, as the exchange hands it over. */
-interface Answer {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  body: Buffer;
-  dateHeader?: string;
-}
-
 /**
  * One request's handler in undici's dispatch interface: it keeps the status, headers and body bytes
  * (counting them against the cap), and settles once, with an answer or our error. Why not undici's
@@ -94,9 +86,10 @@ interface Answer {
  * its deadline.
  */
 class Exchange implements Dispatcher.DispatchHandler {
+  /** Set once the answer's headers arrive (also when the request then fails: the body too large). */
   status: number | undefined;
   dateHeader: string | undefined;
-  private headers: Record<string, string | string[] | undefined> = {};
+  headers: Record<string, string | string[] | undefined> = {};
   private readonly chunks: Buffer[] = [];
   private total = 0;
   private abortFn: ((err: Error) => void) | undefined;
@@ -107,7 +100,8 @@ class Exchange implements Dispatcher.DispatchHandler {
     private readonly endpoint: string,
     private readonly cap: number,
     private readonly timeoutMs: number,
-    private readonly done: (err: Error | null, answer?: Answer) => void,
+    /** Called once: null when the whole answer is in (status, headers, body()). */
+    private readonly done: (err: Error | null) => void,
   ) {}
 
   /** The deadline or the caller: the first one is the cause reported. */
@@ -163,9 +157,12 @@ class Exchange implements Dispatcher.DispatchHandler {
   onComplete(): void {
     if (this.settled) return;
     this.settled = true;
-    const answer: Answer = { status: this.status ?? 0, headers: this.headers, body: this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks, this.total) };
-    if (this.dateHeader !== undefined) answer.dateHeader = this.dateHeader;
-    this.done(null, answer);
+    this.done(null);
+  }
+
+  /** The answer's bytes, once complete. */
+  body(): Buffer {
+    return this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks, this.total);
   }
 
   onError(err: Error): void {
@@ -219,15 +216,14 @@ export class HttpTransport {
   async request(req: HttpRequest): Promise<HttpResponse> {
     const { endpoint, method } = req;
     const started = this.clock.monoMs();
-    let httpStatus: number | undefined;
-    let dateHeader: string | undefined;
 
-    const observe = (status: number | 'error', errorReason?: ResponseObservation['errorReason']): void => {
+    /** `seen`: what arrived of the answer (its status and Date header), if anything did. */
+    const observe = (status: number | 'error', errorReason?: ResponseObservation['errorReason'], seen?: Exchange): void => {
       if (!this.onResponse) return;
       const o: ResponseObservation = { endpoint, method, status, latencyMs: Math.max(0, this.clock.monoMs() - started) };
       if (errorReason !== undefined) o.errorReason = errorReason;
-      if (status === 'error' && httpStatus !== undefined) o.httpStatus = httpStatus;
-      if (dateHeader !== undefined) o.dateHeader = dateHeader;
+      if (status === 'error' && seen?.status !== undefined) o.httpStatus = seen.status;
+      if (seen?.dateHeader !== undefined) o.dateHeader = seen.dateHeader;
       try {
         this.onResponse(o);
       } catch {
@@ -251,23 +247,21 @@ export class HttpTransport {
     }
 
     return new Promise<HttpResponse>((resolve, reject) => {
-      const exchange = new Exchange(endpoint, this.maxResponseBytes, timeoutMs, (err, answer) => {
+      const exchange = new Exchange(endpoint, this.maxResponseBytes, timeoutMs, (err) => {
         this.clock.clearTimeout(timer);
         req.signal?.removeEventListener('abort', onCallerAbort);
-        if (answer) {
-          const recvMonoMs = this.clock.monoMs();
-          if (answer.dateHeader !== undefined) dateHeader = answer.dateHeader;
-          observe(answer.status);
-          const out: HttpResponse = { status: answer.status, headers: answer.headers, body: answer.body, latencyMs: Math.max(0, recvMonoMs - started), sentMonoMs: started, recvMonoMs };
-          if (answer.dateHeader !== undefined) out.dateHeader = answer.dateHeader;
-          resolve(out);
+        if (err) {
+          const reason = err instanceof TransportError ? err.reason : err instanceof DecodeError && err.reason === 'too_large' ? 'too_large' : 'network';
+          observe('error', reason, exchange);
+          reject(err);
           return;
         }
-        httpStatus = exchange.status;
-        dateHeader = exchange.dateHeader;
-        const reason = err instanceof TransportError ? err.reason : err instanceof DecodeError && err.reason === 'too_large' ? 'too_large' : 'network';
-        observe('error', reason);
-        reject(err);
+        const recvMonoMs = this.clock.monoMs();
+        const status = exchange.status ?? 0;
+        observe(status, undefined, exchange);
+        const out: HttpResponse = { status, headers: exchange.headers, body: exchange.body(), latencyMs: Math.max(0, recvMonoMs - started), sentMonoMs: started, recvMonoMs };
+        if (exchange.dateHeader !== undefined) out.dateHeader = exchange.dateHeader;
+        resolve(out);
       });
       const onCallerAbort = (): void => exchange.stop('caller');
       req.signal?.addEventListener('abort', onCallerAbort, { once: true });
