@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { slackDelayMs, systemClock } from './clock.js';
+import { slackDelayMs, systemClock, type Clock, type TimerOptions } from './clock.js';
 
 describe('slackDelayMs: timers due within one slack interval fire together, never early', () => {
   it('rounds the due time up to the next multiple of the slack', () => {
@@ -33,19 +33,27 @@ describe('slackDelayMs: timers due within one slack interval fire together, neve
   });
 });
 
+/**
+ * Sets a timer on `clock` for each of `offsetsMs` past the next multiple of `slackMs` (so where they
+ * fall within a slack interval is known), and resolves with that boundary and when each fired
+ * (performance.now()).
+ */
+async function timersPastBoundary(clock: Clock, slackMs: number, offsetsMs: number[], opts?: TimerOptions): Promise<{ boundary: number; fired: number[] }> {
+  const t0 = performance.now();
+  const boundary = Math.ceil(t0 / slackMs) * slackMs;
+  const fired: number[] = [];
+  await new Promise<void>((resolve) => {
+    for (const off of offsetsMs) clock.setTimeout(() => (fired.push(performance.now()), fired.length === offsetsMs.length && resolve()), boundary + off - t0, opts);
+    // A pending unref'd timer alone would not hold the test open; this one does.
+    setTimeout(() => undefined, 2 * slackMs + 100);
+  });
+  return { boundary, fired };
+}
+
 describe('systemClock with a timer slack', () => {
   it('fires timers due within one slack interval in one go, no earlier than asked', async () => {
-    const slackMs = 50;
-    const clock = systemClock({ timerSlackMs: slackMs });
     // Due 5, 20 and 35 ms after the next boundary: all three in the interval that ends 50 ms after it.
-    const t0 = performance.now();
-    const boundary = Math.ceil(t0 / slackMs) * slackMs;
-    const fired: number[] = [];
-    await new Promise<void>((resolve) => {
-      for (const off of [5, 20, 35]) clock.setTimeout(() => (fired.push(performance.now()), fired.length === 3 && resolve()), boundary + off - t0);
-      // A pending unref'd timer alone would not hold the test open; this one does.
-      setTimeout(() => undefined, 300);
-    });
+    const { boundary, fired } = await timersPastBoundary(systemClock({ timerSlackMs: 50 }), 50, [5, 20, 35]);
     expect(Math.min(...fired)).toBeGreaterThanOrEqual(boundary + 35 - 1);
     expect(Math.max(...fired) - Math.min(...fired)).toBeLessThan(5);
   });
@@ -53,17 +61,9 @@ describe('systemClock with a timer slack', () => {
 
 describe('a precise timer', () => {
   it('is exempt from the slack: it fires when due, not on the boundary', async () => {
-    const slackMs = 400;
-    const clock = systemClock({ timerSlackMs: slackMs });
-    const t0 = performance.now();
-    const boundary = Math.ceil(t0 / slackMs) * slackMs;
-    const dueMs = boundary + 20 - t0;
-    const fired = await new Promise<number>((resolve) => {
-      clock.setTimeout(() => resolve(performance.now() - t0), dueMs, { precise: true });
-      setTimeout(() => undefined, 900);
-    });
-    expect(fired).toBeGreaterThanOrEqual(dueMs - 1);
+    const { boundary, fired } = await timersPastBoundary(systemClock({ timerSlackMs: 400 }), 400, [20], { precise: true });
+    expect(fired[0]).toBeGreaterThanOrEqual(boundary + 20 - 1);
     // With the slack it would fire at the next boundary, 380 ms after it was due.
-    expect(fired - dueMs).toBeLessThan(300);
+    expect(fired[0]! - (boundary + 20)).toBeLessThan(300);
   });
 });
