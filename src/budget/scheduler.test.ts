@@ -280,6 +280,27 @@ describe('RequestScheduler', () => {
     expect(sent.filter((x) => x.tag.startsWith('r')).length).toBe(10);
   });
 
+  it('reads wait while re-arms are overdue (a keeper short of CPU), and go when they no longer are', async () => {
+    const clock = new FakeClock(0);
+    const s = new RequestScheduler(clock, { global: { limit: 100, windowMs: 1_000 }, schedule_cancel: { limit: 100, windowMs: 1_000 } });
+    const { sent, job } = recorder(clock);
+    s.pressOverdue('schedule_cancel', 2_000);
+    void s.run({ kind: 'read', scopes: ['global'], maxWaitMs: 60_000 }, job('r'));
+    void s.run({ kind: 'arm', scopes: ['global', 'schedule_cancel'] }, job('a'));
+    await clock.advance(1_999);
+    expect(sent.map((x) => x.tag)).toEqual(['a']);
+    await clock.advance(1);
+    expect(sent.map((x) => x.tag)).toEqual(['a', 'r']);
+    // A read that waits past its max wait while they stay overdue is shed, as always.
+    s.pressOverdue('schedule_cancel', 10_000);
+    const shed = s.run({ kind: 'read', scopes: ['global'], maxWaitMs: 1_000 }, job('r2')).then(
+      () => 'sent',
+      (e: unknown) => e,
+    );
+    await clock.advance(1_500);
+    expect(await shed).toBeInstanceOf(ShedError);
+  });
+
   it('after an event-loop stall the queue catches up its slots instead of losing them', async () => {
     const clock = new FakeClock(0);
     const s = new RequestScheduler(clock, { schedule_cancel: { limit: 100, windowMs: 1_000 } });
