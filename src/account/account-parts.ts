@@ -8,8 +8,9 @@ import { CadenceControl } from './cadence-control.js';
 import { ColdStartGate } from './cold-start-gate.js';
 import { HeartbeatRelay } from '../liveness/heartbeat-relay.js';
 import type { AccountState, KeeperAccountSpec, KeeperDeps, KeeperOptions, NotificationFeed } from './keeper-types.js';
-import { firstReadDelays } from './read-stagger.js';
+import { firstReads } from './read-stagger.js';
 import { AccountReports } from './reports.js';
+import type { FirstReads } from './watcher.js';
 
 /** What the parts read of the keeper that holds the accounts. */
 export interface AccountsHost {
@@ -51,7 +52,7 @@ export interface AccountParts {
   relay?: HeartbeatRelay;
   gate: ColdStartGate;
   /** The next watcher's first reads in the start-up stagger (read-stagger.ts). */
-  firstReadDelays(spec: KeeperAccountSpec): { ordersMs: number; positionsMs: number };
+  firstReads(spec: KeeperAccountSpec): FirstReads;
 }
 
 export function buildAccountParts(deps: KeeperDeps, host: AccountsHost): AccountParts {
@@ -131,12 +132,7 @@ export function buildAccountParts(deps: KeeperDeps, host: AccountsHost): Account
     bots,
     ...(relay ? { relay } : {}),
     gate: new ColdStartGate(),
-    firstReadDelays: (spec) =>
-      firstReadDelays(watchersStarted++, spec, host.options(), {
-        global: deps.scheduler.specOf('global'),
-        exchange: deps.scheduler.specOf('exchange'),
-        planned: () => cadence.readIntervals(host.options()),
-      }),
+    firstReads: (spec) => firstReads(watchersStarted++, spec, host.options(), { exchange: deps.scheduler.specOf('exchange') }),
   };
 }
 

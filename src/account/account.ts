@@ -238,7 +238,7 @@ export class Account implements AccountState, BotSlot {
             perpDexes: () => parts.options().watch.perpDexes ?? [],
           }),
     });
-    this.watcher.start(parts.firstReadDelays(this.spec));
+    this.watcher.start(parts.firstReads(this.spec));
     // The default venue's WebSocket knows nothing of a CLOB account.
     if (clob) return;
     const feed = parts.feed();

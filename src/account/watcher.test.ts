@@ -44,6 +44,62 @@ describe('AccountWatcher', () => {
   });
 });
 
+describe('AccountWatcher first reads', () => {
+  /** A source that answers at once and records when each kind was read (ms since `t0`). */
+  function timedSource(clock: FakeClock, t0: number) {
+    const at: Record<'orders' | 'positions', number[]> = { orders: [], positions: [] };
+    const pages = (what: 'orders' | 'positions') =>
+      async function* () {
+        at[what].push(clock.monoMs() - t0);
+        yield { data: [] };
+      };
+    const source = { ordersPages: () => pages('orders')(), positionsPages: () => pages('positions')() } as unknown as WatchSource;
+    return { source, at };
+  }
+
+  it('go at their phase of the period in force, then every period', async () => {
+    const clock = new FakeClock(0);
+    const { source, at } = timedSource(clock, 0);
+    const w = new AccountWatcher('0xabc', { ordersEveryMs: 30_000, positionsEveryMs: 60_000 }, { clock, source, report: () => undefined });
+    w.start({ afterMs: 1_000, phase: 0.5, ordersNow: false });
+    await clock.advance(100_000);
+    expect(at.orders).toEqual([16_000, 46_000, 76_000]);
+    expect(at.positions).toEqual([31_000, 91_000]);
+  });
+
+  it('still waiting when the plan stretches the periods, they take their place in the new ones (and no earlier than now)', async () => {
+    const clock = new FakeClock(0);
+    const { source, at } = timedSource(clock, 0);
+    const w = new AccountWatcher('0xabc', { ordersEveryMs: 30_000, positionsEveryMs: 60_000 }, { clock, source, report: () => undefined });
+    w.start({ afterMs: 0, phase: 0.5, ordersNow: false });
+    await clock.advance(10_000);
+    w.setIntervals({ ordersEveryMs: 60_000, positionsEveryMs: 120_000 });
+    await clock.advance(30_000);
+    expect(at.orders).toEqual([30_000]);
+    expect(at.positions).toEqual([]);
+    // Back to the configured periods at 40 s: the positions' first read, still waiting, has its place (30 s) behind it.
+    w.setIntervals({ ordersEveryMs: 30_000, positionsEveryMs: 60_000 });
+    await clock.advance(0);
+    expect(at.positions).toEqual([40_000]);
+    await clock.advance(60_000);
+    // A later read keeps the period it was timed with (orders: 60 s from 30 s).
+    expect(at.orders).toEqual([30_000, 90_000]);
+    expect(at.positions).toEqual([40_000, 100_000]);
+    w.stop();
+  });
+
+  it('orders at once for an account that arms on its orders', async () => {
+    const clock = new FakeClock(0);
+    const { source, at } = timedSource(clock, 0);
+    const w = new AccountWatcher('0xabc', { ordersEveryMs: 30_000, positionsEveryMs: 60_000 }, { clock, source, report: () => undefined });
+    w.start({ afterMs: 0, phase: 0.9, ordersNow: true });
+    await clock.advance(1);
+    expect(at.orders).toEqual([0]);
+    expect(at.positions).toEqual([]);
+    w.stop();
+  });
+});
+
 /** A source whose service reads fail while `serviceDown`, and whose venue shows its own counts. */
 function twoSources(opts: { serviceOrders: number; venueOrders: number; serviceDown?: boolean }) {
   const calls: string[] = [];

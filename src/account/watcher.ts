@@ -137,10 +137,28 @@ export function summarizePositions(positions: Position[]): PositionsSummary {
   };
 }
 
+/**
+ * When a watcher's first reads go (read-stagger.ts decides): `afterMs` after its start plus `phase`
+ * (in [0, 1)) of each read's period in force, orders at once when `ordersNow`.
+ */
+export interface FirstReads {
+  afterMs: number;
+  phase: number;
+  ordersNow: boolean;
+}
+
+/** Both first reads at once (a single watcher, tests). */
+const AT_ONCE: FirstReads = { afterMs: 0, phase: 0, ordersNow: true };
+
 export class AccountWatcher {
   private ordersTimer: TimerHandle | null = null;
   private positionsTimer: TimerHandle | null = null;
   private running = false;
+  /**
+   * The first reads still waiting for their place (start), and when the watcher started (monotonic
+   * ms): a new period re-times them (setIntervals). Null once both have gone.
+   */
+  private firstPending: { orders: boolean; positions: boolean; first: FirstReads; startedMonoMs: number } | null = null;
   /** Aborts the reads in flight; made when a read starts and dropped when none is left (account-runner.ts says why). */
   private abort: AbortController | null = null;
   private ordersInFlight: Promise<OpenOrder[] | undefined> | null = null;
@@ -153,20 +171,19 @@ export class AccountWatcher {
   ) {}
 
   /**
-   * Starts polling; the first reads may be held back (the keeper staggers them across accounts so
-   * that a start with thousands of accounts does not queue every read at once).
+   * Starts polling; the first reads may be held back (the keeper spreads them across accounts over
+   * the planned period, so that a start with thousands of accounts reads at the steady pace).
    */
-  start(firstDelayMs: { ordersMs: number; positionsMs: number } = { ordersMs: 0, positionsMs: 0 }): void {
+  start(first: FirstReads = AT_ONCE): void {
     if (this.running) return;
     this.running = true;
-    if (firstDelayMs.ordersMs > 0) this.ordersTimer = this.deps.clock.setTimeout(() => void this.pollOrders(), firstDelayMs.ordersMs);
-    else void this.pollOrders();
-    if (firstDelayMs.positionsMs > 0) this.positionsTimer = this.deps.clock.setTimeout(() => void this.pollPositions(), firstDelayMs.positionsMs);
-    else void this.pollPositions();
+    this.firstPending = { orders: true, positions: this.deps.positions !== false, first, startedMonoMs: this.deps.clock.monoMs() };
+    this.timeFirstReads();
   }
 
   stop(): void {
     this.running = false;
+    this.firstPending = null;
     this.abort?.abort(new Error('watcher stopped'));
     this.abort = null;
     if (this.ordersTimer) this.deps.clock.clearTimeout(this.ordersTimer);
@@ -174,8 +191,44 @@ export class AccountWatcher {
     this.ordersTimer = this.positionsTimer = null;
   }
 
+  /** New periods: the next reads go at them, and first reads still waiting take their place in them. */
   setIntervals(intervals: { ordersEveryMs: number; positionsEveryMs: number }): void {
+    const moved = intervals.ordersEveryMs !== this.intervals.ordersEveryMs || intervals.positionsEveryMs !== this.intervals.positionsEveryMs;
     this.intervals = intervals;
+    if (moved && this.running) this.timeFirstReads();
+  }
+
+  /**
+   * (Re-)times the first reads still waiting at their place in the periods in force: when a pace
+   * achieved stretches the reads, the first round stretches with them, as later rounds do.
+   */
+  private timeFirstReads(): void {
+    const p = this.firstPending;
+    if (!p) return;
+    const elapsedMs = this.deps.clock.monoMs() - p.startedMonoMs;
+    const dueInMs = (periodMs: number): number => p.first.afterMs + p.first.phase * periodMs - elapsedMs;
+    if (p.orders) {
+      if (this.ordersTimer) this.deps.clock.clearTimeout(this.ordersTimer);
+      this.ordersTimer = null;
+      const inMs = p.first.ordersNow ? 0 : dueInMs(this.intervals.ordersEveryMs);
+      if (inMs > 0) this.ordersTimer = this.deps.clock.setTimeout(() => void this.pollOrders(), inMs);
+      else void this.pollOrders();
+    }
+    if (p.positions) {
+      if (this.positionsTimer) this.deps.clock.clearTimeout(this.positionsTimer);
+      this.positionsTimer = null;
+      const inMs = dueInMs(this.intervals.positionsEveryMs);
+      if (inMs > 0) this.positionsTimer = this.deps.clock.setTimeout(() => void this.pollPositions(), inMs);
+      else void this.pollPositions();
+    }
+  }
+
+  /** A read of `what` is starting: it is no longer a first read waiting for its place. */
+  private firstGone(what: 'orders' | 'positions'): void {
+    const p = this.firstPending;
+    if (!p) return;
+    p[what] = false;
+    if (!p.orders && !p.positions) this.firstPending = null;
   }
 
   /** Reads orders and positions now (a notification arrived, or a deadline passed). */
@@ -188,6 +241,7 @@ export class AccountWatcher {
     if (!this.running) return Promise.resolve(undefined);
     // Coalesce: a reconcile during a poll waits for that poll instead of doubling the reads.
     if (this.ordersInFlight) return this.ordersInFlight;
+    this.firstGone('orders');
     if (this.ordersTimer) this.deps.clock.clearTimeout(this.ordersTimer);
     this.ordersTimer = null;
     this.ordersInFlight = this.readOrders(this.signal())
@@ -212,6 +266,7 @@ export class AccountWatcher {
   private pollPositions(): Promise<PositionsSummary | undefined> {
     if (!this.running || this.deps.positions === false) return Promise.resolve(undefined);
     if (this.positionsInFlight) return this.positionsInFlight;
+    this.firstGone('positions');
     if (this.positionsTimer) this.deps.clock.clearTimeout(this.positionsTimer);
     this.positionsTimer = null;
     this.positionsInFlight = this.readPositions(this.signal())
