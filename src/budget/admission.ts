@@ -129,6 +129,26 @@ export function recordDone(scope: ScopeState, admittedMs: number, doneMs: number
   }
 }
 
+/** The granularity of a window carried over a restart (recentCounts). */
+export const RECENT_BUCKET_MS = 1_000;
+
+/**
+ * Admissions still in the window ending at `nowMs`, counted per RECENT_BUCKET_MS, each bucket at
+ * its end (at most `nowMs`), ascending: later than they were, so a window carried over a restart
+ * holds at least as long as the venue's (state/budget-log.ts says why counts).
+ */
+export function recentCounts(scope: ScopeState, nowMs: number): Array<[number, number]> {
+  const out: Array<[number, number]> = [];
+  const log = scope.log;
+  for (let i = firstAbove(log, nowMs - scope.spec.windowMs); i < log.length; i++) {
+    const atMs = Math.min(Math.ceil(log[i]! / RECENT_BUCKET_MS) * RECENT_BUCKET_MS, nowMs);
+    const last = out[out.length - 1];
+    if (last && last[0] === atMs) last[1] += 1;
+    else out.push([atMs, 1]);
+  }
+  return out;
+}
+
 /** Requests admitted in the window ending at `nowMs`. */
 export function usedInWindow(scope: ScopeState, nowMs: number): number {
   return scope.log.length - firstAbove(scope.log, nowMs - scope.spec.windowMs);

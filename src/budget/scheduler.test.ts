@@ -238,7 +238,8 @@ describe('RequestScheduler', () => {
     await clock.advance(45_000);
     const saved = first.exportRecent();
     first.stop();
-    expect(saved.schedule_cancel!.length).toBe(3);
+    // Counted per second, at the second's end: the three went 20 s apart (3 a minute), from 100 s.
+    expect(saved.schedule_cancel).toEqual([[100_000, 1], [120_000, 1], [140_000, 1]]);
     await clock.advance(1_000); // restart
     const second = new RequestScheduler(clock, { schedule_cancel: { limit: 3, windowMs: 60_000 } });
     second.importRecent(saved);
@@ -248,6 +249,28 @@ describe('RequestScheduler', () => {
     // the oldest of the three left the window 60 s after it was sent (at 100 s), plus the margin
     // for arrival jitter (WINDOW_MARGIN_MS)
     expect(after.atMs).toBe(160_000 + WINDOW_MARGIN_MS);
+  });
+
+  it('a window carried over is counted per second at its end: a restart never sends sooner than the window allows, and a count past the limit is the limit', async () => {
+    const clock = new FakeClock(100_300);
+    const first = new RequestScheduler(clock, { schedule_cancel: { limit: 2, windowMs: 10_000 } });
+    const { sent, job } = recorder(clock);
+    for (let i = 0; i < 2; i++) void first.run({ kind: 'arm', scopes: ['schedule_cancel'] }, job(`a${i}`));
+    await clock.advance(6_200);
+    const saved = first.exportRecent();
+    first.stop();
+    // at 100.3 s and 105.3 s, counted at 101 s and 106 s
+    expect(saved.schedule_cancel).toEqual([[101_000, 1], [106_000, 1]]);
+    await clock.advance(1_000);
+    const second = new RequestScheduler(clock, { schedule_cancel: { limit: 2, windowMs: 10_000 } });
+    second.importRecent(saved);
+    void second.run({ kind: 'arm', scopes: ['schedule_cancel'] }, job('after-restart'));
+    await clock.advance(20_000);
+    // the venue's window frees at 110.3 s (plus the margin); the count's, at 111 s (plus the margin): the later
+    expect(sent.find((x) => x.tag === 'after-restart')!.atMs).toBe(111_000 + 50);
+    const third = new RequestScheduler(clock, { schedule_cancel: { limit: 2, windowMs: 10_000 } });
+    third.importRecent({ schedule_cancel: [[clock.nowMs(), 1e9]] });
+    expect(third.stats().scopes.schedule_cancel!.used).toBe(2);
   });
 
   it('reads use the spare room of a shared scope but never push a waiting arm later', async () => {

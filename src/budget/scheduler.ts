@@ -1,5 +1,6 @@
 import type { Clock, TimerHandle } from '../time/clock.js';
-import { admitWouldDelay, earliestAdmitMs, newScope, recordDone, recordAdmit, spacingMs, spanMs, usedInWindow, weightUnits, type ScopeState, type WindowSpec } from './admission.js';
+import { admitWouldDelay, earliestAdmitMs, newScope, recentCounts, recordDone, recordAdmit, spacingMs, spanMs, usedInWindow, weightUnits, type ScopeState, type WindowSpec } from './admission.js';
+import type { RecentCounts } from '../state/budget-log.js';
 import { ACHIEVED_PLAN_SHARE, holdMeter, meterStep, newPaceMeter, paceWindowMs, type PaceMeter } from './achieved-pace.js';
 import {
   inForceOf,
@@ -385,24 +386,33 @@ export class RequestScheduler {
     this.pump();
   }
 
-  /** Admissions still inside each scope's window (local ms): persisted across restarts. */
-  exportRecent(): Record<string, number[]> {
+  /** Admissions still inside each scope's window (local ms), counted per second (admission.ts recentCounts): persisted across restarts. */
+  exportRecent(): RecentCounts {
     const now = this.clock.nowMs();
-    const out: Record<string, number[]> = {};
+    const out: RecentCounts = {};
     for (const [k, s] of this.scopes) {
-      const recent = s.log.filter((t) => t > now - s.spec.windowMs);
-      if (recent.length > 0) out[k] = recent;
+      const counts = recentCounts(s, now);
+      if (counts.length > 0) out[k] = counts;
     }
     return out;
   }
 
-  /** What a previous instance sent still counts in the venue's window: a restart loop must not spend it again. */
-  importRecent(recent: Record<string, readonly number[]>): void {
+  /**
+   * What a previous instance sent still counts in the venue's window: a restart loop must not spend
+   * it again. Counts beyond a scope's limit are the limit (a corrupt file cannot make us allocate
+   * more than a full window).
+   */
+  importRecent(recent: Readonly<RecentCounts>): void {
     const now = this.clock.nowMs();
-    for (const [k, times] of Object.entries(recent)) {
+    for (const [k, counts] of Object.entries(recent)) {
       const s = this.scopes.get(k);
       if (!s) continue;
-      const keep = times.filter((t) => Number.isFinite(t) && t > now - s.spec.windowMs && t <= now).sort((a, b) => a - b);
+      const keep: number[] = [];
+      for (const [t, n] of counts) {
+        if (!Number.isFinite(t) || t <= now - s.spec.windowMs || t > now) continue;
+        for (let i = Math.min(n, s.spec.limit - keep.length); i > 0; i--) keep.push(t);
+      }
+      keep.sort((a, b) => a - b);
       s.log = [...keep, ...s.log].sort((a, b) => a - b);
       if (keep.length > 0) s.lastSlotMs = Math.max(s.lastSlotMs, keep[keep.length - 1]!);
       // What a previous instance sent holds the window a while: not the pace this one can achieve.

@@ -3,6 +3,7 @@ import type { Clock, TimerHandle } from '../time/clock.js';
 import type { ClockStep } from '../time/venue-clock.js';
 import type { AccountRunner } from '../switch/account-runner.js';
 import { StateWriteError } from '../state/atomic-file.js';
+import type { RecentCounts } from '../state/budget-log.js';
 import type { KeeperDeps } from '../account/keeper-types.js';
 import type { AccountReports } from '../account/reports.js';
 
@@ -23,15 +24,15 @@ export async function loadCarriedState(deps: UpkeepDeps): Promise<void> {
     deps.logger.warn({ event: 'state_unreadable', file: 'triggers', problem: loaded.problem, action: "today's fired cancels counted from zero: unknown until the venue refuses an arm at its cap" }, "trigger counts not loaded: today's fired cancels are unknown, counted from zero");
   }
   // Start-up pacing: what the previous instance sent still counts in the venue's windows.
-  const budget = (await deps.budgetLog?.load()) ?? { scopes: {} };
+  const budget = (await deps.budgetLog?.load()) ?? { counts: {} };
   if (budget.problem) {
     deps.metrics.stateUnreadable.inc({ file: 'budget' });
     deps.logger.warn({ event: 'state_unreadable', file: 'budget', problem: budget.problem, action: "start-up paced without the previous instance's requests" }, "budget log not loaded: start-up is paced without the previous instance's requests");
   }
-  const recent = budget.scopes;
+  const recent = budget.counts;
   // Saved in wall-clock time (it outlives the process); the scheduler counts on the monotonic clock.
   deps.scheduler.importRecent(shiftTimes(recent, deps.clock.monoMs() - deps.clock.nowMs()));
-  const carried = Object.values(recent).reduce((n, l) => n + l.length, 0);
+  const carried = Object.values(recent).reduce((n, l) => n + l.reduce((m, [, c]) => m + c, 0), 0);
   if (carried > 0) deps.logger.info({ event: 'budget_carried_over', requests: carried }, "pacing start-up around the previous instance's recent requests");
 }
 
@@ -117,8 +118,8 @@ export async function settledWithin(clock: Pick<Clock, 'setTimeout' | 'clearTime
 }
 
 /** Moves every recorded time by `deltaMs` (between the wall and the monotonic clock). */
-function shiftTimes(scopes: Record<string, number[]>, deltaMs: number): Record<string, number[]> {
-  const out: Record<string, number[]> = {};
-  for (const [k, times] of Object.entries(scopes)) out[k] = times.map((t) => t + deltaMs);
+function shiftTimes(scopes: RecentCounts, deltaMs: number): RecentCounts {
+  const out: RecentCounts = {};
+  for (const [k, counts] of Object.entries(scopes)) out[k] = counts.map(([t, n]): [number, number] => [t + deltaMs, n]);
   return out;
 }

@@ -172,10 +172,21 @@ describe('unreadable state files are named, not passed over', () => {
   it('a corrupt budget log: no pacing memory, and the problem names the file', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'dmsk-state-'));
     const log = new BudgetLog(BudgetLog.fileIn(dir));
-    expect(await log.load()).toEqual({ scopes: {} });
+    expect(await log.load()).toEqual({ counts: {} });
     await writeFile(BudgetLog.fileIn(dir), 'garbage');
-    expect(await log.load()).toEqual({ scopes: {}, problem: expect.stringContaining(BudgetLog.fileIn(dir)) });
+    expect(await log.load()).toEqual({ counts: {}, problem: expect.stringContaining(BudgetLog.fileIn(dir)) });
     await writeFile(BudgetLog.fileIn(dir), '{"savedAtMs":"x"}');
-    expect(await log.load()).toEqual({ scopes: {}, problem: `${BudgetLog.fileIn(dir)}: not a budget log` });
+    expect(await log.load()).toEqual({ counts: {}, problem: `${BudgetLog.fileIn(dir)}: not a budget log` });
+    await writeFile(BudgetLog.fileIn(dir), '{"savedAtMs":1,"counts":{"global":[[1000,-2]]}}');
+    expect(await log.load()).toEqual({ counts: {}, problem: `${BudgetLog.fileIn(dir)}: not a budget log` });
+  });
+
+  it('a budget log: counts per second, saved and read back; an older keeper\'s log of every admission read as counts of one', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'dmsk-state-'));
+    const log = new BudgetLog(BudgetLog.fileIn(dir));
+    await log.save({ global: [[1_000, 3], [2_000, 1]] }, 2_500);
+    expect(await log.load()).toEqual({ counts: { global: [[1_000, 3], [2_000, 1]] } });
+    await writeFile(BudgetLog.fileIn(dir), '{"savedAtMs":5000,"scopes":{"global":[4000.5,4100]}}');
+    expect(await log.load()).toEqual({ counts: { global: [[4000.5, 1], [4100, 1]] } });
   });
 });
