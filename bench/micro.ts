@@ -1,0 +1,105 @@
+/**
+ * `npm run bench:micro [-- --only scrape,sign,budget-save,arm]`: the keeper's hot paths one at a
+ * time, in this process, for claims about one of them (the whole keeper's CPU per arm is
+ * `npm run bench`'s). Each prints its CPU per operation (user + system over the repetitions, after
+ * a warm-up), so a change to one path is measured on that path alone, without the noise of a
+ * two-process run. Nothing here is judged: it exits 0 unless a path throws.
+ *
+ * - scrape: a /metrics body at 10,000 accounts with every per-account series set
+ *   (KeeperRegistry.metricsPieces, the body http-server.ts writes);
+ * - sign: a scheduleCancel signed by an agent (actions.ts buildScheduleCancel, libsecp256k1 when it loads);
+ * - budget-save: the budget log of a 10,000-account keeper's windows (about 14,550 admissions),
+ *   counted and written as the keeper does every 2 s (state/budget-log.ts);
+ * - arm: one arm's decode of the venue's answer in the `realistic` profile's shape (nulls, extra keys).
+ */
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { createMetrics } from '../src/obs/metrics.js';
+import { AccountFamily, KeeperRegistry } from '../src/obs/account-series.js';
+import { buildScheduleCancel } from '../src/venue/actions.js';
+import { loadSigningCurve } from '../src/venue/signing/curve.js';
+import { signerFromPrivateKey } from '../src/venue/signing/signer.js';
+import { newScope, recentCounts } from '../src/budget/admission.js';
+import { BudgetLog, type RecentCounts } from '../src/state/budget-log.js';
+import { decodeActionResponse } from '../src/venue/decode.js';
+import { runMain } from './results.js';
+
+/** CPU (user + system) of `reps` calls of `fn`, after `warm` calls: ms each. */
+async function cpuPerCall(reps: number, warm: number, fn: (i: number) => unknown): Promise<number> {
+  for (let i = 0; i < warm; i++) await fn(i);
+  const c0 = process.cpuUsage();
+  for (let i = 0; i < reps; i++) await fn(i);
+  const c = process.cpuUsage(c0);
+  return (c.user + c.system) / 1000 / reps;
+}
+
+async function scrape(): Promise<string> {
+  const registry = new KeeperRegistry();
+  const m = createMetrics({ version: 'bench', defaultMetrics: false, registry });
+  const families = Object.values(m).filter((v): v is AccountFamily<string> => v instanceof AccountFamily);
+  for (let i = 0; i < 10_000; i++) {
+    for (const f of families) {
+      // Every series of every family: the largest body the keeper can serve at 10,000 accounts.
+      const labels = { account: `acct-${i}`, result: 'ok', source: 'service' };
+      if (f.type === 'counter') f.inc(labels, i % 7);
+      else f.set(labels, i * 1.5 + 0.25);
+    }
+  }
+  let bytes = 0;
+  const ms = await cpuPerCall(10, 3, async () => {
+    bytes = 0;
+    for await (const p of registry.metricsPieces()) bytes += p.length;
+  });
+  return `scrape: ${ms.toFixed(1)} ms CPU a scrape of ${(bytes / 1e6).toFixed(1)} MB (10,000 accounts, ${families.length} per-account families)`;
+}
+
+async function sign(): Promise<string> {
+  const { curve } = loadSigningCurve();
+  const signer = signerFromPrivateKey(`0x${'11'.repeat(32)}`, 'bench', curve);
+  const t0 = 1_764_600_000_000;
+  const ms = await cpuPerCall(20_000, 2_000, (i) => buildScheduleCancel({ signer, network: 'mainnet', nonce: t0 + i, timeMs: t0 + 60_000 + i, ...(i % 2 ? { vaultAddress: `0x${'ab'.repeat(20)}` } : {}) }));
+  return `sign: ${(ms * 1000).toFixed(1)} µs CPU a signed scheduleCancel (${curve.name})`;
+}
+
+async function budgetSave(): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'dmsk-micro-'));
+  const log = new BudgetLog(BudgetLog.fileIn(dir));
+  const now = Date.now();
+  const scope = (n: number, limit: number) => {
+    const s = newScope({ limit, windowMs: 60_000 });
+    s.log = Array.from({ length: n }, (_, i) => now - 60_000 + (i * 60_000) / n);
+    return s;
+  };
+  const scopes = { global: scope(7_300, 24_000), schedule_cancel: scope(5_600, 6_000), exchange: scope(1_650, 6_000) };
+  const ms = await cpuPerCall(50, 5, async () => {
+    const counts: RecentCounts = {};
+    for (const [k, s] of Object.entries(scopes)) counts[k] = recentCounts(s, now).map(([t, c]): [number, number] => [t + 1, c]);
+    await log.save(counts, now);
+  });
+  return `budget-save: ${ms.toFixed(2)} ms CPU a save (14,550 admissions in three windows)`;
+}
+
+async function arm(): Promise<string> {
+  // The answer to an arm as the `realistic` profile writes it: every optional field null, keys the spec does not name.
+  const body = Buffer.from(JSON.stringify({ status: 'ok', response: { type: 'default', data: null, extra_field: { nested: [1, 2, 3] } }, request_id: null, served_by: 'sim-1', latency_ms: null }));
+  const res = { status: 200, headers: { 'content-type': 'application/json' }, body, latencyMs: 1, sentMonoMs: 0, recvMonoMs: 1 };
+  const ms = await cpuPerCall(50_000, 5_000, () => decodeActionResponse('POST /v1/trading/orders/schedule-cancel', res));
+  return `arm: ${(ms * 1000).toFixed(1)} µs CPU to decode an arm's answer`;
+}
+
+const PATHS = { scrape, sign, 'budget-save': budgetSave, arm } as const;
+
+async function main(): Promise<number> {
+  const { values } = parseArgs({ options: { only: { type: 'string' } } });
+  const wanted = values.only ? values.only.split(',') : Object.keys(PATHS);
+  for (const w of wanted) {
+    const run = PATHS[w as keyof typeof PATHS];
+    if (!run) throw new Error(`--only: ${w} is not one of ${Object.keys(PATHS).join(', ')}`);
+    console.log(await run());
+  }
+  return 0;
+}
+
+runMain('bench:micro', main);
