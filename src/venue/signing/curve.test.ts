@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { bytesToHex, recoverAddress, serializeSignature, type Hex } from 'viem';
+import { bytesToHex, hexToBytes, recoverAddress, serializeSignature, type Hex } from 'viem';
 import { loadSigningCurve, signingCurveNotice, viemCurve } from './curve.js';
 
 const N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n;
@@ -22,8 +22,8 @@ describe('signing curves', () => {
     for (const key of keys) {
       if (BigInt(key) === 0n || BigInt(key) >= N) continue;
       const digest = bytesToHex(randomBytes(32));
-      const want = await viemCurve.signDigest(digest, key);
-      const got = await native.signDigest(digest, key);
+      const want = await viemCurve.signDigest(hexToBytes(digest), hexToBytes(key));
+      const got = await native.signDigest(hexToBytes(digest), hexToBytes(key));
       expect(got, key === keys[0] ? 'key 1' : 'random key').toEqual(want);
       expect(native.address(key)).toBe(viemCurve.address(key));
       // and the signature recovers to that address (low-S, right recovery id)

@@ -21,8 +21,8 @@ import type { Signature } from '../types.js';
  */
 export interface SigningCurve {
   readonly name: 'libsecp256k1' | 'viem';
-  /** ECDSA over a 32-byte digest; `v` is 27 + the recovery id. (viem's is async, hence the Promise.) */
-  signDigest(digest: Hex, privateKey: Hex): Promise<Signature>;
+  /** ECDSA over a 32-byte digest with a 32-byte key; `v` is 27 + the recovery id. (viem's is async, hence the Promise.) */
+  signDigest(digest: Uint8Array, privateKey: Uint8Array): Promise<Signature>;
   /** The key's address, lower case. */
   address(privateKey: Hex): `0x${string}`;
 }
@@ -36,7 +36,7 @@ interface NativeSecp256k1 {
 export const viemCurve: SigningCurve = {
   name: 'viem',
   async signDigest(digest, privateKey) {
-    const sig = await sign({ hash: digest, privateKey, to: 'object' });
+    const sig = await sign({ hash: bytesToHex(digest), privateKey: bytesToHex(privateKey), to: 'object' });
     return { r: sig.r, s: sig.s, v: 27 + (sig.yParity ?? 0) };
   },
   address(privateKey) {
@@ -48,13 +48,18 @@ export function nativeCurve(binding: NativeSecp256k1): SigningCurve {
   return {
     name: 'libsecp256k1',
     async signDigest(digest, privateKey) {
-      const { signature, recid } = binding.ecdsaSign(hexToBytes(digest), hexToBytes(privateKey));
-      return { r: bytesToHex(signature.subarray(0, 32)), s: bytesToHex(signature.subarray(32, 64)), v: 27 + recid };
+      const { signature, recid } = binding.ecdsaSign(digest, privateKey);
+      return { r: hex32(signature, 0), s: hex32(signature, 32), v: 27 + recid };
     },
     address(privateKey) {
       return addressOfPublicKey(binding.publicKeyCreate(hexToBytes(privateKey), false));
     },
   };
+}
+
+/** 32 bytes of `bytes` from `at`, as 0x-hex (Buffer's native hex, not a string built digit by digit). */
+function hex32(bytes: Uint8Array, at: number): Hex {
+  return `0x${Buffer.from(bytes.buffer, bytes.byteOffset + at, 32).toString('hex')}`;
 }
 
 /** The address of an uncompressed public key (0x04 ‖ x ‖ y): the last 20 bytes of keccak256(x ‖ y). */

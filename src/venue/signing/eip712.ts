@@ -1,5 +1,5 @@
-import { concat, numberToBytes, stringToBytes } from 'viem/utils';
-import { keccak256 } from './keccak.js';
+import { bytesToHex, concat, numberToBytes, stringToBytes } from 'viem/utils';
+import { keccak256, keccak256Parts } from './keccak.js';
 import type { Hex } from 'viem';
 
 /**
@@ -25,6 +25,10 @@ export function domainSeparator(name: string, version: string, chainId: number):
 const EIP712_PREFIX = new Uint8Array([0x19, 0x01]);
 
 /** The digest signed: keccak256(0x1901 ‖ domainSeparator ‖ structHash). */
+export function eip712DigestBytes(domain: Uint8Array, structHash: Uint8Array): Uint8Array {
+  return keccak256Parts([EIP712_PREFIX, domain, structHash]);
+}
+
 export function eip712Digest(domain: Uint8Array, structHash: Uint8Array): Hex {
-  return keccak256(concat([EIP712_PREFIX, domain, structHash]));
+  return bytesToHex(eip712DigestBytes(domain, structHash));
 }

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { bytesToHex, keccak256 as viemKeccak256 } from 'viem/utils';
-import { keccak256, keccakImplementation } from './keccak.js';
+import { keccak256, keccak256Parts, keccakImplementation } from './keccak.js';
 
 describe('keccak256', () => {
   it('runs on WebAssembly here (the reference is only the fallback)', () => {
@@ -22,6 +22,21 @@ describe('keccak256', () => {
         expect(bytesToHex(keccak256(data, 'bytes'))).toBe(want);
       }),
       { numRuns: 500 },
+    );
+  });
+
+  it('of parts: the hash of their bytes one after the other, however they are cut', () => {
+    fc.assert(
+      fc.property(fc.array(fc.uint8Array({ minLength: 0, maxLength: 200 }), { maxLength: 6 }), (parts) => {
+        const joined = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+        let at = 0;
+        for (const p of parts) {
+          joined.set(p, at);
+          at += p.length;
+        }
+        expect(bytesToHex(keccak256Parts(parts))).toBe(viemKeccak256(joined));
+      }),
+      { numRuns: 300 },
     );
   });
 

@@ -26,6 +26,27 @@ try {
 /** Which implementation hashes here: for the test that holds the two to each other. */
 export const keccakImplementation: 'wasm' | 'reference' = hasher ? 'wasm' : 'reference';
 
+/**
+ * keccak-256 of the bytes of `parts` one after the other, without joining them first (the signing
+ * path hashes a few fixed pieces and one that changes per arm).
+ */
+export function keccak256Parts(parts: readonly Uint8Array[]): Uint8Array {
+  if (!hasher) return referenceKeccak256(concatBytes(parts), 'bytes');
+  hasher.init();
+  for (const p of parts) hasher.update(p);
+  return hasher.digest('binary');
+}
+
+function concatBytes(parts: readonly Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
+}
+
 /** keccak-256 of bytes (or of the bytes a 0x-hex string spells), as viem's `keccak256` takes and returns them. */
 export function keccak256(data: Uint8Array | Hex): Hex;
 export function keccak256(data: Uint8Array | Hex, to: 'bytes'): Uint8Array;

@@ -1,9 +1,9 @@
-import { encode } from '@msgpack/msgpack';
-import { concat, numberToBytes, hexToBytes } from 'viem/utils';
-import { keccak256 } from './keccak.js';
+import { Encoder } from '@msgpack/msgpack';
+import { bytesToHex, hexToBytes } from 'viem/utils';
+import { keccak256Parts } from './keccak.js';
 import type { Hex } from 'viem';
 import { VENUE_FACTS } from '../facts.js';
-import { domainSeparator, eip712Digest, hashText } from './eip712.js';
+import { domainSeparator, eip712DigestBytes, hashText } from './eip712.js';
 import type { Network } from '../types.js';
 
 const ZERO_ADDRESS = '0x0000000000000000000000000000000000000000' as const;
@@ -34,30 +34,46 @@ export function normalizeForMsgpack(value: unknown): unknown {
   return value;
 }
 
+/**
+ * One encoder for every action: `encode()` makes an Encoder, its 2 KB buffer and views per call,
+ * which with the hex round trips around it made an arm's signature allocate about 10 KB. Its
+ * shared buffer is only read before the next encode (l1ActionHashBytes hashes it at once), and a
+ * nested call gets a clone of its own (the library's `entered` guard).
+ */
+const ENCODER = new Encoder({ useBigInt64: true });
+
 export function msgpackAction(action: unknown): Uint8Array {
-  return encode(normalizeForMsgpack(action), { useBigInt64: true });
+  return ENCODER.encode(normalizeForMsgpack(action));
 }
+
+/** An unsigned integer below 2^53 as 8 big-endian bytes (the nonce, expiresAfter). */
+function u64be(n: number): Uint8Array {
+  if (!Number.isSafeInteger(n) || n < 0) throw new RangeError(`not a u64 below 2^53: ${n}`);
+  const out = new Uint8Array(8);
+  const view = new DataView(out.buffer);
+  view.setUint32(0, Math.floor(n / UINT32_LIMIT));
+  view.setUint32(4, n >>> 0);
+  return out;
+}
+
+const NO_VAULT = new Uint8Array([0]);
+const VAULT = new Uint8Array([1]);
+const EXPIRES = new Uint8Array([0]);
 
 /**
  * The L1 action hash (the phantom agent's `connectionId`):
  * keccak256(msgpack(action) ‖ nonce u64be ‖ (0x00 | 0x01 ‖ vault) ‖ [0x00 ‖ expiresAfter u64be]).
  */
-export function l1ActionHash(
-  action: unknown,
-  nonce: number,
-  vaultAddress?: string,
-  expiresAfter?: number,
-): Hex {
-  const parts: Uint8Array[] = [msgpackAction(action), numberToBytes(BigInt(nonce), { size: 8 })];
-  if (vaultAddress === undefined) {
-    parts.push(new Uint8Array([0]));
-  } else {
-    parts.push(new Uint8Array([1]), hexToBytes(vaultAddress as Hex, { size: 20 }));
-  }
-  if (expiresAfter !== undefined) {
-    parts.push(new Uint8Array([0]), numberToBytes(BigInt(expiresAfter), { size: 8 }));
-  }
-  return keccak256(concat(parts));
+export function l1ActionHashBytes(action: unknown, nonce: number, vaultAddress?: string, expiresAfter?: number): Uint8Array {
+  const parts: Uint8Array[] = [ENCODER.encodeSharedRef(normalizeForMsgpack(action)), u64be(nonce)];
+  if (vaultAddress === undefined) parts.push(NO_VAULT);
+  else parts.push(VAULT, hexToBytes(vaultAddress as Hex, { size: 20 }));
+  if (expiresAfter !== undefined) parts.push(EXPIRES, u64be(expiresAfter));
+  return keccak256Parts(parts);
+}
+
+export function l1ActionHash(action: unknown, nonce: number, vaultAddress?: string, expiresAfter?: number): Hex {
+  return bytesToHex(l1ActionHashBytes(action, nonce, vaultAddress, expiresAfter));
 }
 
 /** The EIP-712 payload an agent (or the master) signs for an L1 action. */
@@ -91,7 +107,11 @@ const L1_DOMAIN_SEPARATOR = domainSeparator('Exchange', '1', VENUE_FACTS.l1Chain
 const AGENT_TYPE_HASH = hashText('Agent(string source,bytes32 connectionId)');
 const SOURCE_HASH = { mainnet: hashText('a'), testnet: hashText('b') } as const;
 
+export function l1SigningDigest(connectionId: Uint8Array, network: Network): Uint8Array {
+  if (connectionId.length !== 32) throw new RangeError('connectionId must be 32 bytes');
+  return eip712DigestBytes(L1_DOMAIN_SEPARATOR, keccak256Parts([AGENT_TYPE_HASH, SOURCE_HASH[network], connectionId]));
+}
+
 export function l1SigningHash(connectionId: Hex, network: Network): Hex {
-  const structHash = keccak256(concat([AGENT_TYPE_HASH, SOURCE_HASH[network], hexToBytes(connectionId, { size: 32 })]), 'bytes');
-  return eip712Digest(L1_DOMAIN_SEPARATOR, structHash);
+  return bytesToHex(l1SigningDigest(hexToBytes(connectionId, { size: 32 }), network));
 }
