@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { chmod, mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -129,6 +130,16 @@ describe('key files', () => {
     await mkdir(join(dir, 'sub'), { mode: 0o700 });
     [problem] = await problemsOf(withFile(join(dir, 'sub')));
     expect(problem!.message).toMatch(/is not a regular file/);
+  });
+
+  it('refuses a FIFO in the place of a key file without waiting for a writer, and a real file past 1 KB', async () => {
+    const dir = await tempDir();
+    execFileSync('mkfifo', ['-m', '600', join(dir, 'fifo.master')]);
+    let [problem] = await problemsOf(withFile(join(dir, 'fifo.master')));
+    expect(problem!.message).toMatch(/is not a regular file/);
+    const big = await keyFile(dir, 'big.master', `${KEY1}\n`.repeat(40));
+    [problem] = await problemsOf(withFile(big));
+    expect(problem!.message).toMatch(/; it is 2680 bytes$/);
   });
 
   it('refuses a large file without reading it', async () => {
