@@ -39,6 +39,8 @@ export interface SamplerReport {
   /** Requests the CLOB (mounted under /clob) received, counted where its rate limiter decides, and its 429s. */
   clobRequests: number;
   clobRateLimited: number;
+  /** Accounts (their index among the bench's addresses) in a lapse sample for the first time in this report. */
+  newlyLapsed: number[];
 }
 
 async function main(): Promise<void> {
@@ -92,6 +94,7 @@ async function main(): Promise<void> {
   };
 
   const lastTime = new Map<string, number>();
+  const everLapsed = new Set<number>();
   const lastSend = new Map<string, number>();
   // Exact, not the 1 s sampling: an arm's send time is its deadline minus deadline_seconds.
   let firstArmMs: number | null = null;
@@ -106,16 +109,25 @@ async function main(): Promise<void> {
     let lapses = 0;
     let min: number | null = null;
     const gapsMs: number[] = [];
-    for (const a of addresses) {
+    const newlyLapsed: number[] = [];
+    const lapsed = (i: number): void => {
+      lapses++;
+      if (!everLapsed.has(i)) {
+        everLapsed.add(i);
+        newlyLapsed.push(i);
+      }
+    };
+    for (let i = 0; i < addresses.length; i++) {
+      const a = addresses[i]!;
       const t = sim.state.schedule(a).timeMs;
       if (t === undefined) {
-        if (lastTime.has(a)) lapses++; // was armed, now nothing: it fired
+        if (lastTime.has(a)) lapsed(i); // was armed, now nothing: it fired
         continue;
       }
       armed++;
       const h = t - now;
       min = min === null ? h : Math.min(min, h);
-      if (h < minHorizonMs) lapses++;
+      if (h < minHorizonMs) lapsed(i);
       if (lastTime.get(a) !== t) {
         const sentAt = t - deadlineMs;
         const prev = lastSend.get(a);
@@ -149,6 +161,7 @@ async function main(): Promise<void> {
       requests,
       clobRequests,
       clobRateLimited,
+      newlyLapsed,
     };
     process.send?.(report);
   }, 1_000);
