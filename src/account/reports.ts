@@ -85,7 +85,8 @@ export class AccountReports {
             break;
           }
           // Routine: debug. The minute summary counts arms; state changes and failures are info+.
-          m.log.debug({ event: 'arm', result: 'ok', path: r.route, deadline: new Date(r.deadlineMs!).toISOString(), latency_ms: r.latencyMs, venue: { status: 'ok' } }, 'armed');
+          // Its record (a Date formatted) is made only when debug is on: every arm passes here.
+          if (m.log.isLevelEnabled('debug')) m.log.debug({ event: 'arm', result: 'ok', path: r.route, deadline: new Date(r.deadlineMs!).toISOString(), latency_ms: r.latencyMs, venue: { status: 'ok' } }, 'armed');
         } else {
           if (r.result === 'rate_limited') metrics.rateLimited.inc({ scope: r.scope === 'global' ? 'global' : 'endpoint' });
           if (r.result === 'rejected' && r.reason === 'ineligible') this.ineligible(m, r);
