@@ -6,11 +6,8 @@ export type RequestClass =
   /**
    * A scheduleCancel, arm or clear. `deadlineVenueMs`: the venue time of the account's current
    * deadline, which this arm must beat (absent: none to protect, a first arm or a clear).
-   * `leaveByVenueMs`: the venue time it must leave by to keep its account at its minimum horizon
-   * with the retry reserve (plan/horizon.ts leaveByAtMs), or, for a first arm, when it was queued
-   * (its account is unprotected from then): the order arms go in (orderKey).
    */
-  | { kind: 'arm'; urgency?: 'deadline'; deadlineVenueMs?: number; leaveByVenueMs?: number }
+  | { kind: 'arm'; urgency?: 'deadline'; deadlineVenueMs?: number }
   /**
    * A cancel-soon arm: the keeper bringing a silent bot's scheduled cancel near (plan/horizon.ts
    * cancelSoonLeadMs). It protects no deadline of ours: it is due the moment it is queued, at
@@ -46,21 +43,16 @@ export function queueOf(c: RequestClass): RequestQueue {
 }
 
 /**
- * The one order, lowest first: arms by the venue time they are due, approvals, prepares; reads
- * share one key (first come, first served). Numbers past any venue time keep one sorted lane. A
- * re-arm is due at its leave-by (the last moment that keeps its account's minimum horizon and
- * retry reserve), a first arm and a cancel-soon arm at the time they were queued, a clear (and an
- * arm that names neither) at once. Why a first arm no longer goes ahead of every re-arm: at the
- * end of a 50,000-account cold start (first arms for 253 s, periods of 258 s) the first accounts'
- * re-arms came due while first arms were still queued, waited behind them past their leave-by,
- * and with two busy loops beside the keeper 1,116 accounts fell below their minimum. Now a re-arm
- * waits for first arms only while its reserve lasts; a first arm waits only for re-arms already
- * at their leave-by.
+ * The one order, lowest first: arms by the venue time they are due (none to protect first),
+ * approvals, prepares; reads share one key (first come, first served). Numbers past any venue time
+ * keep one sorted lane. An arm is due at its deadline; a cancel-soon arm at the time it was queued,
+ * so it goes ahead of every re-arm whose deadline lies later, behind the arms with none to protect,
+ * and among other arms due by then in the order of those times.
  */
 export function orderKey(c: RequestClass): number {
   switch (c.kind) {
     case 'arm':
-      return c.urgency === 'cancel_soon' ? c.queuedVenueMs : (c.leaveByVenueMs ?? c.deadlineVenueMs ?? 0);
+      return c.urgency === 'cancel_soon' ? c.queuedVenueMs : (c.deadlineVenueMs ?? 0);
     case 'approval':
       return Number.MAX_SAFE_INTEGER - 1;
     case 'prepare':

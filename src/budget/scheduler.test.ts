@@ -89,19 +89,6 @@ describe('RequestScheduler', () => {
     expect(sent.map((x) => x.tag)).toEqual(['read-first', 'first-arm', 'rearm-due-earlier', 'cancel-soon', 'rearm-due-later']);
   });
 
-  it('a first arm goes ahead of re-arms with reserve left, behind re-arms already at their leave-by (the end of a large cold start)', async () => {
-    const clock = new FakeClock(0);
-    const s = new RequestScheduler(clock, { global: { limit: 1, windowMs: 1_000 } });
-    const { sent, job } = recorder(clock);
-    void s.run({ kind: 'read', scopes: ['global'] }, job('read-first'));
-    // venue time 1,000 s: a first arm queued now; one re-arm whose leave-by has come, one with 10 s left
-    void s.run({ kind: 'arm', deadlineVenueMs: 1_040_000, leaveByVenueMs: 1_010_000, scopes: ['global'] }, job('rearm-reserve-left'));
-    void s.run({ kind: 'arm', leaveByVenueMs: 1_000_000, scopes: ['global'] }, job('first-arm'));
-    void s.run({ kind: 'arm', deadlineVenueMs: 1_020_000, leaveByVenueMs: 999_500, scopes: ['global'] }, job('rearm-at-leave-by'));
-    await clock.advance(10_000);
-    expect(sent.map((x) => x.tag)).toEqual(['read-first', 'rearm-at-leave-by', 'first-arm', 'rearm-reserve-left']);
-  });
-
   it('obeys a 429 block on a scope to the millisecond, and only on that scope', async () => {
     const clock = new FakeClock(0);
     const s = new RequestScheduler(clock, {

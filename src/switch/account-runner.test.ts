@@ -231,7 +231,7 @@ describe('AccountRunner timelines (virtual time)', () => {
     expect(venue.accepted[venue.accepted.length - 1]!.timeMs).toBeGreaterThan(0);
   });
 
-  it('hands the sender the class and route choice as decided: a re-arm by its leave-by (with its deadline), a first arm and a cancel-soon arm by their queue time, the choice unchanged', async () => {
+  it('hands the sender the class and route choice as decided: a re-arm by its deadline, a cancel-soon arm by its queue time, the choice unchanged', async () => {
     const local = new FakeClock(Date.UTC(2026, 5, 1, 12));
     const sent: Array<Parameters<ScheduleCancelSender['send']>[0] & { atMs: number; atMono: number }> = [];
     const sender: ScheduleCancelSender = {
@@ -247,9 +247,8 @@ describe('AccountRunner timelines (virtual time)', () => {
     runner.botLiveness(false);
     await local.advance(10);
     const [first, rearm, soon] = sent;
-    expect(first!.cls).toEqual({ kind: 'arm', leaveByVenueMs: first!.atMs });
-    // The leave-by the budget orders it by is the one the route choice names: one decision.
-    expect(rearm!.cls).toEqual({ kind: 'arm', deadlineVenueMs: first!.atMs + 60_000, leaveByVenueMs: rearm!.alternative!.leaveByVenueMs });
+    expect(first!.cls).toEqual({ kind: 'arm', deadlineVenueMs: undefined });
+    expect(rearm!.cls).toEqual({ kind: 'arm', deadlineVenueMs: first!.atMs + 60_000 });
     expect(soon!.cls).toEqual({ kind: 'arm', urgency: 'cancel_soon', queuedVenueMs: soon!.atMs });
     for (const r of [first, rearm, soon]) {
       // Venue time, as the switch chose it, and the account's reading to place it on the monotonic clock.

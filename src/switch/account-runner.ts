@@ -14,7 +14,6 @@ import {
   horizonMs,
   initialState,
   latestRearmAfterMs,
-  leaveByAtMs,
   step,
   wantsArmed,
   type Effect,
@@ -346,7 +345,7 @@ export class AccountRunner {
         // A cancel-soon arm is due now, as queued: its own class, ordered by its queue time, ahead of
         // every re-arm whose deadline lies later (request-class.ts orderKey), and sent without waiting
         // for a shared token (tokenWait).
-        cls: soon ? { kind: 'arm', urgency: 'cancel_soon', queuedVenueMs: queuedAt } : this.armClass(queuedAt),
+        cls: soon ? { kind: 'arm', urgency: 'cancel_soon', queuedVenueMs: queuedAt } : { kind: 'arm', deadlineVenueMs: this.state.deadlineMs ?? undefined },
         signal: ac.signal,
         onAdmitted: (w) => {
           wait = w;
@@ -393,17 +392,6 @@ export class AccountRunner {
           this.dispatch({ type: 'arm_failed', route, failure });
         },
       );
-  }
-
-  /**
-   * A re-arm's or first arm's place in the budget (request-class.ts orderKey): a re-arm by its
-   * leave-by and its deadline (the shared budget's bypass reads that), a first arm by when it was
-   * queued (`queuedAt`, venue time).
-   */
-  private armClass(queuedAt: number): ArmClass {
-    const deadline = this.state.deadlineMs;
-    if (deadline === null) return { kind: 'arm', leaveByVenueMs: queuedAt };
-    return { kind: 'arm', deadlineVenueMs: deadline, leaveByVenueMs: leaveByAtMs(deadline, this.settings) };
   }
 
   private sendClear(planned: ArmRoute, alternative?: RouteChoice): void {

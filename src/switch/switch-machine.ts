@@ -29,7 +29,7 @@ import {
 export type OnSilence = 'cancel_soon' | 'stop_rearming';
 
 // The cancel-soon lead and the latest re-arm time are the horizon's arithmetic (plan/horizon.ts).
-export { cancelSoonBaseLeadMs, CANCEL_SOON_MARGIN_MS, cancelSoonLeadMs, latestRearmAfterMs, leaveByAtMs };
+export { cancelSoonBaseLeadMs, CANCEL_SOON_MARGIN_MS, cancelSoonLeadMs, latestRearmAfterMs };
 
 /** An account's switch as configured (config/, app/from-config.ts): SwitchSettings without its venue. */
 export type SwitchConfig = Omit<SwitchSettings, 'venue'>;
