@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Clock } from '../time/clock.js';
+import { sleep, type Clock } from '../time/clock.js';
 import { FakeClock } from '../time/fake-clock.js';
 import { VenueClock } from '../time/venue-clock.js';
 import { HYPERLIQUID_SWITCH_FACTS } from '../venue/facts.js';
@@ -256,6 +256,25 @@ describe('AccountRunner timelines (virtual time)', () => {
       expect(r!.queuedAt).toEqual({ venueMs: r!.atMs, monoMs: r!.atMono });
     }
     expect(rearm!.alternative!.leaveByVenueMs).toBeGreaterThan(rearm!.atMs);
+  });
+
+  it('reports lag for re-arms only: a first arm has no slot of the plan to be late for', async () => {
+    const local = new FakeClock(Date.UTC(2026, 5, 1, 12));
+    const reports: RunnerReport[] = [];
+    const sender: ScheduleCancelSender = {
+      send: async (args) => {
+        // every arm waits 1.5 s for the budget, as in a large cold start's queue
+        await sleep(local, 1_500);
+        args.timeMs();
+      },
+    };
+    const runner = new AccountRunner('acct', settings, { clock: new VenueClock(local), sender, reprovision: async () => true, report: (r) => reports.push(r) });
+    runner.start();
+    await local.advance(20_000); // the first arm, then one re-arm
+    const arms = reports.filter((r): r is Extract<RunnerReport, { type: 'arm' }> => r.type === 'arm' && r.result === 'ok');
+    expect(arms.length).toBeGreaterThanOrEqual(2);
+    expect(arms[0]!.lagMs).toBeUndefined();
+    expect(arms[1]!.lagMs).toBe(1_500);
   });
 
   it('abortNow aborts the arm in flight (its own signal, made for that arm), and any arm after it leaves already aborted', async () => {
