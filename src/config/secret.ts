@@ -159,17 +159,19 @@ export async function tryReadKey(
   }
 
   const path = `${source.yamlPath}.file`;
-  let file: { st: KeyFileStat; text: string | undefined };
+  let file: KeyFileRead;
   try {
     file = io.stat || io.readFile ? await readInjected(source.path, io) : readKeyFileSync(source.path);
   } catch (e) {
     return { problem: { path, message: `cannot read ${source.path}: ${fsReason(e)}` } };
   }
-  const refused = fileProblem(file.st, source.path);
-  if (refused !== undefined) return { problem: { path, message: refused } };
-  const checked = check(file.text ?? '', source.path);
+  if ('refused' in file) return { problem: { path, message: file.refused } };
+  const checked = check(file.text, source.path);
   return typeof checked === 'string' ? { problem: { path, message: checked } } : { secret: checked };
 }
+
+/** A key file as read: why it was refused before its content was looked at (fileProblem), or its text. */
+type KeyFileRead = { refused: string } | { text: string };
 
 /**
  * Why a key file is refused before its content is looked at, or undefined. A key others can read
@@ -183,14 +185,18 @@ function fileProblem(st: KeyFileStat, file: string): string | undefined {
     const mode = (st.mode & 0o777).toString(8).padStart(4, '0');
     return `${file}: file is ${what} by group or others (mode ${mode}); chmod 600 it`;
   }
-  if (st.size > MAX_KEY_FILE_BYTES) return `${file} does not hold one private key (${KEY_FORMAT_HINT}); it is ${st.size} bytes`;
+  if (st.size > MAX_KEY_FILE_BYTES) return tooLarge(file, st.size);
   return undefined;
 }
 
-/** The injected file system's view of a key file: its stat, then its text if it is one to read. */
-async function readInjected(file: string, io: KeyIo): Promise<{ st: KeyFileStat; text: string | undefined }> {
-  const st = await (io.stat ?? defaultStat)(file);
-  return { st, text: fileProblem(st, file) === undefined ? await (io.readFile ?? defaultReadFile)(file) : undefined };
+function tooLarge(file: string, bytes: number): string {
+  return `${file} does not hold one private key (${KEY_FORMAT_HINT}); it is ${bytes} bytes`;
+}
+
+/** The injected file system's view of a key file: its stat checked, then its text read. */
+async function readInjected(file: string, io: KeyIo): Promise<KeyFileRead> {
+  const refused = fileProblem(await (io.stat ?? defaultStat)(file), file);
+  return refused !== undefined ? { refused } : { text: await (io.readFile ?? defaultReadFile)(file) };
 }
 
 /**
@@ -201,26 +207,21 @@ async function readInjected(file: string, io: KeyIo): Promise<{ st: KeyFileStat;
  * libuv's threads) took 7 s of CPU at start-up against 0.5 s this way (a microbench on the bench
  * machine). The config loader yields between batches of them (load.ts).
  */
-export function readKeyFileSync(file: string): { st: KeyFileStat; text: string | undefined } {
+export function readKeyFileSync(file: string): KeyFileRead {
   const fd = openSync(file, fsConstants.O_RDONLY | fsConstants.O_NONBLOCK);
   try {
-    const st = fstatSync(fd);
-    if (fileProblem(st, file) !== undefined) return { st, text: undefined };
+    const refused = fileProblem(fstatSync(fd), file);
+    if (refused !== undefined) return { refused };
     const buf = Buffer.alloc(MAX_KEY_FILE_BYTES + 1);
     let n = 0;
     for (let got = -1; got !== 0 && n < buf.length; n += got) got = readSync(fd, buf, n, buf.length - n, n);
     const text = buf.toString('utf8', 0, n);
     buf.fill(0);
-    return { st: n > MAX_KEY_FILE_BYTES ? { ...statView(st), size: n } : st, text };
+    // A file grown past the limit after its fstat is refused by the size read.
+    return n > MAX_KEY_FILE_BYTES ? { refused: tooLarge(file, n) } : { text };
   } finally {
     closeSync(fd);
   }
-}
-
-/** A stat's fields the checks read, detached (a file grown after fstat reports the size read). */
-function statView(st: KeyFileStat): KeyFileStat {
-  const isFile = st.isFile();
-  return { mode: st.mode, size: st.size, isFile: () => isFile };
 }
 
 /** A `Secret`, or a message that describes `what` (a path or variable) and never the text. */
