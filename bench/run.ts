@@ -108,7 +108,9 @@ interface Figures {
   capacityAccounts: number | null;
   /**
    * The keeper row: the accounts its plan had given up (over_budget) at the end, by name; the
-   * accounts that had a lapse sample at any time, by name; and those of them it had not given up.
+   * accounts with a lapse sample after all were armed, by name (the sampler names an account the
+   * first time only, so one that first lapsed in the cold start is not named again: the fail rule's
+   * lapse count still catches it when none were given up); and those of them it had not given up.
    */
   givenUp?: string[];
   lapsedAccounts?: string[];
