@@ -23,6 +23,18 @@ describe('planBudget', () => {
     expect(plan.armsByScope).toEqual({ global: 0.30000000000000004, rest: 0.2, exchange: 0.1 });
   });
 
+  it('150,000 accounts, stretched and over budget, cold start and steady :: planned (Math.max over every account ran out of stack past ~120,000)', () => {
+    const many = Array.from({ length: 150_000 }, (_, i) => acct('rest', { rearmEveryMs: 15_000, deadlineMs: 279_000, priority: i % 2 }));
+    for (const provisioning of [null, { approvalsLeft: 150_000, firstArmsLeft: 150_000 }]) {
+      const fits = planBudget({ accounts: many, limits: { global: 2_400, rest: 600, exchange: 600 }, provisioning })!;
+      expect(fits.tier).toBe(provisioning ? 'configured' : 'stretched');
+      expect(fits.armsPerSecond).toBeLessThanOrEqual(600 * 0.97 + 1e-9);
+      const short = planBudget({ accounts: many, limits: { global: 800, rest: 200, exchange: 200 }, provisioning })!;
+      expect(short.verdicts.filter((v) => v === 'over_budget').length).toBeGreaterThan(0);
+      expect(short.stretch).toBeGreaterThan(1);
+    }
+  });
+
   it('the cold start: interleaved on windows of their own, just in time on one shared window at scale', () => {
     const many = Array.from({ length: 10_000 }, () => acct('rest', { rearmEveryMs: 15_000, deadlineMs: 125_000 }));
     const own = planBudget({ accounts: many, limits: { global: 400, rest: 100, exchange: 100 }, provisioning: { approvalsLeft: 10_000, firstArmsLeft: 10_000 } })!;

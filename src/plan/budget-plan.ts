@@ -1,5 +1,5 @@
 import type { ArmRoute } from '../venue/routes.js';
-import { armCapacityPerSecond, assignRoutes, BUDGET_UTILISATION, planProtection, type AccountVerdict, type PathPolicy, type ProtectionInput, type ProtectionTier, type RouteBudgets } from './cadence.js';
+import { armCapacityPerSecond, assignRoutes, BUDGET_UTILISATION, maxOf, planProtection, type AccountVerdict, type PathPolicy, type ProtectionInput, type ProtectionTier, type RouteBudgets } from './cadence.js';
 import { longestSafePeriodMs } from './horizon.js';
 import { ACHIEVED_PLAN_SHARE } from '../budget/achieved-pace.js';
 import { chooseColdStartOrder, COLD_START_SLACK, provisioningContention, simulateColdStart, type ColdStartOrder } from './cold-start.js';
@@ -169,7 +169,7 @@ export function coldStartPlanned(provisioning: Provisioning | null, steadyArmsPe
 function longestPeriodsPlan(accounts: readonly PlanAccount[], budget: number, keepMargins: boolean): Protection {
   const plan = planProtection(accounts.map((a) => ({ ...a, rearmEveryMs: Math.max(a.rearmEveryMs, longestSafePeriodMs(a)) })), budget, keepMargins);
   const stretches = plan.periodsMs.flatMap((p, i) => (p === null ? [] : [p / accounts[i]!.rearmEveryMs]));
-  return { ...plan, stretch: Math.max(1, ...stretches) };
+  return { ...plan, stretch: maxOf(stretches, 1) };
 }
 
 function coldStartPlan(
