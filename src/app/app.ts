@@ -88,8 +88,8 @@ export class App {
     private readonly deps: AppDeps,
   ) {
     this.config = config;
-    this.logger = createLogger(config.logLevel, deps.logStream, deps.clock, config.logFormat);
     this.metrics = createMetrics({ version: deps.version });
+    this.logger = createLogger(config.logLevel, deps.logStream, deps.clock, config.logFormat, () => this.metrics.logLinesDropped.inc());
   }
 
   start(): Promise<void> {

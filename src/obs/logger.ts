@@ -38,11 +38,33 @@ export function prettyStream(out: { write(line: string): unknown; isTTY?: boolea
 }
 
 /**
+ * What the log to stdout may hold in memory while its reader is behind; past it, lines are dropped
+ * (and counted) rather than held. Minutes of a 50,000-account keeper's warnings.
+ */
+export const STDOUT_LOG_BUFFER_BYTES = 8 * 2 ** 20;
+
+/**
+ * stdout as the keeper's log writes it: asynchronously (the keeper never waits for the reader), as
+ * pino's default does, but bounded. pino's default holds whatever the reader has not taken, without
+ * limit: a reader that stops (journald or a container's log driver under load, a pipe nobody
+ * drains) grew the keeper's heap line by line toward its limit, and a heap out of memory stops
+ * every account's re-arms at once. Lines still held at exit are written then (pino flushes an
+ * asynchronous destination on exit). `onDropped`: a line did not fit in STDOUT_LOG_BUFFER_BYTES.
+ */
+export function stdoutLogDestination(onDropped: () => void = () => undefined): DestinationStream {
+  const dest = pino.destination({ dest: 1, sync: false, maxLength: STDOUT_LOG_BUFFER_BYTES });
+  dest.on('drop', onDropped);
+  return dest;
+}
+
+/**
  * pino on our clock: log times are the same time the keeper decides with (virtual in tests).
  * `format: pretty` formats the same records with pino-pretty for people (see obs/logger.ts).
+ * Without a stream: stdout, through stdoutLogDestination (`onDropped` hears its drops).
  */
-export function createLogger(level: string, stream?: DestinationStream, clock?: Clock, format: LogFormat = 'json'): Logger {
+export function createLogger(level: string, stream?: DestinationStream, clock?: Clock, format: LogFormat = 'json', onDropped?: () => void): Logger {
   const timestamp = clock ? () => `,"time":"${new Date(clock.nowMs()).toISOString()}"` : pino.stdTimeFunctions.isoTime;
-  const out = format === 'pretty' ? prettyStream(stream ?? process.stdout) : stream;
+  const dest = stream ?? stdoutLogDestination(onDropped);
+  const out = format === 'pretty' ? prettyStream({ write: (line: string) => dest.write(line), isTTY: stream ? (stream as { isTTY?: boolean }).isTTY : process.stdout.isTTY }) : dest;
   return pino({ level, base: { service: 'dms-keeper' }, serializers: logSerializers, redact: { paths: redactPaths, censor: '[redacted]' }, timestamp }, out);
 }

@@ -70,6 +70,8 @@ export interface KeeperMetrics {
   /** State files found unreadable (corrupt) at a load, by file (agent, triggers, budget). */
   stateUnreadable: Counter<'file'>;
   readsShed: Counter;
+  /** Log lines dropped because stdout's reader fell behind (obs/logger.ts stdoutLogDestination). */
+  logLinesDropped: Counter;
   up: Gauge;
   cadenceStretch: Gauge;
   /** Factor applied to the configured read periods so the reads fit what the arms leave. */
@@ -188,6 +190,7 @@ export function createMetrics(opts: { version: string; defaultMetrics?: boolean;
     stateUnreadable: new Counter({ name: 'dms_keeper_state_unreadable_total', help: 'State files found unreadable when loaded (corrupt: not JSON, not the expected record), by file: agent (a new agent is approved), triggers (counted from zero), budget (start-up pacing without the previous instance)', labelNames: ['file'], registers: r }),
     stateWriteErrors: new Counter({ name: 'dms_keeper_state_write_errors_total', help: 'Failures to persist state, by reason', labelNames: ['reason'], registers: r }),
     readsShed: new Counter({ name: 'dms_keeper_reads_shed_total', help: 'Read requests dropped to keep budget for arms', registers: r }),
+    logLinesDropped: new Counter({ name: 'dms_keeper_log_lines_dropped_total', help: "Log lines dropped because stdout's reader fell behind by more than the keeper holds in memory (8 MiB): the keeper never waits for its log", registers: r }),
     up: new Gauge({ name: 'dms_keeper_up', help: '1 while the keeper loop runs', registers: r }),
     cadenceStretch: new Gauge({ name: 'dms_keeper_cadence_stretch', help: 'Factor applied to configured re-arm periods to fit the arm budget (1 = as configured)', registers: r }),
     readStretch: new Gauge({ name: 'dms_keeper_read_stretch', help: 'Factor applied to the configured orders and positions read periods so the reads fit what the arms leave of the budget (1 = as configured)', registers: r }),
