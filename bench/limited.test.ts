@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { whatLimited, type PhaseFigures } from './limited.js';
+import { whatLimited, windowCarryPerS, type PhaseFigures } from './limited.js';
 
 const base: PhaseFigures = {
   phase: 'steady',
@@ -56,5 +56,22 @@ describe('what held a bench phase back', () => {
     const v = whatLimited({ ...base, keeperCpuPct: null, simCpuPct: null, machineBusyPct: null });
     expect(v.causes).toEqual([]);
     expect(v.text).toContain('keeper n/a, simulator n/a of a core; machine n/a busy');
+  });
+
+  it("the window at the answers' latency: named when it carries less than 1% over the plan", () => {
+    // 200/s over 60 s, counted for 60.25 s after each answer: at 2 s a request, 192.8/s.
+    const slow = whatLimited({ ...base, plannedPerS: 193.8, armWindow: { limitPerS: 200, windowMs: 60_000, meanLatencyMs: 2_000 } });
+    expect(slow.causes).toEqual(["the budget's window at the answers' latency (192.8/s carried, 193.8 planned)"]);
+    expect(slow.text).toContain('arms answered in 2000 ms on average, so the 60 s window carries 192.8/s of its 200');
+    // At 50 ms: 199.0/s, room to drain.
+    const fast = whatLimited({ ...base, plannedPerS: 193.8, armWindow: { limitPerS: 200, windowMs: 60_000, meanLatencyMs: 50 } });
+    expect(fast.causes).toEqual([]);
+    expect(fast.text).toContain('carries 199.0/s of its 200');
+  });
+
+  it('the carry follows the scheduler: the window plus its arrival margin plus the latency', () => {
+    expect(windowCarryPerS(200, 60_000, 0)).toBeCloseTo((12_000 * 1000) / 60_250, 9);
+    expect(windowCarryPerS(10, 1_000, 100)).toBeCloseTo(10 / 1.105, 9);
+    expect(windowCarryPerS(200, 60_000, -5)).toBe(windowCarryPerS(200, 60_000, 0));
   });
 });

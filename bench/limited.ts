@@ -8,9 +8,13 @@
  * - the simulator's CPU: the same for the venue's process, which verifies every signature;
  * - the machine: every core busy, whoever used them (the two processes, or anything else);
  * - the event loop: late re-arms whose timers fired late (the loop was busy or starved);
- * - the request budget: late re-arms that waited for a slot of a rate scope (which scope, how often).
+ * - the request budget: late re-arms that waited for a slot of a rate scope (which scope, how often);
+ * - the budget's window at the answers' latency: the keeper counts a request in the window until it
+ *   is answered (the venue saw it somewhere between), so a window of W carries W / (W + L) of its
+ *   limit at latency L; below the planned pace, that is what held the sends.
  * A phase that sent its planned pace with no late re-arm was held by nothing.
  */
+import { spanMs } from '../src/budget/admission.js';
 
 export interface LateShare {
   /** Late re-arms in the phase. */
@@ -35,6 +39,18 @@ export interface PhaseFigures {
   sendsPerS: number;
   plannedPerS: number;
   late: LateShare;
+  /** The arms' scope, its limit and window, and the arms' mean latency (send to answer) over the phase; absent: not measured. */
+  armWindow?: { limitPerS: number; windowMs: number; meanLatencyMs: number };
+}
+
+/**
+ * The pace (per second) a scope of `limitPerS` over `windowMs` carries when each request is
+ * answered `latencyMs` after it was admitted: the scheduler counts it from admission to answer and
+ * then for a window's span (admission.ts recordDone), so each takes span + latency of the window.
+ */
+export function windowCarryPerS(limitPerS: number, windowMs: number, latencyMs: number): number {
+  const spec = { limit: (limitPerS * windowMs) / 1000, windowMs };
+  return (spec.limit * 1000) / (spanMs(spec) + Math.max(0, latencyMs));
 }
 
 /** A process this busy (% of one core) was the limit: its one JavaScript thread had no more to give. */
@@ -43,6 +59,9 @@ export const PROCESS_BOUND_PCT = 90;
 export const MACHINE_BOUND_PCT = 95;
 /** Sends at this share of the plan or more are the plan kept (the plan spends 0.97 of the budget). */
 export const PACE_KEPT_SHARE = 0.97;
+
+/** Room over the planned pace below which the window's carry is named: a backlog then drains at under this share a second. */
+export const DRAIN_SHARE = 0.01;
 
 export interface Verdict {
   /** The causes, the heaviest first; empty: nothing held the phase back. */
@@ -66,11 +85,19 @@ export function whatLimited(p: PhaseFigures): Verdict {
       causes.push({ what: `the request budget (late re-arms waited ${budgetS.toFixed(1)} s in all${held ? `; held by ${held}` : ''})`, weight: Math.min(89, budgetS) });
     }
   }
+  let carried = '';
+  if (p.armWindow) {
+    const w = p.armWindow;
+    const carry = windowCarryPerS(w.limitPerS, w.windowMs, w.meanLatencyMs);
+    carried = `; arms answered in ${w.meanLatencyMs.toFixed(0)} ms on average, so the ${(w.windowMs / 1000).toFixed(0)} s window carries ${carry.toFixed(1)}/s of its ${w.limitPerS.toFixed(0)}`;
+    // Less than 1% over the planned pace: a backlog of one second's sends takes over 100 s to drain.
+    if (carry < p.plannedPerS * (1 + DRAIN_SHARE)) causes.push({ what: `the budget's window at the answers' latency (${carry.toFixed(1)}/s carried, ${p.plannedPerS.toFixed(1)} planned)`, weight: 89.5 });
+  }
   causes.sort((a, b) => b.weight - a.weight);
   const kept = p.sendsPerS >= PACE_KEPT_SHARE * p.plannedPerS;
   const pace = `${p.phase}: sent ${p.sendsPerS.toFixed(1)}/s of ${p.plannedPerS.toFixed(1)} planned`;
   const cpu = `keeper ${p.keeperCpuPct === null ? 'n/a' : pct(p.keeperCpuPct)}, simulator ${p.simCpuPct === null ? 'n/a' : pct(p.simCpuPct)} of a core; machine ${p.machineBusyPct === null ? 'n/a' : pct(p.machineBusyPct)} busy`;
-  const late = p.late.count > 0 ? `, ${p.late.count} late re-arms` : '';
+  const late = `${p.late.count > 0 ? `, ${p.late.count} late re-arms` : ''}${carried}`;
   if (causes.length === 0) return { causes: [], text: `${pace} (${cpu}${late}): ${kept ? 'held by nothing' : 'short of the plan, with no cause the bench can see'}` };
   return { causes: causes.map((c) => c.what), text: `${pace} (${cpu}${late}): ${kept ? 'kept the plan; the busiest part was' : 'limited by'} ${causes.map((c) => c.what).join(', then ')}` };
 }

@@ -73,7 +73,8 @@ export async function procPeakRssMb(pid: number): Promise<number | null> {
 export async function stopChild(child: ChildProcess, viaIpc = false): Promise<void> {
   if (child.exitCode !== null) return;
   await new Promise<void>((res) => {
-    const t = setTimeout(() => child.kill('SIGKILL'), 20_000);
+    // Two minutes: a 50,000-account keeper run with --cpu-prof was killed at 20 s, before it had written its profile.
+    const t = setTimeout(() => child.kill('SIGKILL'), 120_000);
     child.once('exit', () => {
       clearTimeout(t);
       res();

@@ -35,12 +35,12 @@
  *   schedule fired), counted after all were armed.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { chmod, mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, open, readFile, writeFile } from 'node:fs/promises';
 import { availableParallelism, cpus, tmpdir, totalmem } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { createInterface } from 'node:readline';
-import { createWriteStream } from 'node:fs';
+import { StringDecoder } from 'node:string_decoder';
+import { closeSync, createWriteStream, openSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { Pool } from 'undici';
 import { benchAddresses, benchKey } from './keys.js';
@@ -173,6 +173,19 @@ function lateShare(arms: readonly LateArm[]): LateShare {
   return { count: arms.length, timerMs: arms.reduce((t, a) => t + Math.max(0, a.timerLateMs), 0), budgetMs: arms.reduce((t, a) => t + (a.budgetWaitMs ?? 0), 0), heldBy };
 }
 
+/** Mean of dms_keeper_arm_latency_seconds (path rest) between two scrapes (`before` empty: since start), ms; null without arms. */
+function meanArmLatencyMs(before: string, after: string): number | null {
+  const read = (text: string, part: 'sum' | 'count'): number => Number(new RegExp(`^dms_keeper_arm_latency_seconds_${part}\\{path="rest"\\} (\\S+)$`, 'm').exec(text)?.[1] ?? 0);
+  const n = read(after, 'count') - read(before, 'count');
+  return n > 0 ? ((read(after, 'sum') - read(before, 'sum')) * 1000) / n : null;
+}
+
+/** The arms' window (schedule_cancel: B over 60 s, as configured) at the mean latency between two scrapes, for limited.ts. */
+function armWindowOf(spec: RunSpec, before: string, after: string): { armWindow?: { limitPerS: number; windowMs: number; meanLatencyMs: number } } {
+  const meanLatencyMs = meanArmLatencyMs(before, after);
+  return meanLatencyMs === null ? {} : { armWindow: { limitPerS: spec.budgetPerSecond, windowMs: 60_000, meanLatencyMs } };
+}
+
 /** Parses one histogram's cumulative buckets out of Prometheus text. */
 function histogram(text: string, name: string): Array<[number, number]> {
   const out: Array<[number, number]> = [];
@@ -286,6 +299,55 @@ async function runKeeper(spec: RunSpec, nodeArgs: string[] = []): Promise<Figure
   }
 }
 
+/**
+ * Reads a growing log file line by line, a poll behind its writer (every 100 ms): the writer never
+ * waits for the reader. `drain` reads what is there now; `stop` drains and stops polling.
+ */
+class LogTail {
+  private position = 0;
+  private partial = '';
+  /** A character split across two reads is joined, not garbled. */
+  private readonly decoder = new StringDecoder('utf8');
+  private reading: Promise<void> = Promise.resolve();
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(
+    private readonly file: string,
+    private readonly onLine: (line: string) => void,
+  ) {
+    this.timer = setInterval(() => void this.drain(), 100);
+  }
+
+  drain(): Promise<void> {
+    this.reading = this.reading.then(() => this.readMore()).catch(() => undefined);
+    return this.reading;
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    await this.drain();
+    if (this.partial !== '') this.onLine(this.partial);
+    this.partial = '';
+  }
+
+  private async readMore(): Promise<void> {
+    const fh = await open(this.file, 'r');
+    try {
+      const buf = Buffer.alloc(1 << 20);
+      for (;;) {
+        const { bytesRead } = await fh.read(buf, 0, buf.length, this.position);
+        if (bytesRead === 0) return;
+        this.position += bytesRead;
+        const lines = (this.partial + this.decoder.write(buf.subarray(0, bytesRead))).split('\n');
+        this.partial = lines.pop()!;
+        for (const line of lines) this.onLine(line);
+      }
+    } finally {
+      await fh.close();
+    }
+  }
+}
+
 /** The accounts /status says the plan has given up (verdict over_budget), by name. */
 async function givenUpByPlan(port: number): Promise<string[]> {
   const r = await fetch(`http://127.0.0.1:${port}/status`);
@@ -304,17 +366,27 @@ async function runKeeperBeside(spec: RunSpec, nodeArgs: string[]): Promise<Figur
   // The heap limits the product recommends for this many accounts (src/config/memory.ts), as the
   // systemd unit and the image set them; --keeper-node-args come after and may override them.
   const heapArgs = nodeOptionsFor(spec.n).split(' ');
+  // The keeper writes its log to a file the bench reads behind it, not to a pipe the bench must
+  // drain: on a starved machine the bench is busy for seconds (a 73 MB scrape at 50,000 accounts),
+  // and what the keeper wrote meanwhile waited in the keeper's memory. Late re-arms are timed by
+  // the keeper's own clock (the line's `time`), not by when the bench got round to reading them.
+  await mkdir(join(ROOT, 'artifacts'), { recursive: true });
+  const rawLogFile = join(ROOT, `artifacts/bench-keeper-${spec.n}.out`);
+  const rawLog = openSync(rawLogFile, 'w');
   const keeper = spawn(process.execPath, [...heapArgs, ...nodeArgs, join(ROOT, 'dist/src/main.js'), 'run', '--config', cfg.file], {
     env: { ...process.env, CREDENTIALS_DIRECTORY: cfg.creds, NOTIFY_SOCKET: undefined },
-    stdio: ['ignore', 'pipe', 'inherit'],
+    stdio: ['ignore', rawLog, 'inherit'],
   });
+  closeSync(rawLog);
   // The keeper logs at warn: every line is news. Late re-arms are kept with their breakdown.
   const lateArms: LateArm[] = [];
   const otherLines = new Map<string, number>();
   // Everything else the keeper said, for a look after the run.
-  await mkdir(join(ROOT, 'artifacts'), { recursive: true });
   const keeperLog = createWriteStream(join(ROOT, `artifacts/bench-keeper-${spec.n}.log`));
-  createInterface({ input: keeper.stdout! }).on('line', (line) => {
+  // Late re-arms are counted up to the end of the steady window, as lapses are: the bench's own
+  // /status after it (tens of MB at 50,000 accounts) held the keeper and made hundreds more.
+  let lateWindowOpen = true;
+  const tail = new LogTail(rawLogFile, (line) => {
     let rec: Record<string, unknown>;
     try {
       rec = JSON.parse(line) as Record<string, unknown>;
@@ -322,7 +394,7 @@ async function runKeeperBeside(spec: RunSpec, nodeArgs: string[]): Promise<Figur
       keeperLog.write(line + '\n'); // not the keeper's JSON: V8's own output (--trace-gc and the like)
       return;
     }
-    if (rec.event === 'arm_late') {
+    if (rec.event === 'arm_late' && lateWindowOpen) {
       const num = (v: unknown): number | null => (typeof v === 'number' ? v : null);
       lateArms.push({
         account: String(rec.account),
@@ -332,7 +404,8 @@ async function runKeeperBeside(spec: RunSpec, nodeArgs: string[]): Promise<Figur
         budgetWaitMs: num(rec.budget_wait_ms),
         heldBy: typeof rec.held_by === 'string' ? rec.held_by : null,
         wentAhead: num(rec.went_ahead),
-        atS: (Date.now() - t0) / 1000,
+        // The keeper's own time of the line (the file is read behind it); the time read, without one.
+        atS: ((typeof rec.time === 'string' && Number.isFinite(Date.parse(rec.time)) ? Date.parse(rec.time) : Date.now()) - t0) / 1000,
       });
     } else {
       const k = String(rec.event ?? rec.msg);
@@ -359,19 +432,26 @@ async function runKeeperBeside(spec: RunSpec, nodeArgs: string[]): Promise<Figur
     const coldWallS = (Date.now() - t0) / 1000;
     const machineCold = await machineCpu();
     const simCpuCold = await procCpuSeconds(sim.child.pid!);
-    const before = await scrape(port);
+    // Each scrape's time is printed: at 50,000 accounts /metrics is megabytes, and building it holds the keeper's loop.
+    const timedScrape = async (what: string): Promise<string> => {
+      const at = Date.now();
+      const text = await scrape(port);
+      console.error(`  t=${((Date.now() - t0) / 1000).toFixed(0)} s: /metrics (${what}) took ${Date.now() - at} ms, ${(text.length / 2 ** 20).toFixed(1)} MB`);
+      return text;
+    };
+    const before = await timedScrape('steady start');
     const cpu0 = await procCpuSeconds(keeper.pid!);
     const split0 = await procCpuSplit(keeper.pid!);
     const tSteady = Date.now();
     await new Promise((r) => setTimeout(r, (spec.steadyS * 1000) / 2));
-    const middle = await scrape(port);
+    const middle = await timedScrape('steady middle');
     await new Promise((r) => setTimeout(r, (spec.steadyS * 1000) / 2));
     const cpu1 = await procCpuSeconds(keeper.pid!);
     const split1 = await procCpuSplit(keeper.pid!);
     const simCpuEnd = await procCpuSeconds(sim.child.pid!);
     const machineEnd = await machineCpu();
     const wall = (Date.now() - tSteady) / 1000;
-    const after = await scrape(port);
+    const after = await timedScrape('steady end');
     const rejected = [...after.matchAll(/^dms_keeper_venue_requests_total\{endpoint="([^"]+)",code="429"\} (\d+)$/gm)].filter((m) => m[2] !== '0');
     if (rejected.length > 0) console.error(`  429s by endpoint (keeper's count): ${rejected.map((m) => `${m[1]}: ${m[2]}`).join(', ')}`);
     const peak = await procPeakRssMb(keeper.pid!);
@@ -389,6 +469,8 @@ async function runKeeperBeside(spec: RunSpec, nodeArgs: string[]): Promise<Figur
     const earlyDelta = hMid.map(([le, c], i) => [le, c - (h0[i]?.[1] ?? 0)] as [number, number]);
     const heapLive = Number(/^dms_keeper_heap_live_bytes (\S+)$/m.exec(after)?.[1]);
     if (otherLines.size > 0) console.error(`  keeper warnings and errors: ${[...otherLines].map(([k, c]) => `${k} x${c}`).join(', ')}`);
+    await tail.drain();
+    lateWindowOpen = false;
     lateArms.sort((a, b) => b.lagMs - a.lagMs);
     const loop = Number(/^nodejs_eventloop_lag_p99_seconds (\S+)$/m.exec(after)?.[1]);
     const heap = Number(/^nodejs_heap_size_used_bytes (\S+)$/m.exec(after)?.[1]);
@@ -414,6 +496,7 @@ async function runKeeperBeside(spec: RunSpec, nodeArgs: string[]): Promise<Figur
         sendsPerS: coldLast ? (coldLast.exchangeRequests + coldLast.firstArms) / coldWallS : 0,
         plannedPerS: spec.budgetPerSecond / 1.1,
         late: lateShare(lateArms.filter((a) => a.atS <= coldWallS)),
+        ...armWindowOf(spec, '', before),
       }).text,
       whatLimited({
         phase: 'steady',
@@ -426,6 +509,7 @@ async function runKeeperBeside(spec: RunSpec, nodeArgs: string[]): Promise<Figur
         sendsPerS: arms > 0 ? spec.n / (steady.reduce((t, r) => t + r.gapsMs.reduce((a, b) => a + b, 0), 0) / arms / 1000) : 0,
         plannedPerS: Number.isFinite(utilisation) && utilisation > 0 ? utilisation * spec.budgetPerSecond : spec.budgetPerSecond,
         late: lateShare(lateArms.filter((a) => a.atS >= steadyStartS)),
+        ...armWindowOf(spec, before, after),
       }).text,
     ];
     const horizons = steady.map((r) => r.minHorizonS).filter((x): x is number => x !== null);
@@ -470,6 +554,7 @@ async function runKeeperBeside(spec: RunSpec, nodeArgs: string[]): Promise<Figur
   } finally {
     await stopChild(keeper);
     await stopChild(sim.child, true);
+    await tail.stop();
     keeperLog.end();
     // Every late re-arm with its breakdown, for a look at who was late and when (the page lists the slowest).
     await writeFile(join(ROOT, `artifacts/bench-late-${spec.n}.json`), JSON.stringify(lateArms));
