@@ -1,5 +1,5 @@
 /**
- * `npm run bench:micro [-- --only scrape,sign,budget-save,arm]`: the keeper's hot paths one at a
+ * `npm run bench:micro [-- --only scrape,sign,budget-save,arm,plan]`: the keeper's hot paths one at a
  * time, in this process, for claims about one of them (the whole keeper's CPU per arm is
  * `npm run bench`'s). Each prints its CPU per operation (user + system over the repetitions, after
  * a warm-up), so a change to one path is measured on that path alone, without the noise of a
@@ -10,7 +10,9 @@
  * - sign: a scheduleCancel signed by an agent (actions.ts buildScheduleCancel, libsecp256k1 when it loads);
  * - budget-save: the budget log of a 10,000-account keeper's windows (about 14,550 admissions),
  *   counted and written as the keeper does every 2 s (state/budget-log.ts);
- * - arm: one arm's decode of the venue's answer in the `realistic` profile's shape (nulls, extra keys).
+ * - arm: one arm's decode of the venue's answer in the `realistic` profile's shape (nulls, extra keys);
+ * - plan: the budget plan (plan/budget-plan.ts planBudget) of the 50,000-account bench row, steady and
+ *   in its cold start: the keeper makes it on its one thread at start-up and when the cold start ends.
  */
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -24,6 +26,8 @@ import { signerFromPrivateKey } from '../src/venue/signing/signer.js';
 import { newScope, recentCounts } from '../src/budget/admission.js';
 import { BudgetLog, type RecentCounts } from '../src/state/budget-log.js';
 import { decodeActionResponse } from '../src/venue/decode.js';
+import { planBudget, type PlanAccount } from '../src/plan/budget-plan.js';
+import { HYPERLIQUID_SWITCH_FACTS } from '../src/venue/facts.js';
 import { runMain } from './results.js';
 
 /** CPU (user + system) of `reps` calls of `fn`, after `warm` calls: ms each. */
@@ -89,7 +93,15 @@ async function arm(): Promise<string> {
   return `arm: ${(ms * 1000).toFixed(1)} µs CPU to decode an arm's answer`;
 }
 
-const PATHS = { scrape, sign, 'budget-save': budgetSave, arm } as const;
+async function plan(): Promise<string> {
+  const accounts: PlanAccount[] = Array.from({ length: 50_000 }, () => ({ deadlineMs: 279_000, rearmEveryMs: 15_000, minHorizonMs: 20_000, path: 'rest', venue: HYPERLIQUID_SWITCH_FACTS, priority: 0 }));
+  const limits = { global: 800, rest: 200, exchange: 200 };
+  const steady = await cpuPerCall(10, 3, () => planBudget({ accounts, limits, provisioning: null }));
+  const cold = await cpuPerCall(10, 3, () => planBudget({ accounts, limits, provisioning: { approvalsLeft: 25_000, firstArmsLeft: 25_000 } }));
+  return `plan: ${steady.toFixed(1)} ms CPU a steady plan, ${cold.toFixed(1)} ms in the cold start (50,000 accounts, B = 200/s)`;
+}
+
+const PATHS = { scrape, sign, 'budget-save': budgetSave, arm, plan } as const;
 
 async function main(): Promise<number> {
   const { values } = parseArgs({ options: { only: { type: 'string' } } });
