@@ -114,8 +114,7 @@ function fitStretch(accounts: readonly CadenceInput[], caps: readonly number[], 
   if (n === 0 || rateAt(1) <= usable) return { stretch: 1, periodsMs: at(1) };
   if (armsRate(caps) > usable) return null;
   let lo = 1;
-  let hi = 1;
-  for (let i = 0; i < n; i++) hi = Math.max(hi, caps[i]! / rearm[i]!);
+  let hi = maxOf(rearm.map((r, i) => caps[i]! / r), 1);
   for (let i = 0; i < 50; i++) {
     const mid = (lo + hi) / 2;
     if (rateAt(mid) <= usable) hi = mid;
