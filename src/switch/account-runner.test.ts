@@ -97,6 +97,22 @@ describe('AccountRunner timelines (virtual time)', () => {
     expect(runner.snapshot().phase).toBe('armed');
   });
 
+  it('a new period (a re-plan hands every runner one) keeps the timer already set for the planned re-arm', async () => {
+    const { local, runner, venue, t0 } = setup();
+    runner.start();
+    await local.advance(1_000);
+    let timersSet = 0;
+    const setTimeout = local.setTimeout.bind(local);
+    local.setTimeout = (fn, delayMs) => (timersSet++, setTimeout(fn, delayMs));
+    // 50,000 runners re-set 50,000 timers here when the cold start ended: seconds of a starved loop.
+    runner.updateSettings({ ...settings, rearmEveryMs: 14_000 });
+    runner.updateSettings({ ...settings, rearmEveryMs: 13_000 });
+    expect(timersSet).toBe(0);
+    await local.advance(40_000);
+    // The slot planned under the old period holds; the periods after it are the new one.
+    expect(venue.accepted.map((a) => a.atMs - t0)).toEqual([0, 15_000, 28_000, 41_000]);
+  });
+
   it('with a slot calendar: re-arms go at the claimed slot, never later than the period', async () => {
     const wishes: number[] = [];
     // a calendar that always finds its free slot 3 s before the wish
