@@ -24,8 +24,10 @@ import {
 } from './switch-machine.js';
 
 /**
- * A timer already set to fire at most this much before the wake-up just decided is kept: timers
- * are whole milliseconds, and one a fraction early only ticks and sets the next.
+ * A timer already set to fire within this much of the wake-up just decided is kept. Timers are whole
+ * milliseconds, and the venue-time reading behind a wake-up (Date.now against the monotonic clock)
+ * moves by a fraction of one between two ticks: a keep for "not earlier" only re-set half of them.
+ * One early ticks and sets the next; one late by under 1 ms is inside the timer's own resolution.
  */
 const TIMER_KEEP_MS = 1;
 
@@ -453,7 +455,7 @@ export class AccountRunner {
     const dueMono = this.deps.clock.monoMs() + delay;
     // The timer already set fires then (a tick that changed no plan, e.g. every runner handed a new
     // period): keep it. Re-setting 50,000 timers held the loop for 0.35 s unloaded, seconds starved.
-    if (this.timer && dueMono >= this.timerDueMono && dueMono - this.timerDueMono < TIMER_KEEP_MS) return;
+    if (this.timer && Math.abs(dueMono - this.timerDueMono) < TIMER_KEEP_MS) return;
     this.clearTimer();
     this.timerDueMono = dueMono;
     this.timer = this.deps.clock.setTimeout(() => {
