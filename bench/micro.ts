@@ -1,5 +1,5 @@
 /**
- * `npm run bench:micro [-- --only scrape,sign,budget-save,arm,plan]`: the keeper's hot paths one at a
+ * `npm run bench:micro [-- --only scrape,sign,budget-save,arm,plan,settings]`: the keeper's hot paths one at a
  * time, in this process, for claims about one of them (the whole keeper's CPU per arm is
  * `npm run bench`'s). Each prints its CPU per operation (user + system over the repetitions, after
  * a warm-up), so a change to one path is measured on that path alone, without the noise of a
@@ -12,7 +12,9 @@
  *   counted and written as the keeper does every 2 s (state/budget-log.ts);
  * - arm: one arm's decode of the venue's answer in the `realistic` profile's shape (nulls, extra keys);
  * - plan: the budget plan (plan/budget-plan.ts planBudget) of the 50,000-account bench row, steady and
- *   in its cold start: the keeper makes it on its one thread at start-up and when the cold start ends.
+ *   in its cold start: the keeper makes it on its one thread at start-up and when the cold start ends;
+ * - settings: a new period handed to 50,000 armed runners (switch/account-runner.ts updateSettings), as
+ *   a re-plan does in one synchronous loop (account/cadence-control.ts apply).
  */
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -28,6 +30,10 @@ import { BudgetLog, type RecentCounts } from '../src/state/budget-log.js';
 import { decodeActionResponse } from '../src/venue/decode.js';
 import { planBudget, type PlanAccount } from '../src/plan/budget-plan.js';
 import { HYPERLIQUID_SWITCH_FACTS } from '../src/venue/facts.js';
+import { AccountRunner } from '../src/switch/account-runner.js';
+import type { SwitchSettings } from '../src/switch/switch-machine.js';
+import { systemClock } from '../src/time/clock.js';
+import { VenueClock } from '../src/time/venue-clock.js';
 import { runMain } from './results.js';
 
 /** CPU (user + system) of `reps` calls of `fn`, after `warm` calls: ms each. */
@@ -101,7 +107,23 @@ async function plan(): Promise<string> {
   return `plan: ${steady.toFixed(1)} ms CPU a steady plan, ${cold.toFixed(1)} ms in the cold start (50,000 accounts, B = 200/s)`;
 }
 
-const PATHS = { scrape, sign, 'budget-save': budgetSave, arm, plan } as const;
+async function settings(): Promise<string> {
+  const n = 50_000;
+  const base: SwitchSettings = { venue: HYPERLIQUID_SWITCH_FACTS, deadlineMs: 279_000, rearmEveryMs: 258_000, minHorizonMs: 20_000, armWhen: 'always', onShutdown: 'keep', path: 'rest' };
+  const clock = new VenueClock(systemClock());
+  const runners = Array.from({ length: n }, (_, i) => new AccountRunner(`a${i}`, base, { clock, sender: { send: async ({ timeMs }) => void timeMs() }, reprovision: async () => true, report: () => {} }));
+  for (const r of runners) r.start();
+  // Every first arm answered (the sender resolves at once): each runner waits on its re-arm timer.
+  while (runners.some((r) => r.snapshot().phase !== 'armed')) await new Promise((resolve) => setTimeout(resolve, 100));
+  const ms = await cpuPerCall(5, 2, (i) => {
+    const next = { ...base, rearmEveryMs: base.rearmEveryMs - 100 * (i + 1) };
+    for (const r of runners) r.updateSettings(next);
+  });
+  for (const r of runners) r.abortNow();
+  return `settings: ${ms.toFixed(1)} ms CPU to hand 50,000 armed runners a new period`;
+}
+
+const PATHS = { scrape, sign, 'budget-save': budgetSave, arm, plan, settings } as const;
 
 async function main(): Promise<number> {
   const { values } = parseArgs({ options: { only: { type: 'string' } } });
