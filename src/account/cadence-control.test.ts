@@ -1,8 +1,8 @@
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { createMetrics } from '../obs/metrics.js';
-import { CadenceControl } from './cadence-control.js';
-import type { KeeperAccountSpec, KeeperOptions } from './keeper-types.js';
+import { CadenceControl, HAND_OUT_SLICE } from './cadence-control.js';
+import type { AccountState, KeeperAccountSpec, KeeperOptions } from './keeper-types.js';
 import { HYPERLIQUID_SWITCH_FACTS } from '../venue/facts.js';
 
 const SWITCH = { deadlineMs: 60_000, rearmEveryMs: 15_000, minHorizonMs: 20_000, armWhen: 'always', onShutdown: 'keep', path: 'rest' } as const;
@@ -75,5 +75,65 @@ describe('CadenceControl routes with a shared budget', () => {
     c.apply(options, []);
     expect(c.view()!.budget_share).toBe(0.5);
     expect(c.view()!.routes).toEqual({ rest: 100, exchange: 0 });
+  });
+});
+
+describe('CadenceControl hands a new plan to the runners in slices', () => {
+  /** `n` accounts on a 24,000-per-minute budget, each with a runner that records the periods it is handed. */
+  function fleet(n: number) {
+    let perMinute = 24_000;
+    const c = new CadenceControl({
+      venue: { switchFacts: HYPERLIQUID_SWITCH_FACTS },
+      scheduler: { specOf: () => ({ limit: perMinute, windowMs: 60_000 }), queuedOn: () => 0, achievedOn: () => false },
+      metrics: createMetrics({ version: 't', defaultMetrics: false }),
+      logger: pino({ level: 'silent' }),
+    });
+    const specs = Array.from({ length: n }, (_, i) => ({ name: `a${i}`, address: `0x${String(i).padStart(40, '0')}`, agentName: 'k', validDays: 30, switch: { ...SWITCH }, identity: `a${i}` }) as KeeperAccountSpec);
+    const options = { network: 'testnet', accounts: specs, watch: { ordersEveryMs: 30_000, positionsEveryMs: 60_000, notifications: false }, maxClockSkewMs: 2_000, triggerWarnAt: 8 } as KeeperOptions;
+    const handed: number[][] = specs.map(() => []);
+    const accounts = specs.map((spec, i) => {
+      let settings = { ...spec.switch, rearmEveryMs: 1 };
+      const runner = {
+        snapshot: () => ({ openOrders: null }),
+        currentSettings: () => settings,
+        updateSettings: (s: typeof settings) => {
+          settings = s;
+          handed[i]!.push(s.rearmEveryMs);
+        },
+      };
+      return { spec, runner, removed: false } as unknown as AccountState;
+    });
+    return { c, options, accounts, handed, setBudget: (x: number) => (perMinute = x) };
+  }
+  const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+  it(`the first ${HAND_OUT_SLICE} at once, the next ${HAND_OUT_SLICE} a turn later; at most one slice for a small keeper`, async () => {
+    const f = fleet(2.5 * HAND_OUT_SLICE);
+    f.c.apply(f.options, f.accounts);
+    const given = () => f.handed.filter((h) => h.length > 0).length;
+    expect(given()).toBe(HAND_OUT_SLICE);
+    await turn();
+    expect(given()).toBe(2 * HAND_OUT_SLICE);
+    await turn();
+    expect(given()).toBe(2.5 * HAND_OUT_SLICE);
+    // one plan, one period for all
+    expect(new Set(f.handed.map((h) => h.at(-1)))).toEqual(new Set([f.handed[0]!.at(-1)]));
+    const small = fleet(HAND_OUT_SLICE);
+    small.c.apply(small.options, small.accounts);
+    expect(small.handed.every((h) => h.length === 1)).toBe(true);
+  });
+
+  it('a plan made mid-way supersedes what is left of the one before: no runner is handed the older period after the newer one', async () => {
+    const f = fleet(3 * HAND_OUT_SLICE);
+    f.c.apply(f.options, f.accounts);
+    const first = f.handed[0]![0]!;
+    f.setBudget(18_000); // 6,000 accounts on 300/s: stretched from 15.5 s to 20.6 s
+    f.c.apply(f.options, f.accounts);
+    for (let i = 0; i < 4; i++) await turn();
+    const second = f.handed[0]!.at(-1)!;
+    expect(second).toBeGreaterThan(first);
+    // every runner ends on the newer period; the ones the first plan had not reached never saw it
+    expect(f.handed.every((h) => h.at(-1) === second)).toBe(true);
+    expect(f.handed.slice(HAND_OUT_SLICE).every((h) => h.length === 1)).toBe(true);
   });
 });
