@@ -137,3 +137,26 @@ describe('CadenceControl hands a new plan to the runners in slices', () => {
     expect(f.handed.slice(HAND_OUT_SLICE).every((h) => h.length === 1)).toBe(true);
   });
 });
+
+describe('CadenceControl.armBudget', () => {
+  it('follows the accounts list it is given: a reload that adds an exchange account adds the exchange route', () => {
+    const specs: Record<string, { limit: number; windowMs: number }> = {
+      schedule_cancel: { limit: 600, windowMs: 60_000 },
+      exchange: { limit: 300, windowMs: 60_000 },
+      global: { limit: 12_000, windowMs: 60_000 },
+    };
+    const c = new CadenceControl({
+      venue: { switchFacts: HYPERLIQUID_SWITCH_FACTS },
+      scheduler: { specOf: (scope) => specs[scope], queuedOn: () => 0, achievedOn: () => false },
+      metrics: createMetrics({ version: 't', defaultMetrics: false }),
+      logger: pino({ level: 'silent' }),
+    });
+    const spec = (i: number, path: 'rest' | 'exchange') => ({ name: `a${i}`, address: `0x${String(i).padStart(40, '0')}`, agentName: 'k', validDays: 30, switch: { ...SWITCH, path }, identity: `a${i}` }) as KeeperAccountSpec;
+    const options = (accounts: KeeperAccountSpec[]) => ({ network: 'testnet', accounts, watch: { ordersEveryMs: 30_000, positionsEveryMs: 60_000, notifications: false }, maxClockSkewMs: 2_000, triggerWarnAt: 8 }) as KeeperOptions;
+    const rest = options([spec(0, 'rest'), spec(1, 'rest')]);
+    expect(c.armBudget(rest)).toBe(10);
+    expect(c.armBudget(rest)).toBe(10);
+    expect(c.armBudget(options([spec(0, 'rest'), spec(1, 'exchange')]))).toBe(15);
+    expect(c.armBudget(rest)).toBe(10);
+  });
+});
