@@ -7,6 +7,17 @@ import { HYPERLIQUID_SWITCH_FACTS } from '../venue/facts.js';
 
 const SWITCH = { deadlineMs: 60_000, rearmEveryMs: 15_000, minHorizonMs: 20_000, armWhen: 'always', onShutdown: 'keep', path: 'rest' } as const;
 
+/** A cadence control on fixed scopes (requests per window), no queue, no pace achieved. */
+function controlOn(specOf: (scope: string) => { limit: number; windowMs: number } | undefined, sharedDemand?: ConstructorParameters<typeof CadenceControl>[0]['sharedDemand']) {
+  return new CadenceControl({
+    venue: { switchFacts: HYPERLIQUID_SWITCH_FACTS },
+    scheduler: { specOf, queuedOn: () => 0, achievedOn: () => false },
+    metrics: createMetrics({ version: 't', defaultMetrics: false }),
+    logger: pino({ level: 'silent' }),
+    ...(sharedDemand ? { sharedDemand } : {}),
+  });
+}
+
 function control(queued: () => number) {
   const c = new CadenceControl({
     venue: { switchFacts: HYPERLIQUID_SWITCH_FACTS },
@@ -62,13 +73,7 @@ describe('CadenceControl routes with a shared budget', () => {
       exchange: { limit: 6_000, windowMs: 60_000 },
       global: { limit: 12_000, windowMs: 60_000 },
     };
-    const c = new CadenceControl({
-      venue: { switchFacts: HYPERLIQUID_SWITCH_FACTS },
-      scheduler: { specOf: (scope) => specs[scope], queuedOn: () => 0, achievedOn: () => false },
-      metrics: createMetrics({ version: 't', defaultMetrics: false }),
-      logger: pino({ level: 'silent' }),
-      sharedDemand: { publishDemand: () => undefined, share: () => 0.5 },
-    });
+    const c = controlOn((scope) => specs[scope], { publishDemand: () => undefined, share: () => 0.5 });
     // 100 accounts at 15 s: 6.7 arms a second, inside the 10/s REST limit this instance has.
     const accounts = Array.from({ length: 100 }, (_, i) => ({ name: `a${i}`, address: `0x${String(i).padStart(40, '0')}`, agentName: 'k', validDays: 30, switch: { ...SWITCH, path: 'rest_then_exchange' }, identity: `a${i}` }) as KeeperAccountSpec);
     const options = { network: 'testnet', accounts, watch: { ordersEveryMs: 30_000, positionsEveryMs: 60_000, notifications: false }, maxClockSkewMs: 2_000, triggerWarnAt: 8 } as KeeperOptions;
@@ -82,12 +87,7 @@ describe('CadenceControl hands a new plan to the runners in slices', () => {
   /** `n` accounts on a 24,000-per-minute budget, each with a runner that records the periods it is handed. */
   function fleet(n: number) {
     let perMinute = 24_000;
-    const c = new CadenceControl({
-      venue: { switchFacts: HYPERLIQUID_SWITCH_FACTS },
-      scheduler: { specOf: () => ({ limit: perMinute, windowMs: 60_000 }), queuedOn: () => 0, achievedOn: () => false },
-      metrics: createMetrics({ version: 't', defaultMetrics: false }),
-      logger: pino({ level: 'silent' }),
-    });
+    const c = controlOn(() => ({ limit: perMinute, windowMs: 60_000 }));
     const specs = Array.from({ length: n }, (_, i) => ({ name: `a${i}`, address: `0x${String(i).padStart(40, '0')}`, agentName: 'k', validDays: 30, switch: { ...SWITCH }, identity: `a${i}` }) as KeeperAccountSpec);
     const options = { network: 'testnet', accounts: specs, watch: { ordersEveryMs: 30_000, positionsEveryMs: 60_000, notifications: false }, maxClockSkewMs: 2_000, triggerWarnAt: 8 } as KeeperOptions;
     const handed: number[][] = specs.map(() => []);
@@ -145,12 +145,7 @@ describe('CadenceControl.armBudget', () => {
       exchange: { limit: 300, windowMs: 60_000 },
       global: { limit: 12_000, windowMs: 60_000 },
     };
-    const c = new CadenceControl({
-      venue: { switchFacts: HYPERLIQUID_SWITCH_FACTS },
-      scheduler: { specOf: (scope) => specs[scope], queuedOn: () => 0, achievedOn: () => false },
-      metrics: createMetrics({ version: 't', defaultMetrics: false }),
-      logger: pino({ level: 'silent' }),
-    });
+    const c = controlOn((scope) => specs[scope]);
     const spec = (i: number, path: 'rest' | 'exchange') => ({ name: `a${i}`, address: `0x${String(i).padStart(40, '0')}`, agentName: 'k', validDays: 30, switch: { ...SWITCH, path }, identity: `a${i}` }) as KeeperAccountSpec;
     const options = (accounts: KeeperAccountSpec[]) => ({ network: 'testnet', accounts, watch: { ordersEveryMs: 30_000, positionsEveryMs: 60_000, notifications: false }, maxClockSkewMs: 2_000, triggerWarnAt: 8 }) as KeeperOptions;
     const rest = options([spec(0, 'rest'), spec(1, 'rest')]);
