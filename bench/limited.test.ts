@@ -52,6 +52,12 @@ describe('what held a bench phase back', () => {
     expect(v.text).toMatch(/kept the plan; the busiest part was the event loop \(late re-arms' timers 2\.5 s late in all\)$/);
   });
 
+  it('a detail follows the pace and changes no verdict: the cold start read as twice its plan, its first arms short of B', () => {
+    const cold = { ...base, phase: 'cold start' as const, sendsPerS: 352.4, plannedPerS: 181.8, detail: 'first arms 175.0/s from the first to the last (B = 200)' };
+    expect(whatLimited(cold).text).toMatch(/^cold start: sent 352\.4\/s of 181\.8 planned, first arms 175\.0\/s from the first to the last \(B = 200\) \(keeper 40%.*\): held by nothing$/);
+    expect(whatLimited({ ...cold, detail: undefined }).text).toBe(whatLimited(cold).text.replace(', first arms 175.0/s from the first to the last (B = 200)', ''));
+  });
+
   it('unreadable CPU figures are n/a, never a cause', () => {
     const v = whatLimited({ ...base, keeperCpuPct: null, simCpuPct: null, machineBusyPct: null });
     expect(v.causes).toEqual([]);

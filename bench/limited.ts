@@ -38,6 +38,8 @@ export interface PhaseFigures {
   cores: number;
   sendsPerS: number;
   plannedPerS: number;
+  /** A figure shown after the pace, judged by nothing (the cold start's first arms alone). */
+  detail?: string;
   late: LateShare;
   /** The arms' scope, its limit and window, and the arms' mean latency (send to answer) over the phase; absent: not measured. */
   armWindow?: { limitPerS: number; windowMs: number; meanLatencyMs: number };
@@ -95,7 +97,7 @@ export function whatLimited(p: PhaseFigures): Verdict {
   }
   causes.sort((a, b) => b.weight - a.weight);
   const kept = p.sendsPerS >= PACE_KEPT_SHARE * p.plannedPerS;
-  const pace = `${p.phase}: sent ${p.sendsPerS.toFixed(1)}/s of ${p.plannedPerS.toFixed(1)} planned`;
+  const pace = `${p.phase}: sent ${p.sendsPerS.toFixed(1)}/s of ${p.plannedPerS.toFixed(1)} planned${p.detail ? `, ${p.detail}` : ''}`;
   const cpu = `keeper ${p.keeperCpuPct === null ? 'n/a' : pct(p.keeperCpuPct)}, simulator ${p.simCpuPct === null ? 'n/a' : pct(p.simCpuPct)} of a core; machine ${p.machineBusyPct === null ? 'n/a' : pct(p.machineBusyPct)} busy`;
   const late = `${p.late.count > 0 ? `, ${p.late.count} late re-arms` : ''}${carried}`;
   if (causes.length === 0) return { causes: [], text: `${pace} (${cpu}${late}): ${kept ? 'held by nothing' : 'short of the plan, with no cause the bench can see'}` };
