@@ -61,8 +61,8 @@ export class CadenceControl {
   private appliedReadStretch = 1;
   /** The planned accounts' paths, for the accounts list they were read from (pathsOf). */
   private paths?: { of: readonly KeeperAccountSpec[]; paths: readonly PathPolicy[] };
-  /** A hand-out of settings still under way (handOut). */
-  private handingOut?: { superseded: boolean };
+  /** Counts the hand-outs begun (handOut): a slice of an older one finds it moved on, and stops. */
+  private handOuts = 0;
 
   constructor(
     private readonly deps: {
@@ -226,11 +226,9 @@ export class CadenceControl {
    * the old one for the turns it waits: both are periods the plan judged safe.
    */
   private handOut(accounts: readonly AccountState[]): void {
-    const job = { superseded: false };
-    if (this.handingOut) this.handingOut.superseded = true;
-    this.handingOut = job;
+    const handOut = ++this.handOuts;
     const slice = (from: number): void => {
-      if (job.superseded) return;
+      if (handOut !== this.handOuts) return;
       const end = Math.min(accounts.length, from + HAND_OUT_SLICE);
       for (let i = from; i < end; i++) {
         const acct = accounts[i]!;
@@ -240,7 +238,6 @@ export class CadenceControl {
         if (now.rearmEveryMs !== want.rearmEveryMs || Boolean(now.overBudget) !== Boolean(want.overBudget) || now.preferredRoute !== want.preferredRoute) acct.runner.updateSettings(want);
       }
       if (end < accounts.length) setImmediate(() => slice(end));
-      else if (this.handingOut === job) this.handingOut = undefined;
     };
     slice(0);
   }
