@@ -7,26 +7,32 @@ import { HYPERLIQUID_SWITCH_FACTS } from '../venue/facts.js';
 
 const SWITCH = { deadlineMs: 60_000, rearmEveryMs: 15_000, minHorizonMs: 20_000, armWhen: 'always', onShutdown: 'keep', path: 'rest' } as const;
 
-/** A cadence control on fixed scopes (requests per window), no queue, no pace achieved. */
-function controlOn(specOf: (scope: string) => { limit: number; windowMs: number } | undefined, sharedDemand?: ConstructorParameters<typeof CadenceControl>[0]['sharedDemand']) {
+/** Account `i` of a test: the SWITCH timing on `path`. */
+function accountSpec(i: number, path: KeeperAccountSpec['switch']['path'] = 'rest'): KeeperAccountSpec {
+  return { name: `a${i}`, address: `0x${String(i).padStart(40, '0')}`, agentName: 'k', validDays: 30, switch: { ...SWITCH, path }, identity: `a${i}` } as KeeperAccountSpec;
+}
+
+/** Keeper options holding `accounts`, reads every 30 s and 60 s. */
+function optionsFor(accounts: KeeperAccountSpec[]): KeeperOptions {
+  return { network: 'testnet', accounts, watch: { ordersEveryMs: 30_000, positionsEveryMs: 60_000, notifications: false }, maxClockSkewMs: 2_000, triggerWarnAt: 8 } as KeeperOptions;
+}
+
+type ControlDeps = ConstructorParameters<typeof CadenceControl>[0];
+
+/** A cadence control on fixed scopes (requests per window), no pace achieved; nothing queued unless `queuedOn` says. */
+function controlOn(specOf: ControlDeps['scheduler']['specOf'], more: { queuedOn?: ControlDeps['scheduler']['queuedOn']; sharedDemand?: ControlDeps['sharedDemand'] } = {}) {
   return new CadenceControl({
     venue: { switchFacts: HYPERLIQUID_SWITCH_FACTS },
-    scheduler: { specOf, queuedOn: () => 0, achievedOn: () => false },
+    scheduler: { specOf, queuedOn: more.queuedOn ?? (() => 0), achievedOn: () => false },
     metrics: createMetrics({ version: 't', defaultMetrics: false }),
     logger: pino({ level: 'silent' }),
-    ...(sharedDemand ? { sharedDemand } : {}),
+    ...(more.sharedDemand ? { sharedDemand: more.sharedDemand } : {}),
   });
 }
 
 function control(queued: () => number) {
-  const c = new CadenceControl({
-    venue: { switchFacts: HYPERLIQUID_SWITCH_FACTS },
-    scheduler: { specOf: () => ({ limit: 6_000, windowMs: 60_000 }), queuedOn: (scope) => (scope === 'schedule_cancel' ? queued() : 0), achievedOn: () => false },
-    metrics: createMetrics({ version: 't', defaultMetrics: false }),
-    logger: pino({ level: 'silent' }),
-  });
-  const accounts = Array.from({ length: 100 }, (_, i) => ({ name: `a${i}`, address: `0x${String(i).padStart(40, '0')}`, agentName: 'k', validDays: 30, switch: { ...SWITCH }, identity: `a${i}` }) as KeeperAccountSpec);
-  const options = { network: 'testnet', accounts, watch: { ordersEveryMs: 30_000, positionsEveryMs: 60_000, notifications: false }, maxClockSkewMs: 2_000, triggerWarnAt: 8 } as KeeperOptions;
+  const c = controlOn(() => ({ limit: 6_000, windowMs: 60_000 }), { queuedOn: (scope) => (scope === 'schedule_cancel' ? queued() : 0) });
+  const options = optionsFor(Array.from({ length: 100 }, (_, i) => accountSpec(i)));
   c.apply(options, []);
   return c;
 }
@@ -73,10 +79,9 @@ describe('CadenceControl routes with a shared budget', () => {
       exchange: { limit: 6_000, windowMs: 60_000 },
       global: { limit: 12_000, windowMs: 60_000 },
     };
-    const c = controlOn((scope) => specs[scope], { publishDemand: () => undefined, share: () => 0.5 });
+    const c = controlOn((scope) => specs[scope], { sharedDemand: { publishDemand: () => undefined, share: () => 0.5 } });
     // 100 accounts at 15 s: 6.7 arms a second, inside the 10/s REST limit this instance has.
-    const accounts = Array.from({ length: 100 }, (_, i) => ({ name: `a${i}`, address: `0x${String(i).padStart(40, '0')}`, agentName: 'k', validDays: 30, switch: { ...SWITCH, path: 'rest_then_exchange' }, identity: `a${i}` }) as KeeperAccountSpec);
-    const options = { network: 'testnet', accounts, watch: { ordersEveryMs: 30_000, positionsEveryMs: 60_000, notifications: false }, maxClockSkewMs: 2_000, triggerWarnAt: 8 } as KeeperOptions;
+    const options = optionsFor(Array.from({ length: 100 }, (_, i) => accountSpec(i, 'rest_then_exchange')));
     c.apply(options, []);
     expect(c.view()!.budget_share).toBe(0.5);
     expect(c.view()!.routes).toEqual({ rest: 100, exchange: 0 });
@@ -88,8 +93,8 @@ describe('CadenceControl hands a new plan to the runners in slices', () => {
   function fleet(n: number) {
     let perMinute = 24_000;
     const c = controlOn(() => ({ limit: perMinute, windowMs: 60_000 }));
-    const specs = Array.from({ length: n }, (_, i) => ({ name: `a${i}`, address: `0x${String(i).padStart(40, '0')}`, agentName: 'k', validDays: 30, switch: { ...SWITCH }, identity: `a${i}` }) as KeeperAccountSpec);
-    const options = { network: 'testnet', accounts: specs, watch: { ordersEveryMs: 30_000, positionsEveryMs: 60_000, notifications: false }, maxClockSkewMs: 2_000, triggerWarnAt: 8 } as KeeperOptions;
+    const specs = Array.from({ length: n }, (_, i) => accountSpec(i));
+    const options = optionsFor(specs);
     const handed: number[][] = specs.map(() => []);
     const accounts = specs.map((spec, i) => {
       let settings = { ...spec.switch, rearmEveryMs: 1 };
@@ -146,12 +151,10 @@ describe('CadenceControl.armBudget', () => {
       global: { limit: 12_000, windowMs: 60_000 },
     };
     const c = controlOn((scope) => specs[scope]);
-    const spec = (i: number, path: 'rest' | 'exchange') => ({ name: `a${i}`, address: `0x${String(i).padStart(40, '0')}`, agentName: 'k', validDays: 30, switch: { ...SWITCH, path }, identity: `a${i}` }) as KeeperAccountSpec;
-    const options = (accounts: KeeperAccountSpec[]) => ({ network: 'testnet', accounts, watch: { ordersEveryMs: 30_000, positionsEveryMs: 60_000, notifications: false }, maxClockSkewMs: 2_000, triggerWarnAt: 8 }) as KeeperOptions;
-    const rest = options([spec(0, 'rest'), spec(1, 'rest')]);
+    const rest = optionsFor([accountSpec(0), accountSpec(1)]);
     expect(c.armBudget(rest)).toBe(10);
     expect(c.armBudget(rest)).toBe(10);
-    expect(c.armBudget(options([spec(0, 'rest'), spec(1, 'exchange')]))).toBe(15);
+    expect(c.armBudget(optionsFor([accountSpec(0), accountSpec(1, 'exchange')]))).toBe(15);
     expect(c.armBudget(rest)).toBe(10);
   });
 });
