@@ -13,8 +13,8 @@
  * - arm: one arm's decode of the venue's answer in the `realistic` profile's shape (nulls, extra keys);
  * - plan: the budget plan (plan/budget-plan.ts planBudget) of the 50,000-account bench row, steady and
  *   in its cold start: the keeper makes it on its one thread at start-up and when the cold start ends;
- * - settings: a new period handed to 50,000 armed runners (switch/account-runner.ts updateSettings), as
- *   a re-plan does in one synchronous loop (account/cadence-control.ts apply).
+ * - settings: a new period handed to 50,000 armed runners (switch/account-runner.ts updateSettings) in
+ *   one loop: what a re-plan hands out (account/cadence-control.ts handOut, HAND_OUT_SLICE a turn).
  */
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';

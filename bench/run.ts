@@ -571,14 +571,19 @@ async function runKeeperBeside(spec: RunSpec, nodeArgs: string[]): Promise<Figur
 
 /** The account-seconds from spawn to each account's first arm, once all were armed. */
 function unprotected(reports: readonly SamplerReport[], t0: number): number | null {
-  const r = reports.find((x) => x.firstArms === x.accounts);
+  const r = allFirstArmed(reports);
   return r ? (r.firstArmsSumMs - r.firstArms * t0) / 1000 : null;
+}
+
+/** The first report with every account's first arm in. */
+function allFirstArmed(reports: readonly SamplerReport[]): SamplerReport | undefined {
+  return reports.find((x) => x.firstArms === x.accounts);
 }
 
 /** The first arms a second from the first account armed to the last, against the arms' budget; null before both. */
 function firstArmsPace(reports: readonly SamplerReport[], t0: number, allArmedS: number, budgetPerSecond: number): string | undefined {
   const firstS = firstArmed(reports, t0);
-  const last = reports.find((x) => x.firstArms === x.accounts);
+  const last = allFirstArmed(reports);
   if (firstS === null || !last || !(allArmedS > firstS)) return undefined;
   return `first arms ${((last.firstArms - 1) / (allArmedS - firstS)).toFixed(1)}/s from the first to the last (B = ${budgetPerSecond})`;
 }
