@@ -367,6 +367,40 @@ describe('RequestScheduler', () => {
     expect(sent.map((x) => [x.tag, x.atMs])).toEqual([['slow', 500], ['next', 1_505]]);
   });
 
+  // KNOWN FAILURE, marked `it.fails` (issue 36, item 1). Found at 50,000 accounts with two busy
+  // loops (2026-12-04, 8dc2727): a backlog of re-arms from t = 285 to 355 s (13,136 over 1 s late,
+  // up to 31 s), held by schedule_cancel 12,661 times and by global 475 times, spread over the whole
+  // backlog, sent at 189/s of the 194 planned, and no pace was ever measured: each pump that finds
+  // the head arm waiting on global breaks schedule_cancel's stretch, and global's holds are too
+  // rare to make one of their own. Tried and not kept: every scope of a waiting arm pressed (not
+  // only its holder) engages this test, and gives a roomy global a false shortfall in four tests
+  // of achieved-pace.test.ts (a scope with room is not what holds the arms). When a change makes
+  // this hold without them, vitest reports it: turn `it.fails` into `it`.
+  // Here the answers take 4 s (each request counts in its window until answered), so 100 per
+  // 10 s carries 7.1 arms/s, and every 10 s a burst of reads fills global for a moment.
+  it.fails('arms held now by their own scope, now by the shared global one: the pace they achieve is measured across both, and is a limit in force', async () => {
+    const clock = new FakeClock(0);
+    const s = new RequestScheduler(clock, { global: { limit: 120, windowMs: 10_000 }, schedule_cancel: { limit: 100, windowMs: 10_000 } });
+    const heldBy = new Set<string>();
+    for (let i = 0; i < 2_000; i++) {
+      void s.run({ kind: 'arm', deadlineVenueMs: i, scopes: ['global', 'schedule_cancel'], onAdmitted: (w) => w.heldBy && heldBy.add(w.heldBy) }, () => sleep(clock, 4_000)).catch(() => undefined);
+    }
+    const achieved = () => s.limits().find((l) => l.scope === 'schedule_cancel' && l.source === 'achieved');
+    let engagedMs: number | null = null;
+    for (let t = 0; t < 120_000 && engagedMs === null; t += 500) {
+      if (t % 10_000 === 0) for (let r = 0; r < 40; r++) void s.run({ kind: 'read', scopes: ['global'], maxWaitMs: 60_000 }, async () => 'read').catch(() => undefined);
+      await clock.advance(500);
+      if (achieved()) engagedMs = clock.nowMs();
+    }
+    expect([...heldBy].sort()).toEqual(['global', 'schedule_cancel']); // both held the arms
+    // One stretch of 30 s, begun once the first window filled: engaged within the second minute.
+    expect(engagedMs).not.toBeNull();
+    expect(engagedMs!).toBeLessThanOrEqual(60_000);
+    // At the pace that went out, not at the venue's limit.
+    expect(achieved()!.inForce.limit / (achieved()!.inForce.windowMs / 1000)).toBeLessThan(0.97 * 10);
+    s.stop();
+  });
+
   it('moving an entry to its answer never counts a request twice, even when time passes between admissions', async () => {
     const clock = new FakeClock(0);
     const s = new RequestScheduler(clock, { schedule_cancel: { limit: 100, windowMs: 1_000 } });
