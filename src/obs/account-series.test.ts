@@ -31,7 +31,8 @@ type Op =
 
 describe('AccountFamily', () => {
   it('scrapes exactly as prom-client does for any sequence of set, inc and remove', async () => {
-    const account = fc.constantFrom('a0', 'desk "b"', 'c\\d', 'mm-main');
+    // Names past ASCII (UTF-8 of 2 to 4 bytes a character) and one longer than a piece's first buffer.
+    const account = fc.constantFrom('a0', 'desk "b"', 'c\\d', 'mm-main', 'désk 🦊', `long-${'ü'.repeat(20_000)}`);
     const op: fc.Arbitrary<Op> = fc.oneof(
       fc.record({ op: fc.constant('set' as const), account, value: fc.double({ noNaN: true, min: -1e9, max: 1e9 }) }),
       fc.record({ op: fc.constant('arm' as const), account, result: fc.constantFrom(...RESULTS), by: fc.constantFrom(0, 1, 3) }),
