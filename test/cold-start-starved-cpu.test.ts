@@ -12,7 +12,8 @@
  *
  * KNOWN FAILURE, marked `it.fails`: the keeper does not do this yet. Measured at c3fa90e: no pace
  * achieved in force in 240 s, the cold start over at 122.5 s, 571 of the 600 accounts below their
- * minimum (572 at 4f7e969), the first at 102 s. Tried and not kept (each left it failing): a first arm pressing its
+ * minimum (572 at 4f7e969; 327 once a pump held on another of an arm's scopes stopped breaking
+ * the pace meter's stretch, 2026-12-04), the first at 102 s. Tried and not kept (each left it failing): a first arm pressing its
  * scope while accounts wait behind the pipeline, with the arm queue empty or no window waited on
  * (the queue is never empty, and the grid's spacing is a window wait at almost every pump); a pump
  * timer firing late pressing the scopes it admits (the cold start's pumps come from enqueues and

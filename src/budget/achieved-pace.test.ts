@@ -29,6 +29,24 @@ describe('the pace meter', () => {
     expect(meterStep(again.meter, true, 40_000, 110, 30_000).perSecond).toBeUndefined();
   });
 
+  it('a pump held on another of the arm’s scopes neither presses nor breaks; a stretch held mostly elsewhere is not judged', () => {
+    // Held elsewhere at a few pumps: the stretch goes on and is measured.
+    let m = meterStep(newPaceMeter(), true, 0, 0, 30_000).meter;
+    m = meterStep(m, false, 10_000, 50, 30_000, true).meter;
+    expect(m.fromMs).toBe(0);
+    m = meterStep(m, true, 20_000, 100, 30_000).meter;
+    const done = meterStep(m, true, 30_000, 150, 30_000);
+    expect(done.perSecond).toBeCloseTo(5, 9);
+    // Nothing starts on a pump held elsewhere.
+    expect(meterStep(newPaceMeter(), false, 0, 0, 30_000, true).meter.fromMs).toBeNull();
+    // Pressed at its two ends, held elsewhere in between: the other scope held the arms; nothing is measured.
+    let e = meterStep(newPaceMeter(), true, 0, 0, 30_000).meter;
+    for (let t = 1_000; t < 30_000; t += 1_000) e = meterStep(e, false, t, t / 100, 30_000, true).meter;
+    const other = meterStep(e, true, 30_000, 300, 30_000);
+    expect(other.perSecond).toBeUndefined();
+    expect(other.meter).toMatchObject({ fromMs: 30_000, unitsAtFrom: 300 }); // the next stretch starts there
+  });
+
   it('held: no stretch begins before the hold ends', () => {
     let m = holdMeter(meterStep(newPaceMeter(), true, 0, 0, 30_000).meter, 10_250);
     expect(m.fromMs).toBeNull();

@@ -367,18 +367,16 @@ describe('RequestScheduler', () => {
     expect(sent.map((x) => [x.tag, x.atMs])).toEqual([['slow', 500], ['next', 1_505]]);
   });
 
-  // KNOWN FAILURE, marked `it.fails` (issue 36, item 1). Found at 50,000 accounts with two busy
-  // loops (2026-12-04, 8dc2727): a backlog of re-arms from t = 285 to 355 s (13,136 over 1 s late,
-  // up to 31 s), held by schedule_cancel 12,661 times and by global 475 times, spread over the whole
-  // backlog, sent at 189/s of the 194 planned, and no pace was ever measured: each pump that finds
-  // the head arm waiting on global breaks schedule_cancel's stretch, and global's holds are too
-  // rare to make one of their own. Tried and not kept: every scope of a waiting arm pressed (not
-  // only its holder) engages this test, and gives a roomy global a false shortfall in four tests
-  // of achieved-pace.test.ts (a scope with room is not what holds the arms). When a change makes
-  // this hold without them, vitest reports it: turn `it.fails` into `it`.
+  // Found at 50,000 accounts with two busy loops (2026-12-04, 8dc2727; issue 36, item 1): a
+  // backlog of re-arms from t = 285 to 355 s (13,136 over 1 s late, up to 31 s), held by
+  // schedule_cancel 12,661 times and by global 475 times, spread over the whole backlog, sent at
+  // 189/s of the 194 planned, and no pace was ever measured: each pump that found the head arm
+  // waiting on global broke schedule_cancel's stretch. Such a pump is now neutral for the arm's
+  // other scopes (achieved-pace.ts meterStep). Pressing every scope of a waiting arm also made this
+  // hold, and gave a roomy global a false shortfall in four tests of achieved-pace.test.ts.
   // Here the answers take 4 s (each request counts in its window until answered), so 100 per
   // 10 s carries 7.1 arms/s, and every 10 s a burst of reads fills global for a moment.
-  it.fails('arms held now by their own scope, now by the shared global one: the pace they achieve is measured across both, and is a limit in force', async () => {
+  it('arms held now by their own scope, now by the shared global one: the pace they achieve is measured across both, and is a limit in force', async () => {
     const clock = new FakeClock(0);
     const s = new RequestScheduler(clock, { global: { limit: 120, windowMs: 10_000 }, schedule_cancel: { limit: 100, windowMs: 10_000 } });
     const heldBy = new Set<string>();

@@ -229,6 +229,8 @@ export class RequestScheduler {
   private readonly paceOf = new Map<string, { units: number; meter: PaceMeter }>();
   /** Scopes an arm waited for at this pump (their own window, not a 429): the pace meters' `pressed`. */
   private readonly pressed = new Set<string>();
+  /** Other scopes of an arm that waited for a window at this pump (none under a 429 block): neither pressed nor broken. */
+  private readonly heldElsewhere = new Set<string>();
   /**
    * Scopes whose arms the keeper reports overdue before they ever reach the queue (their timers
    * fired late: a keeper short of CPU), until when (scheduler clock): pressed as a waiting arm is.
@@ -550,11 +552,12 @@ export class RequestScheduler {
       const p = this.paceOf.get(scope) ?? (isPressed ? this.paceState(scope) : undefined);
       if (!p) continue;
       const l = this.limitOf(scope);
-      const { meter, perSecond } = meterStep(p.meter, isPressed, now, p.units, paceWindowMs(inForceOf(l, s.spec)));
+      const { meter, perSecond } = meterStep(p.meter, isPressed, now, p.units, paceWindowMs(inForceOf(l, s.spec)), this.heldElsewhere.has(scope));
       p.meter = meter;
       if (perSecond !== undefined) this.applyAchievedLimit(scope, onShortfall(l, s.spec, perSecond, now));
     }
     this.pressed.clear();
+    this.heldElsewhere.clear();
   }
 
   /** One timer for the next probe of any learned or achieved limit. */
@@ -763,8 +766,12 @@ export class RequestScheduler {
       const { atMs: t, heldBy } = this.earliest(p, now);
       if (t > now) {
         this.sigStats(p.sig).heldBy = heldBy;
-        // An arm waiting for a scope's own window presses it (a 429's block does not: `<scope>:429`).
-        if (queue === 'arm' && !heldBy.includes(':')) this.pressed.add(heldBy);
+        // An arm waiting for a scope's own window presses it (a 429's block does not: `<scope>:429`);
+        // its other scopes were held elsewhere at this pump (achieved-pace.ts meterStep).
+        if (queue === 'arm' && !heldBy.includes(':')) {
+          this.pressed.add(heldBy);
+          for (const k of p.opts.scopes) if (k !== heldBy && this.scope(k).blockedUntilMs <= now) this.heldElsewhere.add(k);
+        }
         wake = Math.min(wake, t);
         if (!p.throttled && p.opts.scopes.every((k) => this.scope(k).blockedUntilMs <= now)) {
           p.throttled = true;
