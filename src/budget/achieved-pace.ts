@@ -10,7 +10,7 @@ import { spacingMs, type WindowSpec } from './admission.js';
  * lower pace is something else holding the sends back: CPU, a stalled event loop, or a venue that
  * answers slowly (each request counts in the window until it is answered: at latency L a window
  * of W carries W / (W + L) of its limit). A shortfall without demand is not a limit: any pump that
- * finds the scope not pressed breaks the stretch.
+ * finds the scope neither pressed nor held elsewhere (no arm that needs it waiting) breaks the stretch.
  *
  * limits.ts decides what a measured pace does to the limit in force (onShortfall).
  */
