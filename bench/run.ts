@@ -390,6 +390,8 @@ async function runKeeperBeside(spec: RunSpec, nodeArgs: string[]): Promise<Figur
   // Late re-arms are counted up to the end of the steady window, as lapses are: the bench's own
   // /status after it (tens of MB at 50,000 accounts) held the keeper and made hundreds more.
   let lateWindowOpen = true;
+  /** Accounts the plan in force gives up (the keeper's last cadence line): the cold start is over once every other one is armed. */
+  let overBudget = 0;
   const tail = new LogTail(rawLogFile, (line) => {
     let rec: Record<string, unknown>;
     try {
@@ -412,6 +414,7 @@ async function runKeeperBeside(spec: RunSpec, nodeArgs: string[]): Promise<Figur
         atS: ((typeof rec.time === 'string' && Number.isFinite(Date.parse(rec.time)) ? Date.parse(rec.time) : Date.now()) - t0) / 1000,
       });
     } else {
+      if (rec.event === 'cadence' && typeof rec.over_budget === 'number') overBudget = rec.over_budget;
       const k = String(rec.event ?? rec.msg);
       otherLines.set(k, (otherLines.get(k) ?? 0) + 1);
       keeperLog.write(line + '\n');
@@ -430,6 +433,8 @@ async function runKeeperBeside(spec: RunSpec, nodeArgs: string[]): Promise<Figur
       }
       const last = reports.at(-1);
       if (last && last.armed === spec.n) allArmedAt = last.allArmedMs ?? last.tMs;
+      // Given up accounts are never armed (those armed before keep their schedule until it fires): by count, the names are checked at the end.
+      else if (last && overBudget > 0 && last.armed >= spec.n - overBudget) allArmedAt = last.tMs;
       if (keeper.exitCode !== null) throw new Error(`keeper exited ${keeper.exitCode}`);
     }
     const armedIndex = reports.length;
@@ -566,7 +571,21 @@ async function runKeeperBeside(spec: RunSpec, nodeArgs: string[]): Promise<Figur
     keeperLog.end();
     // Every late re-arm with its breakdown, for a look at who was late and when (the page lists the slowest).
     await writeFile(join(ROOT, `artifacts/bench-late-${spec.n}.json`), JSON.stringify(lateArms));
+    // What the venue received second by second: where a backlog forms shows as sends below the budget with arms due.
+    await writeFile(join(ROOT, `artifacts/bench-timeline-${spec.n}.csv`), timelineCsv(reports, t0));
   }
+}
+
+/** The simulator's reports as one line each: seconds from spawn, accounts armed, lowest horizon, lapse samples, and since the last line first arms, re-arms and requests received. */
+function timelineCsv(reports: readonly SamplerReport[], t0: number): string {
+  const lines = ['t_s,armed,min_horizon_s,lapse_samples,first_arms,rearms,schedule_cancel,exchange,requests'];
+  let prev: SamplerReport | undefined;
+  for (const r of reports) {
+    const d = (k: 'firstArms' | 'scheduleCancelRequests' | 'exchangeRequests' | 'requests'): number => r[k] - (prev?.[k] ?? 0);
+    lines.push([((r.tMs - t0) / 1000).toFixed(1), r.armed, r.minHorizonS ?? '', r.lapses, d('firstArms'), r.gapsMs.length, d('scheduleCancelRequests'), d('exchangeRequests'), d('requests')].join(','));
+    prev = r;
+  }
+  return lines.join('\n') + '\n';
 }
 
 /** The account-seconds from spawn to each account's first arm, once all were armed. */
