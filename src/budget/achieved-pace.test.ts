@@ -1,10 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { BUDGET_UTILISATION } from '../plan/cadence.js';
 import { sleep, type Clock } from '../time/clock.js';
 import { FakeClock } from '../time/fake-clock.js';
 import type { WindowSpec } from './admission.js';
 import { ACHIEVED_PLAN_SHARE, ACHIEVED_WINDOW_MS, holdMeter, meterStep, newPaceMeter, paceWindowMs } from './achieved-pace.js';
-import { ACHIEVED_MARGIN, ACHIEVED_PROBE_FACTOR, LIMIT_QUIET_MS, initialLimit, inForceOf, onAchievedQuiet, onAnnounced, onShortfall, probeDueMs, scopeLimitOf, type LimitChange, type LimitState } from './limits.js';
+import { ACHIEVED_PROBE_FACTOR, LIMIT_QUIET_MS, initialLimit, inForceOf, onAchievedQuiet, onAnnounced, onShortfall, probeDueMs, scopeLimitOf, type LimitChange, type LimitState } from './limits.js';
 import { RequestScheduler } from './scheduler.js';
 
 describe('the pace meter', () => {
@@ -59,10 +58,6 @@ describe('the pace meter', () => {
   it('measures 30 s, or 100 of the limit slots on a slow scope', () => {
     expect(paceWindowMs({ limit: 600, windowMs: 60_000 })).toBe(ACHIEVED_WINDOW_MS);
     expect(paceWindowMs({ limit: 60, windowMs: 60_000 })).toBe(100_000);
-  });
-
-  it('counts short below the share of the limit the plan spends', () => {
-    expect(ACHIEVED_MARGIN).toBe(BUDGET_UTILISATION);
   });
 });
 

@@ -1,4 +1,4 @@
-import { spacingMs, type WindowSpec } from './admission.js';
+import { BUDGET_UTILISATION, spacingMs, type WindowSpec } from './admission.js';
 
 /**
  * A scope's limit in force as data: the configured one, or one a 429's detail announced (learned),
@@ -173,12 +173,11 @@ export function probeDueMs(l: LimitState): number {
 
 /**
  * A pace measured while the scope was pressed counts as short below this share of the limit in
- * force: the share of it the plan spends (plan/cadence.ts BUDGET_UTILISATION; not imported, budget/
- * ranks below plan/, and a test holds them equal). Below it the plan's own arms outrun what goes
+ * force: the share of it the plan spends (admission.ts BUDGET_UTILISATION). Below it the plan's own arms outrun what goes
  * out and the backlog grows without end; a capable scheduler measures 99% or more (the window's
  * 250 ms arrival margin, one admission in a hundred slots), so jitter stays above it.
  */
-export const ACHIEVED_MARGIN = 0.97;
+export const ACHIEVED_MARGIN = BUDGET_UTILISATION;
 
 /** The limit in force: the achieved one when lower than the venue's (a learned limit lower than it, or equal, wins). */
 export function inForceOf(l: LimitState, venue: WindowSpec): WindowSpec {

@@ -62,6 +62,15 @@ export function orderKey(c: RequestClass): number {
   }
 }
 
+/**
+ * An arm with no deadline to protect (a first arm, a clear): under a pace achieved it fills its
+ * scopes' windows only to the share of that pace the plan spends (scheduler.ts achievedFill). A
+ * cancel-soon arm is due already, and a re-arm's deadline is running down: neither is held so.
+ */
+export function hasNoDeadline(c: RequestClass): boolean {
+  return c.kind === 'arm' && c.urgency !== 'cancel_soon' && c.deadlineVenueMs === undefined;
+}
+
 // ---- how long a class waits for its shared token ----
 
 /**

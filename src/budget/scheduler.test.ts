@@ -399,6 +399,38 @@ describe('RequestScheduler', () => {
     s.stop();
   });
 
+  it('under a pace achieved, first arms fill a window only to the usable share of that pace, not of the venue limit', async () => {
+    // Re-arms answered 4 s after they go: the window counts each until then, so about 7 a second go
+    // of 10, and that pace comes into force. First arms queued after it keep to 97% of it, held by it.
+    const clock = new FakeClock(0);
+    const s = new RequestScheduler(clock, { schedule_cancel: { limit: 100, windowMs: 10_000 } });
+    for (let i = 0; i < 800; i++) void s.run({ kind: 'arm', deadlineVenueMs: i, scopes: ['schedule_cancel'] }, () => sleep(clock, 4_000)).catch(() => undefined);
+    const achieved = () => s.limits().find((l) => l.scope === 'schedule_cancel' && l.source === 'achieved');
+    for (let t = 0; t < 100_000 && !achieved(); t += 500) await clock.advance(500);
+    const inForce = achieved()?.inForce;
+    expect(inForce).toBeDefined();
+    expect(inForce!.windowMs).toBe(10_000);
+    expect(inForce!.limit).toBeLessThan(97);
+    // the re-arms drain, and their last answers leave the window
+    let answered = 0;
+    while (answered < 800) {
+      await clock.advance(1_000);
+      answered = 800 - s.queuedOn('schedule_cancel');
+    }
+    await clock.advance(15_000);
+    const firsts: number[] = [];
+    const waits: AdmissionWait[] = [];
+    for (let i = 0; i < 300; i++) void s.run({ kind: 'arm', scopes: ['schedule_cancel'], onAdmitted: (w) => waits.push(w) }, async () => firsts.push(clock.nowMs())).catch(() => undefined);
+    const from = clock.nowMs();
+    await clock.advance(20_000);
+    expect(achieved()).toBeDefined(); // still in force
+    const inFirstWindow = firsts.filter((t) => t < from + 10_000).length;
+    expect(inFirstWindow).toBeLessThanOrEqual(Math.round(0.97 * inForce!.limit));
+    expect(inFirstWindow).toBeGreaterThan(Math.round(0.97 * inForce!.limit) - 10);
+    expect(waits.some((w) => w.heldBy === 'schedule_cancel:achieved')).toBe(true);
+    s.stop();
+  });
+
   it('moving an entry to its answer never counts a request twice, even when time passes between admissions', async () => {
     const clock = new FakeClock(0);
     const s = new RequestScheduler(clock, { schedule_cancel: { limit: 100, windowMs: 1_000 } });

@@ -1,5 +1,5 @@
 import type { Clock, TimerHandle } from '../time/clock.js';
-import { admitWouldDelay, earliestAdmitMs, newScope, recentCounts, recordDone, recordAdmit, spacingMs, spanMs, usedInWindow, weightUnits, type ScopeState, type WindowSpec } from './admission.js';
+import { admitWouldDelay, earliestAdmitMs, fillLimit, newScope, recentCounts, recordDone, recordAdmit, spacingMs, spanMs, usedInWindow, weightUnits, type ScopeState, type WindowSpec } from './admission.js';
 import type { RecentCounts } from '../state/budget-log.js';
 import { ACHIEVED_PLAN_SHARE, holdMeter, meterStep, newPaceMeter, paceWindowMs, type PaceMeter } from './achieved-pace.js';
 import {
@@ -24,7 +24,7 @@ import {
   type LimitStep,
   type ScopeLimit,
 } from './limits.js';
-import { ARM_RESERVE_SHARE, DEFAULT_READ_MAX_WAIT_MS, orderKey, queueOf, type RequestClass, type RequestQueue } from './request-class.js';
+import { ARM_RESERVE_SHARE, DEFAULT_READ_MAX_WAIT_MS, hasNoDeadline, orderKey, queueOf, type RequestClass, type RequestQueue } from './request-class.js';
 
 /**
  * The one request budget. Every venue request goes through `run` with its class (request-class.ts)
@@ -81,7 +81,7 @@ export class ShedError extends Error {
 interface Pending {
   opts: RequestOptions;
   queue: RequestQueue;
-  /** Requests with the same queue and scopes wait for the same reasons (see drain). */
+  /** Requests with the same queue and scopes (and deadline or none: hasNoDeadline) wait for the same reasons (see drain). */
   sig: string;
   /** Admissions of its signature when it was queued (AdmissionWait.wentAhead). */
   sigAdmittedAtEnqueue: number;
@@ -300,7 +300,8 @@ export class RequestScheduler {
         if (this.remove(p)) reject(signal?.reason instanceof Error ? signal.reason : new Error('aborted'));
       };
       const queue = queueOf(opts);
-      const sig = `${queue}|${opts.scopes.join('|')}`;
+      // An arm with no deadline may wait for a reason a re-arm on the same scopes does not (achievedFill): its own lane.
+      const sig = `${queue}|${opts.scopes.join('|')}${hasNoDeadline(opts) ? '|no_deadline' : ''}`;
       const p: Pending = {
         opts,
         queue,
@@ -604,7 +605,18 @@ export class RequestScheduler {
     return true;
   }
 
-  /** When the request may go, and the scope that holds it longest (`<scope>:429` for a venue block; 'none'). */
+  /** How much of the scope's window an arm with no deadline may fill under a pace achieved (counted over the scope's own window); null: none in force. */
+  private achievedFill(key: string, s: ScopeState): number | null {
+    const l = this.limitsOf.get(key);
+    if (!l || sourceOf(l, s.spec) !== 'achieved') return null;
+    const f = inForceOf(l, s.spec);
+    return fillLimit(f.windowMs === s.spec.windowMs ? f.limit : (f.limit * s.spec.windowMs) / f.windowMs);
+  }
+
+  /**
+   * When the request may go, and the scope that holds it longest (`<scope>:429` for a venue block,
+   * `<scope>:achieved` for an arm with no deadline held to a pace achieved, achievedFill; 'none').
+   */
   private earliest(p: Pending, nowMs: number): { atMs: number; heldBy: string } {
     let atMs = nowMs;
     let heldBy = 'none';
@@ -612,16 +624,24 @@ export class RequestScheduler {
       const t = this.scopeEarliest(p, key, nowMs);
       if (t > atMs) {
         atMs = t;
-        heldBy = this.scope(key).blockedUntilMs >= t ? `${key}:429` : key;
+        const s = this.scope(key);
+        heldBy = s.blockedUntilMs >= t ? `${key}:429` : hasNoDeadline(p.opts) && t > earliestAdmitMs(s, nowMs, 1, p.opts.weight ?? 1) ? `${key}:achieved` : key;
       }
     }
     return { atMs, heldBy };
   }
 
   private scopeEarliest(p: Pending, key: string, nowMs: number): number {
+    const s = this.scope(key);
+    // Under a pace achieved, an arm with no deadline to protect fills the window only to the share of
+    // that pace the plan spends (admission.ts fillLimit): admitted at the venue's limit, the first
+    // arms of a cold start go on at the old pace, and a period later the accounts they armed come due
+    // together at it, faster than the keeper sends.
+    const fill = hasNoDeadline(p.opts) ? this.achievedFill(key, s) : null;
+    if (fill !== null) return earliestAdmitMs(s, nowMs, 1, p.opts.weight ?? 1, fill);
     // Reads pace themselves more slowly on the shared global scope, leaving a reserve for arms.
     const factor = p.queue === 'read' && key === 'global' ? 1 / (1 - ARM_RESERVE_SHARE) : 1;
-    const t = earliestAdmitMs(this.scope(key), nowMs, factor, p.opts.weight ?? 1);
+    const t = earliestAdmitMs(s, nowMs, factor, p.opts.weight ?? 1);
     if (p.queue !== 'read') return t;
     return Math.max(t, this.readGapMs() !== null ? this.readNextMs : Number.NEGATIVE_INFINITY, this.overdueEndMs(nowMs));
   }

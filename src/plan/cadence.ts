@@ -7,6 +7,7 @@
 import { DAY_MS } from '../time/clock.js';
 import type { ArmRoute } from '../venue/routes.js';
 import type { VenueSwitchFacts } from '../venue/switch-facts.js';
+import { BUDGET_UTILISATION } from '../budget/admission.js';
 import {
   keepsMinHorizon,
   lagAllowanceMs,
@@ -33,8 +34,8 @@ export interface CadencePlan {
   capacityAccounts: number;
 }
 
-/** Fraction of the arm budget the plan may use; the rest absorbs retries and bursts of 429s. */
-export const BUDGET_UTILISATION = 0.97;
+/** Fraction of the arm budget the plan may use; the rest absorbs retries, bursts of 429s and stalls (budget/admission.ts, where arms with no deadline keep out of it). */
+export { BUDGET_UTILISATION };
 
 /** The largest of `values` and `floor`: a loop, not Math.max(...values), which runs out of stack past some 100,000 arguments. */
 export function maxOf(values: Iterable<number>, floor: number): number {
