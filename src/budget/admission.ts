@@ -59,7 +59,7 @@ function firstAbove(log: readonly number[], x: number): number {
 export const BUDGET_UTILISATION = 0.97;
 
 /**
- * How many of a window's `limit` an arm with no deadline may fill under a pace achieved (scheduler.ts
+ * How many of a window's `limit` a first arm may fill under a pace achieved (scheduler.ts
  * achievedFill): the share the plan spends, rounded. At 50,000 accounts on a starved machine the
  * pace was in force at t = 80 s of the cold start and 14,083 accounts given up, but the first arms
  * went on at the venue's 200 a second; at t = 279 s the kept accounts came due at that pace, the

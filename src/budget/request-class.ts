@@ -14,6 +14,13 @@ export type RequestClass =
    * the account's venue time `queuedVenueMs`.
    */
   | { kind: 'arm'; urgency: 'cancel_soon'; queuedVenueMs: number }
+  /**
+   * A first arm: the account has no deadline armed (its first, or the first after a clear or a
+   * silence), so there is none to protect; ordered with the arms that have none (first). Under a
+   * pace achieved it fills its scopes' windows only to the share of that pace the plan spends
+   * (scheduler.ts achievedFill): the accounts it arms come due again at the pace they were armed.
+   */
+  | { kind: 'arm'; urgency: 'first' }
   /** approveAgent / approveBuilderFee: after every arm and clear, before prepares and reads. */
   | { kind: 'approval' }
   /** Work that only prepares a first arm (resolving an account): after every approval, before reads. */
@@ -52,7 +59,7 @@ export function queueOf(c: RequestClass): RequestQueue {
 export function orderKey(c: RequestClass): number {
   switch (c.kind) {
     case 'arm':
-      return c.urgency === 'cancel_soon' ? c.queuedVenueMs : (c.deadlineVenueMs ?? 0);
+      return c.urgency === 'cancel_soon' ? c.queuedVenueMs : c.urgency === 'first' ? 0 : (c.deadlineVenueMs ?? 0);
     case 'approval':
       return Number.MAX_SAFE_INTEGER - 1;
     case 'prepare':
@@ -62,13 +69,9 @@ export function orderKey(c: RequestClass): number {
   }
 }
 
-/**
- * An arm with no deadline to protect (a first arm, a clear): under a pace achieved it fills its
- * scopes' windows only to the share of that pace the plan spends (scheduler.ts achievedFill). A
- * cancel-soon arm is due already, and a re-arm's deadline is running down: neither is held so.
- */
-export function hasNoDeadline(c: RequestClass): boolean {
-  return c.kind === 'arm' && c.urgency !== 'cancel_soon' && c.deadlineVenueMs === undefined;
+/** A first arm (its class says so): held to a pace achieved, never a re-arm, a cancel-soon arm or a clear (shutdown must not wait for it). */
+export function isFirstArm(c: RequestClass): boolean {
+  return c.kind === 'arm' && c.urgency === 'first';
 }
 
 // ---- how long a class waits for its shared token ----
@@ -106,7 +109,7 @@ export function tokenWait(r: TokenWaitInput): TokenWait {
   if (r.cls.kind === 'read') return { waitMs: Math.max(0, r.readMaxWaitMs ?? DEFAULT_READ_MAX_WAIT_MS), onTimeout: 'shed' };
   // Due the moment it was queued: it waits for no token.
   if (r.cls.kind === 'arm' && r.cls.urgency === 'cancel_soon') return { waitMs: 0, onTimeout: 'send' };
-  const deadlineVenueMs = r.cls.kind === 'arm' ? (r.cls.deadlineVenueMs ?? 0) : 0;
+  const deadlineVenueMs = r.cls.kind === 'arm' && r.cls.urgency !== 'first' ? (r.cls.deadlineVenueMs ?? 0) : 0;
   if (deadlineVenueMs > 0) {
     const latest = deadlineVenueMs - r.minLeadMs - BYPASS_MARGIN_MS;
     return { waitMs: Math.max(0, latest - r.venueNowMs), onTimeout: 'send' };

@@ -399,7 +399,7 @@ describe('RequestScheduler', () => {
     s.stop();
   });
 
-  it('under a pace achieved, first arms fill a window only to the usable share of that pace, not of the venue limit', async () => {
+  it('under a pace achieved, first arms fill a window only to the usable share of that pace, not of the venue limit; a clear is not held', async () => {
     // Re-arms answered 4 s after they go: the window counts each until then, so about 7 a second go
     // of 10, and that pace comes into force. First arms queued after it keep to 97% of it, held by it.
     const clock = new FakeClock(0);
@@ -420,7 +420,10 @@ describe('RequestScheduler', () => {
     await clock.advance(15_000);
     const firsts: number[] = [];
     const waits: AdmissionWait[] = [];
-    for (let i = 0; i < 300; i++) void s.run({ kind: 'arm', scopes: ['schedule_cancel'], onAdmitted: (w) => waits.push(w) }, async () => firsts.push(clock.nowMs())).catch(() => undefined);
+    for (let i = 0; i < 300; i++) void s.run({ kind: 'arm', urgency: 'first', scopes: ['schedule_cancel'], onAdmitted: (w) => waits.push(w) }, async () => firsts.push(clock.nowMs())).catch(() => undefined);
+    // a clear (no class of its own) is not held to the pace: shutdown must not wait for it
+    let clearedAtMs: number | null = null;
+    void s.run({ kind: 'arm', scopes: ['schedule_cancel'] }, async () => (clearedAtMs = clock.nowMs())).catch(() => undefined);
     const from = clock.nowMs();
     await clock.advance(20_000);
     expect(achieved()).toBeDefined(); // still in force
@@ -428,6 +431,8 @@ describe('RequestScheduler', () => {
     expect(inFirstWindow).toBeLessThanOrEqual(Math.round(0.97 * inForce!.limit));
     expect(inFirstWindow).toBeGreaterThan(Math.round(0.97 * inForce!.limit) - 10);
     expect(waits.some((w) => w.heldBy === 'schedule_cancel:achieved')).toBe(true);
+    expect(clearedAtMs).not.toBeNull();
+    expect(clearedAtMs!).toBeLessThan(from + 10_000);
     s.stop();
   });
 

@@ -24,7 +24,7 @@ import {
   type LimitStep,
   type ScopeLimit,
 } from './limits.js';
-import { ARM_RESERVE_SHARE, DEFAULT_READ_MAX_WAIT_MS, hasNoDeadline, orderKey, queueOf, type RequestClass, type RequestQueue } from './request-class.js';
+import { ARM_RESERVE_SHARE, DEFAULT_READ_MAX_WAIT_MS, isFirstArm, orderKey, queueOf, type RequestClass, type RequestQueue } from './request-class.js';
 
 /**
  * The one request budget. Every venue request goes through `run` with its class (request-class.ts)
@@ -81,7 +81,7 @@ export class ShedError extends Error {
 interface Pending {
   opts: RequestOptions;
   queue: RequestQueue;
-  /** Requests with the same queue and scopes (and deadline or none: hasNoDeadline) wait for the same reasons (see drain). */
+  /** Requests with the same queue and scopes (and first arm or not: isFirstArm) wait for the same reasons (see drain). */
   sig: string;
   /** Admissions of its signature when it was queued (AdmissionWait.wentAhead). */
   sigAdmittedAtEnqueue: number;
@@ -300,8 +300,8 @@ export class RequestScheduler {
         if (this.remove(p)) reject(signal?.reason instanceof Error ? signal.reason : new Error('aborted'));
       };
       const queue = queueOf(opts);
-      // An arm with no deadline may wait for a reason a re-arm on the same scopes does not (achievedFill): its own lane.
-      const sig = `${queue}|${opts.scopes.join('|')}${hasNoDeadline(opts) ? '|no_deadline' : ''}`;
+      // A first arm may wait for a reason a re-arm on the same scopes does not (achievedFill): its own lane.
+      const sig = `${queue}|${opts.scopes.join('|')}${isFirstArm(opts) ? '|first' : ''}`;
       const p: Pending = {
         opts,
         queue,
@@ -605,7 +605,7 @@ export class RequestScheduler {
     return true;
   }
 
-  /** How much of the scope's window an arm with no deadline may fill under a pace achieved (counted over the scope's own window); null: none in force. */
+  /** How much of the scope's window a first arm may fill under a pace achieved (counted over the scope's own window); null: none in force. */
   private achievedFill(key: string, s: ScopeState): number | null {
     const l = this.limitsOf.get(key);
     if (!l || sourceOf(l, s.spec) !== 'achieved') return null;
@@ -615,7 +615,7 @@ export class RequestScheduler {
 
   /**
    * When the request may go, and the scope that holds it longest (`<scope>:429` for a venue block,
-   * `<scope>:achieved` for an arm with no deadline held to a pace achieved, achievedFill; 'none').
+   * `<scope>:achieved` for a first arm held to a pace achieved, achievedFill; 'none').
    */
   private earliest(p: Pending, nowMs: number): { atMs: number; heldBy: string } {
     let atMs = nowMs;
@@ -625,7 +625,7 @@ export class RequestScheduler {
       if (t > atMs) {
         atMs = t;
         const s = this.scope(key);
-        heldBy = s.blockedUntilMs >= t ? `${key}:429` : hasNoDeadline(p.opts) && t > earliestAdmitMs(s, nowMs, 1, p.opts.weight ?? 1) ? `${key}:achieved` : key;
+        heldBy = s.blockedUntilMs >= t ? `${key}:429` : isFirstArm(p.opts) && t > earliestAdmitMs(s, nowMs, 1, p.opts.weight ?? 1) ? `${key}:achieved` : key;
       }
     }
     return { atMs, heldBy };
@@ -633,11 +633,11 @@ export class RequestScheduler {
 
   private scopeEarliest(p: Pending, key: string, nowMs: number): number {
     const s = this.scope(key);
-    // Under a pace achieved, an arm with no deadline to protect fills the window only to the share of
-    // that pace the plan spends (admission.ts fillLimit): admitted at the venue's limit, the first
-    // arms of a cold start go on at the old pace, and a period later the accounts they armed come due
-    // together at it, faster than the keeper sends.
-    const fill = hasNoDeadline(p.opts) ? this.achievedFill(key, s) : null;
+    // Under a pace achieved, a first arm fills the window only to the share of that pace the plan
+    // spends (admission.ts fillLimit): admitted at the venue's limit, the first arms of a cold start
+    // go on at the old pace, and a period later the accounts they armed come due together at it,
+    // faster than the keeper sends.
+    const fill = isFirstArm(p.opts) ? this.achievedFill(key, s) : null;
     if (fill !== null) return earliestAdmitMs(s, nowMs, 1, p.opts.weight ?? 1, fill);
     // Reads pace themselves more slowly on the shared global scope, leaving a reserve for arms.
     const factor = p.queue === 'read' && key === 'global' ? 1 / (1 - ARM_RESERVE_SHARE) : 1;

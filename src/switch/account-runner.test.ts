@@ -247,7 +247,7 @@ describe('AccountRunner timelines (virtual time)', () => {
     expect(venue.accepted[venue.accepted.length - 1]!.timeMs).toBeGreaterThan(0);
   });
 
-  it('hands the sender the class and route choice as decided: a re-arm by its deadline, a cancel-soon arm by its queue time, the choice unchanged', async () => {
+  it('hands the sender the class and route choice as decided: a first arm as first, a re-arm by its deadline, a cancel-soon arm by its queue time, the choice unchanged', async () => {
     const local = new FakeClock(Date.UTC(2026, 5, 1, 12));
     const sent: Array<Parameters<ScheduleCancelSender['send']>[0] & { atMs: number; atMono: number }> = [];
     const sender: ScheduleCancelSender = {
@@ -263,7 +263,7 @@ describe('AccountRunner timelines (virtual time)', () => {
     runner.botLiveness(false);
     await local.advance(10);
     const [first, rearm, soon] = sent;
-    expect(first!.cls).toEqual({ kind: 'arm', deadlineVenueMs: undefined });
+    expect(first!.cls).toEqual({ kind: 'arm', urgency: 'first' });
     expect(rearm!.cls).toEqual({ kind: 'arm', deadlineVenueMs: first!.atMs + 60_000 });
     expect(soon!.cls).toEqual({ kind: 'arm', urgency: 'cancel_soon', queuedVenueMs: soon!.atMs });
     for (const r of [first, rearm, soon]) {

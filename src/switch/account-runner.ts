@@ -360,7 +360,7 @@ export class AccountRunner {
         // A cancel-soon arm is due now, as queued: its own class, ordered by its queue time, ahead of
         // every re-arm whose deadline lies later (request-class.ts orderKey), and sent without waiting
         // for a shared token (tokenWait).
-        cls: soon ? { kind: 'arm', urgency: 'cancel_soon', queuedVenueMs: queuedAt } : { kind: 'arm', deadlineVenueMs: this.state.deadlineMs ?? undefined },
+        cls: soon ? { kind: 'arm', urgency: 'cancel_soon', queuedVenueMs: queuedAt } : this.state.deadlineMs === null ? { kind: 'arm', urgency: 'first' } : { kind: 'arm', deadlineVenueMs: this.state.deadlineMs },
         signal: ac.signal,
         onAdmitted: (w) => {
           wait = w;
