@@ -218,8 +218,8 @@ export class AccountFamily<L extends string = never> {
    * added to the piece, the piece flattened and encoded at the end), a 10,000-account scrape of
    * 18 MB allocated 111 MB of heap, now 23 MB. Alone it costs more CPU (217 against 157 to 175 ms,
    * `npm run bench:micro -- --only scrape`: four writes a line); inside the keeper the garbage it
-   * no longer makes is collected while re-arms wait, and one 50,000-account run each read 0 late
-   * re-arms and 0.91 ms an arm against 26 and 1.23 (docs/benchmarks.md, 2026-12-04).
+   * no longer makes is collected while re-arms wait. What that does to late re-arms at 50,000
+   * accounts is within the runs' spread (0, 26 and 52 late: docs/benchmarks.md, 2026-12-04).
    * A piece is a few tens of KB outside the heap; the buffer it is written in is reused.
    */
   *textPieces(linesPerPiece = 512): Generator<Buffer> {
