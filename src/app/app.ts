@@ -274,7 +274,10 @@ export class App {
       {
         processHealth: () => keeper.processHealth(),
         readiness: () => keeper.readiness(),
-        status: () => (this.fleet ? { ...keeper.status(), fleet: this.fleet.view() } : keeper.status()),
+        status: () => {
+          const view = keeper.statusView();
+          return this.fleet ? { head: { ...view.head, fleet: this.fleet.view() }, accounts: view.accounts } : view;
+        },
         statusPage: () => renderStatusPage(),
         registry: metrics.registry,
         heartbeat: (input) => keeper.heartbeat(input),

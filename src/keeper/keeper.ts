@@ -2,7 +2,8 @@ import type { TimerHandle } from '../time/clock.js';
 import { mapLimited } from '../budget/pool.js';
 import { Account } from '../account/account.js';
 import { buildAccountParts, updateColdStart, type AccountParts } from '../account/account-parts.js';
-import { activityOf, publishGauges, readinessOf, settledOf, statusOf, type Readiness, type ViewInput } from './views.js';
+import { accountStatusesOf, activityOf, publishGauges, readinessOf, settledOf, statusHeadOf, statusOf, type Readiness, type ViewInput } from './views.js';
+import type { StatusView } from '../obs/http-server.js';
 import { loadCarriedState, rollDay, saveBudget, settledWithin, VenueClockCheck, venueClockStepped } from './upkeep.js';
 import type { AccountRunner } from '../switch/account-runner.js';
 import type { HeartbeatRefusal, HttpAnswer } from '../liveness/liveness.js';
@@ -267,6 +268,15 @@ export class Keeper {
   status(): KeeperStatus {
     const v = this.viewInput();
     return statusOf(v, readinessOf(v, 1).ready);
+  }
+
+  /**
+   * `status()` as the ops server writes it (http-server.ts, in pieces with turns of the event loop
+   * between): the accounts are made one by one as they are written.
+   */
+  statusView(): StatusView {
+    const v = this.viewInput();
+    return { head: statusHeadOf(v, readinessOf(v, 1).ready), accounts: accountStatusesOf(v) };
   }
 
   /** The accounts this instance has settled (views.ts settledOf): what a fleet publishes. */

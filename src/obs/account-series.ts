@@ -1,4 +1,5 @@
 import { Registry } from 'prom-client';
+import { aTurnOfTheLoop } from './loop-turn.js';
 
 /**
  * Per-account series without per-series objects. prom-client keeps a hash entry, a labels object
@@ -311,11 +312,6 @@ export class KeeperRegistry extends Registry {
     if (blankDue) yield BLANK_LINE;
     yield Buffer.from(`${rest.slice(0, -1)}\n`, 'utf8');
   }
-}
-
-/** Resolves after the event loop has run its timers and I/O once (a microtask would not let them). */
-function aTurnOfTheLoop(): Promise<void> {
-  return new Promise<void>((resolve) => setImmediate(resolve));
 }
 
 /** The blank line between two families (written as often as needed: the socket only reads it). */
