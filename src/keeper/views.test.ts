@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { AccountState } from '../account/keeper-types.js';
-import { readinessOf, type ViewInput } from './views.js';
+import type { KeeperMetrics } from '../obs/metrics.js';
+import { publishAccountGauges, readinessOf, type ViewInput } from './views.js';
 
 /** An account as readiness reads it: a runner with a horizon (null: not armed), or none (not provisioned). */
 function acct(name: string, horizonMs: number | null | 'unprovisioned'): AccountState {
@@ -39,5 +40,26 @@ describe('readinessOf', () => {
     }
     const healthy = [acct('a', 45_000), acct('e', 30_000)];
     expect(readinessOf(view(healthy), 1)).toEqual({ ready: true, faults: [] });
+  });
+});
+
+describe('publishAccountGauges', () => {
+  it('sets each account in steps of perStep accounts, reading the venue clock afresh at each step', () => {
+    const set: Array<[string, string, number]> = [];
+    const family = (metric: string) => ({ set: (l: { account: string }, v: number) => set.push([metric, l.account, v]) });
+    const metrics = Object.fromEntries(['armed', 'horizon', 'deadline', 'shouldBeArmed', 'minHorizonConfigured', 'deadlineConfigured'].map((k) => [k, family(k)])) as unknown as KeeperMetrics;
+    const accounts = [1, 2, 3, 4, 5].map(
+      (i) => ({ spec: { name: `a${i}`, switch: { minHorizonMs: 20_000, deadlineMs: 60_000, armWhen: 'always' } }, runner: { snapshot: () => ({ deadlineMs: 100_000 }), shouldBeArmed: () => true }, provisioned: {} }) as unknown as AccountState,
+    );
+    let now = 40_000;
+    const steps = publishAccountGauges(metrics, accounts, () => now, 2);
+    const horizons = (): number[] => set.filter(([m]) => m === 'horizon').map(([, , v]) => v);
+    steps.next();
+    expect(horizons()).toEqual([60, 60]);
+    now = 50_000; // an account re-armed or time passed between two steps: the next step reads it afresh
+    steps.next();
+    expect(horizons()).toEqual([60, 60, 50, 50]);
+    expect(steps.next().done).toBe(true);
+    expect(horizons()).toEqual([60, 60, 50, 50, 50]);
   });
 });

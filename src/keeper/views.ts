@@ -177,25 +177,44 @@ function addressActionsStatus(b: AddressActionsView | undefined): Pick<AccountSt
   };
 }
 
-/** The keeper's gauges derived from state (up, skew, WebSocket, each account's), at every scrape. */
-export function publishGauges(deps: Pick<KeeperDeps, 'metrics' | 'venueClock'>, state: ViewInput['state'], feed: { connected(): boolean } | undefined, accounts: Iterable<AccountState>): void {
+/**
+ * How many accounts' gauges one step of a scrape's refresh sets (publishGauges). At 50,000 accounts
+ * the whole refresh is one loop over every account, tenths of a second on a starved machine, and
+ * a scrape that ran it in one turn held every re-arm due meanwhile.
+ */
+export const GAUGE_ACCOUNTS_PER_STEP = 1_000;
+
+/**
+ * The keeper's gauges derived from state (up, skew, WebSocket, then each account's), at every
+ * scrape, in steps of GAUGE_ACCOUNTS_PER_STEP accounts: the scrape gives the event loop a turn
+ * between two (metrics.ts onCollect). Each step reads the venue clock afresh, so an account
+ * re-armed between two steps shows its own horizon, not one from before.
+ */
+export function* publishGauges(deps: Pick<KeeperDeps, 'metrics' | 'venueClock'>, state: ViewInput['state'], feed: { connected(): boolean } | undefined, accounts: Iterable<AccountState>): Generator<void> {
   const m = deps.metrics;
-  const venueNow = deps.venueClock.nowMs();
   m.up.set(state === 'stopped' || state === 'new' ? 0 : 1);
   m.clockSkew.set(deps.venueClock.skewSeconds());
   m.wsConnected.set(feed?.connected() ? 1 : 0);
-  publishAccountGauges(m, accounts, venueNow);
+  yield* publishAccountGauges(m, accounts, () => deps.venueClock.nowMs());
 }
 
-/** Each account's gauges (armed, horizon, deadline, should-be-armed, configured figures), at every scrape. */
-export function publishAccountGauges(metrics: KeeperMetrics, accounts: Iterable<AccountState>, venueNowMs: number): void {
+/** Each account's gauges (armed, horizon, deadline, should-be-armed, configured figures), in steps of `perStep` accounts. */
+export function* publishAccountGauges(metrics: KeeperMetrics, accounts: Iterable<AccountState>, venueNowMs: () => number, perStep = GAUGE_ACCOUNTS_PER_STEP): Generator<void> {
+  let venueNow = venueNowMs();
+  let inStep = 0;
   for (const acct of accounts) {
+    if (inStep === perStep) {
+      yield;
+      venueNow = venueNowMs();
+      inStep = 0;
+    }
+    inStep += 1;
     const name = acct.spec.name;
     const s = acct.runner?.snapshot();
     const deadline = s?.deadlineMs ?? null;
-    const armed = deadline !== null && deadline > venueNowMs;
+    const armed = deadline !== null && deadline > venueNow;
     metrics.armed.set({ account: name }, armed ? 1 : 0);
-    metrics.horizon.set({ account: name }, armed ? (deadline - venueNowMs) / 1000 : 0);
+    metrics.horizon.set({ account: name }, armed ? (deadline - venueNow) / 1000 : 0);
     if (deadline !== null) metrics.deadline.set({ account: name }, deadline / 1000);
     metrics.shouldBeArmed.set({ account: name }, shouldBeArmed(acct) ? 1 : 0);
     metrics.minHorizonConfigured.set({ account: name }, acct.spec.switch.minHorizonMs / 1000);

@@ -133,6 +133,47 @@ describe('AccountFamily', () => {
     expect(await registry.metrics()).toContain('t_g{account="x"} 7');
   });
 
+  it('runs a beforeCollect made of steps whole, with a turn of the event loop between two steps when /metrics is written in pieces', async () => {
+    // At 50,000 accounts the refresh of every account's gauges was one loop in one turn, tenths
+    // of a second on a starved machine. Steps let the re-arm timers in between.
+    const registry = new KeeperRegistry();
+    const table = new AccountTable();
+    let turns = 0;
+    let ticking = true;
+    const tick = (): void => {
+      turns++;
+      if (ticking) setImmediate(tick);
+    };
+    const turnsAtStep: number[] = [];
+    const g: AccountFamily = new AccountFamily({
+      name: 't_stepped',
+      help: 's',
+      type: 'gauge',
+      table,
+      registers: [registry],
+      beforeCollect: function* () {
+        for (let i = 0; i < 3; i++) {
+          turnsAtStep.push(turns);
+          g.set({ account: `a${i}` }, 10 + i);
+          if (i < 2) yield;
+        }
+      },
+    });
+    setImmediate(tick);
+    const pieces: Buffer[] = [];
+    for await (const p of registry.metricsPieces()) pieces.push(p);
+    const text = Buffer.concat(pieces).toString('utf8');
+    ticking = false;
+    expect(text).toContain('t_stepped{account="a0"} 10\nt_stepped{account="a1"} 11\nt_stepped{account="a2"} 12\n');
+    expect(turnsAtStep).toHaveLength(3);
+    for (let i = 1; i < 3; i++) expect(turnsAtStep[i]).toBeGreaterThan(turnsAtStep[i - 1]!);
+    // Every other reader runs the steps at once.
+    turnsAtStep.length = 0;
+    expect(g.get().values.map((v) => v.value)).toEqual([10, 11, 12]);
+    expect(g.text()).toContain('t_stepped{account="a2"} 12');
+    expect(turnsAtStep).toHaveLength(6);
+  });
+
   it('refuses what prom-client refuses: a label value out of its set, a counter going down or being set', () => {
     const table = new AccountTable();
     const c = new AccountFamily({ name: 't_c', help: 'c', type: 'counter', table, label: { name: 'result', values: RESULTS } });

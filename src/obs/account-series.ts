@@ -146,8 +146,12 @@ interface FamilyOptions<L extends string> {
   table: AccountTable;
   /** A second label and its fixed values (e.g. `result`: ok, rate_limited, ...); one slot each. */
   label?: { name: L; values: readonly string[] };
-  /** Run before the values are read, at every scrape (derived gauges refresh here). */
-  beforeCollect?: () => void;
+  /**
+   * Run before the values are read, at every scrape (derived gauges refresh here). It may do its
+   * work in steps (return a generator): a scrape written in pieces gives the event loop a turn
+   * between two steps (KeeperRegistry.metricsPieces); every other reader runs them all at once.
+   */
+  beforeCollect?: () => Iterable<unknown> | void;
   registers?: Registry[];
 }
 
@@ -163,7 +167,7 @@ export class AccountFamily<L extends string = never> {
   private readonly table: AccountTable;
   private readonly first: number;
   private readonly label: { name: L; values: readonly string[] } | undefined;
-  private readonly beforeCollect: (() => void) | undefined;
+  private readonly beforeCollect: (() => Iterable<unknown> | void) | undefined;
 
   constructor(opts: FamilyOptions<L>) {
     this.name = opts.name;
@@ -223,8 +227,8 @@ export class AccountFamily<L extends string = never> {
    * accounts is within the runs' spread (0, 26 and 52 late: docs/benchmarks.md, 2026-12-04).
    * A piece is a few tens of KB outside the heap; the buffer it is written in is reused.
    */
-  *textPieces(linesPerPiece = 512): Generator<Buffer> {
-    this.beforeCollect?.();
+  *textPieces(linesPerPiece = 512, refresh = true): Generator<Buffer> {
+    if (refresh) this.refresh();
     const w = new PieceWriter();
     w.write(`# HELP ${this.name} ${this.help.replace(/\\/g, '\\\\').replace(/\n/g, '\\n')}\n# TYPE ${this.name} ${this.type}\n`);
     let lines = 2;
@@ -246,8 +250,18 @@ export class AccountFamily<L extends string = never> {
     if (!w.empty()) yield w.take();
   }
 
+  /** `beforeCollect`'s steps, one at a time (the caller may give the event loop a turn between two). */
+  *refreshSteps(): Generator<void> {
+    const steps = this.beforeCollect?.();
+    if (steps) for (const _ of steps) yield;
+  }
+
+  private refresh(): void {
+    for (const _ of this.refreshSteps());
+  }
+
   get(): { name: string; help: string; type: string; values: MetricValue[]; aggregator: string } {
-    this.beforeCollect?.();
+    this.refresh();
     const values: MetricValue[] = [];
     const n = this.label ? this.label.values.length : 1;
     for (const [account, { values: row }] of this.table.entries()) {
@@ -300,7 +314,8 @@ export class KeeperRegistry extends Registry {
     let first = true;
     for (const f of this.families) {
       if (blankDue) yield BLANK_LINE;
-      for (const piece of f.textPieces()) {
+      for (const _ of f.refreshSteps()) await aTurnOfTheLoop();
+      for (const piece of f.textPieces(512, false)) {
         if (!first) await aTurnOfTheLoop();
         first = false;
         yield piece;

@@ -31,8 +31,11 @@ export interface KeeperMetrics {
   registry: Registry;
   /** Where the per-account series keep their values (one row an account, see account-series.ts). */
   accounts: AccountTable;
-  /** Run at every scrape before anything is read, so gauges like the horizon are exact then. */
-  onCollect: Array<() => void>;
+  /**
+   * Run at every scrape before anything is read, so gauges like the horizon are exact then. A hook
+   * may work in steps (a generator): /metrics gives the event loop a turn between two.
+   */
+  onCollect: Array<() => Iterable<unknown> | void>;
   armed: AccountFamily;
   deadline: AccountFamily;
   horizon: AccountFamily;
@@ -129,7 +132,7 @@ export function createMetrics(opts: { version: string; defaultMetrics?: boolean;
   const registry = opts.registry ?? new KeeperRegistry();
   if (opts.defaultMetrics !== false) collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: EVENT_LOOP_SAMPLE_MS });
   const r = [registry];
-  const onCollect: Array<() => void> = [];
+  const onCollect: Array<() => Iterable<unknown> | void> = [];
   const table = new AccountTable();
   const m: KeeperMetrics = {
     registry,
@@ -142,8 +145,11 @@ export function createMetrics(opts: { version: string; defaultMetrics?: boolean;
       type: 'gauge',
       table,
       registers: r,
-      beforeCollect: () => {
-        for (const f of onCollect) f();
+      beforeCollect: function* () {
+        for (const f of onCollect) {
+          const steps = f();
+          if (steps) yield* steps;
+        }
       },
     }),
     deadline: new AccountFamily({ name: 'dms_keeper_deadline_timestamp_seconds', help: 'Venue time of the armed scheduled cancel (Unix seconds)', type: 'gauge', table, registers: r }),
