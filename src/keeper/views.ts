@@ -87,7 +87,7 @@ export function budgetLimitsView(limits: readonly ScopeLimit[]): BudgetLimitView
 }
 
 export function statusOf(v: ViewInput, ready: boolean): KeeperStatus & { budget_limits: BudgetLimitView[] } {
-  return { ...statusHeadOf(v, ready), accounts: v.accounts.map((m) => accountStatusOf(v, m)) };
+  return { ...statusHeadOf(v, ready), accounts: [...accountStatusesOf(v)] };
 }
 
 /** `/status` without its `accounts`, which come last (statusOf; the keeper writes them in pieces: accountStatusesOf). */

@@ -227,8 +227,13 @@ export class AccountFamily<L extends string = never> {
    * accounts is within the runs' spread (0, 26 and 52 late: docs/benchmarks.md, 2026-12-04).
    * A piece is a few tens of KB outside the heap; the buffer it is written in is reused.
    */
-  *textPieces(linesPerPiece = 512, refresh = true): Generator<Buffer> {
-    if (refresh) this.refresh();
+  *textPieces(linesPerPiece?: number): Generator<Buffer> {
+    this.refresh();
+    yield* this.piecesAsTheyAre(linesPerPiece);
+  }
+
+  /** `textPieces` without running `beforeCollect` (KeeperRegistry.metricsPieces runs its steps first). */
+  *piecesAsTheyAre(linesPerPiece = 512): Generator<Buffer> {
     const w = new PieceWriter();
     w.write(`# HELP ${this.name} ${this.help.replace(/\\/g, '\\\\').replace(/\n/g, '\\n')}\n# TYPE ${this.name} ${this.type}\n`);
     let lines = 2;
@@ -315,7 +320,7 @@ export class KeeperRegistry extends Registry {
     for (const f of this.families) {
       if (blankDue) yield BLANK_LINE;
       for (const _ of f.refreshSteps()) await aTurnOfTheLoop();
-      for (const piece of f.textPieces(512, false)) {
+      for (const piece of f.piecesAsTheyAre()) {
         if (!first) await aTurnOfTheLoop();
         first = false;
         yield piece;

@@ -15,18 +15,18 @@ export interface HttpAnswer {
 /** Heartbeat bodies over this are refused (413) unread: a heartbeat is a few account names. */
 export const HEARTBEAT_MAX_BODY_BYTES = 16 * 1024;
 
-/**
- * The operator endpoints. Small and defensive: GET/HEAD only, except `POST /heartbeat` (a bot
- * saying it is alive, docs/liveness.md) whose body is read up to 16 KiB; bounded header size and
- * URL length, short timeouts, every answer small. Nothing here can stall the keeper: handlers only
- * read in-memory state.
- */
 /** `/status`: `head`'s members, then `accounts` last (read lazily, as the body is written). */
 export interface StatusView {
   head: Record<string, unknown>;
   accounts: Iterable<unknown>;
 }
 
+/**
+ * The operator endpoints. Small and defensive: GET/HEAD only, except `POST /heartbeat` (a bot
+ * saying it is alive, docs/liveness.md) whose body is read up to 16 KiB; bounded header size and
+ * URL length, short timeouts, every answer small. Nothing here can stall the keeper: handlers only
+ * read in-memory state.
+ */
 export interface OpsViews {
   processHealth(): { alive: boolean; lastLoopAgeMs: number };
   readiness(): { ready: boolean; faults: unknown[] };
