@@ -67,8 +67,9 @@ function send(res: ServerResponse, status: number, body: string, contentType: st
 
 /**
  * A body written as it is made (chunked transfer encoding: its length is known only at the end),
- * each piece made once the socket has taken the one before, so a slow reader holds one piece of
- * it, not all of it. A client that leaves stops the making.
+ * each piece made once the one before has been written to the socket, so a slow reader holds one
+ * piece of it, not all of it, and a piece may be a view of a buffer the next one is written in
+ * (KeeperRegistry.metricsPieces `lent`). A client that leaves stops the making.
  */
 async function streamBody(res: ServerResponse, status: number, pieces: AsyncGenerator<Buffer>, contentType: string): Promise<void> {
   const first = await pieces.next(); // a registry that cannot write this format throws here, before the headers
@@ -83,21 +84,20 @@ async function streamBody(res: ServerResponse, status: number, pieces: AsyncGene
       await pieces.return(undefined);
       return;
     }
-    if (!res.write(p.value)) await drained(res);
+    await written(res, p.value);
   }
   res.end();
 }
 
-/** Resolves once the response can take more (or is gone). */
-function drained(res: ServerResponse): Promise<void> {
+/** Resolves once `piece` has been written to the socket (its write's callback), or the response is gone. */
+function written(res: ServerResponse, piece: Buffer): Promise<void> {
   return new Promise((resolve) => {
     const done = (): void => {
-      res.off('drain', done);
       res.off('close', done);
       resolve();
     };
-    res.on('drain', done);
     res.on('close', done);
+    res.write(piece, done);
   });
 }
 
@@ -174,8 +174,8 @@ export async function handleOps(views: OpsViews, req: IncomingMessage, res: Serv
       // accounts the text is about 11 MB, and made whole before the first byte left, with the
       // Buffers the socket made of it, a scrape was the keeper's peak RSS (bench: 204-209 MB once
       // all were armed, 251-253 MB at the first scrape).
-      const reg = views.registry as Registry & { metricsPieces?: () => AsyncGenerator<Buffer> };
-      if (reg.metricsPieces) return streamBody(res, 200, reg.metricsPieces(), reg.contentType);
+      const reg = views.registry as Registry & { metricsPieces?: (o: { lent: boolean }) => AsyncGenerator<Buffer> };
+      if (reg.metricsPieces) return streamBody(res, 200, reg.metricsPieces({ lent: true }), reg.contentType);
       return send(res, 200, await reg.metrics(), reg.contentType);
     }
     default:
