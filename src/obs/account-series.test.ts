@@ -222,3 +222,29 @@ describe('AccountFamily', () => {
     expect(() => new AccountFamily({ name: 't_late', help: 'l', type: 'gauge', table })).toThrow(/before the first account/);
   });
 });
+
+describe('AccountTable', () => {
+  it('keeps rows as views of shared slabs, and gives a removed account\'s slots to the next new one with every series absent', async () => {
+    const registry = new KeeperRegistry();
+    const table = new AccountTable();
+    const g = new AccountFamily({ name: 't_h', help: 'h', type: 'gauge', table, registers: [registry] });
+    const c = new AccountFamily({ name: 't_c_total', help: 'c', type: 'counter', table, label: { name: 'result', values: ['ok', 'error'] }, registers: [registry] });
+    for (let i = 0; i < 600; i++) {
+      g.set({ account: `a${i}` }, i);
+      c.inc({ account: `a${i}`, result: 'error' }, 2);
+    }
+    // 600 rows in 3 slabs, not 600 buffers of their own.
+    expect(new Set([...table.rows()].map((r) => r.values.buffer)).size).toBe(3);
+    table.remove('a7');
+    table.remove('a300');
+    c.inc({ account: 'new-1', result: 'ok' });
+    g.set({ account: 'new-2' }, 5);
+    const text = await registry.metrics();
+    expect(text).not.toMatch(/account="a7"|account="a300"/);
+    // The new accounts have only the series set for them: nothing of the removed ones' values.
+    expect(text.split('\n').filter((l) => l.includes('new-'))).toEqual(['t_h{account="new-2"} 5', 't_c_total{account="new-1",result="ok"} 1']);
+    expect(text).toContain('t_h{account="a8"} 8');
+    expect(text).toContain('t_c_total{account="a301",result="error"} 2');
+    expect(table.size).toBe(600);
+  });
+});
