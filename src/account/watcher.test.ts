@@ -67,6 +67,24 @@ describe('AccountWatcher first reads', () => {
     expect(at.positions).toEqual([31_000, 91_000]);
   });
 
+  it('both polls on one timer, at their own times, the same ones as on two; none left once stopped', async () => {
+    const clock = new FakeClock(0);
+    const { source, at } = timedSource(clock, 0);
+    const w = new AccountWatcher('0xabc', { ordersEveryMs: 30_000, positionsEveryMs: 45_000 }, { clock, source, report: () => undefined });
+    w.start({ afterMs: 1_000, phase: 0.5, ordersNow: false });
+    const pending: number[] = [];
+    for (let t = 0; t < 100_000; t += 2_500) {
+      await clock.advance(2_500);
+      pending.push(clock.pendingTimers());
+    }
+    expect(at.orders).toEqual([16_000, 46_000, 76_000]);
+    expect(at.positions).toEqual([23_500, 68_500]);
+    // One Timeout an account for its reads (two were 20,000 of them at 10,000 accounts).
+    expect(Math.max(...pending)).toBe(1);
+    w.stop();
+    expect(clock.pendingTimers()).toBe(0);
+  });
+
   it('still waiting when the plan stretches the periods, they take their place in the new ones (and no earlier than now)', async () => {
     const clock = new FakeClock(0);
     const { source, at } = timedSource(clock, 0);
