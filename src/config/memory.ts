@@ -16,9 +16,11 @@
 export const HEAP_BASE_MB = 24;
 /**
  * Live heap per account, KB. Measured 9.8 KB at 10,000 accounts before signing moved to native code
- * and the per-account abort controllers went; 6.3 KB since. Kept at 10: a cold start holds thousands
- * of queued requests on top, and a limit too tight costs the lag tail (128 MB at 10,000 accounts gave
- * a p99 of 500 ms).
+ * and the per-account abort controllers went; 6.3 KB since; 4.9 KB at 10,000 and 5.3 KB at 50,000
+ * on 2026-12-07 (docs/benchmarks.md, "What a keeper holds per account"). Kept at 10: a cold start
+ * holds thousands of queued requests on top, the config's parse at start needs several times the
+ * file's size while it lasts, and a limit too tight costs the lag tail (128 MB at 10,000 accounts
+ * gave a p99 of 500 ms).
  */
 export const HEAP_PER_ACCOUNT_KB = 10;
 /**
