@@ -215,11 +215,12 @@ export class AccountWatcher {
 
   /** The timer: each poll whose time has come goes, orders first. */
   private fire(): void {
+    // The earlier due time is what the timer was set for (rearm keeps it so): it goes even on a
+    // clock read a ms short.
+    const now = Math.max(this.deps.clock.monoMs(), this.timerAtMs);
     this.timer = null;
     this.timerAtMs = Number.POSITIVE_INFINITY;
-    // The earlier due time is what the timer was set for: it goes even on a clock read a ms short.
     const { orders, positions } = this.dueMs;
-    const now = Math.max(this.deps.clock.monoMs(), Math.min(orders ?? Number.POSITIVE_INFINITY, positions ?? Number.POSITIVE_INFINITY));
     const ordersDue = orders !== null && orders <= now;
     const positionsDue = positions !== null && positions <= now;
     // Taken before the polls: one coalesced into a read in flight must not stay due (and refire).
