@@ -1,5 +1,5 @@
 /**
- * `npm run bench:micro [-- --only scrape,sign,budget-save,arm,plan,settings]`: the keeper's hot paths one at a
+ * `npm run bench:micro [-- --only scrape,sign,budget-save,arm,plan,settings,wake]`: the keeper's hot paths one at a
  * time, in this process, for claims about one of them (the whole keeper's CPU per arm is
  * `npm run bench`'s). Each prints its CPU per operation (user + system over the repetitions, after
  * a warm-up), so a change to one path is measured on that path alone, without the noise of a
@@ -14,8 +14,15 @@
  * - plan: the budget plan (plan/budget-plan.ts planBudget) of the 50,000-account bench row, steady and
  *   in its cold start: the keeper makes it on its one thread at start-up and when the cold start ends;
  * - settings: a new period handed to 50,000 armed runners (switch/account-runner.ts updateSettings) in
- *   one loop: what a re-plan hands out (account/cadence-control.ts handOut, HAND_OUT_SLICE a turn).
+ *   one loop: what a re-plan hands out (account/cadence-control.ts handOut, HAND_OUT_SLICE a turn);
+ * - wake: what the machine charges for the event loop waking from idle: a timer alone, then an arm's
+ *   request (venue/http.ts HttpTransport, to a server in a child process that answers as the venue
+ *   does) sent one at a time 10 ms apart, against ten at a time 100 ms apart (the same pace). Each
+ *   lone request costs two wake-ups (its timer, its answer); the difference is the floor under
+ *   `npm run bench`'s CPU per arm on that machine, whatever the keeper does per arm.
  */
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -34,6 +41,7 @@ import { AccountRunner } from '../src/switch/account-runner.js';
 import type { SwitchSettings } from '../src/switch/switch-machine.js';
 import { systemClock } from '../src/time/clock.js';
 import { VenueClock } from '../src/time/venue-clock.js';
+import { HttpTransport } from '../src/venue/http.js';
 import { runMain } from './results.js';
 
 /** CPU (user + system) of `reps` calls of `fn`, after `warm` calls: ms each. */
@@ -123,7 +131,47 @@ async function settings(): Promise<string> {
   return `settings: ${ms.toFixed(1)} ms CPU to hand 50,000 armed runners a new period`;
 }
 
-const PATHS = { scrape, sign, 'budget-save': budgetSave, arm, plan, settings } as const;
+/** CPU (user + system, every thread of this process) per item of `rounds` rounds of `perRound` items, a round every `everyMs`. */
+async function cpuPerPaced(rounds: number, everyMs: number, perRound: number, fn: () => Promise<unknown>): Promise<number> {
+  const c0 = process.cpuUsage();
+  for (let i = 0; i < rounds; i++) {
+    await Promise.all(Array.from({ length: perRound }, fn));
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+  const c = process.cpuUsage(c0);
+  return (c.user + c.system) / 1000 / (rounds * perRound);
+}
+
+async function wake(): Promise<string> {
+  const timerMs = await cpuPerPaced(300, 10, 1, async () => undefined);
+  // The venue's stand-in in its own process, so that only the keeper's side is counted here.
+  const server = spawn(
+    process.execPath,
+    [
+      '-e',
+      `const s = require('node:http').createServer((q, a) => { q.resume(); q.on('end', () => { a.setHeader('content-type', 'application/json'); a.end('{"status":"ok","response":{"type":"default"}}'); }); });
+       s.listen(0, '127.0.0.1', () => console.log(s.address().port));`,
+    ],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  try {
+    const [line] = (await once(server.stdout!, 'data')) as [Buffer];
+    const url = `http://127.0.0.1:${Number(line.toString().trim())}/exchange`;
+    const transport = new HttpTransport({ requestTimeoutMs: 5_000 });
+    const t0 = 1_764_600_000_000;
+    const json = { action: { type: 'scheduleCancel', time: t0 + 60_000 }, nonce: t0, signature: { r: `0x${'ab'.repeat(32)}`, s: `0x${'cd'.repeat(32)}`, v: 27 } };
+    const send = () => transport.request({ endpoint: 'POST /exchange', method: 'POST', url, json });
+    await cpuPerPaced(200, 0, 10, send); // warm-up: connections and code
+    const alone = await cpuPerPaced(500, 10, 1, send);
+    const together = await cpuPerPaced(50, 100, 10, send);
+    await transport.close();
+    return `wake: ${(timerMs * 1000).toFixed(0)} µs CPU a timer's wake-up from idle; an arm's request ${(alone * 1000).toFixed(0)} µs CPU sent alone every 10 ms, ${(together * 1000).toFixed(0)} µs each sent ten together every 100 ms`;
+  } finally {
+    server.kill();
+  }
+}
+
+const PATHS = { scrape, sign, 'budget-save': budgetSave, arm, plan, settings, wake } as const;
 
 async function main(): Promise<number> {
   const { values } = parseArgs({ options: { only: { type: 'string' } } });
