@@ -131,15 +131,13 @@ async function settings(): Promise<string> {
   return `settings: ${ms.toFixed(1)} ms CPU to hand 50,000 armed runners a new period`;
 }
 
-/** CPU (user + system, every thread of this process) per item of `rounds` rounds of `perRound` items, a round every `everyMs`. */
+/** cpuPerCall per item of `rounds` rounds of `perRound` items at once, the loop idle `everyMs` after each round. */
 async function cpuPerPaced(rounds: number, everyMs: number, perRound: number, fn: () => Promise<unknown>): Promise<number> {
-  const c0 = process.cpuUsage();
-  for (let i = 0; i < rounds; i++) {
+  const round = async (): Promise<void> => {
     await Promise.all(Array.from({ length: perRound }, fn));
     await new Promise((r) => setTimeout(r, everyMs));
-  }
-  const c = process.cpuUsage(c0);
-  return (c.user + c.system) / 1000 / (rounds * perRound);
+  };
+  return (await cpuPerCall(rounds, 0, round)) / perRound;
 }
 
 async function wake(): Promise<string> {
