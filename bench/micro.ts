@@ -19,10 +19,14 @@
  *   request (venue/http.ts HttpTransport, to a server in a child process that answers as the venue
  *   does) sent one at a time 10 ms apart, against ten at a time 100 ms apart (the same pace). Each
  *   lone request costs two wake-ups (its timer, its answer); the difference is the floor under
- *   `npm run bench`'s CPU per arm on that machine, whatever the keeper does per arm.
+ *   `npm run bench`'s CPU per arm on that machine, whatever the keeper does per arm. Last, the same
+ *   request's bytes written by hand on one kept-alive socket, alone every 10 ms: the same wake-ups
+ *   without an HTTP client, so what is left between it and the lone request is the client's (undici
+ *   and HttpTransport) on that machine.
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { connect } from 'node:net';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -163,10 +167,47 @@ async function wake(): Promise<string> {
     const alone = await cpuPerPaced(500, 10, 1, send);
     const together = await cpuPerPaced(50, 100, 10, send);
     await transport.close();
-    return `wake: ${(timerMs * 1000).toFixed(0)} µs CPU a timer's wake-up from idle; an arm's request ${(alone * 1000).toFixed(0)} µs CPU sent alone every 10 ms, ${(together * 1000).toFixed(0)} µs each sent ten together every 100 ms`;
+    const bare = await bareRequests(url, JSON.stringify(json));
+    try {
+      await cpuPerPaced(50, 10, 1, bare.send); // warm-up
+      const bareMs = await cpuPerPaced(500, 10, 1, bare.send);
+      return `wake: ${(timerMs * 1000).toFixed(0)} µs CPU a timer's wake-up from idle; an arm's request ${(alone * 1000).toFixed(0)} µs CPU sent alone every 10 ms, ${(together * 1000).toFixed(0)} µs each sent ten together every 100 ms; its bytes by hand on a socket, alone every 10 ms, ${(bareMs * 1000).toFixed(0)} µs`;
+    } finally {
+      bare.close();
+    }
   } finally {
     server.kill();
   }
+}
+
+/**
+ * The request HttpTransport sends, written by hand on one kept-alive connection: `send` resolves
+ * when the whole answer (its headers and `content-length` bytes) is in. A measuring stick, not a
+ * client: it knows only the answer the wake path's server writes.
+ */
+async function bareRequests(url: string, body: string): Promise<{ send: () => Promise<void>; close: () => void }> {
+  const { hostname, port, pathname } = new URL(url);
+  const socket = connect(Number(port), hostname);
+  await once(socket, 'connect');
+  socket.setNoDelay(true);
+  const request = `POST ${pathname} HTTP/1.1\r\nhost: ${hostname}:${port}\r\naccept: application/json\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+  let got = '';
+  let done: (() => void) | undefined;
+  socket.setEncoding('latin1').on('data', (chunk: string) => {
+    got += chunk;
+    const headEnd = got.indexOf('\r\n\r\n');
+    if (headEnd < 0) return;
+    const length = Number(/\r\ncontent-length: *(\d+)/i.exec(got.slice(0, headEnd))?.[1] ?? NaN);
+    if (!(got.length >= headEnd + 4 + length)) return;
+    got = '';
+    done?.();
+  });
+  const send = (): Promise<void> =>
+    new Promise((resolve) => {
+      done = resolve;
+      socket.write(request);
+    });
+  return { send, close: () => socket.destroy() };
 }
 
 const PATHS = { scrape, sign, 'budget-save': budgetSave, arm, plan, settings, wake } as const;
