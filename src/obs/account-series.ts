@@ -131,6 +131,9 @@ class PieceWriter {
   private buf = Buffer.allocUnsafe(PIECE_BYTES);
   private off = 0;
 
+  /** `lends`: `take` hands out views of the buffer (one writer for a whole scrape), not copies. */
+  constructor(private readonly lends: boolean) {}
+
   write(s: string): void {
     this.room(s.length * 3);
     this.off += this.buf.write(s, this.off);
@@ -153,11 +156,11 @@ class PieceWriter {
     return this.off === 0;
   }
 
-  /** The bytes written since the last take: copied out, or lent (a view, overwritten by the next piece). */
-  take(lent = false): Buffer {
+  /** The bytes written since the last take: lent (a view, overwritten by the next piece) or copied out. */
+  take(): Buffer {
     const piece = this.buf.subarray(0, this.off);
     this.off = 0;
-    return lent ? piece : Buffer.from(piece);
+    return this.lends ? piece : Buffer.from(piece);
   }
 
   private room(bytes: number): void {
@@ -266,8 +269,7 @@ export class AccountFamily<L extends string = never> {
    * first). With `lender`, each piece is a view of its buffer, good until the next is asked for.
    */
   *piecesAsTheyAre(linesPerPiece = 512, lender?: PieceWriter): Generator<Buffer> {
-    const lent = lender !== undefined;
-    const w = lender ?? new PieceWriter();
+    const w = lender ?? new PieceWriter(false);
     w.write(`# HELP ${this.name} ${this.help.replace(/\\/g, '\\\\').replace(/\n/g, '\\n')}\n# TYPE ${this.name} ${this.type}\n`);
     let lines = 2;
     const n = this.label ? this.label.values.length : 1;
@@ -280,12 +282,12 @@ export class AccountFamily<L extends string = never> {
         if (Number.isNaN(value)) continue;
         w.line(open, row.label, suffixes[i]!, valueText(value));
         if (++lines >= linesPerPiece) {
-          yield w.take(lent);
+          yield w.take();
           lines = 0;
         }
       }
     }
-    if (!w.empty()) yield w.take(lent);
+    if (!w.empty()) yield w.take();
   }
 
   /** `beforeCollect`'s steps, one at a time (the caller may give the event loop a turn between two). */
@@ -358,7 +360,7 @@ export class KeeperRegistry extends Registry {
     if (this.contentType !== Registry.PROMETHEUS_CONTENT_TYPE) throw new Error('KeeperRegistry writes the Prometheus text format only');
     let blankDue = false;
     let first = true;
-    const lender = lent ? new PieceWriter() : undefined;
+    const lender = lent ? new PieceWriter(true) : undefined;
     for (const f of this.families) {
       if (blankDue) yield BLANK_LINE;
       for (const _ of f.refreshSteps()) await aTurnOfTheLoop();
