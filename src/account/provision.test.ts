@@ -76,6 +76,43 @@ describe('provisionAccount', () => {
       await rm(dir, { recursive: true, force: true });
     }
   });
+
+  it('gives every subaccount\'s record its vault address, and all of them one shape of their own', async () => {
+    setFlagsFromString('--allow-natives-syntax');
+    const sameMap = new Function('a', 'b', 'return %HaveSameMap(a, b)') as (a: unknown, b: unknown) => boolean;
+    const dir = await mkdtemp(join(tmpdir(), 'dmsk-prov-'));
+    try {
+      const clock = new FakeClock(Date.UTC(2026, 10, 22, 12));
+      const store = new AgentStore(dir);
+      const master = '0x19e7e376e7c213b7e7e7e46cc70a5dd086daff2a'; // the master key's own
+      const records: Provisioned[] = [];
+      const addresses: string[] = [];
+      for (let i = 0; i < 40; i++) {
+        const address = `0x${i.toString(16).padStart(2, '0')}${'AB'.repeat(19)}`; // mixed case: the record holds it lower-cased
+        addresses.push(address.toLowerCase());
+        records.push(
+          await provisionAccount(
+            { name: `sub-${i}`, address, agentName: `dms-keeper-${i}`, validDays: 30, masterKey: async () => MASTER_KEY },
+            {
+              venue: {
+                getAccount: async (a) => ({ address: a, account_type: 'subaccount', parent: { address: master.toUpperCase().replace('0X', '0x') } }) as never,
+                approve: async () => ({ status: 'ok', response: { type: 'default' } }),
+              },
+              network: 'testnet',
+              clock,
+              nonces: new NonceSource(clock, () => clock.nowMs()),
+              store,
+              generateKey: () => AGENT_KEY,
+            },
+          ),
+        );
+      }
+      expect(records.map((r) => [r.accountType, r.masterAddress, r.vaultAddress])).toEqual(addresses.map((a) => ['subaccount', master, a]));
+      expect(records.filter((r) => sameMap(records[0], r)).length).toBe(records.length);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
 });
 
 describe('resolveAccount with no service: the venue says the role (userRole)', () => {
