@@ -266,10 +266,10 @@ export class AccountFamily<L extends string = never> {
 
   /**
    * `textPieces` without running `beforeCollect` (KeeperRegistry.metricsPieces runs its steps
-   * first). With `lender`, each piece is a view of its buffer, good until the next is asked for.
+   * first). Written by `w`: a lending writer (a scrape's one) hands out views of its buffer, each
+   * good until the next is asked for; by default the pieces are copies.
    */
-  *piecesAsTheyAre(linesPerPiece = 512, lender?: PieceWriter): Generator<Buffer> {
-    const w = lender ?? new PieceWriter(false);
+  *piecesAsTheyAre(linesPerPiece = 512, w = new PieceWriter(false)): Generator<Buffer> {
     w.write(`# HELP ${this.name} ${this.help.replace(/\\/g, '\\\\').replace(/\n/g, '\\n')}\n# TYPE ${this.name} ${this.type}\n`);
     let lines = 2;
     const n = this.label ? this.label.values.length : 1;
