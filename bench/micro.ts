@@ -192,7 +192,7 @@ async function bareRequests(url: string, body: string): Promise<{ send: () => Pr
   socket.setNoDelay(true);
   const request = `POST ${pathname} HTTP/1.1\r\nhost: ${hostname}:${port}\r\naccept: application/json\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
   let got = '';
-  let done: (() => void) | undefined;
+  let pending: { resolve: () => void; reject: (e: Error) => void } | undefined;
   socket.setEncoding('latin1').on('data', (chunk: string) => {
     got += chunk;
     const headEnd = got.indexOf('\r\n\r\n');
@@ -200,11 +200,14 @@ async function bareRequests(url: string, body: string): Promise<{ send: () => Pr
     const length = Number(/\r\ncontent-length: *(\d+)/i.exec(got.slice(0, headEnd))?.[1] ?? NaN);
     if (!(got.length >= headEnd + 4 + length)) return;
     got = '';
-    done?.();
+    pending?.resolve();
   });
+  // The server closing the connection (its keep-alive ends after 5 s idle) fails the send waiting on
+  // it, rather than leaving the bench waiting for ever.
+  socket.on('error', () => {}).on('close', () => pending?.reject(new Error('bare request: the server closed the connection')));
   const send = (): Promise<void> =>
-    new Promise((resolve) => {
-      done = resolve;
+    new Promise((resolve, reject) => {
+      pending = { resolve, reject };
       socket.write(request);
     });
   return { send, close: () => socket.destroy() };
