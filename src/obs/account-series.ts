@@ -121,13 +121,6 @@ interface MetricValue {
 const PIECE_BYTES = 32 * 1024;
 
 /**
- * The bytes of one piece of a family's text, written part by part into one buffer (Buffer's
- * public `write`), then reused. A piece is handed out as an exact copy, or lent: a view of the
- * buffer itself, good until the next piece is written (KeeperRegistry.metricsPieces says who may
- * borrow). Room is checked for the most a string can take in UTF-8 (3 bytes a UTF-16 unit), so
- * `write` never truncates.
- */
-/**
  * Writes `s` into `buf` at `off` as UTF-8 and returns the offset after it. An ASCII string (every
  * name, label and value the keeper writes, unless an account's name is not) is copied a byte at a
  * time: a scrape writes four short strings a line, and through `Buffer.write` the call itself was
@@ -144,6 +137,13 @@ function putText(buf: Buffer, s: string, off: number): number {
   return off + n;
 }
 
+/**
+ * The bytes of one piece of a family's text, written part by part into one buffer (sample lines
+ * by `putText`, the HELP and TYPE lines by Buffer's `write`), then reused. A piece is handed out as
+ * an exact copy, or lent: a view of the buffer itself, good until the next piece is written
+ * (KeeperRegistry.metricsPieces says who may borrow). Room is checked for the most a string can
+ * take in UTF-8 (3 bytes a UTF-16 unit), so no write truncates.
+ */
 class PieceWriter {
   private buf = Buffer.allocUnsafe(PIECE_BYTES);
   private off = 0;
